@@ -1,0 +1,433 @@
+//! The field-name classifier: one source of truth for which names may reach a log.
+//!
+//! phi-lint uses it to judge the names of interpolated expressions, and the runtime layer uses it
+//! to judge field names. This module has no dependencies, so phi-lint can use it without pulling
+//! in `tracing` (`default-features = false`).
+//!
+//! A name is **allowed** when, after the deny stems, it falls in one of five classes: an opaque
+//! identifier, a count, a duration, a status code or a type name. Everything else is unknown,
+//! and unknown is not allowed.
+//!
+//! ```
+//! use phi_filter::names::{NameClass, NamePolicy, NameVerdict};
+//!
+//! let policy = NamePolicy::default();
+//! assert_eq!(policy.classify("request_id"), NameVerdict::Allowed(NameClass::OpaqueId));
+//! assert_eq!(policy.classify("elapsedMs"), NameVerdict::Allowed(NameClass::Duration));
+//! // Deny stems beat the classes: a plan member id is PHI itself.
+//! assert_eq!(policy.classify("member_id"), NameVerdict::Denied { stem: "member".into() });
+//! assert_eq!(policy.classify("glucose"), NameVerdict::Unknown);
+//! ```
+
+use std::fmt;
+
+/// The stems that make a name PHI whatever its class, matched as substrings of the lower-case,
+/// snake-cased name.
+///
+/// Medical record numbers, plan member ids and account numbers are identifiers that count as PHI
+/// themselves, so `member_id` is denied although it ends in `_id`.
+pub const DEFAULT_DENY_STEMS: &[&str] = &[
+    "mrn",
+    "ssn",
+    "email",
+    "phone",
+    "fax",
+    "name",
+    "address",
+    "street",
+    "zip",
+    "postcode",
+    "postal",
+    "dob",
+    "birth",
+    "member",
+    "beneficiary",
+    "account_number",
+    "license",
+    "plate",
+    "vin",
+    "ip_addr",
+    "blood",
+    "patient",
+    "diagnos",
+    "medication",
+    "comment",
+];
+
+/// The class that makes a name safe to log.
+///
+/// ```
+/// use phi_filter::names::{name_class, NameClass};
+/// assert_eq!(name_class("retries"), Some(NameClass::Count));
+/// assert_eq!(NameClass::Count.as_str(), "count");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum NameClass {
+    /// An opaque identifier: `id`, `*_id`, `*_ids`, `*_uuid`.
+    OpaqueId,
+    /// A count or size: `count`, `*_count`, `n_*`, `len`, `bytes`, `limit`, `index`.
+    Count,
+    /// A duration: `elapsed`, `*_ms`, `latency`, `timeout`, `backoff`.
+    Duration,
+    /// A status code: `status`, `*_status`, `exit_code`, `http_status`.
+    Status,
+    /// A type name or kind: `*_type`, `*_kind`, `kind`, `level`.
+    TypeName,
+}
+
+impl NameClass {
+    /// Every class, in a stable order.
+    ///
+    /// ```
+    /// assert_eq!(phi_filter::names::NameClass::ALL.len(), 5);
+    /// ```
+    pub const ALL: &'static [NameClass] = &[
+        NameClass::OpaqueId,
+        NameClass::Count,
+        NameClass::Duration,
+        NameClass::Status,
+        NameClass::TypeName,
+    ];
+
+    /// The class's stable, lower-case name.
+    ///
+    /// ```
+    /// assert_eq!(phi_filter::names::NameClass::TypeName.as_str(), "type name");
+    /// ```
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            NameClass::OpaqueId => "opaque id",
+            NameClass::Count => "count",
+            NameClass::Duration => "duration",
+            NameClass::Status => "status",
+            NameClass::TypeName => "type name",
+        }
+    }
+}
+
+impl fmt::Display for NameClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What the policy says about one name.
+///
+/// ```
+/// use phi_filter::names::{NamePolicy, NameVerdict};
+/// let v = NamePolicy::default().classify("patient_email");
+/// assert!(!v.is_allowed());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NameVerdict {
+    /// The name is in a safe class.
+    Allowed(NameClass),
+    /// The name was allowed explicitly by configuration.
+    AllowedByConfig,
+    /// The name contains a deny stem; it is never allowed.
+    Denied {
+        /// The stem that matched.
+        stem: String,
+    },
+    /// The name is in no safe class.
+    Unknown,
+}
+
+impl NameVerdict {
+    /// Whether a value under this name may be logged.
+    ///
+    /// ```
+    /// use phi_filter::names::{NameClass, NameVerdict};
+    /// assert!(NameVerdict::Allowed(NameClass::Count).is_allowed());
+    /// assert!(!NameVerdict::Unknown.is_allowed());
+    /// ```
+    #[must_use]
+    pub fn is_allowed(&self) -> bool {
+        matches!(self, NameVerdict::Allowed(_) | NameVerdict::AllowedByConfig)
+    }
+}
+
+/// The name class of `name`, ignoring deny stems. `name` may be snake_case or camelCase.
+///
+/// ```
+/// use phi_filter::names::{name_class, NameClass};
+/// assert_eq!(name_class("userId"), Some(NameClass::OpaqueId));
+/// assert_eq!(name_class("comment"), None);
+/// ```
+#[must_use]
+pub fn name_class(name: &str) -> Option<NameClass> {
+    let snake = to_snake(name);
+    class_of_snake(&snake)
+}
+
+fn class_of_snake(n: &str) -> Option<NameClass> {
+    let last_word = n.rsplit('_').next().unwrap_or(n);
+    let has_prefix = n.len() > last_word.len();
+    let exact_or_suffix = |w: &str| n == w || (has_prefix && last_word == w);
+
+    // Opaque identifiers.
+    if ["id", "ids", "uuid", "uuids"]
+        .iter()
+        .any(|w| exact_or_suffix(w))
+    {
+        return Some(NameClass::OpaqueId);
+    }
+    // Status codes (before counts and type names: `status_code`, `exit_code`, `error_code`).
+    if exact_or_suffix("status")
+        || matches!(
+            n,
+            "status_code" | "exit_code" | "error_code" | "http_status"
+        )
+    {
+        return Some(NameClass::Status);
+    }
+    // Counts.
+    if ["count", "total", "len", "size", "bytes"]
+        .iter()
+        .any(|w| exact_or_suffix(w))
+        || matches!(
+            n,
+            "attempt" | "attempts" | "retries" | "limit" | "idx" | "index"
+        )
+        || (n.starts_with("n_") && n.len() > 2)
+        || (n.starts_with("num_") && n.len() > 4)
+    {
+        return Some(NameClass::Count);
+    }
+    // Durations.
+    if ["duration", "latency"].iter().any(|w| exact_or_suffix(w))
+        || (has_prefix && ["ms", "us", "ns", "secs", "seconds"].contains(&last_word))
+        || matches!(
+            n,
+            "elapsed" | "timeout" | "ttl" | "took" | "interval" | "delay" | "backoff"
+        )
+    {
+        return Some(NameClass::Duration);
+    }
+    // Type names and kinds.
+    if (has_prefix && last_word == "type") || exact_or_suffix("kind") || n == "level" {
+        return Some(NameClass::TypeName);
+    }
+    None
+}
+
+/// The first stem of `stems` that `name` contains, matched on its lower-case snake_case form.
+///
+/// ```
+/// use phi_filter::names::{deny_stem, DEFAULT_DENY_STEMS};
+/// assert_eq!(deny_stem("bloodType", DEFAULT_DENY_STEMS), Some("blood"));
+/// assert_eq!(deny_stem("request_id", DEFAULT_DENY_STEMS), None);
+/// ```
+#[must_use]
+pub fn deny_stem<'s, S: AsRef<str>>(name: &str, stems: &'s [S]) -> Option<&'s str> {
+    let snake = to_snake(name);
+    stems
+        .iter()
+        .map(AsRef::as_ref)
+        .find(|stem| snake.contains(stem))
+}
+
+/// A name policy: the five classes, the deny stems, and configured extras.
+///
+/// An exact extra name is an explicit decision and beats the deny stems. An extra pattern (`*`
+/// wildcards) widens the classes but does not beat a deny stem.
+///
+/// ```
+/// use phi_filter::names::{NamePolicy, NameVerdict};
+/// let p = NamePolicy::default()
+///     .allow_name("tool_name")
+///     .allow_pattern("*_slug")
+///     .deny_stem("token");
+/// assert_eq!(p.classify("tool_name"), NameVerdict::AllowedByConfig);
+/// assert_eq!(p.classify("page_slug"), NameVerdict::AllowedByConfig);
+/// assert!(!p.classify("patient_slug").is_allowed());
+/// assert!(!p.classify("token_count").is_allowed());
+/// ```
+#[derive(Debug, Clone)]
+pub struct NamePolicy {
+    allowed: Vec<String>,
+    patterns: Vec<String>,
+    stems: Vec<String>,
+}
+
+impl Default for NamePolicy {
+    fn default() -> Self {
+        NamePolicy {
+            allowed: Vec::new(),
+            patterns: Vec::new(),
+            stems: DEFAULT_DENY_STEMS.iter().map(|s| (*s).to_owned()).collect(),
+        }
+    }
+}
+
+impl NamePolicy {
+    /// Allows one exact name, even if it contains a deny stem.
+    #[must_use]
+    pub fn allow_name(mut self, name: impl Into<String>) -> Self {
+        self.allowed.push(to_snake(&name.into()));
+        self
+    }
+
+    /// Allows names matching a `*` pattern (`*_slug`, `tenant_*`), unless a deny stem matches.
+    #[must_use]
+    pub fn allow_pattern(mut self, pattern: impl Into<String>) -> Self {
+        self.patterns.push(to_snake(&pattern.into()));
+        self
+    }
+
+    /// Adds a deny stem.
+    #[must_use]
+    pub fn deny_stem(mut self, stem: impl Into<String>) -> Self {
+        self.stems.push(stem.into().to_ascii_lowercase());
+        self
+    }
+
+    /// The deny stems in force.
+    ///
+    /// ```
+    /// assert!(phi_filter::names::NamePolicy::default().stems().iter().any(|s| s == "mrn"));
+    /// ```
+    #[must_use]
+    pub fn stems(&self) -> &[String] {
+        &self.stems
+    }
+
+    /// Classifies one name: a plain name, or a dotted one (`http.status_code`), in which case the
+    /// last segment gives the class and every segment is checked for deny stems.
+    #[must_use]
+    pub fn classify(&self, name: &str) -> NameVerdict {
+        let snake = to_snake(name);
+        if self.allowed.iter().any(|a| *a == snake) {
+            return NameVerdict::AllowedByConfig;
+        }
+        if let Some(stem) = self.stems.iter().find(|s| snake.contains(s.as_str())) {
+            return NameVerdict::Denied { stem: stem.clone() };
+        }
+        let last = snake.rsplit('.').next().unwrap_or(&snake);
+        if let Some(class) = class_of_snake(last) {
+            return NameVerdict::Allowed(class);
+        }
+        if self.patterns.iter().any(|p| glob_match(p, last)) {
+            return NameVerdict::AllowedByConfig;
+        }
+        NameVerdict::Unknown
+    }
+
+    /// Whether a name carries a deny stem (`Some(stem)`), for callers that already know the class.
+    #[must_use]
+    pub fn denied_stem(&self, name: &str) -> Option<&str> {
+        let snake = to_snake(name);
+        if self.allowed.iter().any(|a| *a == snake) {
+            return None;
+        }
+        self.stems
+            .iter()
+            .find(|s| snake.contains(s.as_str()))
+            .map(String::as_str)
+    }
+}
+
+/// Converts `camelCase`, `PascalCase` and `kebab-case` to lower `snake_case`; snake_case is
+/// returned lower-cased. Dots are kept.
+///
+/// ```
+/// use phi_filter::names::to_snake;
+/// assert_eq!(to_snake("requestId"), "request_id");
+/// assert_eq!(to_snake("HTTPStatus"), "http_status");
+/// assert_eq!(to_snake("StatusCode"), "status_code");
+/// assert_eq!(to_snake("http.status-code"), "http.status_code");
+/// ```
+#[must_use]
+pub fn to_snake(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        if c == '-' {
+            out.push('_');
+        } else if c.is_uppercase() {
+            let prev = i.checked_sub(1).map(|j| chars[j]);
+            let next = chars.get(i + 1).copied();
+            let boundary = match prev {
+                Some(p) if p.is_lowercase() || p.is_ascii_digit() => true,
+                Some(p) if p.is_uppercase() => next.is_some_and(char::is_lowercase),
+                _ => false,
+            };
+            if boundary && !out.ends_with('_') && !out.ends_with('.') {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Matches `name` against a pattern whose only metacharacter is `*`.
+fn glob_match(pattern: &str, name: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == name;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !name.starts_with(first) || name.len() < first.len() + last.len() {
+        return false;
+    }
+    let mut rest = &name[first.len()..name.len() - last.len()];
+    if !name.ends_with(last) {
+        return false;
+    }
+    for mid in &parts[1..parts.len() - 1] {
+        match rest.find(mid) {
+            Some(at) => rest = &rest[at + mid.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes() {
+        let cases: &[(&str, Option<NameClass>)] = &[
+            ("id", Some(NameClass::OpaqueId)),
+            ("user_id", Some(NameClass::OpaqueId)),
+            ("trace_ids", Some(NameClass::OpaqueId)),
+            ("session_uuid", Some(NameClass::OpaqueId)),
+            ("idx", Some(NameClass::Count)),
+            ("n_rows", Some(NameClass::Count)),
+            ("num_files", Some(NameClass::Count)),
+            ("row_count", Some(NameClass::Count)),
+            ("body_bytes", Some(NameClass::Count)),
+            ("elapsed_ms", Some(NameClass::Duration)),
+            ("timeout", Some(NameClass::Duration)),
+            ("status_code", Some(NameClass::Status)),
+            ("exit_code", Some(NameClass::Status)),
+            ("error_kind", Some(NameClass::TypeName)),
+            ("level", Some(NameClass::TypeName)),
+            ("type", None),
+            ("n", None),
+            ("ms", None),
+            ("value", None),
+            ("idea", None),
+            ("said", None),
+        ];
+        for (name, want) in cases {
+            assert_eq!(name_class(name), *want, "{name}");
+        }
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("*_slug", "page_slug"));
+        assert!(!glob_match("*_slug", "slug"));
+        assert!(glob_match("tenant_*", "tenant_x"));
+        assert!(glob_match("a*b*c", "aXbYc"));
+        assert!(!glob_match("a*b*c", "aXcYb"));
+        assert!(glob_match("exact", "exact"));
+    }
+}

@@ -1,0 +1,269 @@
+//! Configuration: `phi-lint.toml` at the scan root, or `[workspace.metadata.phi-lint]` in its
+//! `Cargo.toml`. Unknown keys are errors, and every error points into the file.
+//!
+//! ```toml
+//! # phi-lint.toml
+//! allow-names = ["tool_name"]        # exact names that are safe, even with a deny stem
+//! allow-patterns = ["*_slug"]        # `*` patterns that widen the safe classes
+//! deny-stems = ["token"]             # added to the built-in stems
+//! safe-functions = ["fingerprint"]   # calls whose result is safe (last segment or full path)
+//! safe-types = ["TenantRef"]         # types `#[instrument]` may record
+//! exclude = ["vendor/**"]            # globs, relative to the scan root
+//! scan-tests = false                 # lint #[cfg(test)], #[test] and tests/ benches/ examples/
+//!
+//! [wrappers]                         # a macro of yours, and the macro it forwards to
+//! admin_error = "tracing::error"
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use phi_filter::names::NamePolicy;
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::grammar::Sink;
+
+/// The configuration in force for one scan.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Config {
+    /// Exact names that are safe, even if they contain a deny stem.
+    #[serde(default)]
+    pub allow_names: Vec<String>,
+    /// `*` patterns of names that are safe unless they contain a deny stem.
+    #[serde(default)]
+    pub allow_patterns: Vec<String>,
+    /// Stems added to the built-in deny stems.
+    #[serde(default)]
+    pub deny_stems: Vec<String>,
+    /// Functions whose result is safe to log (`fingerprint`, `crate::audit::hmac`).
+    #[serde(default)]
+    pub safe_functions: Vec<String>,
+    /// Types that `#[instrument]` may record (their last path segment).
+    #[serde(default)]
+    pub safe_types: Vec<String>,
+    /// Globs of paths, relative to the scan root, not to lint.
+    #[serde(default)]
+    pub exclude: Vec<Spanned<String>>,
+    /// Whether to lint test code (`#[cfg(test)]`, `#[test]`, `tests/`, `benches/`, `examples/`).
+    #[serde(default)]
+    pub scan_tests: bool,
+    /// Wrapper macros: a macro name mapped to the sink macro it forwards to.
+    #[serde(default)]
+    pub wrappers: BTreeMap<String, Spanned<String>>,
+}
+
+/// Where a configuration came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// No configuration file: the defaults.
+    Defaults,
+    /// `phi-lint.toml` (or a file given with `--config`).
+    File(PathBuf),
+    /// `[workspace.metadata.phi-lint]` or `[package.metadata.phi-lint]` in a `Cargo.toml`.
+    CargoMetadata(PathBuf),
+}
+
+/// A configuration that cannot be used. Its message names the key, with line and column.
+#[derive(Debug, thiserror::Error)]
+pub struct ConfigError {
+    /// The file.
+    pub path: PathBuf,
+    /// 1-based line and column, when known.
+    pub at: Option<(usize, usize)>,
+    /// What is wrong, lower-case.
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid config {}", self.path.display())?;
+        if let Some((line, col)) = self.at {
+            write!(f, ":{line}:{col}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+#[derive(Deserialize)]
+struct CargoManifest {
+    workspace: Option<CargoSection>,
+    package: Option<CargoSection>,
+}
+
+#[derive(Deserialize)]
+struct CargoSection {
+    metadata: Option<CargoMetadata>,
+}
+
+#[derive(Deserialize)]
+struct CargoMetadata {
+    #[serde(rename = "phi-lint")]
+    phi_lint: Option<Config>,
+}
+
+impl Config {
+    /// Loads the configuration for a scan rooted at `root`: `explicit` if given, else
+    /// `root/phi-lint.toml`, else `root/Cargo.toml`'s metadata, else the defaults.
+    pub fn load(root: &Path, explicit: Option<&Path>) -> Result<(Config, Source), ConfigError> {
+        if let Some(path) = explicit {
+            let text = read(path)?;
+            return Ok((Config::parse(&text, path)?, Source::File(path.to_owned())));
+        }
+        let file = root.join("phi-lint.toml");
+        let manifest = root.join("Cargo.toml");
+        let from_cargo = if manifest.is_file() {
+            let text = read(&manifest)?;
+            let parsed: CargoManifest =
+                toml::from_str(&text).map_err(|e| toml_error(&manifest, &text, &e))?;
+            parsed
+                .workspace
+                .and_then(|w| w.metadata)
+                .and_then(|m| m.phi_lint)
+                .or_else(|| {
+                    parsed
+                        .package
+                        .and_then(|p| p.metadata)
+                        .and_then(|m| m.phi_lint)
+                })
+        } else {
+            None
+        };
+        if file.is_file() {
+            if from_cargo.is_some() {
+                return Err(ConfigError {
+                    path: file,
+                    at: None,
+                    message: "configuration found both here and in Cargo.toml metadata; keep one"
+                        .into(),
+                });
+            }
+            let text = read(&file)?;
+            return Ok((Config::parse(&text, &file)?, Source::File(file)));
+        }
+        match from_cargo {
+            Some(config) => {
+                config.validate(&manifest, &read(&manifest)?)?;
+                Ok((config, Source::CargoMetadata(manifest)))
+            }
+            None => Ok((Config::default(), Source::Defaults)),
+        }
+    }
+
+    /// Parses and validates a `phi-lint.toml` document; `path` is only used in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let config: Config = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
+        config.validate(path, text)?;
+        Ok(config)
+    }
+
+    fn validate(&self, path: &Path, text: &str) -> Result<(), ConfigError> {
+        for (name, target) in &self.wrappers {
+            if crate::grammar::sink_for(target.get_ref(), None).is_none() {
+                return Err(ConfigError {
+                    path: path.to_owned(),
+                    at: Some(line_col(text, target.span().start)),
+                    message: format!(
+                        "wrappers.{name}: `{}` is not a logging or print macro phi-lint knows (e.g. `tracing::error`, `log::info`, `println`)",
+                        target.get_ref()
+                    ),
+                });
+            }
+        }
+        for glob in &self.exclude {
+            if let Err(e) = globset::Glob::new(glob.get_ref()) {
+                return Err(ConfigError {
+                    path: path.to_owned(),
+                    at: Some(line_col(text, glob.span().start)),
+                    message: format!("exclude: invalid glob `{}`: {}", glob.get_ref(), e.kind()),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The name policy: built-in classes and stems plus this configuration's extras.
+    #[must_use]
+    pub fn name_policy(&self) -> NamePolicy {
+        let mut p = NamePolicy::default();
+        for n in &self.allow_names {
+            p = p.allow_name(n.as_str());
+        }
+        for n in &self.allow_patterns {
+            p = p.allow_pattern(n.as_str());
+        }
+        for s in &self.deny_stems {
+            p = p.deny_stem(s.as_str());
+        }
+        p
+    }
+
+    /// The sink grammar a configured wrapper macro forwards to.
+    pub(crate) fn wrapper(&self, name: &str) -> Option<Sink> {
+        let target = self.wrappers.get(name)?;
+        crate::grammar::sink_for(target.get_ref(), None)
+    }
+}
+
+fn read(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|e| ConfigError {
+        path: path.to_owned(),
+        at: None,
+        message: format!("cannot read: {}", crate::walk::io_message(&e)),
+    })
+}
+
+fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> ConfigError {
+    let message = e.message().trim().to_owned();
+    let message = match message.split_once('\n') {
+        Some((first, _)) => first.to_owned(),
+        None => message,
+    };
+    ConfigError {
+        path: path.to_owned(),
+        at: e.span().map(|s| line_col(text, s.start)),
+        message,
+    }
+}
+
+/// 1-based line and column (in characters) of byte `offset` in `text`.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    (line, col)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_key_names_key_line_and_column() {
+        let text = "allow-names = [\"a\"]\n\nalow-patterns = [\"b\"]\n";
+        let err = Config::parse(text, Path::new("phi-lint.toml")).unwrap_err();
+        assert_eq!(err.at, Some((3, 1)));
+        assert!(err.message.contains("alow-patterns"), "{}", err.message);
+        assert!(
+            err.to_string()
+                .starts_with("invalid config phi-lint.toml:3:1: unknown field `alow-patterns`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn wrapper_target_must_be_a_sink() {
+        let text = "[wrappers]\nadmin_error = \"tracing::error\"\nbad = \"vec\"\n";
+        let err = Config::parse(text, Path::new("phi-lint.toml")).unwrap_err();
+        assert_eq!(err.at, Some((3, 7)));
+        assert!(err.message.starts_with("wrappers.bad:"), "{}", err.message);
+    }
+
+    #[test]
+    fn wrong_type() {
+        let err = Config::parse("scan-tests = \"yes\"\n", Path::new("x.toml")).unwrap_err();
+        assert_eq!(err.at, Some((1, 14)));
+    }
+}

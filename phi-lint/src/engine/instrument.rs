@@ -1,0 +1,238 @@
+//! `#[instrument]`: every argument not skipped is recorded (`self` included, destructured
+//! patterns always with `Debug`); `fields(..)` are checked like event fields; `err` and `ret`
+//! record the error and the return value unless their types are safe.
+
+use phi_filter::names::{NameVerdict, to_snake};
+use proc_macro2::LineColumn;
+use syn::spanned::Spanned;
+use syn::{FnArg, GenericArgument, Pat, PathArguments, ReturnType, Type};
+
+use super::Linter;
+use crate::grammar::{Sink, parse_instrument, tokens_text};
+use crate::rules::Rule;
+
+const MACRO: &str = "#[instrument]";
+
+impl Linter<'_> {
+    pub(super) fn instrument(&mut self, attr: &syn::Attribute, sig: &syn::Signature) {
+        self.statements += 1;
+        let attr_span = attr.span();
+        let stmt = (attr_span.start().line as u32, attr_span.end().line as u32);
+        let args = match parse_instrument(attr) {
+            Ok(a) => a,
+            Err(e) => {
+                let message = format!("cannot check `#[instrument]` arguments: {e}");
+                let text = tokens_text(attr);
+                let span = (attr_span.start(), attr_span.end());
+                self.push(
+                    Rule::UnparsedMacro,
+                    span,
+                    MACRO,
+                    "",
+                    text.clone(),
+                    text,
+                    message,
+                    stmt,
+                );
+                return;
+            }
+        };
+        for interp in &args.fields.interps {
+            self.check_interp(MACRO, Sink::Span { level_arg: false }, interp, stmt);
+        }
+        if !args.skip_all {
+            for input in &sig.inputs {
+                self.instrument_arg(input, &args.skip, &args.field_keys, stmt);
+            }
+        }
+        let (ok_ty, err_ty) = result_types(&sig.output);
+        if let Some(at) = args.err {
+            if let Some(err_ty) = err_ty.filter(|t| !self.type_is_safe(t)) {
+                let text = tokens_text(err_ty);
+                let message = format!(
+                    "`#[instrument(err)]` records the message of the `{text}` error this function returns"
+                );
+                self.push(
+                    Rule::ErrorMessage,
+                    (at.start(), at.end()),
+                    MACRO,
+                    "error",
+                    text.clone(),
+                    text,
+                    message,
+                    stmt,
+                );
+            }
+        }
+        if let Some(at) = args.ret
+            && let Some(ty) = ok_ty
+        {
+            let fn_name_safe = self
+                .classifier
+                .names
+                .classify(&sig.ident.to_string())
+                .is_allowed();
+            if !self.type_is_safe(ty) && !fn_name_safe {
+                let text = tokens_text(ty);
+                let message =
+                    format!("`#[instrument(ret)]` records the returned `{text}` with Debug");
+                self.push(
+                    Rule::InstrumentRet,
+                    (at.start(), at.end()),
+                    MACRO,
+                    "return",
+                    text.clone(),
+                    text,
+                    message,
+                    stmt,
+                );
+            }
+        }
+    }
+
+    fn instrument_arg(
+        &mut self,
+        input: &FnArg,
+        skip: &[String],
+        field_keys: &[String],
+        stmt: (u32, u32),
+    ) {
+        let recorded =
+            |name: &str| !skip.iter().any(|s| s == name) && !field_keys.iter().any(|k| k == name);
+        let span = (input.span().start(), input.span().end());
+        match input {
+            FnArg::Receiver(r) => {
+                if recorded("self") {
+                    let span = (r.self_token.span.start(), r.self_token.span.end());
+                    let message = "`self` is recorded with Debug".to_owned();
+                    self.push(
+                        Rule::InstrumentArg,
+                        span,
+                        MACRO,
+                        "self",
+                        "self".into(),
+                        "self".into(),
+                        message,
+                        stmt,
+                    );
+                }
+            }
+            FnArg::Typed(pt) => match &*pt.pat {
+                Pat::Wild(_) => {}
+                Pat::Ident(pi) => {
+                    let name = pi.ident.to_string();
+                    let name = name.trim_start_matches("r#");
+                    if !recorded(name) {
+                        return;
+                    }
+                    let message = match self.classifier.names.classify(name) {
+                        v if v.is_allowed() => return,
+                        NameVerdict::Denied { stem } => {
+                            format!("argument `{name}` contains the deny stem `{stem}`")
+                        }
+                        _ if self.type_is_safe(&pt.ty) => return,
+                        _ => format!(
+                            "argument `{name}: {}` is recorded, and is not an opaque id, count, duration, status or type name",
+                            tokens_text(&pt.ty)
+                        ),
+                    };
+                    let at: (LineColumn, LineColumn) =
+                        (pi.ident.span().start(), pi.ident.span().end());
+                    self.push(
+                        Rule::InstrumentArg,
+                        at,
+                        MACRO,
+                        name,
+                        name.to_owned(),
+                        name.to_owned(),
+                        message,
+                        stmt,
+                    );
+                }
+                other => {
+                    let text = tokens_text(other);
+                    let message =
+                        "a destructured argument is always recorded with Debug".to_owned();
+                    self.push(
+                        Rule::InstrumentArg,
+                        span,
+                        MACRO,
+                        &text,
+                        text.clone(),
+                        text.clone(),
+                        message,
+                        stmt,
+                    );
+                }
+            },
+        }
+    }
+
+    /// `()`, `bool`, configured safe types, and types whose name is in a safe class (`UserId`,
+    /// `Uuid`, `Duration`, `StatusCode`, `ErrorKind`), looking through `&`, `Option` and `Box`.
+    /// Numbers are not safe by type alone: a reading is a number.
+    fn type_is_safe(&self, ty: &Type) -> bool {
+        match ty {
+            Type::Reference(r) => self.type_is_safe(&r.elem),
+            Type::Paren(p) => self.type_is_safe(&p.elem),
+            Type::Group(g) => self.type_is_safe(&g.elem),
+            Type::Tuple(t) => t.elems.iter().all(|e| self.type_is_safe(e)),
+            Type::Path(p) => {
+                let Some(last) = p.path.segments.last() else {
+                    return false;
+                };
+                let name = last.ident.to_string();
+                if matches!(name.as_str(), "Option" | "Box" | "Arc" | "Rc" | "Vec") {
+                    return single_generic(&last.arguments).is_some_and(|t| self.type_is_safe(t));
+                }
+                name == "bool"
+                    || self
+                        .config
+                        .safe_types
+                        .iter()
+                        .any(|s| s.rsplit("::").next() == Some(name.as_str()))
+                    || self
+                        .classifier
+                        .names
+                        .classify(&to_snake(&name))
+                        .is_allowed()
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The `Ok` and `Err` types of a `Result<T, E>` return type; for any other type, the type itself
+/// and no error type. Unit functions return neither.
+fn result_types(output: &ReturnType) -> (Option<&Type>, Option<&Type>) {
+    let ReturnType::Type(_, ty) = output else {
+        return (None, None);
+    };
+    if let Type::Path(p) = &**ty
+        && let Some(last) = p.path.segments.last()
+        && last.ident.to_string().ends_with("Result")
+    {
+        if let PathArguments::AngleBracketed(args) = &last.arguments {
+            let mut types = args.args.iter().filter_map(|a| match a {
+                GenericArgument::Type(t) => Some(t),
+                _ => None,
+            });
+            let ok = types.next();
+            // `anyhow::Result<T>` and `io::Result<T>` aliases name only `T`; their error is an
+            // error type all the same.
+            let err = types.next().or(Some(&**ty));
+            return (ok, err);
+        }
+    }
+    (Some(ty), None)
+}
+
+fn single_generic(args: &PathArguments) -> Option<&Type> {
+    let PathArguments::AngleBracketed(a) = args else {
+        return None;
+    };
+    a.args.iter().find_map(|g| match g {
+        GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })
+}

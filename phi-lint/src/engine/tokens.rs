@@ -1,0 +1,293 @@
+//! Macro calls, and logging calls hidden in token streams that `syn::visit` never reaches:
+//! other macros' arguments (`tokio::select!`, `futures::join!`, user macros) and `macro_rules!`
+//! bodies, whose `$var` metavariables are read by name.
+
+use proc_macro2::{Delimiter, Group, LineColumn, Spacing, TokenStream, TokenTree};
+use syn::parse::{Parse, ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::visit::Visit;
+use syn::{Expr, LitStr, Token};
+
+use super::Linter;
+use crate::grammar::{Interp, Sink, Value};
+use crate::rules::Rule;
+
+impl Linter<'_> {
+    /// A macro call at `span`: a sink is parsed and checked; any other macro's tokens are
+    /// searched for nested logging calls.
+    pub(super) fn macro_call(
+        &mut self,
+        path: &str,
+        tokens: TokenStream,
+        span: (LineColumn, LineColumn),
+    ) {
+        let Some(sink) = self.sink_of(path) else {
+            self.nested(tokens);
+            return;
+        };
+        if self.macro_rules.is_some() {
+            let (stripped, repeats) = strip_metavariables(tokens);
+            if repeats {
+                self.forwarding(path, span);
+                return;
+            }
+            self.sink_call(path, sink, stripped, span);
+        } else {
+            self.sink_call(path, sink, tokens, span);
+        }
+    }
+
+    /// A `macro_rules!` body passes repeated arguments to a sink: fine when the macro is a
+    /// configured wrapper (its calls are checked), else a finding, because its calls are not.
+    fn forwarding(&mut self, path: &str, span: (LineColumn, LineColumn)) {
+        let name = self.macro_rules.clone().unwrap_or_default();
+        if self.config.wrapper(&name).is_some() {
+            return;
+        }
+        self.statements += 1;
+        let message = format!(
+            "`{name}!` forwards its arguments to `{path}!`, so calls to `{name}!` are not checked"
+        );
+        let stmt = (span.0.line as u32, span.1.line as u32);
+        let expr = format!("macro_rules! {name}");
+        self.push(
+            Rule::UncheckedWrapper,
+            span,
+            path,
+            "",
+            expr.clone(),
+            expr,
+            message,
+            stmt,
+        );
+    }
+
+    /// The tokens of a macro that is not a sink: parsed as expressions, statements or items
+    /// where they are, so the full visitor sees closures and `#[instrument]`; otherwise scanned
+    /// token by token.
+    fn nested(&mut self, tokens: TokenStream) {
+        if tokens.is_empty() || self.macro_rules.is_some() {
+            self.scan_tokens(tokens);
+            return;
+        }
+        if let Ok(exprs) = Punctuated::<Expr, Token![,]>::parse_terminated.parse2(tokens.clone()) {
+            for e in &exprs {
+                self.visit_expr(e);
+            }
+        } else if let Ok(stmts) =
+            (|input: ParseStream| syn::Block::parse_within(input)).parse2(tokens.clone())
+        {
+            for s in &stmts {
+                self.visit_stmt(s);
+            }
+        } else if let Ok(file) = syn::parse2::<syn::File>(tokens.clone()) {
+            self.visit_file(&file);
+        } else {
+            self.scan_tokens(tokens);
+        }
+    }
+
+    /// Finds macro calls (`path!(..)`) and `.record("k", v)` calls in raw tokens.
+    pub(super) fn scan_tokens(&mut self, tokens: TokenStream) {
+        let tts: Vec<TokenTree> = tokens.into_iter().collect();
+        let mut i = 0;
+        while i < tts.len() {
+            if let Some((path, group, next)) = macro_call_at(&tts, i) {
+                let span = (tts[i].span().start(), group.span().end());
+                self.macro_call(&path, group.stream(), span);
+                i = next;
+                continue;
+            }
+            if let Some(next) = self.record_call_at(&tts, i) {
+                i = next;
+                continue;
+            }
+            if let TokenTree::Group(g) = &tts[i] {
+                self.scan_tokens(g.stream());
+            }
+            i += 1;
+        }
+    }
+
+    /// `.record("k", v)` at `i`: checks it and returns the index after it.
+    fn record_call_at(&mut self, tts: &[TokenTree], i: usize) -> Option<usize> {
+        let (TokenTree::Punct(dot), Some(TokenTree::Ident(method)), Some(TokenTree::Group(args))) =
+            (&tts[i], tts.get(i + 1), tts.get(i + 2))
+        else {
+            return None;
+        };
+        if dot.as_char() != '.' || method != "record" || args.delimiter() != Delimiter::Parenthesis
+        {
+            return None;
+        }
+        let stream = if self.macro_rules.is_some() {
+            strip_metavariables(args.stream()).0
+        } else {
+            args.stream()
+        };
+        let parsed = (|input: ParseStream| {
+            let key: LitStr = input.parse()?;
+            input.parse::<Token![,]>()?;
+            let value = Expr::parse(input)?;
+            let _ = input.parse::<Option<Token![,]>>()?;
+            Ok((key, value))
+        })
+        .parse2(stream);
+        let (key, value) = parsed.ok()?;
+        self.statements += 1;
+        let stmt = (
+            dot.span().start().line as u32,
+            args.span().end().line as u32,
+        );
+        let interp = Interp {
+            field: key.value(),
+            value: Value::Expr(value),
+            err_capture: false,
+        };
+        self.check_interp(".record", Sink::RecordAll, &interp, stmt);
+        Some(i + 3)
+    }
+}
+
+/// A macro call starting at `i`: `[::]a::b!(..)` or `$crate::a!(..)`. Returns its path, its
+/// argument group and the index after it.
+fn macro_call_at(tts: &[TokenTree], i: usize) -> Option<(String, &Group, usize)> {
+    let mut j = i;
+    let mut path = String::new();
+    if is_punct(tts.get(j), '$')
+        && matches!(tts.get(j + 1), Some(TokenTree::Ident(id)) if id == "crate")
+    {
+        path.push_str("$crate");
+        j += 2;
+        if !is_path_sep(tts, j) {
+            return None;
+        }
+    } else if is_path_sep(tts, j) {
+        // A leading `::` only starts a path if nothing path-like precedes it.
+        if i > 0 && matches!(tts[i - 1], TokenTree::Ident(_)) {
+            return None;
+        }
+    } else if !matches!(tts.get(j), Some(TokenTree::Ident(_))) {
+        return None;
+    } else if i > 0 && (is_punct(tts.get(i - 1), '$') || is_path_sep_before(tts, i)) {
+        // `$name` metavariable, or the middle of a path that started earlier.
+        return None;
+    }
+    loop {
+        if is_path_sep(tts, j) {
+            path.push_str("::");
+            j += 2;
+        }
+        match tts.get(j) {
+            Some(TokenTree::Ident(id)) => {
+                path.push_str(&id.to_string());
+                j += 1;
+            }
+            _ => return None,
+        }
+        if !is_path_sep(tts, j) {
+            break;
+        }
+    }
+    if !is_punct(tts.get(j), '!') {
+        return None;
+    }
+    match tts.get(j + 1) {
+        Some(TokenTree::Group(g)) if g.delimiter() != Delimiter::None => Some((path, g, j + 2)),
+        _ => None,
+    }
+}
+
+fn is_punct(tt: Option<&TokenTree>, c: char) -> bool {
+    matches!(tt, Some(TokenTree::Punct(p)) if p.as_char() == c)
+}
+
+fn is_path_sep(tts: &[TokenTree], j: usize) -> bool {
+    matches!((tts.get(j), tts.get(j + 1)),
+        (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b)))
+            if a.as_char() == ':' && a.spacing() == Spacing::Joint && b.as_char() == ':')
+}
+
+fn is_path_sep_before(tts: &[TokenTree], i: usize) -> bool {
+    i >= 2 && is_path_sep(tts, i - 2)
+}
+
+/// Rewrites a `macro_rules!` transcriber fragment so syn can parse it: `$name` becomes `name`,
+/// `$crate` becomes `crate`, and a repetition `$( .. ) sep? *` becomes its contents. Returns
+/// whether a repetition was present (the body forwards a variable number of arguments).
+fn strip_metavariables(tokens: TokenStream) -> (TokenStream, bool) {
+    let tts: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(tts.len());
+    let mut repeats = false;
+    let mut i = 0;
+    while i < tts.len() {
+        match (&tts[i], tts.get(i + 1)) {
+            (TokenTree::Punct(p), Some(TokenTree::Ident(id))) if p.as_char() == '$' => {
+                out.push(TokenTree::Ident(id.clone()));
+                i += 2;
+            }
+            (TokenTree::Punct(p), Some(TokenTree::Group(g)))
+                if p.as_char() == '$' && g.delimiter() == Delimiter::Parenthesis =>
+            {
+                repeats = true;
+                let (inner, _) = strip_metavariables(g.stream());
+                out.extend(inner);
+                i += 2;
+                let is_op = |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if matches!(p.as_char(), '*' | '+' | '?'));
+                if is_op(tts.get(i)) {
+                    i += 1;
+                } else if is_op(tts.get(i + 1)) {
+                    i += 2;
+                }
+            }
+            (TokenTree::Group(g), _) => {
+                let (inner, r) = strip_metavariables(g.stream());
+                repeats |= r;
+                let mut ng = Group::new(g.delimiter(), inner);
+                ng.set_span(g.span());
+                out.push(TokenTree::Group(ng));
+                i += 1;
+            }
+            (tt, _) => {
+                out.push(tt.clone());
+                i += 1;
+            }
+        }
+    }
+    (out.into_iter().collect(), repeats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_metavariables() {
+        let ts: TokenStream = "info!(n = $count, $crate::x)".parse().unwrap();
+        let (out, rep) = strip_metavariables(ts);
+        assert!(!rep);
+        assert_eq!(out.to_string(), "info ! (n = count , crate :: x)");
+        let ts: TokenStream = "error!(target: \"a\", $($arg)*)".parse().unwrap();
+        assert!(strip_metavariables(ts).1);
+    }
+
+    #[test]
+    fn finds_macro_paths() {
+        let tts: Vec<TokenTree> = "a :: b ! (x) ; c != d ; ::e!{} ; $crate::f![]"
+            .parse::<TokenStream>()
+            .unwrap()
+            .into_iter()
+            .collect();
+        let mut found = Vec::new();
+        let mut i = 0;
+        while i < tts.len() {
+            if let Some((p, _, next)) = macro_call_at(&tts, i) {
+                found.push(p);
+                i = next;
+            } else {
+                i += 1;
+            }
+        }
+        assert_eq!(found, vec!["a::b", "::e", "$crate::f"]);
+    }
+}

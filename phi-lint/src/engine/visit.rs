@@ -1,0 +1,243 @@
+//! The syn visitor: items (with test code skipped), functions and their `#[instrument]`s,
+//! macro calls, and `.record("k", v)` calls.
+
+use syn::spanned::Spanned;
+use syn::visit::{self, Visit};
+use syn::{Attribute, Expr, ExprLit, Lit, Meta};
+
+use super::Linter;
+use crate::grammar::{Interp, Sink, Value};
+
+impl<'ast> Visit<'ast> for Linter<'_> {
+    fn visit_item(&mut self, i: &'ast syn::Item) {
+        if !self.config.scan_tests && item_attrs(i).is_some_and(|a| is_test_code(a)) {
+            self.skip(i);
+            return;
+        }
+        visit::visit_item(self, i);
+    }
+
+    fn visit_item_fn(&mut self, i: &'ast syn::ItemFn) {
+        self.function_item(&i.attrs, &i.sig, i.span(), |this| {
+            visit::visit_item_fn(this, i);
+        });
+    }
+
+    fn visit_impl_item_fn(&mut self, i: &'ast syn::ImplItemFn) {
+        self.function_item(&i.attrs, &i.sig, i.span(), |this| {
+            visit::visit_impl_item_fn(this, i);
+        });
+    }
+
+    fn visit_trait_item_fn(&mut self, i: &'ast syn::TraitItemFn) {
+        self.function_item(&i.attrs, &i.sig, i.span(), |this| {
+            visit::visit_trait_item_fn(this, i);
+        });
+    }
+
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        let name = match &*i.self_ty {
+            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        };
+        self.context.push(name.unwrap_or_else(|| "impl".into()));
+        visit::visit_item_impl(self, i);
+        self.context.pop();
+    }
+
+    fn visit_item_trait(&mut self, i: &'ast syn::ItemTrait) {
+        self.context.push(i.ident.to_string());
+        visit::visit_item_trait(self, i);
+        self.context.pop();
+    }
+
+    fn visit_item_macro(&mut self, i: &'ast syn::ItemMacro) {
+        if i.mac.path.is_ident("macro_rules") {
+            let name = i
+                .ident
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            let outer = self.macro_rules.replace(name);
+            self.scan_tokens(i.mac.tokens.clone());
+            self.macro_rules = outer;
+            return;
+        }
+        visit::visit_item_macro(self, i);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        let path = path_text(&mac.path);
+        let span = (mac.path.span_start(), mac.delimiter_end());
+        self.macro_call(&path, mac.tokens.clone(), span);
+    }
+
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        if m.method == "record"
+            && m.args.len() == 2
+            && let Expr::Lit(ExprLit {
+                lit: Lit::Str(key), ..
+            }) = &m.args[0]
+        {
+            self.statements += 1;
+            let stmt = (
+                m.receiver.span_start().line as u32,
+                m.paren_token.span.close().end().line as u32,
+            );
+            let interp = Interp {
+                field: key.value(),
+                value: Value::Expr(m.args[1].clone()),
+                err_capture: false,
+            };
+            self.check_interp(".record", Sink::RecordAll, &interp, stmt);
+        }
+        visit::visit_expr_method_call(self, m);
+    }
+
+    fn visit_stmt(&mut self, s: &'ast syn::Stmt) {
+        let attrs = match s {
+            syn::Stmt::Local(l) => Some(&l.attrs),
+            syn::Stmt::Macro(m) => Some(&m.attrs),
+            _ => None,
+        };
+        if !self.config.scan_tests && attrs.is_some_and(|a| is_test_code(a)) {
+            return;
+        }
+        visit::visit_stmt(self, s);
+    }
+}
+
+impl Linter<'_> {
+    /// A function: skipped if it is a test, else its `#[instrument]`s are checked and its body
+    /// is walked with its name as context.
+    fn function_item(
+        &mut self,
+        attrs: &[Attribute],
+        sig: &syn::Signature,
+        span: proc_macro2::Span,
+        walk: impl FnOnce(&mut Self),
+    ) {
+        if !self.config.scan_tests && is_test_code(attrs) {
+            self.skipped
+                .push((span.start().line as u32, span.end().line as u32));
+            return;
+        }
+        self.context.push(sig.ident.to_string());
+        for attr in attrs {
+            let last = attr.path().segments.last().map(|s| s.ident.to_string());
+            if last.as_deref() == Some("instrument") {
+                self.instrument(attr, sig);
+            }
+        }
+        walk(self);
+        self.context.pop();
+    }
+
+    /// Records the lines of a skipped test item, so suppressions inside it are not reported as
+    /// unused.
+    fn skip(&mut self, i: &syn::Item) {
+        let span = i.span();
+        self.skipped
+            .push((span.start().line as u32, span.end().line as u32));
+    }
+}
+
+/// The attributes of an item, for the test-code check.
+fn item_attrs(i: &syn::Item) -> Option<&Vec<Attribute>> {
+    use syn::Item;
+    Some(match i {
+        Item::Const(x) => &x.attrs,
+        Item::Enum(x) => &x.attrs,
+        Item::ExternCrate(x) => &x.attrs,
+        Item::Fn(x) => &x.attrs,
+        Item::ForeignMod(x) => &x.attrs,
+        Item::Impl(x) => &x.attrs,
+        Item::Macro(x) => &x.attrs,
+        Item::Mod(x) => &x.attrs,
+        Item::Static(x) => &x.attrs,
+        Item::Struct(x) => &x.attrs,
+        Item::Trait(x) => &x.attrs,
+        Item::TraitAlias(x) => &x.attrs,
+        Item::Type(x) => &x.attrs,
+        Item::Union(x) => &x.attrs,
+        Item::Use(x) => &x.attrs,
+        _ => return None,
+    })
+}
+
+/// `#[test]`, `#[tokio::test]` and the like, or `#[cfg(test)]` (also inside `all(..)`).
+pub(crate) fn is_test_code(attrs: &[Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        let last = a.path().segments.last().map(|s| s.ident.to_string());
+        match last.as_deref() {
+            Some("test") => true,
+            Some("cfg") => match &a.meta {
+                Meta::List(list) => list.parse_args::<Meta>().is_ok_and(|m| cfg_is_test(&m)),
+                _ => false,
+            },
+            _ => false,
+        }
+    })
+}
+
+/// Whether a cfg predicate holds only under `cfg(test)`.
+fn cfg_is_test(m: &Meta) -> bool {
+    match m {
+        Meta::Path(p) => p.is_ident("test"),
+        Meta::List(l) => {
+            let Ok(items) = l.parse_args_with(
+                syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated,
+            ) else {
+                return false;
+            };
+            if l.path.is_ident("all") {
+                items.iter().any(cfg_is_test)
+            } else if l.path.is_ident("any") {
+                !items.is_empty() && items.iter().all(cfg_is_test)
+            } else {
+                false
+            }
+        }
+        Meta::NameValue(_) => false,
+    }
+}
+
+/// A macro path as written, without spaces: `info`, `tracing::info`, `::log::warn`.
+pub(crate) fn path_text(p: &syn::Path) -> String {
+    let mut s = String::new();
+    if p.leading_colon.is_some() {
+        s.push_str("::");
+    }
+    for (i, seg) in p.segments.iter().enumerate() {
+        if i > 0 {
+            s.push_str("::");
+        }
+        s.push_str(&seg.ident.to_string());
+    }
+    s
+}
+
+/// Start and end positions of syn nodes.
+trait SpanEnds {
+    fn span_start(&self) -> proc_macro2::LineColumn;
+}
+
+impl<T: syn::spanned::Spanned> SpanEnds for T {
+    fn span_start(&self) -> proc_macro2::LineColumn {
+        self.span().start()
+    }
+}
+
+trait DelimiterEnd {
+    fn delimiter_end(&self) -> proc_macro2::LineColumn;
+}
+
+impl DelimiterEnd for syn::Macro {
+    fn delimiter_end(&self) -> proc_macro2::LineColumn {
+        match &self.delimiter {
+            syn::MacroDelimiter::Paren(d) => d.span.close().end(),
+            syn::MacroDelimiter::Brace(d) => d.span.close().end(),
+            syn::MacroDelimiter::Bracket(d) => d.span.close().end(),
+        }
+    }
+}

@@ -1,0 +1,399 @@
+//! The grammars of the macros that reach a log, parsed from their token streams.
+//!
+//! One parser covers `tracing` and `log` events, because a bare `info!` may be either: a
+//! top-level `;` means `log` key-values, otherwise the tracing field grammar applies (whose
+//! message form is also `log`'s). Fields must precede the message; after the format string,
+//! `x = y` is a named format argument, not a field.
+
+use proc_macro2::{LineColumn, TokenStream, TokenTree};
+use syn::ext::IdentExt;
+use syn::parse::{Parse, ParseStream, Parser};
+use syn::{Expr, Ident, LitStr, Token, token};
+
+mod format;
+mod instrument;
+
+pub(crate) use format::{FormatArgs, parse_format_args};
+pub(crate) use instrument::parse_instrument;
+
+/// The grammar a sink macro's arguments follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sink {
+    /// `info!`, `event!` (with a level first), `log!`: prefixes, fields or key-values, message.
+    Event { level_arg: bool },
+    /// `span!` (with a level first), `info_span!`: prefixes, name, fields.
+    Span { level_arg: bool },
+    /// `record_all!(span, fields...)`.
+    RecordAll,
+    /// `println!` and friends: `skip` unprinted expressions (`assert!`'s condition), then
+    /// `printed` expressions printed with `Debug` (`assert_eq!`'s operands), then format args.
+    Format { skip: usize, printed: usize },
+    /// `dbg!(a, b)`: every argument is printed with `Debug`.
+    Dbg,
+}
+
+impl Sink {
+    /// Whether the sink is stdout/stderr or a panic message rather than a logger.
+    pub(crate) fn is_print(self) -> bool {
+        matches!(self, Sink::Format { .. } | Sink::Dbg)
+    }
+}
+
+/// The sink grammar of a macro path (`info`, `tracing::info`, `::log::warn`), or of a
+/// configured wrapper when `wrapper` resolves it.
+pub(crate) fn sink_for(path: &str, wrapper: Option<&dyn Fn(&str) -> Option<Sink>>) -> Option<Sink> {
+    let last = path.rsplit("::").next().unwrap_or(path).trim();
+    let sink = match last {
+        "trace" | "debug" | "info" | "warn" | "error" => Sink::Event { level_arg: false },
+        "event" | "log" => Sink::Event { level_arg: true },
+        "span" => Sink::Span { level_arg: true },
+        "trace_span" | "debug_span" | "info_span" | "warn_span" | "error_span" => {
+            Sink::Span { level_arg: false }
+        }
+        "record_all" => Sink::RecordAll,
+        "print" | "println" | "eprint" | "eprintln" | "panic" | "unreachable" | "todo"
+        | "unimplemented" => Sink::Format {
+            skip: 0,
+            printed: 0,
+        },
+        "assert" | "debug_assert" => Sink::Format {
+            skip: 1,
+            printed: 0,
+        },
+        "assert_eq" | "assert_ne" | "debug_assert_eq" | "debug_assert_ne" => Sink::Format {
+            skip: 0,
+            printed: 2,
+        },
+        "dbg" => Sink::Dbg,
+        other => return wrapper.and_then(|w| w(other)),
+    };
+    Some(sink)
+}
+
+/// A value that reaches the log.
+pub(crate) enum Value {
+    /// An expression.
+    Expr(Expr),
+    /// An inline format capture `{name}`, at a position inside a string literal.
+    Capture {
+        name: String,
+        start: LineColumn,
+        end: LineColumn,
+    },
+}
+
+/// One value a sink records, under a field key or `{fmt}`.
+pub(crate) struct Interp {
+    pub(crate) field: String,
+    pub(crate) value: Value,
+    /// A `log` key-value with the `:err` capture: an error by declaration.
+    pub(crate) err_capture: bool,
+}
+
+/// What a sink call's arguments parsed into.
+#[derive(Default)]
+pub(crate) struct Parsed {
+    /// The values that reach the log.
+    pub(crate) interps: Vec<Interp>,
+    /// Expressions that do not reach the log (prefixes, levels, conditions) but may hold nested
+    /// logging calls in closures.
+    pub(crate) others: Vec<Expr>,
+}
+
+/// Parses a sink call's argument tokens.
+pub(crate) fn parse_sink(sink: Sink, tokens: TokenStream) -> syn::Result<Parsed> {
+    let has_semi = tokens
+        .clone()
+        .into_iter()
+        .any(|t| matches!(&t, TokenTree::Punct(p) if p.as_char() == ';'));
+    let parser = |input: ParseStream| -> syn::Result<Parsed> {
+        let mut out = Parsed::default();
+        match sink {
+            Sink::Event { level_arg } => {
+                prefixes(input, &mut out)?;
+                if level_arg {
+                    leading_expr(input, &mut out)?;
+                }
+                if has_semi {
+                    log_key_values(input, &mut out)?;
+                    message(input, &mut out)?;
+                } else {
+                    fields(input, &mut out, FieldMode::Event)?;
+                }
+            }
+            Sink::Span { level_arg } => {
+                prefixes(input, &mut out)?;
+                if level_arg {
+                    leading_expr(input, &mut out)?;
+                }
+                let name: Expr = input.parse()?;
+                out.others.push(name);
+                if !input.is_empty() {
+                    input.parse::<Token![,]>()?;
+                    fields(input, &mut out, FieldMode::Span)?;
+                }
+            }
+            Sink::RecordAll => {
+                leading_expr(input, &mut out)?;
+                fields(input, &mut out, FieldMode::Span)?;
+            }
+            Sink::Format { skip, printed } => {
+                for _ in 0..skip {
+                    leading_expr(input, &mut out)?;
+                }
+                for side in ["left", "right"].into_iter().take(printed) {
+                    let e: Expr = input.parse()?;
+                    out.interps.push(Interp {
+                        field: side.into(),
+                        value: Value::Expr(e),
+                        err_capture: false,
+                    });
+                    if input.is_empty() {
+                        break;
+                    }
+                    input.parse::<Token![,]>()?;
+                }
+                if !input.is_empty() {
+                    message(input, &mut out)?;
+                }
+            }
+            Sink::Dbg => {
+                let args = input.parse_terminated(Expr::parse, Token![,])?;
+                for e in args {
+                    out.interps.push(Interp {
+                        field: "{fmt}".into(),
+                        value: Value::Expr(e),
+                        err_capture: false,
+                    });
+                }
+            }
+        }
+        Ok(out)
+    };
+    parser.parse2(tokens)
+}
+
+/// `name:`, `target:`, `parent:` and `log`'s `logger:` prefixes, each `ident: expr,`.
+fn prefixes(input: ParseStream, out: &mut Parsed) -> syn::Result<()> {
+    loop {
+        let fork = input.fork();
+        let Ok(id) = fork.call(Ident::parse_any) else {
+            return Ok(());
+        };
+        let is_prefix = matches!(
+            id.to_string().as_str(),
+            "name" | "target" | "parent" | "logger"
+        ) && fork.peek(Token![:])
+            && !fork.peek(Token![::]);
+        if !is_prefix {
+            return Ok(());
+        }
+        input.call(Ident::parse_any)?;
+        input.parse::<Token![:]>()?;
+        leading_expr(input, out)?;
+    }
+}
+
+/// An expression that is not recorded (a level, a prefix's value), followed by `,` or the end.
+fn leading_expr(input: ParseStream, out: &mut Parsed) -> syn::Result<()> {
+    let e: Expr = input.parse()?;
+    out.others.push(e);
+    if !input.is_empty() {
+        input.parse::<Token![,]>()?;
+    }
+    Ok(())
+}
+
+/// Where a field list appears: events may end in a message; spans and `record_all!` may not;
+/// in `#[instrument(fields(..))]` a bare name declares an empty field instead of capturing.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FieldMode {
+    Event,
+    Span,
+    Instrument,
+}
+
+/// The tracing field grammar: `k = v`, `k = %v`, `k = ?v`, bare `k`, `%k`, `?k`, dotted keys,
+/// `"lit" = v`, `{CONST} = v`, block form `{ fields }`, then (for events) the message.
+pub(crate) fn fields(input: ParseStream, out: &mut Parsed, mode: FieldMode) -> syn::Result<()> {
+    while !input.is_empty() {
+        let starts_message = (input.peek(LitStr) && !input.peek2(Token![=]))
+            || (input.peek(Ident) && input.peek2(Token![!]));
+        if starts_message {
+            if mode != FieldMode::Event {
+                return Err(input.error("expected a field, found a message"));
+            }
+            return message(input, out);
+        }
+        if input.peek(token::Brace) && !input.peek2(Token![=]) {
+            let content;
+            syn::braced!(content in input);
+            fields(&content, out, mode)?;
+        } else {
+            field(input, out, mode)?;
+        }
+        if input.is_empty() {
+            break;
+        }
+        input.parse::<Token![,]>()?;
+    }
+    Ok(())
+}
+
+fn field(input: ParseStream, out: &mut Parsed, mode: FieldMode) -> syn::Result<()> {
+    if input.peek(Token![?]) || input.peek(Token![%]) {
+        sigil(input)?;
+        let (key, expr) = dotted(input)?;
+        out.interps.push(Interp {
+            field: key,
+            value: Value::Expr(expr),
+            err_capture: false,
+        });
+        return Ok(());
+    }
+    let (key, bare) = if input.peek(LitStr) {
+        (input.parse::<LitStr>()?.value(), None)
+    } else if input.peek(token::Brace) {
+        let content;
+        syn::braced!(content in input);
+        let e: Expr = content.parse()?;
+        (format!("{{{}}}", tokens_text(&e)), None)
+    } else {
+        let (key, expr) = dotted(input)?;
+        (key, Some(expr))
+    };
+    if input.peek(Token![=]) && !input.peek(Token![==]) {
+        input.parse::<Token![=]>()?;
+        sigil(input)?;
+        let v: Expr = input.parse()?;
+        out.interps.push(Interp {
+            field: key,
+            value: Value::Expr(v),
+            err_capture: false,
+        });
+    } else if let Some(expr) = bare {
+        if mode != FieldMode::Instrument {
+            out.interps.push(Interp {
+                field: key,
+                value: Value::Expr(expr),
+                err_capture: false,
+            });
+        }
+    } else {
+        return Err(input.error("expected `=` after a field name"));
+    }
+    Ok(())
+}
+
+fn sigil(input: ParseStream) -> syn::Result<()> {
+    if input.peek(Token![?]) {
+        input.parse::<Token![?]>()?;
+    } else if input.peek(Token![%]) {
+        input.parse::<Token![%]>()?;
+    }
+    Ok(())
+}
+
+/// A dotted key `a.b.c` (keywords allowed), as its text and as a field-access expression.
+fn dotted(input: ParseStream) -> syn::Result<(String, Expr)> {
+    let mut ts = TokenStream::new();
+    let mut key = String::new();
+    loop {
+        let id = input.call(Ident::parse_any)?;
+        key.push_str(&id.to_string());
+        ts.extend(std::iter::once(TokenTree::Ident(id)));
+        if input.peek(Token![.]) && !input.peek(Token![..]) {
+            let dot: Token![.] = input.parse()?;
+            key.push('.');
+            ts.extend(quote::quote!(#dot));
+        } else {
+            break;
+        }
+    }
+    let expr = syn::parse2::<Expr>(ts)?;
+    Ok((key.trim_start_matches("r#").to_owned(), expr))
+}
+
+/// `log`'s key-values before `;`: `k = v`, `k:? = v`, `k:% = v`, `k:err = v`, bare `k`, `k:%`.
+fn log_key_values(input: ParseStream, out: &mut Parsed) -> syn::Result<()> {
+    while !input.peek(Token![;]) {
+        let (key, bare) = if input.peek(LitStr) {
+            (input.parse::<LitStr>()?.value(), None)
+        } else {
+            let id = input.call(Ident::parse_any)?;
+            let expr = syn::parse2::<Expr>(quote::quote!(#id))?;
+            (id.to_string(), Some(expr))
+        };
+        let mut err_capture = false;
+        if input.peek(Token![:]) {
+            input.parse::<Token![:]>()?;
+            if input.peek(Token![?]) || input.peek(Token![%]) {
+                sigil(input)?;
+            } else {
+                let cap = input.call(Ident::parse_any)?;
+                err_capture = cap == "err";
+            }
+        }
+        let value = if input.peek(Token![=]) {
+            input.parse::<Token![=]>()?;
+            input.parse::<Expr>()?
+        } else {
+            bare.ok_or_else(|| input.error("a string-literal key needs `= value`"))?
+        };
+        out.interps.push(Interp {
+            field: key,
+            value: Value::Expr(value),
+            err_capture,
+        });
+        if input.peek(Token![,]) {
+            input.parse::<Token![,]>()?;
+        } else if !input.peek(Token![;]) {
+            return Err(input.error("expected `,` or `;` after a key-value"));
+        }
+    }
+    input.parse::<Token![;]>()?;
+    Ok(())
+}
+
+/// A format string and its arguments; every printed argument becomes a `{fmt}` value.
+fn message(input: ParseStream, out: &mut Parsed) -> syn::Result<()> {
+    let (printed, unprinted) = parse_format_args(input)?.into_values()?;
+    for value in printed {
+        out.interps.push(Interp {
+            field: "{fmt}".into(),
+            value,
+            err_capture: false,
+        });
+    }
+    out.others.extend(unprinted);
+    Ok(())
+}
+
+/// An expression's tokens, one space apart: the normalised form used in baseline keys.
+pub(crate) fn tokens_text(e: &impl quote::ToTokens) -> String {
+    let mut out = String::new();
+    push_tokens(&mut out, e.to_token_stream());
+    out
+}
+
+fn push_tokens(out: &mut String, ts: TokenStream) {
+    for tt in ts {
+        if !out.is_empty() && !out.ends_with(['(', '[', '{']) {
+            out.push(' ');
+        }
+        match tt {
+            TokenTree::Group(g) => {
+                let (open, close) = match g.delimiter() {
+                    proc_macro2::Delimiter::Parenthesis => ("(", ")"),
+                    proc_macro2::Delimiter::Brace => ("{", "}"),
+                    proc_macro2::Delimiter::Bracket => ("[", "]"),
+                    proc_macro2::Delimiter::None => ("", ""),
+                };
+                out.push_str(open);
+                push_tokens(out, g.stream());
+                out.push_str(close);
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! The `phi-lint` command: `check`, `baseline` and `explain`.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use clap::{Parser, Subcommand};
+use phi_lint::baseline::{self, Baseline};
+use phi_lint::report::{Format, Report, exit};
+use phi_lint::{Rule, Scan};
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  no new finding, no stale baseline entry, no baseline growth
+  1  new findings, stale baseline entries, or baseline growth
+  2  the tool could not do its job: usage, config, I/O, or a file that does not parse";
+
+/// Fails a change that logs anything but opaque ids, counts, durations, status codes or type
+/// names.
+#[derive(Parser)]
+#[command(name = "phi-lint", version, after_help = EXIT_CODES)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Lint the files under PATHs (default: the current directory) against the baseline.
+    #[command(after_help = EXIT_CODES)]
+    Check {
+        /// Files or directories; a single directory is the scan root.
+        paths: Vec<PathBuf>,
+        /// Configuration file [default: ROOT/phi-lint.toml, else Cargo.toml metadata].
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Baseline file [default: ROOT/phi-lint.baseline.json].
+        #[arg(long, value_name = "FILE")]
+        baseline: Option<PathBuf>,
+        /// Also fail if any baseline entry is new or larger than at this git ref (the PR gate).
+        #[arg(long, value_name = "REF")]
+        baseline_ref: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// Write the report to FILE instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Prune stale baseline entries; refuses to add or raise one without --allow-growth.
+    #[command(after_help = "\
+Exit codes:
+  0  the baseline was written (or was already exact)
+  1  covering the findings would add or raise entries, and --allow-growth was not given
+  2  the tool could not do its job: usage, config, I/O, or a file that does not parse")]
+    Baseline {
+        /// Files or directories; a single directory is the scan root.
+        paths: Vec<PathBuf>,
+        /// Configuration file.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Baseline file [default: ROOT/phi-lint.baseline.json].
+        #[arg(long, value_name = "FILE")]
+        baseline: Option<PathBuf>,
+        /// Create the first baseline from the current findings.
+        #[arg(long, conflicts_with = "allow_growth")]
+        init: bool,
+        /// Add or raise entries to cover new findings (requires --reason).
+        #[arg(long, requires = "reason")]
+        allow_growth: bool,
+        /// Why the baseline grows; recorded on each entry added or raised.
+        #[arg(long, value_name = "TEXT", requires = "allow_growth")]
+        reason: Option<String>,
+    },
+    /// Show a rule's documentation, or list the rules.
+    Explain {
+        /// A rule code, with or without `phi::` (e.g. `phi::error-message`).
+        rule: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(2)),
+        Err(err) => {
+            // phi-lint: allow(phi::error-message, reason = "its errors name config keys, paths and git refs, never scanned values")
+            eprintln!("phi-lint: error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<i32> {
+    match cli.command {
+        Command::Check {
+            paths,
+            config,
+            baseline,
+            baseline_ref,
+            format,
+            output,
+        } => {
+            let report = check(&paths, config.as_deref(), baseline.as_deref(), baseline_ref)?;
+            emit(&report, format, output.as_deref())?;
+            Ok(report.exit_code())
+        }
+        Command::Baseline {
+            paths,
+            config,
+            baseline,
+            init,
+            allow_growth: _,
+            reason,
+        } => update_baseline(
+            &paths,
+            config.as_deref(),
+            baseline.as_deref(),
+            init,
+            reason.as_deref(),
+        ),
+        Command::Explain { rule } => explain(rule.as_deref()),
+    }
+}
+
+fn check(
+    paths: &[PathBuf],
+    config: Option<&Path>,
+    baseline: Option<&Path>,
+    baseline_ref: Option<String>,
+) -> anyhow::Result<Report> {
+    let scan = Scan::new(paths, config)?;
+    let result = phi_lint::lint(&scan);
+    let path = baseline.map_or_else(|| scan.root.join(baseline::FILE_NAME), Path::to_path_buf);
+    let current = Baseline::load(&path)?;
+    let mut findings = result.findings;
+    let stale = current
+        .as_ref()
+        .map(|b| b.apply(&mut findings))
+        .unwrap_or_default();
+    let growth = match &baseline_ref {
+        Some(r) => {
+            let old = Baseline::at_git_ref(&path, r)?.unwrap_or_default();
+            current.clone().unwrap_or_default().growth_since(&old)
+        }
+        None => Vec::new(),
+    };
+    Ok(Report {
+        baseline_path: current
+            .as_ref()
+            .map(|_| relative_display(&scan.root, &path)),
+        baseline_ref,
+        root: scan.root,
+        files: result.files,
+        statements: result.statements,
+        findings,
+        stale,
+        growth,
+        errors: result.errors,
+        suppressions: result.suppressions,
+        suppressed: result.suppressed,
+    })
+}
+
+fn update_baseline(
+    paths: &[PathBuf],
+    config: Option<&Path>,
+    baseline: Option<&Path>,
+    init: bool,
+    reason: Option<&str>,
+) -> anyhow::Result<i32> {
+    let scan = Scan::new(paths, config)?;
+    let result = phi_lint::lint(&scan);
+    if !result.errors.is_empty() {
+        let mut msg = String::from("cannot update the baseline while files fail to parse:");
+        for e in &result.errors {
+            msg.push_str(&format!("\n  {}: {}", e.file, e.message));
+        }
+        bail!(msg);
+    }
+    let path = baseline.map_or_else(|| scan.root.join(baseline::FILE_NAME), Path::to_path_buf);
+    let shown = path.display();
+    let existing = Baseline::load(&path)?;
+    let mut stdout = io::stdout().lock();
+    if init {
+        if existing.is_some() {
+            bail!("{shown} already exists; run `phi-lint baseline` to prune it");
+        }
+        let b = Baseline::from_findings(&result.findings);
+        b.save(&path)?;
+        ignore_broken_pipe(writeln!(
+            stdout,
+            "phi-lint: wrote {shown}: {} entries covering {} findings",
+            b.entries.len(),
+            result.findings.len()
+        ))?;
+        return Ok(exit::CLEAN);
+    }
+    let Some(existing) = existing else {
+        bail!("no baseline at {shown}; create one with `phi-lint baseline --init`");
+    };
+    let (mut pruned, growth) = existing.prune(&result.findings);
+    if !growth.is_empty() {
+        let Some(reason) = reason.map(str::trim).filter(|r| !r.is_empty()) else {
+            let mut out = format!(
+                "phi-lint: refusing to grow {shown}: {} entries would be added or raised\n",
+                growth.len()
+            );
+            for g in &growth {
+                out.push_str(&format!(
+                    "  {} {} in {} ({}): `{}` {} -> {}\n",
+                    g.key.rule,
+                    g.key.field,
+                    g.key.path,
+                    g.key.function,
+                    g.key.expr,
+                    g.ref_count,
+                    g.count
+                ));
+            }
+            out.push_str(
+                "fix the findings, or pass --allow-growth --reason \"...\" to grandfather them\n",
+            );
+            ignore_broken_pipe(stdout.write_all(out.as_bytes()))?;
+            return Ok(exit::FINDINGS);
+        };
+        pruned.grow(&growth, reason);
+    }
+    let before: usize = existing.entries.iter().map(|e| e.count).sum();
+    let after: usize = pruned.entries.iter().map(|e| e.count).sum();
+    pruned.save(&path)?;
+    ignore_broken_pipe(writeln!(
+        stdout,
+        "phi-lint: wrote {shown}: {} entries covering {after} findings (was {before})",
+        pruned.entries.len()
+    ))?;
+    Ok(exit::CLEAN)
+}
+
+fn explain(rule: Option<&str>) -> anyhow::Result<i32> {
+    let mut stdout = io::stdout().lock();
+    let text = match rule {
+        Some(code) => {
+            let Some(rule) = Rule::from_code(code) else {
+                let known: Vec<_> = Rule::ALL.iter().map(|r| r.code()).collect();
+                bail!("unknown rule `{code}`; the rules are: {}", known.join(", "));
+            };
+            let info = rule.info();
+            format!("# {}\n\n{}\n\n{}", info.code, info.summary, info.docs)
+        }
+        None => Rule::ALL
+            .iter()
+            .map(|r| format!("{:<26} {}\n", r.code(), r.info().summary))
+            .collect(),
+    };
+    ignore_broken_pipe(stdout.write_all(text.as_bytes()))?;
+    Ok(exit::CLEAN)
+}
+
+fn emit(report: &Report, format: Format, output: Option<&Path>) -> anyhow::Result<()> {
+    match output {
+        Some(path) => {
+            let file =
+                File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+            let mut w = BufWriter::new(file);
+            report.write(format, &mut w)?;
+            w.flush()
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        None => {
+            let mut w = BufWriter::new(io::stdout().lock());
+            ignore_broken_pipe(report.write(format, &mut w).and_then(|()| w.flush()))?;
+        }
+    }
+    Ok(())
+}
+
+/// A closed pipe (`phi-lint check | head`) is not an error.
+fn ignore_broken_pipe(r: io::Result<()>) -> io::Result<()> {
+    match r {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+fn relative_display(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .trim_start_matches("./")
+        .to_owned()
+}

@@ -1,0 +1,249 @@
+//! The `human` format: rustc-style diagnostics with the source line and a caret under the value,
+//! then one summary line. Also the wording the other formats share (summary, counts, keys).
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::path::Path;
+
+use super::{Growth, Report, Stale};
+use crate::finding::{FileError, Finding, FindingKey};
+use crate::rules::Rule;
+
+/// The headline code of a baseline growth, which is not a rule: it is checked only in CI against
+/// `--baseline-ref`, and cannot be suppressed.
+pub(super) const GROWTH_CODE: &str = "baseline-growth";
+
+/// What to do about baseline growth.
+pub(super) const GROWTH_HELP: &str = "the baseline may only shrink: fix the finding, or suppress it with a reason, instead of adding it to the baseline";
+
+/// Writes every new finding, stale entry, growth and file error as a diagnostic, then the summary.
+pub(super) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    let mut sources = Sources::new(&report.root);
+    for finding in report.new_findings() {
+        let line = sources.line(&finding.file, finding.start.line);
+        write_finding(out, finding, line)?;
+    }
+    let baseline = report.baseline_path.as_deref();
+    for stale in &report.stale {
+        let help = Rule::StaleBaseline.info().help;
+        let headline = format!(
+            "error[{}]: {}",
+            Rule::StaleBaseline.code(),
+            stale_message(stale)
+        );
+        write_entry(out, &headline, baseline, &stale.key, help)?;
+    }
+    for growth in &report.growth {
+        let message = growth_message(growth, report.baseline_ref.as_deref());
+        let headline = format!("error[{GROWTH_CODE}]: {message}");
+        write_entry(out, &headline, baseline, &growth.key, GROWTH_HELP)?;
+    }
+    for error in &report.errors {
+        writeln!(out, "error: {}", file_error_message(error))?;
+        writeln!(out)?;
+    }
+    writeln!(out, "{}", summary(report))
+}
+
+/// One finding: headline, location, source line with carets (when the file can be read), help.
+fn write_finding(out: &mut dyn Write, finding: &Finding, line: Option<&str>) -> io::Result<()> {
+    let info = finding.rule.info();
+    let (line_no, column) = (finding.start.line, finding.start.column);
+    let pad = " ".repeat(line_no.to_string().len());
+    writeln!(out, "error[{}]: {}", info.code, finding.message)?;
+    writeln!(out, "{pad}--> {}:{line_no}:{column}", finding.file)?;
+    writeln!(out, "{pad} |")?;
+    if let Some(text) = line {
+        let end = (finding.end.line == line_no).then_some(finding.end.column);
+        let marked = mark(text, column, end);
+        if marked.text.is_empty() {
+            writeln!(out, "{line_no} |")?;
+        } else {
+            writeln!(out, "{line_no} | {}", marked.text)?;
+        }
+        let carets = "^".repeat(marked.len);
+        writeln!(out, "{pad} | {}{carets}", " ".repeat(marked.offset))?;
+        writeln!(out, "{pad} |")?;
+    }
+    writeln!(out, "{pad} = help: {}", info.help)?;
+    writeln!(out)
+}
+
+/// A baseline entry (stale or grown): headline, the baseline file, the key, help.
+fn write_entry(
+    out: &mut dyn Write,
+    headline: &str,
+    baseline: Option<&str>,
+    key: &FindingKey,
+    help: &str,
+) -> io::Result<()> {
+    writeln!(out, "{headline}")?;
+    if let Some(path) = baseline {
+        writeln!(out, " --> {path}")?;
+    }
+    writeln!(out, "  |")?;
+    writeln!(out, "  = note: {}", key_note(key))?;
+    writeln!(out, "  = help: {help}")?;
+    writeln!(out)
+}
+
+/// A source line as shown, and where the carets go under it.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Marked {
+    /// The line with tabs expanded to four spaces, control characters replaced, trailing
+    /// whitespace removed.
+    pub(super) text: String,
+    /// Display columns before the first caret.
+    pub(super) offset: usize,
+    /// Number of carets, at least one.
+    pub(super) len: usize,
+}
+
+/// Marks 1-based character columns `start..end` of `line` (to the end of the line when `end` is
+/// `None`, because the value goes on to a later line). Out-of-range columns are clamped.
+pub(super) fn mark(line: &str, start: u32, end: Option<u32>) -> Marked {
+    let chars: Vec<char> = line.chars().collect();
+    let start = (start.max(1) as usize - 1).min(chars.len());
+    let end = end.map_or(chars.len(), |e| {
+        (e.max(1) as usize - 1).clamp(start, chars.len())
+    });
+    let width = |c: &char| if *c == '\t' { 4 } else { 1 };
+    let mut text = String::with_capacity(line.len());
+    for c in &chars {
+        match c {
+            '\t' => text.push_str("    "),
+            c if c.is_control() => text.push('\u{fffd}'),
+            c => text.push(*c),
+        }
+    }
+    text.truncate(text.trim_end().len());
+    Marked {
+        text,
+        offset: chars[..start].iter().map(width).sum(),
+        len: chars[start..end].iter().map(width).sum::<usize>().max(1),
+    }
+}
+
+/// Source files read on demand, each at most once.
+struct Sources<'a> {
+    root: &'a Path,
+    files: HashMap<String, Option<Vec<String>>>,
+}
+
+impl<'a> Sources<'a> {
+    fn new(root: &'a Path) -> Self {
+        Sources {
+            root,
+            files: HashMap::new(),
+        }
+    }
+
+    /// Line `line` (1-based) of `file`, or `None` if the file cannot be read or is shorter.
+    fn line(&mut self, file: &str, line: u32) -> Option<&str> {
+        let root = self.root;
+        let lines = self.files.entry(file.to_owned()).or_insert_with(|| {
+            let bytes = std::fs::read(root.join(file)).ok()?;
+            Some(
+                String::from_utf8_lossy(&bytes)
+                    .lines()
+                    .map(str::to_owned)
+                    .collect(),
+            )
+        });
+        let index = usize::try_from(line).ok()?.checked_sub(1)?;
+        lines.as_ref()?.get(index).map(String::as_str)
+    }
+}
+
+/// `1 finding`, `2 findings`.
+pub(super) fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The headline of a stale entry, e.g. `baseline entry grandfathers 2 findings but 1 remains`.
+pub(super) fn stale_message(stale: &Stale) -> String {
+    let remain = match stale.found_count {
+        0 => "none remain".to_owned(),
+        1 => "1 remains".to_owned(),
+        n => format!("{n} remain"),
+    };
+    let grandfathered = count(stale.baseline_count, "finding", "findings");
+    format!("baseline entry grandfathers {grandfathered} but {remain}")
+}
+
+/// The headline of a growth, e.g. `baseline entry grew from 0 to 1 since origin/main`.
+pub(super) fn growth_message(growth: &Growth, baseline_ref: Option<&str>) -> String {
+    let since = baseline_ref.unwrap_or("the reference baseline");
+    format!(
+        "baseline entry grew from {} to {} since {since}",
+        growth.ref_count, growth.count
+    )
+}
+
+/// A baseline key, every part named: ``path `src/db.rs`, rule `phi::error-message`, ...``.
+pub(super) fn key_note(key: &FindingKey) -> String {
+    let function = if key.function.is_empty() {
+        "(none)"
+    } else {
+        key.function.as_str()
+    };
+    format!(
+        "path `{}`, rule `{}`, macro `{}`, field `{}`, function `{function}`, expr `{}`",
+        key.path, key.rule, key.macro_name, key.field, key.expr
+    )
+}
+
+/// `file:line:column: message`, or `file: message` when the position is unknown.
+pub(super) fn file_error_message(error: &FileError) -> String {
+    match error.pos {
+        Some(pos) => format!(
+            "{}:{}:{}: {}",
+            error.file, pos.line, pos.column, error.message
+        ),
+        None => format!("{}: {}", error.file, error.message),
+    }
+}
+
+/// The last line of `human` and `github` output, e.g.
+/// `phi-lint: clean; 12 files, 40 statements, 1 suppression covering 1 finding, 3 baselined`.
+pub(super) fn summary(report: &Report) -> String {
+    let mut line = String::from("phi-lint: ");
+    let baselined = report.baselined();
+    if report.exit_code() == super::exit::CLEAN {
+        line.push_str("clean; ");
+    } else {
+        let new = report.findings.len() - baselined;
+        line.push_str(&count(new, "new finding", "new findings"));
+        let _ = write!(line, ", {baselined} baselined, ");
+        line.push_str(&count(
+            report.stale.len(),
+            "stale baseline entry",
+            "stale baseline entries",
+        ));
+        line.push_str(", ");
+        line.push_str(&count(
+            report.growth.len(),
+            "grown baseline entry",
+            "grown baseline entries",
+        ));
+        line.push_str(", ");
+        line.push_str(&count(report.errors.len(), "error", "errors"));
+        line.push_str("; ");
+    }
+    line.push_str(&count(report.files, "file", "files"));
+    line.push_str(", ");
+    line.push_str(&count(report.statements, "statement", "statements"));
+    line.push_str(", ");
+    if report.suppressions == 0 {
+        line.push_str("no suppressions");
+    } else {
+        line.push_str(&count(report.suppressions, "suppression", "suppressions"));
+        line.push_str(" covering ");
+        line.push_str(&count(report.suppressed, "finding", "findings"));
+    }
+    if report.exit_code() == super::exit::CLEAN && baselined > 0 {
+        let _ = write!(line, ", {baselined} baselined");
+    }
+    line
+}

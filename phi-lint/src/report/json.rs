@@ -1,0 +1,130 @@
+//! The `json` format: one pretty-printed document, fields in a stable order (declaration order of
+//! the structs below). Documented in the README; `version` changes when a field changes meaning.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::{Growth, Report, Stale};
+use crate::finding::{FileError, Finding};
+
+/// The version of the document's schema.
+const VERSION: u32 = 1;
+
+/// The whole document.
+#[derive(Serialize)]
+struct Document<'a> {
+    version: u32,
+    summary: Summary,
+    findings: Vec<FindingOut<'a>>,
+    stale: &'a [Stale],
+    growth: &'a [Growth],
+    errors: Vec<ErrorOut<'a>>,
+}
+
+/// The counts, and the exit code the report calls for.
+#[derive(Serialize)]
+struct Summary {
+    files: usize,
+    statements: usize,
+    /// All findings, new and baselined.
+    findings: usize,
+    new: usize,
+    baselined: usize,
+    stale: usize,
+    growth: usize,
+    errors: usize,
+    suppressions: usize,
+    suppressed: usize,
+    exit_code: i32,
+}
+
+/// One finding; lines and columns are 1-based, columns count characters, `end_column` is
+/// exclusive.
+#[derive(Serialize)]
+struct FindingOut<'a> {
+    rule: &'static str,
+    file: &'a str,
+    line: u32,
+    column: u32,
+    end_line: u32,
+    end_column: u32,
+    #[serde(rename = "macro")]
+    macro_path: &'a str,
+    field: &'a str,
+    expr: &'a str,
+    message: &'a str,
+    function: &'a str,
+    fingerprint: &'a str,
+    baselined: bool,
+    help: &'static str,
+}
+
+/// A file that could not be read or parsed; `line` and `column` are `null` when unknown.
+#[derive(Serialize)]
+struct ErrorOut<'a> {
+    file: &'a str,
+    line: Option<u32>,
+    column: Option<u32>,
+    message: &'a str,
+}
+
+impl<'a> From<&'a Finding> for FindingOut<'a> {
+    fn from(f: &'a Finding) -> Self {
+        let info = f.rule.info();
+        FindingOut {
+            rule: info.code,
+            file: &f.file,
+            line: f.start.line,
+            column: f.start.column,
+            end_line: f.end.line,
+            end_column: f.end.column,
+            macro_path: &f.macro_path,
+            field: &f.field,
+            expr: &f.expr,
+            message: &f.message,
+            function: &f.function,
+            fingerprint: &f.fingerprint,
+            baselined: f.baselined,
+            help: info.help,
+        }
+    }
+}
+
+impl<'a> From<&'a FileError> for ErrorOut<'a> {
+    fn from(e: &'a FileError) -> Self {
+        ErrorOut {
+            file: &e.file,
+            line: e.pos.map(|p| p.line),
+            column: e.pos.map(|p| p.column),
+            message: &e.message,
+        }
+    }
+}
+
+/// Writes the report as one JSON document and a newline.
+pub(super) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    let baselined = report.baselined();
+    let document = Document {
+        version: VERSION,
+        summary: Summary {
+            files: report.files,
+            statements: report.statements,
+            findings: report.findings.len(),
+            new: report.findings.len() - baselined,
+            baselined,
+            stale: report.stale.len(),
+            growth: report.growth.len(),
+            errors: report.errors.len(),
+            suppressions: report.suppressions,
+            suppressed: report.suppressed,
+            exit_code: report.exit_code(),
+        },
+        findings: report.findings.iter().map(FindingOut::from).collect(),
+        stale: &report.stale,
+        growth: &report.growth,
+        errors: report.errors.iter().map(ErrorOut::from).collect(),
+    };
+    serde_json::to_writer_pretty(&mut *out, &document)?;
+    writeln!(out)
+}

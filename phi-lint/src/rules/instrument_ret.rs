@@ -1,0 +1,35 @@
+//! `phi::instrument-ret`.
+
+use super::RuleInfo;
+
+pub(super) const INFO: RuleInfo = RuleInfo {
+    code: "phi::instrument-ret",
+    summary: "#[instrument(ret)] records a return value that is not safe",
+    help: "drop `ret`, or record a safe summary of the result as a field inside the function",
+    docs: r#"### What it does
+Flags `#[instrument(ret)]` unless the function's return type (the `Ok` type of a `Result`) is
+itself safe: `()`, `bool`, or a type whose name is in a safe class (`UserId`, `Duration`,
+`StatusCode`, `ErrorKind`), or unless the function's own name is in a safe class
+(`fn row_count() -> usize`).
+
+### Why is this bad?
+`ret` logs the whole returned value with `Debug`. A function that returns readings, a record or
+a row returns the data this project exists to protect.
+
+### Example
+```rust,ignore
+#[instrument(skip_all, ret)]
+fn latest_reading(&self, code: &str) -> Option<Reading> { /* ... */ }
+```
+
+### Use instead
+```rust,ignore
+#[instrument(skip_all)]
+fn latest_reading(&self, code: &str) -> Option<Reading> {
+    let r = /* ... */;
+    tracing::debug!(found = r.is_some(), "latest reading");
+    r
+}
+```
+"#,
+};

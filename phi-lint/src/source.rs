@@ -1,0 +1,83 @@
+//! A source file's text with its line index: maps proc-macro2's (line, char column) positions to
+//! byte offsets, and string-literal offsets to positions.
+
+use proc_macro2::LineColumn;
+
+use crate::finding::Pos;
+
+/// One file's text and line starts.
+pub(crate) struct SourceFile<'a> {
+    text: &'a str,
+    line_starts: Vec<usize>,
+}
+
+impl<'a> SourceFile<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
+        let mut line_starts = vec![0];
+        line_starts.extend(memchr_newlines(text));
+        SourceFile { text, line_starts }
+    }
+
+    /// Byte offset of a proc-macro2 position (1-based line, 0-based char column).
+    pub(crate) fn offset(&self, lc: LineColumn) -> usize {
+        let Some(&start) = self.line_starts.get(lc.line.wrapping_sub(1)) else {
+            return self.text.len();
+        };
+        let rest = &self.text[start..];
+        rest.char_indices()
+            .nth(lc.column)
+            .map_or(self.text.len(), |(i, _)| start + i)
+    }
+
+    /// The source text between two proc-macro2 positions, or `None` if they do not form a range.
+    pub(crate) fn slice(&self, start: LineColumn, end: LineColumn) -> Option<&'a str> {
+        let (s, e) = (self.offset(start), self.offset(end));
+        (s < e).then(|| &self.text[s..e])
+    }
+}
+
+/// Converts a proc-macro2 position to a 1-based [`Pos`].
+pub(crate) fn pos(lc: LineColumn) -> Pos {
+    Pos {
+        line: lc.line as u32,
+        column: lc.column as u32 + 1,
+    }
+}
+
+/// The position `offset` bytes into a string literal's source text `lit_src`, given the
+/// literal's own start.
+pub(crate) fn advance(start: LineColumn, lit_src: &str, offset: usize) -> LineColumn {
+    let before = &lit_src[..offset.min(lit_src.len())];
+    match before.rfind('\n') {
+        Some(nl) => LineColumn {
+            line: start.line + before.matches('\n').count(),
+            column: before[nl + 1..].chars().count(),
+        },
+        None => LineColumn {
+            line: start.line,
+            column: start.column + before.chars().count(),
+        },
+    }
+}
+
+fn memchr_newlines(text: &str) -> impl Iterator<Item = usize> + '_ {
+    text.bytes()
+        .enumerate()
+        .filter(|&(_, b)| b == b'\n')
+        .map(|(i, _)| i + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_and_offsets() {
+        let f = SourceFile::new("ab\r\né x\nlast");
+        let lc = |line, column| LineColumn { line, column };
+        assert_eq!(f.slice(lc(2, 0), lc(2, 1)), Some("é"));
+        assert_eq!(f.slice(lc(2, 2), lc(2, 3)), Some("x"));
+        assert_eq!(advance(lc(3, 4), "\"a\nbc", 4), lc(4, 1));
+        assert_eq!(advance(lc(3, 4), "\"abc", 2), lc(3, 6));
+    }
+}

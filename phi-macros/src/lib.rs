@@ -1,0 +1,1 @@
+//! Compile-time enforcement of the answer Envelope's closed enums (built in a later issue).
