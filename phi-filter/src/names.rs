@@ -148,7 +148,7 @@ impl NameVerdict {
     }
 }
 
-/// The name class of `name`, ignoring deny stems. `name` may be snake_case or camelCase.
+/// The name class of `name`, ignoring deny stems. `name` may be `snake_case` or `camelCase`.
 ///
 /// ```
 /// use phi_filter::names::{name_class, NameClass};
@@ -212,7 +212,7 @@ fn class_of_snake(n: &str) -> Option<NameClass> {
     None
 }
 
-/// The first stem of `stems` that `name` contains, matched on its lower-case snake_case form.
+/// The first stem of `stems` that `name` contains, matched on its lower-case `snake_case` form.
 ///
 /// ```
 /// use phi_filter::names::{deny_stem, DEFAULT_DENY_STEMS};
@@ -298,7 +298,7 @@ impl NamePolicy {
     #[must_use]
     pub fn classify(&self, name: &str) -> NameVerdict {
         let snake = to_snake(name);
-        if self.allowed.iter().any(|a| *a == snake) {
+        if self.allowed.contains(&snake) {
             return NameVerdict::AllowedByConfig;
         }
         if let Some(stem) = self.stems.iter().find(|s| snake.contains(s.as_str())) {
@@ -318,7 +318,7 @@ impl NamePolicy {
     #[must_use]
     pub fn denied_stem(&self, name: &str) -> Option<&str> {
         let snake = to_snake(name);
-        if self.allowed.iter().any(|a| *a == snake) {
+        if self.allowed.contains(&snake) {
             return None;
         }
         self.stems
@@ -328,7 +328,7 @@ impl NamePolicy {
     }
 }
 
-/// Converts `camelCase`, `PascalCase` and `kebab-case` to lower `snake_case`; snake_case is
+/// Converts `camelCase`, `PascalCase` and `kebab-case` to lower `snake_case`; `snake_case` is
 /// returned lower-cased. Dots are kept.
 ///
 /// ```

@@ -49,6 +49,9 @@ pub struct FileLint {
     pub suppressions: usize,
     /// Findings they suppressed.
     pub suppressed: usize,
+    /// Files (`a/tests.rs`) and directories (`a/tests/`) of modules declared
+    /// `#[cfg(test)] mod tests;` in this file: test code, unless `scan-tests` is set.
+    pub test_modules: Vec<String>,
 }
 
 /// Lints every file of a scan, in parallel on all cores; the output order is deterministic.
@@ -65,8 +68,21 @@ pub fn lint(scan: &Scan) -> LintResult {
         errors: scan.walk_errors.clone(),
         ..LintResult::default()
     };
-    for r in results {
+    let test_modules: Vec<String> = results
+        .iter()
+        .filter_map(|r| r.as_ref().ok())
+        .flat_map(|f| f.test_modules.iter().cloned())
+        .collect();
+    let is_test_module = |file: &str| {
+        test_modules
+            .iter()
+            .any(|m| file == m || (m.ends_with('/') && file.starts_with(m.as_str())))
+    };
+    for ((_, rel), r) in scan.files.iter().zip(results) {
         match r {
+            Ok(f) if !scan.config.scan_tests && is_test_module(rel) => {
+                out.statements += f.statements;
+            }
             Ok(f) => {
                 out.statements += f.statements;
                 out.suppressions += f.suppressions;
@@ -144,6 +160,8 @@ fn lint_text(
         raw: Vec::new(),
         statements: 0,
         skipped: Vec::new(),
+        modules: Vec::new(),
+        test_modules: Vec::new(),
     };
     if !test_file {
         syn::visit::Visit::visit_file(&mut linter, &file);
@@ -152,6 +170,7 @@ fn lint_text(
         raw,
         statements,
         skipped,
+        test_modules,
         ..
     } = linter;
     let (mut findings, suppressions, suppressed) = apply_suppressions(text, rel, raw, &skipped);
@@ -162,6 +181,7 @@ fn lint_text(
         statements,
         suppressions,
         suppressed,
+        test_modules,
     })
 }
 
@@ -179,6 +199,10 @@ pub(crate) struct Linter<'a> {
     statements: usize,
     /// Line ranges of test code that was not linted.
     skipped: Vec<(u32, u32)>,
+    /// Inline modules enclosing the current item (`mod a { mod b { .. } }`).
+    modules: Vec<String>,
+    /// Out-of-line test modules this file declares (see [`FileLint::test_modules`]).
+    test_modules: Vec<String>,
 }
 
 impl Linter<'_> {

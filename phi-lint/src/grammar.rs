@@ -39,9 +39,12 @@ impl Sink {
     }
 }
 
+/// Resolves a wrapper macro's name to the grammar it forwards to.
+pub(crate) type WrapperLookup<'a> = dyn Fn(&str) -> Option<Sink> + 'a;
+
 /// The sink grammar of a macro path (`info`, `tracing::info`, `::log::warn`), or of a
 /// configured wrapper when `wrapper` resolves it.
-pub(crate) fn sink_for(path: &str, wrapper: Option<&dyn Fn(&str) -> Option<Sink>>) -> Option<Sink> {
+pub(crate) fn sink_for(path: &str, wrapper: Option<&WrapperLookup<'_>>) -> Option<Sink> {
     let last = path.rsplit("::").next().unwrap_or(path).trim();
     let sink = match last {
         "trace" | "debug" | "info" | "warn" | "error" => Sink::Event { level_arg: false },
@@ -377,10 +380,12 @@ pub(crate) fn tokens_text(e: &impl quote::ToTokens) -> String {
 }
 
 fn push_tokens(out: &mut String, ts: TokenStream) {
+    let mut joint = false;
     for tt in ts {
-        if !out.is_empty() && !out.ends_with(['(', '[', '{']) {
+        if !out.is_empty() && !joint && !out.ends_with(['(', '[', '{']) {
             out.push(' ');
         }
+        joint = false;
         match tt {
             TokenTree::Group(g) => {
                 let (open, close) = match g.delimiter() {
@@ -392,6 +397,10 @@ fn push_tokens(out: &mut String, ts: TokenStream) {
                 out.push_str(open);
                 push_tokens(out, g.stream());
                 out.push_str(close);
+            }
+            TokenTree::Punct(p) => {
+                out.push(p.as_char());
+                joint = p.spacing() == proc_macro2::Spacing::Joint;
             }
             other => out.push_str(&other.to_string()),
         }

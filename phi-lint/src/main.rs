@@ -1,5 +1,6 @@
 //! The `phi-lint` command: `check`, `baseline` and `explain`.
 
+use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -176,7 +177,7 @@ fn update_baseline(
     if !result.errors.is_empty() {
         let mut msg = String::from("cannot update the baseline while files fail to parse:");
         for e in &result.errors {
-            msg.push_str(&format!("\n  {}: {}", e.file, e.message));
+            let _ = write!(msg, "\n  {}: {}", e.file, e.message);
         }
         bail!(msg);
     }
@@ -209,8 +210,9 @@ fn update_baseline(
                 growth.len()
             );
             for g in &growth {
-                out.push_str(&format!(
-                    "  {} {} in {} ({}): `{}` {} -> {}\n",
+                let _ = writeln!(
+                    out,
+                    "  {} {} in {} ({}): `{}` {} -> {}",
                     g.key.rule,
                     g.key.field,
                     g.key.path,
@@ -218,7 +220,7 @@ fn update_baseline(
                     g.key.expr,
                     g.ref_count,
                     g.count
-                ));
+                );
             }
             out.push_str(
                 "fix the findings, or pass --allow-growth --reason \"...\" to grandfather them\n",
@@ -250,29 +252,30 @@ fn explain(rule: Option<&str>) -> anyhow::Result<i32> {
             let info = rule.info();
             format!("# {}\n\n{}\n\n{}", info.code, info.summary, info.docs)
         }
-        None => Rule::ALL
-            .iter()
-            .map(|r| format!("{:<26} {}\n", r.code(), r.info().summary))
-            .collect(),
+        None => {
+            let mut list = String::new();
+            for r in Rule::ALL {
+                let _ = writeln!(list, "{:<26} {}", r.code(), r.info().summary);
+            }
+            list
+        }
     };
     ignore_broken_pipe(stdout.write_all(text.as_bytes()))?;
     Ok(exit::CLEAN)
 }
 
 fn emit(report: &Report, format: Format, output: Option<&Path>) -> anyhow::Result<()> {
-    match output {
-        Some(path) => {
-            let file =
-                File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-            let mut w = BufWriter::new(file);
-            report.write(format, &mut w)?;
-            w.flush()
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
-        None => {
-            let mut w = BufWriter::new(io::stdout().lock());
-            ignore_broken_pipe(report.write(format, &mut w).and_then(|()| w.flush()))?;
-        }
+    if let Some(path) = output {
+        let file =
+            File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+        let mut w = BufWriter::new(file);
+        report
+            .write(format, &mut w)
+            .and_then(|()| w.flush())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    } else {
+        let mut w = BufWriter::new(io::stdout().lock());
+        ignore_broken_pipe(report.write(format, &mut w).and_then(|()| w.flush()))?;
     }
     Ok(())
 }

@@ -205,7 +205,13 @@ fn is_ident_byte(c: u8) -> bool {
 fn skip_string(b: &[u8], mut i: usize, _: usize, line: &mut u32, line_start: &mut usize) -> usize {
     while i < b.len() {
         match b[i] {
-            b'\\' => i += 2,
+            b'\\' => {
+                if b.get(i + 1) == Some(&b'\n') {
+                    *line += 1;
+                    *line_start = i + 2;
+                }
+                i += 2;
+            }
             b'"' => return i + 1,
             b'\n' => {
                 *line += 1;
@@ -295,6 +301,12 @@ let c = '"'; // phi-lint: allow(nonsense, reason = "x")
                 .unwrap()
                 .contains("unknown rule `nonsense`")
         );
+    }
+
+    #[test]
+    fn string_continuations_count_lines() {
+        let s = scan("const A: &str = \"a\\\nb\";\n// phi-lint: allow(reason = \"r\")\n");
+        assert_eq!(s[0].line, 3);
     }
 
     #[test]

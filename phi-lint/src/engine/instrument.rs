@@ -46,23 +46,23 @@ impl Linter<'_> {
             }
         }
         let (ok_ty, err_ty) = result_types(&sig.output);
-        if let Some(at) = args.err {
-            if let Some(err_ty) = err_ty.filter(|t| !self.type_is_safe(t)) {
-                let text = tokens_text(err_ty);
-                let message = format!(
-                    "`#[instrument(err)]` records the message of the `{text}` error this function returns"
-                );
-                self.push(
-                    Rule::ErrorMessage,
-                    (at.start(), at.end()),
-                    MACRO,
-                    "error",
-                    text.clone(),
-                    text,
-                    message,
-                    stmt,
-                );
-            }
+        if let Some(at) = args.err
+            && let Some(err_ty) = err_ty.filter(|t| !self.type_is_safe(t))
+        {
+            let text = self.shown(err_ty);
+            let message = format!(
+                "`#[instrument(err)]` records the message of the `{text}` error this function returns"
+            );
+            self.push(
+                Rule::ErrorMessage,
+                (at.start(), at.end()),
+                MACRO,
+                "error",
+                text,
+                tokens_text(err_ty),
+                message,
+                stmt,
+            );
         }
         if let Some(at) = args.ret
             && let Some(ty) = ok_ty
@@ -73,7 +73,7 @@ impl Linter<'_> {
                 .classify(&sig.ident.to_string())
                 .is_allowed();
             if !self.type_is_safe(ty) && !fn_name_safe {
-                let text = tokens_text(ty);
+                let text = self.shown(ty);
                 let message =
                     format!("`#[instrument(ret)]` records the returned `{text}` with Debug");
                 self.push(
@@ -81,8 +81,8 @@ impl Linter<'_> {
                     (at.start(), at.end()),
                     MACRO,
                     "return",
-                    text.clone(),
                     text,
+                    tokens_text(ty),
                     message,
                     stmt,
                 );
@@ -133,7 +133,7 @@ impl Linter<'_> {
                         _ if self.type_is_safe(&pt.ty) => return,
                         _ => format!(
                             "argument `{name}: {}` is recorded, and is not an opaque id, count, duration, status or type name",
-                            tokens_text(&pt.ty)
+                            self.shown(&*pt.ty)
                         ),
                     };
                     let at: (LineColumn, LineColumn) =
@@ -150,22 +150,29 @@ impl Linter<'_> {
                     );
                 }
                 other => {
-                    let text = tokens_text(other);
+                    let text = self.shown(other);
                     let message =
                         "a destructured argument is always recorded with Debug".to_owned();
                     self.push(
                         Rule::InstrumentArg,
                         span,
                         MACRO,
-                        &text,
-                        text.clone(),
-                        text.clone(),
+                        &tokens_text(other),
+                        text,
+                        tokens_text(other),
                         message,
                         stmt,
                     );
                 }
             },
         }
+    }
+
+    /// A node's source text, or its tokens when the source is not at hand.
+    fn shown(&self, node: &(impl Spanned + quote::ToTokens)) -> String {
+        let span = node.span();
+        self.text(span.start(), span.end())
+            .map_or_else(|| tokens_text(node), ToOwned::to_owned)
     }
 
     /// `()`, `bool`, configured safe types, and types whose name is in a safe class (`UserId`,
@@ -211,18 +218,17 @@ fn result_types(output: &ReturnType) -> (Option<&Type>, Option<&Type>) {
     if let Type::Path(p) = &**ty
         && let Some(last) = p.path.segments.last()
         && last.ident.to_string().ends_with("Result")
+        && let PathArguments::AngleBracketed(args) = &last.arguments
     {
-        if let PathArguments::AngleBracketed(args) = &last.arguments {
-            let mut types = args.args.iter().filter_map(|a| match a {
-                GenericArgument::Type(t) => Some(t),
-                _ => None,
-            });
-            let ok = types.next();
-            // `anyhow::Result<T>` and `io::Result<T>` aliases name only `T`; their error is an
-            // error type all the same.
-            let err = types.next().or(Some(&**ty));
-            return (ok, err);
-        }
+        let mut types = args.args.iter().filter_map(|a| match a {
+            GenericArgument::Type(t) => Some(t),
+            _ => None,
+        });
+        let ok = types.next();
+        // `anyhow::Result<T>` and `io::Result<T>` aliases name only `T`; their error is an
+        // error type all the same.
+        let err = types.next().or(Some(&**ty));
+        return (ok, err);
     }
     (Some(ty), None)
 }

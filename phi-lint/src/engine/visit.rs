@@ -11,10 +11,21 @@ use crate::grammar::{Interp, Sink, Value};
 impl<'ast> Visit<'ast> for Linter<'_> {
     fn visit_item(&mut self, i: &'ast syn::Item) {
         if !self.config.scan_tests && item_attrs(i).is_some_and(|a| is_test_code(a)) {
+            if let syn::Item::Mod(m) = i
+                && m.content.is_none()
+            {
+                self.out_of_line_test_module(m);
+            }
             self.skip(i);
             return;
         }
         visit::visit_item(self, i);
+    }
+
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        self.modules.push(m.ident.to_string());
+        visit::visit_item_mod(self, m);
+        self.modules.pop();
     }
 
     fn visit_item_fn(&mut self, i: &'ast syn::ItemFn) {
@@ -133,6 +144,40 @@ impl Linter<'_> {
         self.context.pop();
     }
 
+    /// `#[cfg(test)] mod tests;`: the module's file (`tests.rs` or `tests/mod.rs`, or its
+    /// `#[path]`) is test code too, although nothing in that file says so.
+    fn out_of_line_test_module(&mut self, m: &syn::ItemMod) {
+        let (dir, stem) = match self.rel.rsplit_once('/') {
+            Some((d, f)) => (format!("{d}/"), f),
+            None => (String::new(), self.rel),
+        };
+        let own_dir = match stem {
+            "lib.rs" | "main.rs" | "mod.rs" => dir.clone(),
+            other => format!("{dir}{}/", other.trim_end_matches(".rs")),
+        };
+        let explicit = m.attrs.iter().find_map(|a| match &a.meta {
+            Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(s), ..
+                }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        });
+        if let Some(path) = explicit {
+            self.test_modules.push(format!("{dir}{path}"));
+            return;
+        }
+        let mut base = own_dir;
+        for inline in &self.modules {
+            base.push_str(inline);
+            base.push('/');
+        }
+        let name = m.ident.to_string();
+        self.test_modules.push(format!("{base}{name}.rs"));
+        self.test_modules.push(format!("{base}{name}/"));
+    }
+
     /// Records the lines of a skipped test item, so suppressions inside it are not reported as
     /// unused.
     fn skip(&mut self, i: &syn::Item) {
@@ -168,11 +213,13 @@ fn item_attrs(i: &syn::Item) -> Option<&Vec<Attribute>> {
 /// `#[test]`, `#[tokio::test]` and the like, or `#[cfg(test)]` (also inside `all(..)`).
 pub(crate) fn is_test_code(attrs: &[Attribute]) -> bool {
     attrs.iter().any(|a| {
-        let last = a.path().segments.last().map(|s| s.ident.to_string());
-        match last.as_deref() {
+        let attr_name = a.path().segments.last().map(|s| s.ident.to_string());
+        match attr_name.as_deref() {
             Some("test") => true,
             Some("cfg") => match &a.meta {
-                Meta::List(list) => list.parse_args::<Meta>().is_ok_and(|m| cfg_is_test(&m)),
+                Meta::List(list) => list
+                    .parse_args::<Meta>()
+                    .is_ok_and(|pred| cfg_is_test(&pred)),
                 _ => false,
             },
             _ => false,

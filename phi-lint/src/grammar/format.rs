@@ -84,12 +84,11 @@ impl FormatArgs {
             }
             match &ph.arg {
                 ArgRef::Next | ArgRef::Index(_) => {
-                    let i = match ph.arg {
-                        ArgRef::Index(i) => i,
-                        _ => {
-                            next += 1;
-                            next - 1
-                        }
+                    let i = if let ArgRef::Index(i) = ph.arg {
+                        i
+                    } else {
+                        next += 1;
+                        next - 1
                     };
                     let slot = printed_pos.get_mut(i).ok_or_else(|| {
                         syn::Error::new(lit.span(), "format string refers to a missing argument")
@@ -117,16 +116,16 @@ impl FormatArgs {
         let mut unprinted = Vec::new();
         for (e, p) in self.positional.into_iter().zip(printed_pos) {
             if p {
-                printed.push(Value::Expr(e))
+                printed.push(Value::Expr(e));
             } else {
-                unprinted.push(e)
+                unprinted.push(e);
             }
         }
         for ((_, e), p) in self.named.into_iter().zip(printed_named) {
             if p {
-                printed.push(Value::Expr(e))
+                printed.push(Value::Expr(e));
             } else {
-                unprinted.push(e)
+                unprinted.push(e);
             }
         }
         printed.extend(captures);
@@ -153,7 +152,7 @@ mod tests {
     #[test]
     fn literal_contents() {
         assert_eq!(literal_content(r#""a{}""#), (1, "a{}", false));
-        assert_eq!(literal_content(r###"r#"a"{}"#"###), (3, r#"a"{}"#, true));
+        assert_eq!(literal_content(r##"r#"a"{}"#"##), (3, r#"a"{}"#, true));
         assert_eq!(literal_content(r#"r"x""#), (2, "x", true));
     }
 }

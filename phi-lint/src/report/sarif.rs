@@ -239,9 +239,7 @@ fn results(report: &Report) -> Vec<SarifResult> {
             rule_id: f.rule.code(),
             rule_index: f.rule.rank(),
             level: "error",
-            message: Text {
-                text: f.message.clone(),
-            },
+            message: text(f.message.clone()),
             locations: vec![location(&f.file, Some(region(f.start, f.end)))],
             partial_fingerprints: BTreeMap::from([(FINGERPRINT, f.fingerprint.clone())]),
             baseline_state: if f.baselined { "unchanged" } else { "new" },
@@ -258,13 +256,12 @@ fn results(report: &Report) -> Vec<SarifResult> {
         .collect();
     for stale in &report.stale {
         let rule = Rule::StaleBaseline;
+        let message = format!("{}: {}", stale_message(stale), key_note(&stale.key));
         results.push(SarifResult {
             rule_id: rule.code(),
             rule_index: rule.rank(),
             level: "error",
-            message: Text {
-                text: format!("{}: {}", stale_message(stale), key_note(&stale.key)),
-            },
+            message: text(message),
             locations: baseline_location(report),
             partial_fingerprints: BTreeMap::from([(FINGERPRINT, key_fingerprint(&stale.key))]),
             baseline_state: "new",
@@ -279,26 +276,18 @@ fn invocation(report: &Report) -> Invocation {
     let mut notifications = Vec::new();
     for growth in &report.growth {
         let message = growth_message(growth, report.baseline_ref.as_deref());
+        let message = format!("{GROWTH_CODE}: {message}: {}", key_note(&growth.key));
         notifications.push(Notification {
             level: "error",
-            message: Text {
-                text: format!("{GROWTH_CODE}: {message}: {}", key_note(&growth.key)),
-            },
+            message: text(message),
             locations: baseline_location(report),
         });
     }
     for error in &report.errors {
-        let region = error.pos.map(|pos| Region {
-            start_line: pos.line.max(1),
-            start_column: Some(pos.column.max(1)),
-            end_line: None,
-            end_column: None,
-        });
+        let region = error.pos.map(|pos| Region::at(pos.line, Some(pos.column)));
         notifications.push(Notification {
             level: "error",
-            message: Text {
-                text: format!("cannot check {}", file_error_message(error)),
-            },
+            message: text(format!("cannot check {}", file_error_message(error))),
             locations: vec![location(&error.file, region)],
         });
     }
@@ -314,17 +303,26 @@ fn baseline_location(report: &Report) -> Vec<Location> {
     report
         .baseline_path
         .iter()
-        .map(|path| location(path, Some(line_one())))
+        .map(|path| location(path, Some(Region::at(1, None))))
         .collect()
 }
 
-fn line_one() -> Region {
-    Region {
-        start_line: 1,
-        start_column: None,
-        end_line: None,
-        end_column: None,
+impl Region {
+    /// A line, or a point on it: no end.
+    fn at(line: u32, column: Option<u32>) -> Region {
+        let column = column.map(|c| c.max(1));
+        Region {
+            start_line: line.max(1),
+            start_column: column,
+            end_line: None,
+            end_column: None,
+        }
     }
+}
+
+/// A plain-text message.
+fn text(text: String) -> Text<String> {
+    Text { text }
 }
 
 /// A region SARIF accepts: lines and columns at least 1, the end not before the start.

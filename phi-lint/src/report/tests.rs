@@ -6,7 +6,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::{Format, Growth, Report, Stale, exit, github, human, sarif};
-use crate::finding::{FileError, Finding, FindingKey, Pos, assign_fingerprints};
+use crate::finding::{FileError, Finding, Pos, assign_fingerprints};
 use crate::rules::Rule;
 
 /// `src/handlers.rs` in the scan root: tabs on line 5, a value over lines 10–11, a literal that
@@ -30,6 +30,9 @@ const HANDLERS: [&str; 16] = [
     "}",
 ];
 
+/// The value over lines 10–11, as written.
+const FORMAT_EXPR: &str = "format!(\"{} {}\",\n        patient.name, patient.mrn)";
+
 /// The literal on line 15: the human format may show it, SARIF never.
 const PHI_LITERAL: &str = "Jane Roe";
 
@@ -44,30 +47,21 @@ fn pos(line: u32, column: u32) -> Pos {
     Pos { line, column }
 }
 
-/// A finding with the given place and parts; the rest is derived.
-#[allow(clippy::too_many_arguments)] // One argument per field a reader looks for.
-fn finding(
-    rule: Rule,
-    file: &str,
-    (start, end): (Pos, Pos),
-    macro_path: &str,
-    field: &str,
-    expr: &str,
-    function: &str,
-    message: &str,
-) -> Finding {
+/// A finding at `span` with `[macro, field, expr, function]`; the rest is derived.
+fn finding(rule: Rule, file: &str, span: (Pos, Pos), parts: [&str; 4], message: &str) -> Finding {
+    let [macro_path, field, expr, function] = parts;
     Finding {
         rule,
         file: file.to_owned(),
-        start,
-        end,
+        start: span.0,
+        end: span.1,
         macro_path: macro_path.to_owned(),
         field: field.to_owned(),
         expr: expr.to_owned(),
         expr_tokens: expr.split_whitespace().collect::<Vec<_>>().join(" "),
         message: message.to_owned(),
         function: function.to_owned(),
-        statement_lines: (start.line, end.line),
+        statement_lines: (span.0.line, span.1.line),
         fingerprint: String::new(),
         baselined: false,
     }
@@ -79,10 +73,7 @@ fn baselined_finding() -> Finding {
         Rule::Interpolation,
         "src/db.rs",
         (pos(20, 9), pos(20, 19)),
-        "tracing::warn",
-        "mrn",
-        "record.mrn",
-        "Store::insert",
+        ["tracing::warn", "mrn", "record.mrn", "Store::insert"],
         "`record.mrn` is not an opaque id, count, duration, status or type name",
     );
     f.baselined = true;
@@ -103,52 +94,41 @@ fn full_report(root: &Path) -> Report {
             Rule::Print,
             "src/gone.rs",
             (pos(3, 15), pos(3, 27)),
-            "println",
-            "{fmt}",
-            "patient.name",
-            "main",
+            ["println", "{fmt}", "patient.name", "main"],
             "`patient.name` is printed, and stdout is collected like a log",
         ),
         finding(
             Rule::ErrorMessage,
             "src/handlers.rs",
             (pos(5, e), pos(5, e + 1)),
-            "error",
-            "error",
-            "e",
-            "save",
+            ["error", "error", "e", "save"],
             "the error `e` is logged with its message, which may quote the data it failed on",
         ),
         finding(
             Rule::Interpolation,
             "src/handlers.rs",
             format,
-            "info",
-            "summary",
-            "format!(\"{} {}\",\n        patient.name, patient.mrn)",
-            "load",
+            ["info", "summary", FORMAT_EXPR, "load"],
             "`format!(..)` interpolates `patient.name`, which is not an opaque id, count, duration, status or type name",
         ),
         finding(
             Rule::Interpolation,
             "src/handlers.rs",
             (pos(15, email), pos(15, email + 10)),
-            "info",
-            "user",
-            "user.email",
-            "sign_in",
+            ["info", "user", "user.email", "sign_in"],
             "`user.email` is not an opaque id, count, duration, status or type name",
         ),
     ];
     assign_fingerprints(&mut findings);
-    let stale_key = FindingKey {
-        path: "src/db.rs".to_owned(),
-        rule: Rule::ErrorMessage.code().to_owned(),
-        macro_name: "error".to_owned(),
-        field: "error".to_owned(),
-        expr: "e".to_owned(),
-        function: "Store::insert".to_owned(),
-    };
+    let parts = ["error", "error", "e", "Store::insert"];
+    let stale_key = finding(
+        Rule::ErrorMessage,
+        "src/db.rs",
+        (pos(1, 1), pos(1, 2)),
+        parts,
+        "",
+    )
+    .key();
     Report {
         root: root.to_path_buf(),
         baseline_path: Some("phi-lint.baseline.json".to_owned()),
@@ -355,23 +335,11 @@ fn json_parses_and_counts_match() {
     let report = full_report(dir.path());
     let json: Value = serde_json::from_str(&render(&report, Format::Json)).expect("JSON");
     assert_eq!(json["version"], 1);
-    let summary = &json["summary"];
-    let expected = [
-        ("files", 5),
-        ("statements", 23),
-        ("findings", 5),
-        ("new", 4),
-        ("baselined", 1),
-        ("stale", 1),
-        ("growth", 1),
-        ("errors", 2),
-        ("suppressions", 1),
-        ("suppressed", 2),
-        ("exit_code", i64::from(exit::ERROR)),
-    ];
-    for (name, value) in expected {
-        assert_eq!(summary[name], value, "summary.{name}");
-    }
+    let summary = serde_json::json!({
+        "files": 5, "statements": 23, "findings": 5, "new": 4, "baselined": 1, "stale": 1,
+        "growth": 1, "errors": 2, "suppressions": 1, "suppressed": 2, "exit_code": exit::ERROR,
+    });
+    assert_eq!(json["summary"], summary);
     let findings = json["findings"].as_array().expect("findings");
     assert_eq!(findings.len(), 5);
     assert_eq!(

@@ -6,7 +6,7 @@ pub(super) const INFO: RuleInfo = RuleInfo {
     code: "phi::instrument-arg",
     summary: "#[instrument] records an argument that is not an opaque id, count, duration, status or type name",
     help: "add `skip_all` and record only safe fields: `#[instrument(skip_all, fields(user_id = %user.id))]`",
-    docs: r#"### What it does
+    docs: r"### What it does
 By default `#[instrument]` records every argument of the function, `self` included, with its
 `Debug` form. This rule flags each recorded argument that is not skipped and whose name (or type,
 such as `UserId` or `Duration`) is not in a safe class. A destructured argument is always
@@ -27,5 +27,5 @@ async fn store_reading(&self, user_id: Uuid, reading: Reading) { /* ... */ }
 #[tracing::instrument(skip_all, fields(user_id = %user_id))]
 async fn store_reading(&self, user_id: Uuid, reading: Reading) { /* ... */ }
 ```
-"#,
+",
 };

@@ -1,0 +1,208 @@
+//! A fixture per rule family. Each line that must produce a finding carries a `//~ rule` marker
+//! (`rule@-1` for a finding on the line above, `scan-tests:rule` for one expected only with
+//! `scan-tests = true`). The test asserts the findings equal the markers exactly, both ways, and
+//! snapshots the full diagnostics.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use phi_lint::{Config, Finding, lint_source};
+
+fn fixture(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/rules")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+/// `(line, rule code) -> count` from the `//~` markers.
+fn expected(text: &str, scan_tests: bool) -> BTreeMap<(u32, String), usize> {
+    let mut out = BTreeMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let Some((_, marks)) = line.split_once("//~") else {
+            continue;
+        };
+        for mark in marks.split_whitespace() {
+            let (only_scan_tests, mark) = match mark.strip_prefix("scan-tests:") {
+                Some(m) => (true, m),
+                None => (false, mark),
+            };
+            if only_scan_tests && !scan_tests {
+                continue;
+            }
+            let (rule, offset) = match mark.split_once('@') {
+                Some((r, o)) => (r, o.parse::<i64>().expect("offset")),
+                None => (mark, 0),
+            };
+            let line_no =
+                u32::try_from(i64::try_from(i).expect("line") + 1 + offset).expect("line");
+            *out.entry((line_no, format!("phi::{rule}"))).or_insert(0) += 1;
+        }
+    }
+    out
+}
+
+fn actual(findings: &[Finding]) -> BTreeMap<(u32, String), usize> {
+    let mut out = BTreeMap::new();
+    for f in findings {
+        *out.entry((f.start.line, f.rule.code().to_owned()))
+            .or_insert(0) += 1;
+    }
+    out
+}
+
+fn render(findings: &[Finding]) -> String {
+    let mut out = String::new();
+    for f in findings {
+        let _ = writeln!(
+            out,
+            "{}:{}-{}:{} {} [{}] `{}` in {}: {}",
+            f.start.line,
+            f.start.column,
+            f.end.line,
+            f.end.column,
+            f.rule,
+            f.field,
+            f.expr,
+            if f.function.is_empty() {
+                "-"
+            } else {
+                &f.function
+            },
+            f.message
+        );
+    }
+    out
+}
+
+fn check(name: &str, config: &Config) -> String {
+    let text = fixture(name);
+    let out = lint_source(config, &format!("src/{name}"), &text).expect("fixture parses");
+    let want = expected(&text, config.scan_tests);
+    assert!(
+        !want.is_empty(),
+        "{name}: a fixture without markers proves nothing"
+    );
+    assert_eq!(
+        actual(&out.findings),
+        want,
+        "{name}:\n{}",
+        render(&out.findings)
+    );
+    render(&out.findings)
+}
+
+fn config(toml: &str) -> Config {
+    Config::parse(toml, Path::new("phi-lint.toml")).expect("valid config")
+}
+
+#[test]
+fn tracing_fields() {
+    insta::assert_snapshot!(check("tracing_fields.rs", &Config::default()));
+}
+
+#[test]
+fn format_args() {
+    insta::assert_snapshot!(check("format_args.rs", &Config::default()));
+}
+
+#[test]
+fn log_key_values() {
+    insta::assert_snapshot!(check("log_kv.rs", &Config::default()));
+}
+
+#[test]
+fn allowed_classes_and_deny_stems() {
+    let c = config("safe-functions = [\"fingerprint\", \"audit::hmac\"]\n");
+    insta::assert_snapshot!(check("allowed_classes.rs", &c));
+}
+
+#[test]
+fn without_safe_functions_they_are_findings() {
+    let text = fixture("allowed_classes.rs");
+    let out = lint_source(&Config::default(), "src/a.rs", &text).expect("parses");
+    let with = lint_source(
+        &config("safe-functions = [\"fingerprint\", \"audit::hmac\"]\n"),
+        "src/a.rs",
+        &text,
+    )
+    .expect("parses");
+    assert_eq!(out.findings.len(), with.findings.len() + 2);
+}
+
+#[test]
+fn errors() {
+    insta::assert_snapshot!(check("errors.rs", &Config::default()));
+}
+
+#[test]
+fn instrument() {
+    insta::assert_snapshot!(check("instrument.rs", &Config::default()));
+}
+
+#[test]
+fn print() {
+    insta::assert_snapshot!(check("print.rs", &Config::default()));
+}
+
+#[test]
+fn nested_and_wrappers() {
+    let c = config("[wrappers]\nadmin_error = \"tracing::error\"\n");
+    insta::assert_snapshot!(check("nested.rs", &c));
+}
+
+#[test]
+fn suppressions() {
+    let text = fixture("suppressions.rs");
+    let out = lint_source(&Config::default(), "src/s.rs", &text).expect("parses");
+    assert_eq!((out.suppressions, out.suppressed), (4, 6));
+    insta::assert_snapshot!(check("suppressions.rs", &Config::default()));
+}
+
+#[test]
+fn test_code_is_skipped_by_default() {
+    insta::assert_snapshot!(check("test_code.rs", &Config::default()));
+}
+
+#[test]
+fn test_code_is_scanned_on_request() {
+    insta::assert_snapshot!(check("test_code.rs", &config("scan-tests = true\n")));
+}
+
+#[test]
+fn unparsable_calls_fail_closed() {
+    insta::assert_snapshot!(check("unparsed.rs", &Config::default()));
+}
+
+#[test]
+fn a_file_that_does_not_parse_is_an_error() {
+    let err = lint_source(&Config::default(), "src/bad.rs", "fn f( {").unwrap_err();
+    assert_eq!(err.file, "src/bad.rs");
+    assert!(err.message.starts_with("cannot parse"), "{}", err.message);
+    assert!(err.pos.is_some());
+}
+
+#[test]
+fn name_classifier_is_phi_filters() {
+    // One source of truth: the lint's verdict on a bare name is phi-filter's.
+    let policy = phi_filter::names::NamePolicy::default();
+    for name in [
+        "user_id",
+        "member_id",
+        "elapsed_ms",
+        "glucose",
+        "status",
+        "blood_type",
+        "error_kind",
+        "note",
+    ] {
+        let src = format!("fn f() {{ tracing::info!(x = {name}); }}");
+        let out = lint_source(&Config::default(), "src/a.rs", &src).expect("parses");
+        assert_eq!(
+            out.findings.is_empty(),
+            policy.classify(name).is_allowed(),
+            "{name}"
+        );
+    }
+}

@@ -1,0 +1,3 @@
+//! Workspace-level end-to-end tests: one binary, so the suite links once.
+
+mod dogfood;
