@@ -21,6 +21,9 @@ mod instrument;
 mod tokens;
 mod visit;
 
+/// Stack size of the lint's worker threads.
+const STACK_SIZE: usize = 64 << 20;
+
 /// What linting a set of files found, before the baseline is applied.
 #[derive(Debug, Clone, Default)]
 pub struct LintResult {
@@ -58,11 +61,20 @@ pub struct FileLint {
 #[must_use]
 pub fn lint(scan: &Scan) -> LintResult {
     let names = scan.config.name_policy();
-    let results: Vec<Result<FileLint, FileError>> = scan
-        .files
-        .par_iter()
-        .map(|(path, rel)| lint_path(&scan.config, &names, path, rel))
-        .collect();
+    let run = || -> Vec<Result<FileLint, FileError>> {
+        scan.files
+            .par_iter()
+            .map(|(path, rel)| lint_path(&scan.config, &names, path, rel))
+            .collect()
+    };
+    // syn parses recursively: deeply nested input needs deeper stacks than rayon's default.
+    let results = match rayon::ThreadPoolBuilder::new()
+        .stack_size(STACK_SIZE)
+        .build()
+    {
+        Ok(pool) => pool.install(run),
+        Err(_) => run(),
+    };
     let mut out = LintResult {
         files: scan.files.len(),
         errors: scan.walk_errors.clone(),
@@ -368,11 +380,38 @@ impl Linter<'_> {
         }
     }
 
-    /// The sink grammar of a macro path, wrappers included.
-    fn sink_of(&self, path: &str) -> Option<Sink> {
+    /// The sink grammar of a macro call, wrappers included. `write!`/`writeln!` are sinks when
+    /// their destination is stdout or stderr (`io::stderr()`, `stdout.lock()`).
+    fn sink_of(&self, path: &str, tokens: &TokenStream) -> Option<Sink> {
         let config = self.config;
-        sink_for(path, Some(&|name: &str| config.wrapper(name)))
+        if let Some(sink) = sink_for(path, Some(&|name: &str| config.wrapper(name))) {
+            return Some(sink);
+        }
+        let last = path.rsplit("::").next().unwrap_or(path);
+        (matches!(last, "write" | "writeln") && writes_to_std_stream(tokens)).then_some(
+            Sink::Format {
+                skip: 1,
+                printed: 0,
+            },
+        )
     }
+}
+
+/// Whether the first argument of a `write!` (its destination) names `stdout` or `stderr`.
+fn writes_to_std_stream(tokens: &TokenStream) -> bool {
+    fn mentions(ts: TokenStream) -> bool {
+        ts.into_iter().any(|tt| match tt {
+            proc_macro2::TokenTree::Ident(id) => id == "stdout" || id == "stderr",
+            proc_macro2::TokenTree::Group(g) => mentions(g.stream()),
+            proc_macro2::TokenTree::Punct(_) | proc_macro2::TokenTree::Literal(_) => false,
+        })
+    }
+    let dest: TokenStream = tokens
+        .clone()
+        .into_iter()
+        .take_while(|tt| !matches!(tt, proc_macro2::TokenTree::Punct(p) if p.as_char() == ','))
+        .collect();
+    mentions(dest)
 }
 
 /// The verdict on an inline format capture `{name}`.

@@ -21,7 +21,7 @@ impl Linter<'_> {
         tokens: TokenStream,
         span: (LineColumn, LineColumn),
     ) {
-        let Some(sink) = self.sink_of(path) else {
+        let Some(sink) = self.sink_of(path, &tokens) else {
             self.nested(tokens);
             return;
         };

@@ -9,7 +9,8 @@ pub(super) const INFO: RuleInfo = RuleInfo {
     docs: r#"### What it does
 Checks `print!`, `println!`, `eprint!`, `eprintln!`, `dbg!`, and the messages of `panic!`,
 `unreachable!`, `todo!`, `unimplemented!` and the `assert!` family (whose `assert_eq!` and
-`assert_ne!` print both operands on failure), with the same classes as `phi::interpolation`.
+`assert_ne!` print both operands on failure), and `write!`/`writeln!` whose destination names
+`stdout` or `stderr`, with the same classes as `phi::interpolation`.
 
 ### Why is this bad?
 A container's logs are its stdout and stderr. A `println!` bypasses every redacting layer and
