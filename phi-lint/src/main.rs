@@ -193,9 +193,9 @@ fn update_baseline(
         b.save(&path)?;
         ignore_broken_pipe(writeln!(
             stdout,
-            "phi-lint: wrote {shown}: {} entries covering {} findings",
-            b.entries.len(),
-            result.findings.len()
+            "phi-lint: wrote {shown}: {} covering {}",
+            plural(b.entries.len(), "entry", "entries"),
+            plural(result.findings.len(), "finding", "findings")
         ))?;
         return Ok(exit::CLEAN);
     }
@@ -206,8 +206,8 @@ fn update_baseline(
     if !growth.is_empty() {
         let Some(reason) = reason.map(str::trim).filter(|r| !r.is_empty()) else {
             let mut out = format!(
-                "phi-lint: refusing to grow {shown}: {} entries would be added or raised\n",
-                growth.len()
+                "phi-lint: refusing to grow {shown}: {} would be added or raised\n",
+                plural(growth.len(), "entry", "entries")
             );
             for g in &growth {
                 let _ = writeln!(
@@ -235,8 +235,9 @@ fn update_baseline(
     pruned.save(&path)?;
     ignore_broken_pipe(writeln!(
         stdout,
-        "phi-lint: wrote {shown}: {} entries covering {after} findings (was {before})",
-        pruned.entries.len()
+        "phi-lint: wrote {shown}: {} covering {} (was {before})",
+        plural(pruned.entries.len(), "entry", "entries"),
+        plural(after, "finding", "findings")
     ))?;
     Ok(exit::CLEAN)
 }
@@ -278,6 +279,10 @@ fn emit(report: &Report, format: Format, output: Option<&Path>) -> anyhow::Resul
         ignore_broken_pipe(report.write(format, &mut w).and_then(|()| w.flush()))?;
     }
     Ok(())
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// A closed pipe (`phi-lint check | head`) is not an error.

@@ -134,7 +134,10 @@ fn keep(rel: &str, is_dir: bool, scan_tests: bool, excludes: &GlobSet) -> bool {
 
 /// `path` relative to `root`, with `/` separators and no leading `./`.
 pub(crate) fn relative(root: &Path, path: &Path) -> String {
-    let rel = path.strip_prefix(root).unwrap_or(path);
+    let Ok(rel) = path.strip_prefix(root) else {
+        // Outside the root (an absolute path, or `../x.rs`): reported as given.
+        return path.to_string_lossy().into_owned();
+    };
     let parts: Vec<String> = rel
         .components()
         .filter(|c| !matches!(c, Component::CurDir))

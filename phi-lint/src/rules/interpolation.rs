@@ -5,7 +5,7 @@ use super::RuleInfo;
 pub(super) const INFO: RuleInfo = RuleInfo {
     code: "phi::interpolation",
     summary: "a log statement interpolates a value that is not an opaque id, count, duration, status or type name",
-    help: "log an opaque identifier, a count, a duration, a status or a type name instead (e.g. `user_id = %user.id`), or add a safe function to `safe_functions`",
+    help: "log an opaque identifier, a count, a duration, a status or a type name instead (e.g. `user_id = %user.id`), or add a safe function to `safe-functions`",
     docs: r#"### What it does
 Checks every value that a `tracing` or `log` macro records (fields, key-values and format
 arguments, including inline captures like `{x}`) and flags each one that is not, after peeling
@@ -18,7 +18,7 @@ arguments, including inline captures like `{x}`) and flags each one that is not,
 - a status code (`.status()`, `.code()`, `status`, `exit_code`, ...);
 - a type name (`type_name::<T>()`, `phi_filter::error_type(&e)`, `*_kind`, `level`);
 - a composition of those (arithmetic, comparisons, `if`/`match` arms, tuples, nested `format!`);
-- a call to a function listed in `safe_functions`.
+- a call to a function listed in `safe-functions`.
 
 A name containing a deny stem (`mrn`, `email`, `name`, `member`, `patient`, `comment`, ...) is
 never allowed, whatever its class.
