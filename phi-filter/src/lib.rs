@@ -1,4 +1,66 @@
-//! Runtime layer of phiguard: a redacting tracing layer (a later issue), and the field-name
-//! classifier it shares with phi-lint, so the static and runtime layers agree on what may be logged.
+//! phi-filter: the runtime layer of phiguard.
+//!
+//! A redacting [`tracing`] layer that services install with one line. It wraps the sinks it
+//! protects (fmt, JSON, OpenTelemetry, any `Layer`), so they see only:
+//!
+//! - values under names in a safe class (an opaque id, a count, a duration, a status code or a
+//!   type name, as [`names`] defines them, the same classifier phi-lint uses), and only if they
+//!   have that class's shape;
+//! - the message, bounded to 300 bytes (or replaced by the callsite name in strict mode);
+//! - `log.*` metadata from the `log` bridge.
+//!
+//! Everything else keeps its key and becomes `[redacted]`. Errors become `[error]`. A tripwire
+//! blocks any value that contains a planted canary. The layer never panics.
+//!
+//! ```
+//! use tracing_subscriber::prelude::*;
+//! let layer = phi_filter::PhiPolicy::default().wrap(tracing_subscriber::fmt::layer().json());
+//! tracing::subscriber::with_default(tracing_subscriber::registry().with(layer), || {
+//!     tracing::info!(user_id = 7, comment = "felt dizzy", "reading stored");
+//! });
+//! ```
+//!
+//! Without the default `layer` feature the crate is only [`names`], with no dependencies.
 
 pub mod names;
+
+#[cfg(feature = "layer")]
+mod fields;
+#[cfg(feature = "layer")]
+mod install;
+#[cfg(feature = "layer")]
+mod layer;
+#[cfg(feature = "layer")]
+mod policy;
+#[cfg(feature = "layer")]
+mod redact;
+#[cfg(feature = "layer")]
+mod shape;
+
+#[cfg(feature = "layer")]
+pub use fields::{PhiJsonFields, PhiTextFields};
+#[cfg(feature = "layer")]
+pub use install::{InstallError, install, install_with, json_layer, text_layer};
+#[cfg(feature = "layer")]
+pub use layer::PhiFilter;
+#[cfg(feature = "layer")]
+pub use policy::{
+    CANARY_MARKER, DEFAULT_MARKER, DEFAULT_MAX_MESSAGE_BYTES, ERROR_MARKER, Format, PhiPolicy,
+    Stats, StatsSnapshot,
+};
+
+/// What may be said about an error: its type name, never its message.
+///
+/// A database driver's message quotes the statement with its bound parameters; the type says
+/// what went wrong without them. Pass the concrete error: a `&dyn Error` only has the name
+/// `dyn core::error::Error`.
+///
+/// ```
+/// let e = "x".parse::<u32>().unwrap_err();
+/// assert_eq!(phi_filter::error_type(&e), "core::num::error::ParseIntError");
+/// // tracing::error!(error_type = %phi_filter::error_type(&e), "parse failed");
+/// ```
+#[must_use]
+pub fn error_type<E: ?Sized>(_error: &E) -> &'static str {
+    std::any::type_name::<E>()
+}

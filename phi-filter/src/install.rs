@@ -1,0 +1,138 @@
+//! `install()`: one call for a service. JSON lines on stdout through the default policy, with
+//! the `log` bridge, filtered by `RUST_LOG` (default `info`).
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::{Mutex, OnceLock};
+
+use tracing_core::{Dispatch, Subscriber};
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::fmt::MakeWriter;
+use tracing_subscriber::fmt::format::{Format as FmtFormat, Json};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::registry::LookupSpan;
+use tracing_subscriber::{Layer, fmt as tfmt};
+
+use crate::fields::{PhiJsonFields, PhiTextFields};
+use crate::policy::{Format, PhiPolicy, Stats};
+
+/// Why [`install`] could not install phi-filter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InstallError {
+    /// Another global tracing subscriber is already set; it cannot be wrapped after the fact.
+    ForeignSubscriber,
+    /// Another `log` logger is already set, so `log` records would bypass the policy.
+    ForeignLogger,
+    /// `RUST_LOG` is not a valid filter; the message says why.
+    Filter(String),
+}
+
+impl fmt::Display for InstallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InstallError::ForeignSubscriber => f.write_str(
+                "another global tracing subscriber is already set; install phi-filter first, or wrap your layers with PhiPolicy::wrap",
+            ),
+            InstallError::ForeignLogger => f.write_str(
+                "another `log` logger is already set, so `log` records would bypass phi-filter",
+            ),
+            InstallError::Filter(why) => write!(f, "invalid RUST_LOG filter: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for InstallError {}
+
+static INSTALLED: OnceLock<Stats> = OnceLock::new();
+static INSTALLING: Mutex<()> = Mutex::new(());
+
+/// Installs phi-filter as the global subscriber with the default policy: JSON lines on stdout,
+/// the `log` bridge, `RUST_LOG` filtering (default `info`). A second call returns `Ok`.
+///
+/// ```no_run
+/// phi_filter::install()?;
+/// tracing::info!(user_id = 7, note = "free text", "stored");   // note becomes "[redacted]"
+/// # Ok::<(), phi_filter::InstallError>(())
+/// ```
+pub fn install() -> Result<Stats, InstallError> {
+    install_with(PhiPolicy::default())
+}
+
+/// [`install`] with a policy of your own; its [`Format`] picks JSON or text. If phi-filter is
+/// already installed, this returns the installed policy's counters and ignores `policy`.
+///
+/// ```no_run
+/// use phi_filter::{Format, PhiPolicy};
+/// let stats = phi_filter::install_with(PhiPolicy::default().format(Format::Text))?;
+/// # Ok::<(), phi_filter::InstallError>(())
+/// ```
+pub fn install_with(policy: PhiPolicy) -> Result<Stats, InstallError> {
+    if let Some(stats) = INSTALLED.get() {
+        return Ok(stats.clone());
+    }
+    let _guard = INSTALLING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(stats) = INSTALLED.get() {
+        return Ok(stats.clone());
+    }
+    if tracing_core::dispatcher::has_been_set() {
+        return Err(InstallError::ForeignSubscriber);
+    }
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(spec) if !spec.trim().is_empty() => {
+            Targets::from_str(&spec).map_err(|e| InstallError::Filter(e.to_string()))?
+        }
+        _ => Targets::new().with_default(tracing_core::LevelFilter::INFO),
+    };
+    let stats = policy.stats();
+    let dispatch = match policy.output_format() {
+        Format::Json => Dispatch::new(
+            tracing_subscriber::registry()
+                .with(policy.wrap(json_layer(std::io::stdout).with_filter(filter))),
+        ),
+        Format::Text => Dispatch::new(
+            tracing_subscriber::registry()
+                .with(policy.wrap(text_layer(std::io::stdout).with_filter(filter))),
+        ),
+    };
+    tracing_log::LogTracer::init().map_err(|_| InstallError::ForeignLogger)?;
+    tracing_core::dispatcher::set_global_default(dispatch)
+        .map_err(|_| InstallError::ForeignSubscriber)?;
+    let _ = INSTALLED.set(stats.clone());
+    Ok(stats)
+}
+
+/// A JSON fmt layer writing to `writer`, with phi-filter's private span-field cache. Wrap it with
+/// [`PhiPolicy::wrap`].
+///
+/// ```
+/// let layer = phi_filter::json_layer::<tracing_subscriber::Registry, _>(std::io::stderr);
+/// let _wrapped = phi_filter::PhiPolicy::default().wrap(layer);
+/// ```
+pub fn json_layer<S, W>(writer: W) -> tfmt::Layer<S, PhiJsonFields, FmtFormat<Json>, W>
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    W: for<'w> MakeWriter<'w> + 'static,
+{
+    tfmt::layer()
+        .json()
+        .fmt_fields(PhiJsonFields::default())
+        .with_writer(writer)
+}
+
+/// A text fmt layer writing to `writer`, with phi-filter's private span-field cache.
+///
+/// ```
+/// let layer = phi_filter::text_layer::<tracing_subscriber::Registry, _>(std::io::stderr);
+/// let _wrapped = phi_filter::PhiPolicy::default().wrap(layer);
+/// ```
+pub fn text_layer<S, W>(writer: W) -> tfmt::Layer<S, PhiTextFields, FmtFormat, W>
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    W: for<'w> MakeWriter<'w> + 'static,
+{
+    tfmt::layer()
+        .fmt_fields(PhiTextFields::default())
+        .with_writer(writer)
+}

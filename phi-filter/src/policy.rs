@@ -1,0 +1,347 @@
+//! The redaction policy: which field names pass, how values are shaped and bounded, and the
+//! counters an operator reads to see what was redacted.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+
+use aho_corasick::AhoCorasick;
+use tracing_core::Metadata;
+
+use crate::names::{NameClass, NamePolicy, NameVerdict};
+
+/// The marker that replaces a redacted value, by default.
+pub const DEFAULT_MARKER: &str = "[redacted]";
+/// What replaces a value recorded with `record_error`.
+pub const ERROR_MARKER: &str = "[error]";
+/// What replaces a value or message in which the tripwire found a canary.
+pub const CANARY_MARKER: &str = "[canary blocked]";
+/// Callsites with up to this many fields are rewritten without touching the heap.
+pub(crate) const MAX_FIELDS: usize = 64;
+/// The default bound on a message, in bytes.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 300;
+
+/// The output format of [`crate::install_with`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    /// One JSON object per line (the default).
+    #[default]
+    Json,
+    /// tracing-subscriber's human-readable text format.
+    Text,
+}
+
+/// A redaction policy. Build it, then [`wrap`](PhiPolicy::wrap) the layers it protects.
+///
+/// ```
+/// use phi_filter::PhiPolicy;
+/// let policy = PhiPolicy::default()
+///     .allow_name("tool_name")
+///     .deny_stem("token")
+///     .max_message_bytes(200)
+///     .tripwire(["PHI-CANARY-3f9a"]);
+/// let stats = policy.stats();
+/// let layer = policy.wrap(phi_filter::json_layer(std::io::stderr));
+/// use tracing_subscriber::prelude::*;
+/// tracing::subscriber::with_default(tracing_subscriber::registry().with(layer), || {
+///     tracing::info!(user_id = 7, note = "free text", "stored");
+/// });
+/// assert_eq!(stats.snapshot().fields_redacted, 1);
+/// ```
+#[derive(Debug, Clone)]
+pub struct PhiPolicy {
+    names: NamePolicy,
+    marker: String,
+    max_message_bytes: usize,
+    strict_messages: bool,
+    canaries: Vec<String>,
+    format: Format,
+    counters: Arc<Counters>,
+}
+
+impl Default for PhiPolicy {
+    fn default() -> Self {
+        PhiPolicy {
+            names: NamePolicy::default(),
+            marker: DEFAULT_MARKER.to_owned(),
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            strict_messages: false,
+            canaries: Vec::new(),
+            format: Format::Json,
+            counters: Arc::default(),
+        }
+    }
+}
+
+impl PhiPolicy {
+    /// Allows one more exact field name (it beats the deny stems). Its string values must still
+    /// look like an identifier.
+    #[must_use]
+    pub fn allow_name(mut self, name: impl Into<String>) -> Self {
+        self.names = self.names.allow_name(name);
+        self
+    }
+
+    /// Allows field names matching a `*` pattern, unless they contain a deny stem.
+    #[must_use]
+    pub fn allow_pattern(mut self, pattern: impl Into<String>) -> Self {
+        self.names = self.names.allow_pattern(pattern);
+        self
+    }
+
+    /// Adds a deny stem: names containing it never pass.
+    #[must_use]
+    pub fn deny_stem(mut self, stem: impl Into<String>) -> Self {
+        self.names = self.names.deny_stem(stem);
+        self
+    }
+
+    /// Bounds messages to `bytes`, cut on a character boundary with a visible marker.
+    #[must_use]
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.max_message_bytes = bytes;
+        self
+    }
+
+    /// The text that replaces a redacted value (default `[redacted]`).
+    #[must_use]
+    pub fn marker(mut self, marker: impl Into<String>) -> Self {
+        self.marker = marker.into();
+        self
+    }
+
+    /// Replaces every message with its callsite's name (`event src/db.rs:88`).
+    #[must_use]
+    pub fn strict_messages(mut self, strict: bool) -> Self {
+        self.strict_messages = strict;
+        self
+    }
+
+    /// Blocks any value or message that contains one of `canaries`: it becomes
+    /// `[canary blocked]`, and is counted.
+    #[must_use]
+    pub fn tripwire<I, C>(mut self, canaries: I) -> Self
+    where
+        I: IntoIterator<Item = C>,
+        C: Into<String>,
+    {
+        self.canaries.extend(
+            canaries
+                .into_iter()
+                .map(Into::into)
+                .filter(|c| !c.is_empty()),
+        );
+        self
+    }
+
+    /// The output format [`crate::install_with`] uses.
+    #[must_use]
+    pub fn format(mut self, format: Format) -> Self {
+        self.format = format;
+        self
+    }
+
+    pub(crate) fn output_format(&self) -> Format {
+        self.format
+    }
+
+    /// A handle on this policy's counters; it stays valid after [`wrap`](PhiPolicy::wrap).
+    #[must_use]
+    pub fn stats(&self) -> Stats {
+        Stats(Arc::clone(&self.counters))
+    }
+
+    pub(crate) fn compile(self) -> Compiled {
+        let tripwire = if self.canaries.is_empty() {
+            None
+        } else {
+            // Literal patterns only, so the builder cannot fail on their content; if it ever
+            // does, block everything rather than scan nothing.
+            AhoCorasick::new(&self.canaries).ok()
+        };
+        Compiled {
+            tripwire_failed: !self.canaries.is_empty() && tripwire.is_none(),
+            names: self.names,
+            marker: self.marker,
+            max_message_bytes: self.max_message_bytes,
+            strict_messages: self.strict_messages,
+            tripwire,
+            counters: self.counters,
+            callsites: RwLock::default(),
+        }
+    }
+}
+
+/// What the policy does with one field of a callsite, decided once per callsite.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// The `message` field: bounded, scanned, or replaced in strict mode.
+    Message,
+    /// `log.target`, `log.module_path`, `log.file`, `log.line` from the `log` bridge.
+    Log,
+    /// A name in a safe class: numbers pass, strings must have the class's shape.
+    Pass(NameClass),
+    /// A configured name: strings must look like an identifier.
+    PassConfig,
+    /// `error`, `err`, `exception.*`: never passes.
+    ErrorName,
+    /// Everything else.
+    Redact,
+}
+
+impl Verdict {
+    fn of(policy: &NamePolicy, name: &str) -> Verdict {
+        if name == "message" {
+            return Verdict::Message;
+        }
+        if name.starts_with("log.") {
+            return Verdict::Log;
+        }
+        if matches!(name, "error" | "err") || name.starts_with("exception.") {
+            return Verdict::ErrorName;
+        }
+        match policy.classify(name) {
+            NameVerdict::Allowed(class) => Verdict::Pass(class),
+            NameVerdict::AllowedByConfig => Verdict::PassConfig,
+            NameVerdict::Denied { .. } | NameVerdict::Unknown => Verdict::Redact,
+        }
+    }
+}
+
+/// A policy ready to run: the per-callsite verdict cache and the tripwire matcher.
+#[derive(Debug)]
+pub(crate) struct Compiled {
+    names: NamePolicy,
+    pub(crate) marker: String,
+    pub(crate) max_message_bytes: usize,
+    pub(crate) strict_messages: bool,
+    pub(crate) tripwire: Option<AhoCorasick>,
+    /// The tripwire had canaries but no matcher could be built: block every scanned value.
+    pub(crate) tripwire_failed: bool,
+    pub(crate) counters: Arc<Counters>,
+    callsites: RwLock<HashMap<usize, Arc<[Verdict]>, BuildHasherDefault<AddrHasher>>>,
+}
+
+impl Compiled {
+    /// Runs `f` on the verdicts for a callsite's fields, computed once and cached by metadata
+    /// address. Up to [`MAX_FIELDS`] verdicts are copied out, so no lock is held while `f` runs
+    /// (it may log, and so re-enter the policy).
+    pub(crate) fn with_verdicts<R>(
+        &self,
+        meta: &'static Metadata<'static>,
+        f: impl FnOnce(&[Verdict]) -> R,
+    ) -> R {
+        let key = std::ptr::from_ref(meta) as usize;
+        let mut local = [Verdict::Redact; MAX_FIELDS];
+        let mut cached = None;
+        if let Ok(map) = self.callsites.read()
+            && let Some(v) = map.get(&key)
+        {
+            if v.len() <= MAX_FIELDS {
+                local[..v.len()].copy_from_slice(v);
+                cached = Some(v.len());
+            } else {
+                let v = Arc::clone(v);
+                drop(map);
+                return f(&v);
+            }
+        }
+        if let Some(n) = cached {
+            return f(&local[..n]);
+        }
+        let verdicts: Arc<[Verdict]> = meta
+            .fields()
+            .iter()
+            .map(|field| Verdict::of(&self.names, field.name()))
+            .collect();
+        if let Ok(mut map) = self.callsites.write() {
+            map.insert(key, Arc::clone(&verdicts));
+        }
+        f(&verdicts)
+    }
+
+    /// Whether the tripwire blocks `text`.
+    pub(crate) fn trips(&self, text: &str) -> bool {
+        self.tripwire_failed || self.tripwire.as_ref().is_some_and(|ac| ac.is_match(text))
+    }
+
+    pub(crate) fn scans(&self) -> bool {
+        self.tripwire.is_some() || self.tripwire_failed
+    }
+}
+
+/// Hashes a metadata address: already unique, so no mixing beyond a multiply is needed.
+#[derive(Default)]
+pub(crate) struct AddrHasher(u64);
+
+impl Hasher for AddrHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// Counters of what the policy did.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub(crate) fields_redacted: AtomicU64,
+    pub(crate) shape_failures: AtomicU64,
+    pub(crate) messages_cut: AtomicU64,
+    pub(crate) errors_scrubbed: AtomicU64,
+    pub(crate) canaries_blocked: AtomicU64,
+}
+
+impl Counters {
+    pub(crate) fn bump(counter: &AtomicU64) {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// A live handle on a policy's counters.
+///
+/// ```
+/// let policy = phi_filter::PhiPolicy::default();
+/// let stats = policy.stats();
+/// let s = stats.snapshot();
+/// assert_eq!((s.fields_redacted, s.canaries_blocked), (0, 0));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Stats(Arc<Counters>);
+
+/// The counters at one moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StatsSnapshot {
+    /// Values replaced by the marker because their field name is not allowed.
+    pub fields_redacted: u64,
+    /// Values under an allowed name that failed their class's shape check.
+    pub shape_failures: u64,
+    /// Messages cut to the bound.
+    pub messages_cut: u64,
+    /// Error values (`record_error`, or fields named `error`, `err`, `exception.*`) scrubbed.
+    pub errors_scrubbed: u64,
+    /// Values or messages blocked by the tripwire.
+    pub canaries_blocked: u64,
+}
+
+impl Stats {
+    /// Reads every counter.
+    #[must_use]
+    pub fn snapshot(&self) -> StatsSnapshot {
+        let c = &self.0;
+        StatsSnapshot {
+            fields_redacted: c.fields_redacted.load(Ordering::Relaxed),
+            shape_failures: c.shape_failures.load(Ordering::Relaxed),
+            messages_cut: c.messages_cut.load(Ordering::Relaxed),
+            errors_scrubbed: c.errors_scrubbed.load(Ordering::Relaxed),
+            canaries_blocked: c.canaries_blocked.load(Ordering::Relaxed),
+        }
+    }
+}

@@ -1,0 +1,367 @@
+//! The rewrite: visit a callsite's values once, decide each field, and build a new `ValueSet` of
+//! redacted values over the same `&'static Metadata`.
+//!
+//! Steady state allocates nothing: the decisions are cached per callsite, values live in
+//! fixed-size stack arrays, and the text of passing strings and messages is copied into a
+//! thread-local buffer that keeps its capacity. Values that do not pass are never formatted.
+
+use std::cell::RefCell;
+use std::fmt::{self, Write as _};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use tracing_core::Metadata;
+use tracing_core::field::{Field, Value, ValueSet, Visit};
+
+use crate::policy::{CANARY_MARKER, Compiled, Counters, ERROR_MARKER, MAX_FIELDS, Verdict};
+use crate::shape::Shape;
+
+/// How long a `log.*` value may be before it counts as malformed.
+const LOG_FIELD_LIMIT: usize = 512;
+
+thread_local! {
+    static SCRATCH: RefCell<String> = RefCell::new(String::with_capacity(1024));
+}
+
+/// One field's redacted value.
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    Absent,
+    U64(u64),
+    I64(i64),
+    F64(f64),
+    Bool(bool),
+    U128(u128),
+    I128(i128),
+    /// A byte range of the scratch text.
+    Text(usize, usize),
+    Marker,
+    Error,
+    Canary,
+    Static(&'static str),
+}
+
+/// Rewrites one callsite's values: `record` visits the original values, `emit` receives the
+/// redacted `ValueSet`.
+pub(crate) fn rewrite(
+    policy: &Compiled,
+    meta: &'static Metadata<'static>,
+    record: impl FnOnce(&mut dyn Visit),
+    emit: impl FnOnce(&ValueSet<'_>),
+) {
+    policy.with_verdicts(meta, |verdicts| {
+        let mut job = Some((record, emit));
+        // A re-entrant call (a Debug impl that logs, an inner layer that logs) finds the
+        // scratch buffer borrowed, and a thread being torn down has none: both use their own.
+        let _ = SCRATCH.try_with(|cell| {
+            if let Ok(mut text) = cell.try_borrow_mut()
+                && let Some((record, emit)) = job.take()
+            {
+                run(policy, meta, verdicts, &mut text, record, emit);
+            }
+        });
+        if let Some((record, emit)) = job.take() {
+            run(policy, meta, verdicts, &mut String::new(), record, emit);
+        }
+    });
+}
+
+fn run(
+    policy: &Compiled,
+    meta: &'static Metadata<'static>,
+    verdicts: &[Verdict],
+    text: &mut String,
+    record: impl FnOnce(&mut dyn Visit),
+    emit: impl FnOnce(&ValueSet<'_>),
+) {
+    text.clear();
+    let n = meta.fields().len();
+    if n <= MAX_FIELDS {
+        let mut slots = [Slot::Absent; MAX_FIELDS];
+        collect(policy, meta, verdicts, &mut slots[..n], text, record);
+        let mut strs = [""; MAX_FIELDS];
+        let mut values: [Option<&dyn Value>; MAX_FIELDS] = [None; MAX_FIELDS];
+        finish(
+            meta,
+            policy,
+            text,
+            &slots[..n],
+            &mut strs[..n],
+            &mut values[..n],
+            emit,
+        );
+    } else {
+        let mut slots = vec![Slot::Absent; n];
+        collect(policy, meta, verdicts, &mut slots, text, record);
+        let mut strs = vec![""; n];
+        let mut values: Vec<Option<&dyn Value>> = vec![None; n];
+        finish(meta, policy, text, &slots, &mut strs, &mut values, emit);
+    }
+}
+
+fn collect(
+    policy: &Compiled,
+    meta: &'static Metadata<'static>,
+    verdicts: &[Verdict],
+    slots: &mut [Slot],
+    text: &mut String,
+    record: impl FnOnce(&mut dyn Visit),
+) {
+    let mut c = Collector {
+        policy,
+        meta,
+        verdicts,
+        slots,
+        text,
+    };
+    record(&mut c);
+}
+
+fn finish<'a>(
+    meta: &'static Metadata<'static>,
+    policy: &'a Compiled,
+    text: &'a str,
+    slots: &'a [Slot],
+    strs: &'a mut [&'a str],
+    values: &mut [Option<&'a (dyn Value + 'a)>],
+    emit: impl FnOnce(&ValueSet<'_>),
+) {
+    for (s, slot) in strs.iter_mut().zip(slots) {
+        *s = match *slot {
+            Slot::Text(a, b) => text.get(a..b).unwrap_or(""),
+            Slot::Marker => &policy.marker,
+            Slot::Error => ERROR_MARKER,
+            Slot::Canary => CANARY_MARKER,
+            Slot::Static(s) => s,
+            _ => "",
+        };
+    }
+    let strs: &'a [&'a str] = strs;
+    for ((v, slot), s) in values.iter_mut().zip(slots).zip(strs) {
+        *v = match slot {
+            Slot::Absent => None,
+            Slot::U64(x) => Some(x),
+            Slot::I64(x) => Some(x),
+            Slot::F64(x) => Some(x),
+            Slot::Bool(x) => Some(x),
+            Slot::U128(x) => Some(x),
+            Slot::I128(x) => Some(x),
+            Slot::Text(..) | Slot::Marker | Slot::Error | Slot::Canary | Slot::Static(_) => Some(s),
+        };
+    }
+    let values: &[Option<&dyn Value>] = values;
+    emit(&meta.fields().value_set_all(values));
+}
+
+/// Visits the original values and decides each field's slot.
+struct Collector<'p, 's> {
+    policy: &'p Compiled,
+    meta: &'static Metadata<'static>,
+    verdicts: &'s [Verdict],
+    slots: &'s mut [Slot],
+    text: &'s mut String,
+}
+
+impl Collector<'_, '_> {
+    fn verdict(&self, f: &Field) -> Verdict {
+        self.verdicts
+            .get(f.index())
+            .copied()
+            .unwrap_or(Verdict::Redact)
+    }
+
+    fn set(&mut self, f: &Field, slot: Slot) {
+        if let Some(s) = self.slots.get_mut(f.index()) {
+            *s = slot;
+        }
+    }
+
+    fn redact(&mut self, f: &Field) {
+        Counters::bump(&self.policy.counters.fields_redacted);
+        self.set(f, Slot::Marker);
+    }
+
+    fn error(&mut self, f: &Field) {
+        Counters::bump(&self.policy.counters.errors_scrubbed);
+        self.set(f, Slot::Error);
+    }
+
+    fn number(&mut self, f: &Field, slot: Slot) {
+        match self.verdict(f) {
+            Verdict::Pass(_) | Verdict::PassConfig | Verdict::Log | Verdict::Message => {
+                self.set(f, slot);
+            }
+            Verdict::ErrorName => self.error(f),
+            Verdict::Redact => self.redact(f),
+        }
+    }
+
+    fn shape(verdict: Verdict) -> Option<Shape> {
+        match verdict {
+            Verdict::Pass(class) => Some(Shape::of(class)),
+            Verdict::PassConfig => Some(Shape::Ident),
+            _ => None,
+        }
+    }
+
+    /// Keeps the text just written at `start..` if it has `shape` and no canary.
+    fn keep_text(&mut self, f: &Field, start: usize, shape: Option<Shape>) {
+        let ok_shape = shape.is_none_or(|s| self.text.get(start..).is_some_and(|t| s.accepts(t)));
+        if !ok_shape {
+            self.text.truncate(start);
+            Counters::bump(&self.policy.counters.shape_failures);
+            self.set(f, Slot::Marker);
+            return;
+        }
+        if self.policy.scans() && self.text.get(start..).is_none_or(|t| self.policy.trips(t)) {
+            self.text.truncate(start);
+            Counters::bump(&self.policy.counters.canaries_blocked);
+            self.set(f, Slot::Canary);
+            return;
+        }
+        let end = self.text.len();
+        self.set(f, Slot::Text(start, end));
+    }
+
+    /// Bounds the message written at `start..`, after scanning all of it for canaries.
+    fn keep_message(&mut self, f: &Field, start: usize) {
+        if self.policy.scans() && self.text.get(start..).is_none_or(|t| self.policy.trips(t)) {
+            self.text.truncate(start);
+            Counters::bump(&self.policy.counters.canaries_blocked);
+            self.set(f, Slot::Canary);
+            return;
+        }
+        let max = self.policy.max_message_bytes;
+        if self.text.len() - start > max {
+            let mut cut = start + max;
+            while !self.text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let removed = self.text.len() - cut;
+            self.text.truncate(cut);
+            let _ = write!(self.text, "… [{removed} bytes cut]");
+            Counters::bump(&self.policy.counters.messages_cut);
+        }
+        let end = self.text.len();
+        self.set(f, Slot::Text(start, end));
+    }
+
+    /// Formats `value` with `Debug` into the scratch text, at most `limit` bytes. Returns the
+    /// start offset, or `None` (with the text restored) if it was longer, failed or panicked.
+    fn format(&mut self, value: &dyn fmt::Debug, limit: usize) -> Option<usize> {
+        let start = self.text.len();
+        let text = &mut *self.text;
+        let ok = catch_unwind(AssertUnwindSafe(|| {
+            let mut w = Bounded {
+                buf: text,
+                limit: start.saturating_add(limit),
+            };
+            write!(w, "{value:?}").is_ok()
+        }))
+        .unwrap_or(false);
+        if ok {
+            Some(start)
+        } else {
+            self.text.truncate(start);
+            None
+        }
+    }
+}
+
+impl Visit for Collector<'_, '_> {
+    fn record_debug(&mut self, f: &Field, value: &dyn fmt::Debug) {
+        let verdict = self.verdict(f);
+        match verdict {
+            Verdict::Message if self.policy.strict_messages => {
+                self.set(f, Slot::Static(self.meta.name()));
+            }
+            Verdict::Message => match self.format(value, usize::MAX) {
+                Some(start) => self.keep_message(f, start),
+                None => self.redact(f),
+            },
+            Verdict::Log | Verdict::Pass(_) | Verdict::PassConfig => {
+                let shape = Self::shape(verdict);
+                let limit = shape.map_or(LOG_FIELD_LIMIT, Shape::max_len);
+                match self.format(value, limit) {
+                    Some(start) => self.keep_text(f, start, shape),
+                    None => {
+                        Counters::bump(&self.policy.counters.shape_failures);
+                        self.set(f, Slot::Marker);
+                    }
+                }
+            }
+            Verdict::ErrorName => self.error(f),
+            Verdict::Redact => self.redact(f),
+        }
+    }
+
+    fn record_str(&mut self, f: &Field, value: &str) {
+        let verdict = self.verdict(f);
+        match verdict {
+            Verdict::Message if self.policy.strict_messages => {
+                self.set(f, Slot::Static(self.meta.name()));
+            }
+            Verdict::Message => {
+                let start = self.text.len();
+                self.text.push_str(value);
+                self.keep_message(f, start);
+            }
+            Verdict::Log | Verdict::Pass(_) | Verdict::PassConfig => {
+                let shape = Self::shape(verdict);
+                if value.len() > shape.map_or(LOG_FIELD_LIMIT, Shape::max_len) {
+                    Counters::bump(&self.policy.counters.shape_failures);
+                    self.set(f, Slot::Marker);
+                    return;
+                }
+                let start = self.text.len();
+                self.text.push_str(value);
+                self.keep_text(f, start, shape);
+            }
+            Verdict::ErrorName => self.error(f),
+            Verdict::Redact => self.redact(f),
+        }
+    }
+
+    fn record_error(&mut self, f: &Field, _value: &(dyn std::error::Error + 'static)) {
+        self.error(f);
+    }
+
+    fn record_u64(&mut self, f: &Field, value: u64) {
+        self.number(f, Slot::U64(value));
+    }
+
+    fn record_i64(&mut self, f: &Field, value: i64) {
+        self.number(f, Slot::I64(value));
+    }
+
+    fn record_f64(&mut self, f: &Field, value: f64) {
+        self.number(f, Slot::F64(value));
+    }
+
+    fn record_bool(&mut self, f: &Field, value: bool) {
+        self.number(f, Slot::Bool(value));
+    }
+
+    fn record_u128(&mut self, f: &Field, value: u128) {
+        self.number(f, Slot::U128(value));
+    }
+
+    fn record_i128(&mut self, f: &Field, value: i128) {
+        self.number(f, Slot::I128(value));
+    }
+}
+
+/// A `fmt::Write` into a `String` that fails once the string would grow past `limit` bytes.
+struct Bounded<'a> {
+    buf: &'a mut String,
+    limit: usize,
+}
+
+impl fmt::Write for Bounded<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        if self.buf.len().saturating_add(s.len()) > self.limit {
+            return Err(fmt::Error);
+        }
+        self.buf.push_str(s);
+        Ok(())
+    }
+}

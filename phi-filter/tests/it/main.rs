@@ -1,0 +1,11 @@
+//! phi-filter's integration tests: one binary, so the suite links once.
+
+// Test helpers are `pub` for the sibling modules of this binary.
+#![allow(unreachable_pub)]
+
+mod alloc;
+mod composition;
+mod install;
+mod props;
+mod sentinels;
+mod support;
