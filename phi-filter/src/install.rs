@@ -17,6 +17,11 @@ use crate::fields::{PhiJsonFields, PhiTextFields};
 use crate::policy::{Format, PhiPolicy, Stats};
 
 /// Why [`install`] could not install phi-filter.
+///
+/// ```
+/// let e = phi_filter::InstallError::ForeignSubscriber;
+/// assert!(e.to_string().starts_with("another global tracing subscriber"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InstallError {
     /// Another global tracing subscriber is already set; it cannot be wrapped after the fact.

@@ -19,6 +19,7 @@
 //! assert_eq!(policy.classify("glucose"), NameVerdict::Unknown);
 //! ```
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// The stems that make a name PHI whatever its class, matched as substrings of the lower-case,
@@ -157,8 +158,19 @@ impl NameVerdict {
 /// ```
 #[must_use]
 pub fn name_class(name: &str) -> Option<NameClass> {
-    let snake = to_snake(name);
-    class_of_snake(&snake)
+    class_of_snake(&snake(name))
+}
+
+/// `name` in lower `snake_case`, borrowed when it already is (the common case, no allocation).
+fn snake(name: &str) -> Cow<'_, str> {
+    if name
+        .bytes()
+        .any(|b| b.is_ascii_uppercase() || b == b'-' || b >= 0x80)
+    {
+        Cow::Owned(to_snake(name))
+    } else {
+        Cow::Borrowed(name)
+    }
 }
 
 fn class_of_snake(n: &str) -> Option<NameClass> {
@@ -221,7 +233,7 @@ fn class_of_snake(n: &str) -> Option<NameClass> {
 /// ```
 #[must_use]
 pub fn deny_stem<'s, S: AsRef<str>>(name: &str, stems: &'s [S]) -> Option<&'s str> {
-    let snake = to_snake(name);
+    let snake = snake(name);
     stems
         .iter()
         .map(AsRef::as_ref)
@@ -297,8 +309,8 @@ impl NamePolicy {
     /// last segment gives the class and every segment is checked for deny stems.
     #[must_use]
     pub fn classify(&self, name: &str) -> NameVerdict {
-        let snake = to_snake(name);
-        if self.allowed.contains(&snake) {
+        let snake = snake(name);
+        if self.allowed.iter().any(|a| *a == snake) {
             return NameVerdict::AllowedByConfig;
         }
         if let Some(stem) = self.stems.iter().find(|s| snake.contains(s.as_str())) {
@@ -317,8 +329,8 @@ impl NamePolicy {
     /// Whether a name carries a deny stem (`Some(stem)`), for callers that already know the class.
     #[must_use]
     pub fn denied_stem(&self, name: &str) -> Option<&str> {
-        let snake = to_snake(name);
-        if self.allowed.contains(&snake) {
+        let snake = snake(name);
+        if self.allowed.iter().any(|a| *a == snake) {
             return None;
         }
         self.stems

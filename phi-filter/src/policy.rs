@@ -12,17 +12,37 @@ use tracing_core::Metadata;
 use crate::names::{NameClass, NamePolicy, NameVerdict};
 
 /// The marker that replaces a redacted value, by default.
+///
+/// ```
+/// assert_eq!(phi_filter::DEFAULT_MARKER, "[redacted]");
+/// ```
 pub const DEFAULT_MARKER: &str = "[redacted]";
 /// What replaces a value recorded with `record_error`.
+///
+/// ```
+/// assert_eq!(phi_filter::ERROR_MARKER, "[error]");
+/// ```
 pub const ERROR_MARKER: &str = "[error]";
 /// What replaces a value or message in which the tripwire found a canary.
+///
+/// ```
+/// assert_eq!(phi_filter::CANARY_MARKER, "[canary blocked]");
+/// ```
 pub const CANARY_MARKER: &str = "[canary blocked]";
 /// Callsites with up to this many fields are rewritten without touching the heap.
-pub(crate) const MAX_FIELDS: usize = 64;
+pub(crate) const MAX_FIELDS: usize = 32;
 /// The default bound on a message, in bytes.
+///
+/// ```
+/// assert_eq!(phi_filter::DEFAULT_MAX_MESSAGE_BYTES, 300);
+/// ```
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 300;
 
 /// The output format of [`crate::install_with`].
+///
+/// ```
+/// assert_eq!(phi_filter::Format::default(), phi_filter::Format::Json);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Format {
     /// One JSON object per line (the default).
@@ -77,6 +97,11 @@ impl Default for PhiPolicy {
 impl PhiPolicy {
     /// Allows one more exact field name (it beats the deny stems). Its string values must still
     /// look like an identifier.
+    ///
+    /// ```
+    /// let p = phi_filter::PhiPolicy::default().allow_name("tool_name");
+    /// # let _ = p;
+    /// ```
     #[must_use]
     pub fn allow_name(mut self, name: impl Into<String>) -> Self {
         self.names = self.names.allow_name(name);
@@ -84,6 +109,11 @@ impl PhiPolicy {
     }
 
     /// Allows field names matching a `*` pattern, unless they contain a deny stem.
+    ///
+    /// ```
+    /// let p = phi_filter::PhiPolicy::default().allow_pattern("*_slug");
+    /// # let _ = p;
+    /// ```
     #[must_use]
     pub fn allow_pattern(mut self, pattern: impl Into<String>) -> Self {
         self.names = self.names.allow_pattern(pattern);
@@ -91,6 +121,11 @@ impl PhiPolicy {
     }
 
     /// Adds a deny stem: names containing it never pass.
+    ///
+    /// ```
+    /// let p = phi_filter::PhiPolicy::default().deny_stem("token"); // token_count is redacted
+    /// # let _ = p;
+    /// ```
     #[must_use]
     pub fn deny_stem(mut self, stem: impl Into<String>) -> Self {
         self.names = self.names.deny_stem(stem);
@@ -98,6 +133,11 @@ impl PhiPolicy {
     }
 
     /// Bounds messages to `bytes`, cut on a character boundary with a visible marker.
+    ///
+    /// ```
+    /// let p = phi_filter::PhiPolicy::default().max_message_bytes(120);
+    /// # let _ = p;
+    /// ```
     #[must_use]
     pub fn max_message_bytes(mut self, bytes: usize) -> Self {
         self.max_message_bytes = bytes;
@@ -105,6 +145,11 @@ impl PhiPolicy {
     }
 
     /// The text that replaces a redacted value (default `[redacted]`).
+    ///
+    /// ```
+    /// let p = phi_filter::PhiPolicy::default().marker("***");
+    /// # let _ = p;
+    /// ```
     #[must_use]
     pub fn marker(mut self, marker: impl Into<String>) -> Self {
         self.marker = marker.into();
@@ -112,6 +157,11 @@ impl PhiPolicy {
     }
 
     /// Replaces every message with its callsite's name (`event src/db.rs:88`).
+    ///
+    /// ```
+    /// let p = phi_filter::PhiPolicy::default().strict_messages(true);
+    /// # let _ = p;
+    /// ```
     #[must_use]
     pub fn strict_messages(mut self, strict: bool) -> Self {
         self.strict_messages = strict;
@@ -120,6 +170,11 @@ impl PhiPolicy {
 
     /// Blocks any value or message that contains one of `canaries`: it becomes
     /// `[canary blocked]`, and is counted.
+    ///
+    /// ```
+    /// let p = phi_filter::PhiPolicy::default().tripwire(["PHI-CANARY-3f9a"]);
+    /// # let _ = p;
+    /// ```
     #[must_use]
     pub fn tripwire<I, C>(mut self, canaries: I) -> Self
     where
@@ -136,6 +191,11 @@ impl PhiPolicy {
     }
 
     /// The output format [`crate::install_with`] uses.
+    ///
+    /// ```
+    /// let p = phi_filter::PhiPolicy::default().format(phi_filter::Format::Text);
+    /// # let _ = p;
+    /// ```
     #[must_use]
     pub fn format(mut self, format: Format) -> Self {
         self.format = format;
@@ -147,6 +207,13 @@ impl PhiPolicy {
     }
 
     /// A handle on this policy's counters; it stays valid after [`wrap`](PhiPolicy::wrap).
+    ///
+    /// ```
+    /// let policy = phi_filter::PhiPolicy::default();
+    /// let stats = policy.stats();
+    /// let _layer = policy.wrap(phi_filter::json_layer::<tracing_subscriber::Registry, _>(std::io::sink));
+    /// assert_eq!(stats.snapshot().messages_cut, 0);
+    /// ```
     #[must_use]
     pub fn stats(&self) -> Stats {
         Stats(Arc::clone(&self.counters))
@@ -161,6 +228,7 @@ impl PhiPolicy {
             AhoCorasick::new(&self.canaries).ok()
         };
         Compiled {
+            id: NEXT_POLICY_ID.fetch_add(1, Ordering::Relaxed),
             tripwire_failed: !self.canaries.is_empty() && tripwire.is_none(),
             names: self.names,
             marker: self.marker,
@@ -209,9 +277,31 @@ impl Verdict {
     }
 }
 
+/// Ways of the per-thread verdict cache.
+const RECENT_WAYS: usize = 16;
+
+/// One per-thread cache entry: a callsite's verdicts under one compiled policy.
+#[derive(Debug, Clone, Copy)]
+struct Recent {
+    policy: u64,
+    meta: usize,
+    len: u8,
+    verdicts: [Verdict; MAX_FIELDS],
+}
+
+thread_local! {
+    static RECENT: std::cell::RefCell<[Option<Recent>; RECENT_WAYS]> =
+        const { std::cell::RefCell::new([None; RECENT_WAYS]) };
+}
+
+/// Ids of compiled policies, so a per-thread cache entry never outlives its policy's identity
+/// (an address could be reused by a later policy).
+static NEXT_POLICY_ID: AtomicU64 = AtomicU64::new(1);
+
 /// A policy ready to run: the per-callsite verdict cache and the tripwire matcher.
 #[derive(Debug)]
 pub(crate) struct Compiled {
+    id: u64,
     names: NamePolicy,
     pub(crate) marker: String,
     pub(crate) max_message_bytes: usize,
@@ -225,38 +315,58 @@ pub(crate) struct Compiled {
 
 impl Compiled {
     /// Runs `f` on the verdicts for a callsite's fields, computed once and cached by metadata
-    /// address. Up to [`MAX_FIELDS`] verdicts are copied out, so no lock is held while `f` runs
-    /// (it may log, and so re-enter the policy).
+    /// address, shared across threads and copied into a per-thread cache. No lock or borrow is
+    /// held while `f` runs (it may log, and so re-enter the policy).
     pub(crate) fn with_verdicts<R>(
         &self,
         meta: &'static Metadata<'static>,
         f: impl FnOnce(&[Verdict]) -> R,
     ) -> R {
         let key = std::ptr::from_ref(meta) as usize;
-        let mut local = [Verdict::Redact; MAX_FIELDS];
-        let mut cached = None;
-        if let Ok(map) = self.callsites.read()
-            && let Some(v) = map.get(&key)
-        {
-            if v.len() <= MAX_FIELDS {
-                local[..v.len()].copy_from_slice(v);
-                cached = Some(v.len());
-            } else {
-                let v = Arc::clone(v);
-                drop(map);
-                return f(&v);
+        // First a per-thread direct-mapped cache: no lock, no atomic.
+        let way = (key >> 4) % RECENT_WAYS;
+        let recent = RECENT
+            .try_with(|r| {
+                r.try_borrow()
+                    .ok()
+                    .and_then(|r| r[way].filter(|e| e.policy == self.id && e.meta == key))
+            })
+            .ok()
+            .flatten();
+        if let Some(e) = recent {
+            return f(&e.verdicts[..usize::from(e.len)]);
+        }
+        let shared = self
+            .callsites
+            .read()
+            .ok()
+            .and_then(|map| map.get(&key).map(Arc::clone));
+        let verdicts = shared.unwrap_or_else(|| {
+            let computed: Arc<[Verdict]> = meta
+                .fields()
+                .iter()
+                .map(|field| Verdict::of(&self.names, field.name()))
+                .collect();
+            if let Ok(mut map) = self.callsites.write() {
+                map.insert(key, Arc::clone(&computed));
             }
-        }
-        if let Some(n) = cached {
-            return f(&local[..n]);
-        }
-        let verdicts: Arc<[Verdict]> = meta
-            .fields()
-            .iter()
-            .map(|field| Verdict::of(&self.names, field.name()))
-            .collect();
-        if let Ok(mut map) = self.callsites.write() {
-            map.insert(key, Arc::clone(&verdicts));
+            computed
+        });
+        if let Ok(len) = u8::try_from(verdicts.len())
+            && verdicts.len() <= MAX_FIELDS
+        {
+            let mut e = Recent {
+                policy: self.id,
+                meta: key,
+                len,
+                verdicts: [Verdict::Redact; MAX_FIELDS],
+            };
+            e.verdicts[..verdicts.len()].copy_from_slice(&verdicts);
+            let _ = RECENT.try_with(|r| {
+                if let Ok(mut r) = r.try_borrow_mut() {
+                    r[way] = Some(e);
+                }
+            });
         }
         f(&verdicts)
     }
@@ -317,6 +427,11 @@ impl Counters {
 pub struct Stats(Arc<Counters>);
 
 /// The counters at one moment.
+///
+/// ```
+/// let s = phi_filter::StatsSnapshot::default();
+/// assert_eq!(s.fields_redacted + s.errors_scrubbed, 0);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct StatsSnapshot {
     /// Values replaced by the marker because their field name is not allowed.
@@ -333,6 +448,11 @@ pub struct StatsSnapshot {
 
 impl Stats {
     /// Reads every counter.
+    ///
+    /// ```
+    /// let s = phi_filter::PhiPolicy::default().stats().snapshot();
+    /// assert_eq!(s.shape_failures, 0);
+    /// ```
     #[must_use]
     pub fn snapshot(&self) -> StatsSnapshot {
         let c = &self.0;

@@ -30,10 +30,8 @@ enum Slot {
     I64(i64),
     F64(f64),
     Bool(bool),
-    U128(u128),
-    I128(i128),
-    /// A byte range of the scratch text.
-    Text(usize, usize),
+    /// A byte range of the scratch text (128-bit numbers are kept as their digits here).
+    Text(u32, u32),
     Marker,
     Error,
     Canary,
@@ -127,7 +125,7 @@ fn finish<'a>(
 ) {
     for (s, slot) in strs.iter_mut().zip(slots) {
         *s = match *slot {
-            Slot::Text(a, b) => text.get(a..b).unwrap_or(""),
+            Slot::Text(a, b) => text.get(a as usize..b as usize).unwrap_or(""),
             Slot::Marker => &policy.marker,
             Slot::Error => ERROR_MARKER,
             Slot::Canary => CANARY_MARKER,
@@ -143,8 +141,6 @@ fn finish<'a>(
             Slot::I64(x) => Some(x),
             Slot::F64(x) => Some(x),
             Slot::Bool(x) => Some(x),
-            Slot::U128(x) => Some(x),
-            Slot::I128(x) => Some(x),
             Slot::Text(..) | Slot::Marker | Slot::Error | Slot::Canary | Slot::Static(_) => Some(s),
         };
     }
@@ -195,6 +191,28 @@ impl Collector<'_, '_> {
         }
     }
 
+    /// A 128-bit number: passes like any number, written as digits into the scratch text.
+    fn wide(&mut self, f: &Field, digits: fmt::Arguments<'_>) {
+        match self.verdict(f) {
+            Verdict::Pass(_) | Verdict::PassConfig | Verdict::Log | Verdict::Message => {
+                let start = self.text.len();
+                let _ = self.text.write_fmt(digits);
+                self.set_text(f, start);
+            }
+            Verdict::ErrorName => self.error(f),
+            Verdict::Redact => self.redact(f),
+        }
+    }
+
+    /// Points the field's slot at the scratch text from `start` to the end.
+    fn set_text(&mut self, f: &Field, start: usize) {
+        match (u32::try_from(start), u32::try_from(self.text.len())) {
+            (Ok(a), Ok(b)) => self.set(f, Slot::Text(a, b)),
+            // Over 4 GiB of scratch text: not representable, so not logged.
+            _ => self.set(f, Slot::Marker),
+        }
+    }
+
     fn shape(verdict: Verdict) -> Option<Shape> {
         match verdict {
             Verdict::Pass(class) => Some(Shape::of(class)),
@@ -218,8 +236,7 @@ impl Collector<'_, '_> {
             self.set(f, Slot::Canary);
             return;
         }
-        let end = self.text.len();
-        self.set(f, Slot::Text(start, end));
+        self.set_text(f, start);
     }
 
     /// Bounds the message written at `start..`, after scanning all of it for canaries.
@@ -241,8 +258,7 @@ impl Collector<'_, '_> {
             let _ = write!(self.text, "… [{removed} bytes cut]");
             Counters::bump(&self.policy.counters.messages_cut);
         }
-        let end = self.text.len();
-        self.set(f, Slot::Text(start, end));
+        self.set_text(f, start);
     }
 
     /// Formats `value` with `Debug` into the scratch text, at most `limit` bytes. Returns the
@@ -342,11 +358,11 @@ impl Visit for Collector<'_, '_> {
     }
 
     fn record_u128(&mut self, f: &Field, value: u128) {
-        self.number(f, Slot::U128(value));
+        self.wide(f, format_args!("{value}"));
     }
 
     fn record_i128(&mut self, f: &Field, value: i128) {
-        self.number(f, Slot::I128(value));
+        self.wide(f, format_args!("{value}"));
     }
 }
 

@@ -5,6 +5,7 @@
 
 mod alloc;
 mod composition;
+mod constructors;
 mod install;
 mod props;
 mod sentinels;

@@ -66,6 +66,11 @@ impl Linter<'_> {
     /// where they are, so the full visitor sees closures and `#[instrument]`; otherwise scanned
     /// token by token.
     fn nested(&mut self, tokens: TokenStream) {
+        // Most macros (`vec!`, `format!`, `matches!`) hold no logging call: a cheap token walk
+        // decides whether a parse is worth it.
+        if !may_log(&tokens) {
+            return;
+        }
         if tokens.is_empty() || self.macro_rules.is_some() {
             self.scan_tokens(tokens);
             return;
@@ -147,6 +152,17 @@ impl Linter<'_> {
         self.check_interp(".record", Sink::RecordAll, &interp, stmt);
         Some(i + 3)
     }
+}
+
+/// Whether `tokens` can hold a logging statement: a macro call (`!`), a `.record` call, or an
+/// `#[instrument]` attribute. Anything else cannot reach a log, so is not parsed again.
+fn may_log(tokens: &TokenStream) -> bool {
+    tokens.clone().into_iter().any(|tt| match tt {
+        TokenTree::Punct(p) => p.as_char() == '!',
+        TokenTree::Ident(id) => id == "record" || id == "instrument",
+        TokenTree::Group(g) => may_log(&g.stream()),
+        TokenTree::Literal(_) => false,
+    })
 }
 
 /// A macro call starting at `i`: `[::]a::b!(..)` or `$crate::a!(..)`. Returns its path, its
