@@ -22,9 +22,10 @@ thread_local! {
     static SCRATCH: RefCell<String> = RefCell::new(String::with_capacity(1024));
 }
 
-/// One field's redacted value.
+/// One field's redacted value. `Text` is a range of the scratch text while it is still being
+/// written; once it is complete, ranges become `Str`.
 #[derive(Debug, Clone, Copy)]
-enum Slot {
+enum Slot<'a> {
     Absent,
     U64(u64),
     I64(i64),
@@ -32,10 +33,8 @@ enum Slot {
     Bool(bool),
     /// A byte range of the scratch text (128-bit numbers are kept as their digits here).
     Text(u32, u32),
-    Marker,
-    Error,
-    Canary,
-    Static(&'static str),
+    /// A marker, a static name, or (after [`resolve`]) a passing string.
+    Str(&'a str),
 }
 
 /// Rewrites one callsite's values: `record` visits the original values, `emit` receives the
@@ -72,35 +71,48 @@ fn run(
     emit: impl FnOnce(&ValueSet<'_>),
 ) {
     text.clear();
-    let n = meta.fields().len();
-    if n <= MAX_FIELDS {
-        let mut slots = [Slot::Absent; MAX_FIELDS];
-        collect(policy, meta, verdicts, &mut slots[..n], text, record);
-        let mut strs = [""; MAX_FIELDS];
-        let mut values: [Option<&dyn Value>; MAX_FIELDS] = [None; MAX_FIELDS];
-        finish(
-            meta,
-            policy,
-            text,
-            &slots[..n],
-            &mut strs[..n],
-            &mut values[..n],
-            emit,
-        );
-    } else {
-        let mut slots = vec![Slot::Absent; n];
-        collect(policy, meta, verdicts, &mut slots, text, record);
-        let mut strs = vec![""; n];
-        let mut values: Vec<Option<&dyn Value>> = vec![None; n];
-        finish(meta, policy, text, &slots, &mut strs, &mut values, emit);
+    // Fixed-size arrays on the stack, in two sizes so the common small event does not pay for
+    // clearing 32 entries; wider callsites use the heap.
+    match meta.fields().len() {
+        n if n <= SMALL => run_in::<SMALL>(policy, meta, verdicts, n, text, record, emit),
+        n if n <= MAX_FIELDS => run_in::<MAX_FIELDS>(policy, meta, verdicts, n, text, record, emit),
+        n => {
+            let mut slots = vec![Slot::Absent; n];
+            collect(policy, meta, verdicts, &mut slots, text, record);
+            let text: &str = text;
+            resolve(&mut slots, text);
+            let mut values: Vec<Option<&dyn Value>> = vec![None; n];
+            finish(meta, &slots, &mut values, emit);
+        }
     }
 }
 
-fn collect(
+/// Events with up to this many fields use the smallest stack arrays.
+const SMALL: usize = 8;
+
+#[allow(clippy::too_many_arguments)] // the rewrite's whole state, threaded through one call
+fn run_in<const N: usize>(
     policy: &Compiled,
     meta: &'static Metadata<'static>,
     verdicts: &[Verdict],
-    slots: &mut [Slot],
+    n: usize,
+    text: &mut String,
+    record: impl FnOnce(&mut dyn Visit),
+    emit: impl FnOnce(&ValueSet<'_>),
+) {
+    let mut slots = [Slot::Absent; N];
+    collect(policy, meta, verdicts, &mut slots[..n], text, record);
+    let text: &str = text;
+    resolve(&mut slots[..n], text);
+    let mut values: [Option<&dyn Value>; N] = [None; N];
+    finish(meta, &slots[..n], &mut values[..n], emit);
+}
+
+fn collect<'a>(
+    policy: &'a Compiled,
+    meta: &'static Metadata<'static>,
+    verdicts: &[Verdict],
+    slots: &mut [Slot<'a>],
     text: &mut String,
     record: impl FnOnce(&mut dyn Visit),
 ) {
@@ -114,34 +126,30 @@ fn collect(
     record(&mut c);
 }
 
+/// Turns text ranges into strings, now that the scratch text is complete.
+fn resolve<'a>(slots: &mut [Slot<'a>], text: &'a str) {
+    for slot in slots {
+        if let Slot::Text(a, b) = *slot {
+            *slot = Slot::Str(text.get(a as usize..b as usize).unwrap_or(""));
+        }
+    }
+}
+
 fn finish<'a>(
     meta: &'static Metadata<'static>,
-    policy: &'a Compiled,
-    text: &'a str,
-    slots: &'a [Slot],
-    strs: &'a mut [&'a str],
+    slots: &'a [Slot<'a>],
     values: &mut [Option<&'a (dyn Value + 'a)>],
     emit: impl FnOnce(&ValueSet<'_>),
 ) {
-    for (s, slot) in strs.iter_mut().zip(slots) {
-        *s = match *slot {
-            Slot::Text(a, b) => text.get(a as usize..b as usize).unwrap_or(""),
-            Slot::Marker => &policy.marker,
-            Slot::Error => ERROR_MARKER,
-            Slot::Canary => CANARY_MARKER,
-            Slot::Static(s) => s,
-            _ => "",
-        };
-    }
-    let strs: &'a [&'a str] = strs;
-    for ((v, slot), s) in values.iter_mut().zip(slots).zip(strs) {
+    for (v, slot) in values.iter_mut().zip(slots) {
         *v = match slot {
-            Slot::Absent => None,
+            // A range that was not resolved cannot happen; it records nothing if it does.
+            Slot::Absent | Slot::Text(..) => None,
             Slot::U64(x) => Some(x),
             Slot::I64(x) => Some(x),
             Slot::F64(x) => Some(x),
             Slot::Bool(x) => Some(x),
-            Slot::Text(..) | Slot::Marker | Slot::Error | Slot::Canary | Slot::Static(_) => Some(s),
+            Slot::Str(s) => Some(s),
         };
     }
     let values: &[Option<&dyn Value>] = values;
@@ -153,11 +161,11 @@ struct Collector<'p, 's> {
     policy: &'p Compiled,
     meta: &'static Metadata<'static>,
     verdicts: &'s [Verdict],
-    slots: &'s mut [Slot],
+    slots: &'s mut [Slot<'p>],
     text: &'s mut String,
 }
 
-impl Collector<'_, '_> {
+impl<'p> Collector<'p, '_> {
     fn verdict(&self, f: &Field) -> Verdict {
         self.verdicts
             .get(f.index())
@@ -165,7 +173,7 @@ impl Collector<'_, '_> {
             .unwrap_or(Verdict::Redact)
     }
 
-    fn set(&mut self, f: &Field, slot: Slot) {
+    fn set(&mut self, f: &Field, slot: Slot<'p>) {
         if let Some(s) = self.slots.get_mut(f.index()) {
             *s = slot;
         }
@@ -173,15 +181,15 @@ impl Collector<'_, '_> {
 
     fn redact(&mut self, f: &Field) {
         Counters::bump(&self.policy.counters.fields_redacted);
-        self.set(f, Slot::Marker);
+        self.set(f, Slot::Str(&self.policy.marker));
     }
 
     fn error(&mut self, f: &Field) {
         Counters::bump(&self.policy.counters.errors_scrubbed);
-        self.set(f, Slot::Error);
+        self.set(f, Slot::Str(ERROR_MARKER));
     }
 
-    fn number(&mut self, f: &Field, slot: Slot) {
+    fn number(&mut self, f: &Field, slot: Slot<'p>) {
         match self.verdict(f) {
             Verdict::Pass(_) | Verdict::PassConfig | Verdict::Log | Verdict::Message => {
                 self.set(f, slot);
@@ -209,7 +217,7 @@ impl Collector<'_, '_> {
         match (u32::try_from(start), u32::try_from(self.text.len())) {
             (Ok(a), Ok(b)) => self.set(f, Slot::Text(a, b)),
             // Over 4 GiB of scratch text: not representable, so not logged.
-            _ => self.set(f, Slot::Marker),
+            _ => self.set(f, Slot::Str(&self.policy.marker)),
         }
     }
 
@@ -227,13 +235,13 @@ impl Collector<'_, '_> {
         if !ok_shape {
             self.text.truncate(start);
             Counters::bump(&self.policy.counters.shape_failures);
-            self.set(f, Slot::Marker);
+            self.set(f, Slot::Str(&self.policy.marker));
             return;
         }
         if self.policy.scans() && self.text.get(start..).is_none_or(|t| self.policy.trips(t)) {
             self.text.truncate(start);
             Counters::bump(&self.policy.counters.canaries_blocked);
-            self.set(f, Slot::Canary);
+            self.set(f, Slot::Str(CANARY_MARKER));
             return;
         }
         self.set_text(f, start);
@@ -244,7 +252,7 @@ impl Collector<'_, '_> {
         if self.policy.scans() && self.text.get(start..).is_none_or(|t| self.policy.trips(t)) {
             self.text.truncate(start);
             Counters::bump(&self.policy.counters.canaries_blocked);
-            self.set(f, Slot::Canary);
+            self.set(f, Slot::Str(CANARY_MARKER));
             return;
         }
         let max = self.policy.max_message_bytes;
@@ -288,7 +296,7 @@ impl Visit for Collector<'_, '_> {
         let verdict = self.verdict(f);
         match verdict {
             Verdict::Message if self.policy.strict_messages => {
-                self.set(f, Slot::Static(self.meta.name()));
+                self.set(f, Slot::Str(self.meta.name()));
             }
             Verdict::Message => match self.format(value, usize::MAX) {
                 Some(start) => self.keep_message(f, start),
@@ -301,7 +309,7 @@ impl Visit for Collector<'_, '_> {
                     Some(start) => self.keep_text(f, start, shape),
                     None => {
                         Counters::bump(&self.policy.counters.shape_failures);
-                        self.set(f, Slot::Marker);
+                        self.set(f, Slot::Str(&self.policy.marker));
                     }
                 }
             }
@@ -314,7 +322,7 @@ impl Visit for Collector<'_, '_> {
         let verdict = self.verdict(f);
         match verdict {
             Verdict::Message if self.policy.strict_messages => {
-                self.set(f, Slot::Static(self.meta.name()));
+                self.set(f, Slot::Str(self.meta.name()));
             }
             Verdict::Message => {
                 let start = self.text.len();
@@ -325,7 +333,7 @@ impl Visit for Collector<'_, '_> {
                 let shape = Self::shape(verdict);
                 if value.len() > shape.map_or(LOG_FIELD_LIMIT, Shape::max_len) {
                     Counters::bump(&self.policy.counters.shape_failures);
-                    self.set(f, Slot::Marker);
+                    self.set(f, Slot::Str(&self.policy.marker));
                     return;
                 }
                 let start = self.text.len();

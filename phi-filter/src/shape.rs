@@ -47,13 +47,9 @@ impl Shape {
         }
         let b = s.as_bytes();
         match self {
-            Shape::Ident => b
-                .iter()
-                .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b':' | b'-')),
+            Shape::Ident => b.iter().all(|&c| IDENT[usize::from(c)]),
             Shape::Count => b.iter().all(u8::is_ascii_digit),
-            Shape::Status => b
-                .iter()
-                .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b':' | b'-')),
+            Shape::Status => b.iter().all(|&c| IDENT[usize::from(c)]),
             Shape::Duration => duration(s),
             Shape::TypeName => {
                 let path = s.strip_prefix("dyn ").unwrap_or(s);
@@ -78,6 +74,18 @@ impl Shape {
         }
     }
 }
+
+/// The bytes of an identifier or status: `[A-Za-z0-9._:-]`, as a table for the hot path.
+static IDENT: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-');
+        c += 1;
+    }
+    t
+};
 
 /// `123`, `1.5`, `250ms`, `1.000000001s`, `3µs`, `12ns`, `2m`, `1h`.
 fn duration(s: &str) -> bool {
