@@ -1,0 +1,4 @@
+//! phi-macros' tests: one binary, so the suite links once.
+
+mod runtime;
+mod ui;

@@ -1,0 +1,9 @@
+use phi_macros::ClosedEnum;
+
+#[derive(ClosedEnum)]
+enum ErrorKind {
+    InvalidArguments,
+    Unknown,
+}
+
+fn main() {}

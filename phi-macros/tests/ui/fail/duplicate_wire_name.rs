@@ -1,0 +1,10 @@
+use phi_macros::ClosedEnum;
+
+#[derive(ClosedEnum)]
+enum View {
+    Day,
+    #[closed(rename = "day")]
+    Daily,
+}
+
+fn main() {}

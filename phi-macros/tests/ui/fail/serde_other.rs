@@ -1,0 +1,10 @@
+use phi_macros::ClosedEnum;
+
+#[derive(ClosedEnum)]
+enum View {
+    Raw,
+    #[serde(other)]
+    Anything,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use phi_macros::ClosedEnum;
+
+#[derive(ClosedEnum)]
+#[serde(untagged)]
+enum View {
+    Raw,
+    Day,
+}
+
+fn main() {}
