@@ -31,6 +31,8 @@ mod install;
 #[cfg(feature = "layer")]
 mod layer;
 #[cfg(feature = "layer")]
+mod memory;
+#[cfg(feature = "layer")]
 mod policy;
 #[cfg(feature = "layer")]
 mod redact;
@@ -43,6 +45,8 @@ pub use fields::{PhiJsonFields, PhiTextFields};
 pub use install::{InstallError, install, install_with, json_layer, text_layer};
 #[cfg(feature = "layer")]
 pub use layer::PhiFilter;
+#[cfg(feature = "layer")]
+pub use memory::{MemoryGuard, MemoryWriter};
 #[cfg(feature = "layer")]
 pub use policy::{
     CANARY_MARKER, DEFAULT_MARKER, DEFAULT_MAX_MESSAGE_BYTES, ERROR_MARKER, Format, PhiPolicy,

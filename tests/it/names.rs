@@ -1,12 +1,8 @@
 //! One source of truth for names: on a shared table, phi-lint's verdict on a logged variable,
 //! phi-filter's classifier and phi-filter's running layer all agree.
 
-use std::io;
-use std::sync::{Arc, Mutex, PoisonError};
-
-use phi_filter::PhiPolicy;
 use phi_filter::names::NamePolicy;
-use tracing_subscriber::fmt::MakeWriter;
+use phi_filter::{MemoryWriter, PhiPolicy};
 use tracing_subscriber::prelude::*;
 
 /// `(name, allowed, an event logging the number 7 under that name)`.
@@ -32,37 +28,11 @@ const TABLE: &[Row] = table![
     value => false, glucose => false, note => false, reading => false, n => false, ms => false,
 ];
 
-#[derive(Clone, Default)]
-struct Buf(Arc<Mutex<Vec<u8>>>);
-
-struct W(Arc<Mutex<Vec<u8>>>);
-
-impl io::Write for W {
-    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> MakeWriter<'a> for Buf {
-    type Writer = W;
-    fn make_writer(&'a self) -> W {
-        W(Arc::clone(&self.0))
-    }
-}
-
 fn runtime_passes(emit: fn(), name: &str) -> bool {
-    let buf = Buf::default();
-    let layer = PhiPolicy::default().wrap(phi_filter::json_layer(buf.clone()));
+    let logs = MemoryWriter::default();
+    let layer = PhiPolicy::default().wrap(phi_filter::json_layer(logs.clone()));
     tracing::subscriber::with_default(tracing_subscriber::registry().with(layer), emit);
-    let text =
-        String::from_utf8_lossy(&buf.0.lock().unwrap_or_else(PoisonError::into_inner)).into_owned();
+    let text = logs.text();
     let line: serde_json::Value = serde_json::from_str(text.trim()).expect("one JSON line");
     let value = &line["fields"][name];
     assert!(

@@ -20,7 +20,7 @@ fn json_and_opentelemetry_both_see_only_redacted_values() {
         .build();
     let otel = tracing_opentelemetry::layer().with_tracer(provider.tracer("phi-filter-test"));
     let buf = Buf::default();
-    let json = phi_filter::json_layer(buf.clone()).with_filter(LevelFilter::INFO);
+    let json = phi_filter::json_layer(buf.0.clone()).with_filter(LevelFilter::INFO);
     let layer = PhiPolicy::default().wrap(json.and_then(otel));
 
     tracing::subscriber::with_default(tracing_subscriber::registry().with(layer), || {
@@ -88,8 +88,8 @@ fn a_wrapped_layer_does_not_share_the_span_cache_of_an_unwrapped_one() {
     // An unwrapped JSON layer first, so it formats (and caches) the span's fields first.
     let unwrapped = tracing_subscriber::fmt::layer()
         .json()
-        .with_writer(raw.clone());
-    let wrapped = PhiPolicy::default().wrap(phi_filter::json_layer(redacted.clone()));
+        .with_writer(raw.0.clone());
+    let wrapped = PhiPolicy::default().wrap(phi_filter::json_layer(redacted.0.clone()));
     let subscriber = tracing_subscriber::registry().with(unwrapped).with(wrapped);
 
     tracing::subscriber::with_default(subscriber, || {
@@ -112,7 +112,7 @@ fn a_wrapped_layer_does_not_share_the_span_cache_of_an_unwrapped_one() {
 #[test]
 fn text_format_is_redacted_too() {
     let buf = Buf::default();
-    let layer = PhiPolicy::default().wrap(phi_filter::text_layer(buf.clone()));
+    let layer = PhiPolicy::default().wrap(phi_filter::text_layer(buf.0.clone()));
     tracing::subscriber::with_default(tracing_subscriber::registry().with(layer), || {
         let span = info_span!("visit", patient = PHI, visit_id = "v-1");
         let _e = span.enter();
