@@ -20,7 +20,7 @@ enum Fmt {
     Lit(LitStr),
     /// A format string that is not a literal (`concat!(..)`, a const): every argument counts as
     /// printed, and so does the format expression itself.
-    Other(Expr),
+    Other(Box<Expr>),
 }
 
 /// Parses `"fmt", a, b, name = c` (a trailing comma allowed).
@@ -28,7 +28,7 @@ pub(crate) fn parse_format_args(input: ParseStream) -> syn::Result<FormatArgs> {
     let fmt = if input.peek(LitStr) {
         Fmt::Lit(input.parse()?)
     } else {
-        Fmt::Other(input.parse()?)
+        Fmt::Other(Box::new(input.parse()?))
     };
     let mut positional = Vec::new();
     let mut named = Vec::new();
@@ -59,7 +59,7 @@ impl FormatArgs {
     pub(crate) fn into_values(self) -> syn::Result<(Vec<Value>, Vec<Expr>)> {
         let lit = match self.fmt {
             Fmt::Other(e) => {
-                let mut printed = vec![Value::Expr(e)];
+                let mut printed = vec![Value::Expr(*e)];
                 printed.extend(self.positional.into_iter().map(Value::Expr));
                 printed.extend(self.named.into_iter().map(|(_, e)| Value::Expr(e)));
                 return Ok((printed, Vec::new()));

@@ -1,0 +1,146 @@
+//! `Assumption`: the methodology an answer rests on, from a closed set of templates.
+
+use phi_macros::ClosedEnum;
+use serde::{Deserialize, Serialize};
+
+/// A note on how an answer was made: methodology, never a finding.
+///
+/// Every variant is a fixed template; a few take a number. There is no free-text variant, so
+/// nothing about the person's data can travel here. The notes on absence are in this list, not
+/// in prose a renderer might drop, because a model that is not told them draws the opposite
+/// conclusion.
+///
+/// Serialized with its id as a tag: `{"id":"truncated","cap":50}`.
+///
+/// ```
+/// use answers::{Assumption, AssumptionId};
+///
+/// let a = Assumption::AbsenceNotEvidence;
+/// assert_eq!(
+///     a.text(),
+///     "no data for an indicator means it was never recorded, not that the condition is absent"
+/// );
+/// assert_eq!(a.id(), AssumptionId::AbsenceNotEvidence);
+/// assert_eq!(Assumption::Truncated { cap: 50 }.text(), "rows are cut at 50 per indicator, newest first");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "id", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Assumption {
+    /// On every readings answer.
+    AbsenceNotEvidence,
+    /// On every medication `plan` answer.
+    PlanIsIntent,
+    /// On every medication `log` answer.
+    MissingDoseNotEvidence,
+    /// No window was given, so the answer covers all recorded data.
+    WindowAllRecorded,
+    /// The window matched some rows by padding their naive timestamp a day either side.
+    WindowDatePadded,
+    /// Raw rows were cut at `cap` per indicator.
+    Truncated {
+        /// Rows kept per indicator.
+        cap: u32,
+    },
+    /// What `view=stats` counts.
+    StatsCountElectedDays,
+    /// What `day`, `week` and `month` points are made of.
+    ElectedSourcePerDay,
+    /// No window was given to the medication log, so it covers the last `days` days.
+    LogDefaultWindow {
+        /// The length of the default window.
+        days: u32,
+    },
+}
+
+/// The id of an [`Assumption`]: its template without parameters.
+///
+/// ```
+/// use answers::{Assumption, AssumptionId};
+///
+/// assert_eq!(Assumption::Truncated { cap: 50 }.id().as_str(), "truncated");
+/// assert_eq!(AssumptionId::ALL.len(), AssumptionId::VARIANTS.len());
+/// ```
+#[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AssumptionId {
+    /// [`Assumption::AbsenceNotEvidence`]
+    AbsenceNotEvidence,
+    /// [`Assumption::PlanIsIntent`]
+    PlanIsIntent,
+    /// [`Assumption::MissingDoseNotEvidence`]
+    MissingDoseNotEvidence,
+    /// [`Assumption::WindowAllRecorded`]
+    WindowAllRecorded,
+    /// [`Assumption::WindowDatePadded`]
+    WindowDatePadded,
+    /// [`Assumption::Truncated`]
+    Truncated,
+    /// [`Assumption::StatsCountElectedDays`]
+    StatsCountElectedDays,
+    /// [`Assumption::ElectedSourcePerDay`]
+    ElectedSourcePerDay,
+    /// [`Assumption::LogDefaultWindow`]
+    LogDefaultWindow,
+}
+
+impl Assumption {
+    /// The template's id.
+    ///
+    /// ```
+    /// assert_eq!(answers::Assumption::PlanIsIntent.id().as_str(), "plan_is_intent");
+    /// ```
+    #[must_use]
+    pub const fn id(&self) -> AssumptionId {
+        match self {
+            Assumption::AbsenceNotEvidence => AssumptionId::AbsenceNotEvidence,
+            Assumption::PlanIsIntent => AssumptionId::PlanIsIntent,
+            Assumption::MissingDoseNotEvidence => AssumptionId::MissingDoseNotEvidence,
+            Assumption::WindowAllRecorded => AssumptionId::WindowAllRecorded,
+            Assumption::WindowDatePadded => AssumptionId::WindowDatePadded,
+            Assumption::Truncated { .. } => AssumptionId::Truncated,
+            Assumption::StatsCountElectedDays => AssumptionId::StatsCountElectedDays,
+            Assumption::ElectedSourcePerDay => AssumptionId::ElectedSourcePerDay,
+            Assumption::LogDefaultWindow { .. } => AssumptionId::LogDefaultWindow,
+        }
+    }
+
+    /// The template, filled in.
+    ///
+    /// ```
+    /// assert_eq!(
+    ///     answers::Assumption::MissingDoseNotEvidence.text(),
+    ///     "a missing dose is not evidence it was not taken"
+    /// );
+    /// ```
+    #[must_use]
+    pub fn text(&self) -> String {
+        match self {
+            Assumption::AbsenceNotEvidence => {
+                "no data for an indicator means it was never recorded, not that the condition is absent".into()
+            }
+            Assumption::PlanIsIntent => {
+                "a plan is what the person intends to take; it is not a record of doses taken".into()
+            }
+            Assumption::MissingDoseNotEvidence => {
+                "a missing dose is not evidence it was not taken".into()
+            }
+            Assumption::WindowAllRecorded => {
+                "no window was given, so the answer covers all recorded data".into()
+            }
+            Assumption::WindowDatePadded => {
+                "some rows predate the stored local day and were matched by padding their timestamp a day either side, so their day is approximate".into()
+            }
+            Assumption::Truncated { cap } => {
+                format!("rows are cut at {cap} per indicator, newest first")
+            }
+            Assumption::StatsCountElectedDays => {
+                "statistics count one value per series and local day where a source was elected for that day, and every reading of a day where none was".into()
+            }
+            Assumption::ElectedSourcePerDay => {
+                "each day's point comes from the one source elected for that day".into()
+            }
+            Assumption::LogDefaultWindow { days } => {
+                format!("no window was given, so the log covers the last {days} days")
+            }
+        }
+    }
+}

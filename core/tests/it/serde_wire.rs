@@ -1,0 +1,177 @@
+//! The envelope's wire form: it round-trips, and an unknown value of a closed field, or an
+//! envelope whose parts contradict each other, does not deserialize.
+
+use answers::{Assumption, AssumptionId, Envelope, ErrorClass, ErrorKind};
+use serde_json::{Value, json};
+
+use super::fixtures;
+
+#[test]
+fn every_fixture_round_trips() {
+    for (name, env) in fixtures::all() {
+        let text = serde_json::to_string(&env).unwrap();
+        let back: Envelope = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(back, env, "{name}");
+    }
+}
+
+/// `fixture` serialized, with `edit` applied, deserialized: the error text.
+fn refused(fixture: &Envelope, edit: impl FnOnce(&mut Value)) -> String {
+    let mut wire = serde_json::to_value(fixture).unwrap();
+    edit(&mut wire);
+    match serde_json::from_value::<Envelope>(wire) {
+        Ok(env) => panic!("accepted: {env:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn an_unknown_closed_value_is_refused_by_name() {
+    let ok = fixtures::raw_truncated();
+    let err = fixtures::fault();
+    let cases: Vec<(String, &str)> = vec![
+        (
+            refused(&ok, |w| {
+                w["status"] = json!("failed");
+            }),
+            "`failed`",
+        ),
+        (
+            refused(&ok, |w| {
+                w["meta"]["view"] = json!("daily");
+            }),
+            "`daily`",
+        ),
+        (
+            refused(&ok, |w| {
+                w["meta"]["window_semantics"] = json!("approximate");
+            }),
+            "`approximate`",
+        ),
+        (
+            refused(&err, |w| {
+                w["error_kind"] = json!("exploded");
+            }),
+            "`exploded`",
+        ),
+        (
+            refused(&err, |w| {
+                w["error_class"] = json!("maybe");
+            }),
+            "`maybe`",
+        ),
+        (
+            refused(&err, |w| {
+                w["error"]["tool"] = json!("query_everything");
+            }),
+            "`query_everything`",
+        ),
+        (
+            refused(&ok, |w| {
+                w["provenance"]["Glucose [Moles/volume] in Blood"] = json!("elected:fridge");
+            }),
+            "`elected:fridge`",
+        ),
+        (
+            refused(&ok, |w| {
+                w["next_steps"][0]["action"] = json!("use_view_stats");
+            }),
+            "`use_view_stats`",
+        ),
+        (
+            refused(&ok, |w| {
+                w["assumptions"][0] = json!({"id": "condition_absent"});
+            }),
+            "`condition_absent`",
+        ),
+    ];
+    for (message, value) in cases {
+        assert!(message.contains(value), "{message:?} does not name {value}");
+    }
+}
+
+#[test]
+fn a_message_cannot_travel_in_an_error() {
+    let err = fixtures::fault();
+    let msg = refused(&err, |w| {
+        w["error"]["message"] = json!("password authentication failed for user jane");
+    });
+    assert!(msg.contains("unknown field `message`"), "{msg}");
+    let msg = refused(&err, |w| {
+        w["error"]["type_name"] = json!("connection to 10.0.0.7 failed: timeout\n");
+    });
+    assert!(msg.contains("type name"), "{msg}");
+}
+
+#[test]
+fn contradicting_parts_are_refused() {
+    let ok = fixtures::latest();
+    let msg = refused(&ok, |w| {
+        w["error_kind"] = json!("store_fault");
+    });
+    assert!(msg.contains("exactly when the status is error"), "{msg}");
+    let msg = refused(&ok, |w| {
+        w["meta"]["row_count"] = json!(7);
+    });
+    assert!(msg.contains("row_count"), "{msg}");
+    let msg = refused(&ok, |w| {
+        w["data"][0]["rows"][0] = json!(["too", "short"]);
+    });
+    assert!(msg.contains("cells"), "{msg}");
+    let msg = refused(&ok, |w| {
+        w["meta"]["window"] = json!({"start": "2024-02-01", "end": "2024-01-01"});
+    });
+    assert!(msg.contains("before its start"), "{msg}");
+    let msg = refused(&ok, |w| {
+        w["surprise"] = json!(1);
+    });
+    assert!(msg.contains("unknown field `surprise`"), "{msg}");
+}
+
+#[test]
+fn assumption_ids_on_the_wire_are_the_closed_ids() {
+    let all = [
+        Assumption::AbsenceNotEvidence,
+        Assumption::PlanIsIntent,
+        Assumption::MissingDoseNotEvidence,
+        Assumption::WindowAllRecorded,
+        Assumption::WindowDatePadded,
+        Assumption::Truncated { cap: 50 },
+        Assumption::StatsCountElectedDays,
+        Assumption::ElectedSourcePerDay,
+        Assumption::LogDefaultWindow { days: 30 },
+    ];
+    // Precondition: one of each template.
+    let ids: Vec<AssumptionId> = all.iter().map(Assumption::id).collect();
+    assert_eq!(ids, AssumptionId::ALL);
+    for a in all {
+        let wire = serde_json::to_value(a).unwrap();
+        assert_eq!(wire["id"], a.id().as_str());
+        assert_eq!(serde_json::from_value::<Assumption>(wire).unwrap(), a);
+        let text = a.text();
+        assert!(
+            !text.ends_with('.') && text.starts_with(char::is_lowercase),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn error_kinds_have_the_classes_governance_expects() {
+    use ErrorClass::{Recoverable, Unrecoverable};
+    let expected = [
+        (ErrorKind::InvalidArguments, Recoverable),
+        (ErrorKind::NotFound, Recoverable),
+        (ErrorKind::Unauthorized, Unrecoverable),
+        (ErrorKind::StoreUnavailable, Recoverable),
+        (ErrorKind::StoreFault, Unrecoverable),
+        (ErrorKind::ToolPanic, Unrecoverable),
+        (ErrorKind::Timeout, Recoverable),
+        (ErrorKind::RepeatedCall, Unrecoverable),
+        (ErrorKind::CallLimit, Unrecoverable),
+    ];
+    assert_eq!(expected.len(), ErrorKind::ALL.len());
+    for (kind, class) in expected {
+        assert_eq!(kind.default_class(), class, "{kind}");
+    }
+}
