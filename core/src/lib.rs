@@ -29,6 +29,7 @@ pub mod args;
 pub mod date;
 pub mod envelope;
 pub mod render;
+pub mod store;
 pub mod tool;
 pub mod window;
 
