@@ -1,4 +1,4 @@
-//! The record store: an embedded SQLite database (rusqlite, bundled), with versioned,
+//! The record store: an embedded `SQLite` database (`rusqlite`, bundled), with versioned,
 //! idempotent migrations and WAL.
 //!
 //! The schema (version 1):
@@ -91,7 +91,7 @@ pub enum StoreError {
     Sqlite {
         /// What the store was doing.
         op: &'static str,
-        /// The SQLite result code's name, e.g. `DatabaseBusy`, never the message.
+        /// The `SQLite` result code's name, e.g. `DatabaseBusy`, never the message.
         kind: String,
     },
     /// The database was written by a newer phiguard.
