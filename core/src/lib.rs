@@ -27,10 +27,15 @@
 
 pub mod args;
 pub mod date;
+pub mod demo;
 pub mod envelope;
 pub mod render;
+pub mod serve;
 pub mod store;
+pub mod surface;
 pub mod tool;
+pub mod tools;
+pub mod vocab;
 pub mod window;
 
 pub use args::{ArgValue, Domain, DomainTable, Param, ParamType, ToolSchema, ValidArgs};

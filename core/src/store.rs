@@ -16,21 +16,42 @@
 //!   series and day: the day authority `day`/`week`/`month` read.
 //! - `token(token_hash, subject_id, expires_utc, revoked)`: bearer tokens, stored hashed.
 //!
+//! Version 2 adds `unit` to `day_aggregate` and `day_elected`: the unit the day's value is in
+//! (an aggregate never mixes units; see [`day_rule`]).
+//!
+//! The write side: [`Store::upsert_subject`] and the subject lookups;
+//! [`Store::upsert_readings`], which decides each row's local day in the subject's zone and
+//! publishes the day authority ([`day_rule`]); bearer tokens ([`Store::issue_token`]); and
+//! [`Store::comment_contains`], the one question the store answers about comments.
+//!
 //! ```
 //! let store = answers::store::Store::open_in_memory()?;
 //! assert_eq!(store.schema_version()?, answers::store::SCHEMA_VERSION);
 //! # Ok::<(), answers::store::StoreError>(())
 //! ```
 
+mod comment;
+mod day;
+mod reading;
+mod subject;
+mod token;
+mod write;
+
 use std::path::Path;
 
 use rusqlite::Connection;
 
+pub use day::{DEVICE_PRIORITY, DayAggregate, DayRule, day_rule, is_device};
+pub use reading::{EntryKind, NewReading, ReadingProblem, utc_text};
+pub use subject::Subject;
+pub use token::TOKEN_PREFIX;
+
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// The migrations, in order; migration `i` brings the schema from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[r"
+const MIGRATIONS: &[&str] = &[
+    r"
 CREATE TABLE subject (
     id     TEXT PRIMARY KEY,
     handle TEXT NOT NULL UNIQUE,
@@ -80,7 +101,12 @@ CREATE TABLE token (
     expires_utc TEXT,
     revoked     INTEGER NOT NULL DEFAULT 0
 );
-"];
+",
+    r"
+ALTER TABLE day_aggregate ADD COLUMN unit TEXT;
+ALTER TABLE day_elected ADD COLUMN unit TEXT;
+",
+];
 
 /// Why the store could not do what was asked. Carries the driver error's *type* only: a
 /// driver message quotes the statement and its bound parameters.
@@ -108,6 +134,29 @@ pub enum StoreError {
         /// The table.
         table: &'static str,
     },
+    /// A subject's time zone is not an IANA time zone name this build knows.
+    #[error("not an IANA time zone")]
+    InvalidTimeZone,
+    /// A subject's id or handle is empty or padded with whitespace.
+    #[error("a subject needs a non-empty, unpadded id and handle")]
+    InvalidSubject,
+    /// The handle belongs to another subject.
+    #[error("the handle belongs to another subject")]
+    HandleTaken,
+    /// No subject has the id given.
+    #[error("no such subject")]
+    UnknownSubject,
+    /// A reading of the batch was refused; nothing of the batch was written.
+    #[error("reading {index} of the batch refused: {problem}")]
+    InvalidReading {
+        /// The reading's position in the batch.
+        index: usize,
+        /// What is wrong with it.
+        problem: ReadingProblem,
+    },
+    /// The operating system's random source failed (issuing a token).
+    #[error("no randomness available")]
+    Entropy,
 }
 
 impl StoreError {
@@ -236,6 +285,27 @@ mod tests {
         assert_eq!(mode, "wal");
         drop(s);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_version_1_database_migrates_to_2_keeping_its_rows() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(MIGRATIONS[0]).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        conn.execute(
+            "INSERT INTO day_elected VALUES ('s', 'loinc', '8867-4', '2026-01-01', 'watch', 60)",
+            [],
+        )
+        .unwrap();
+        let s = Store::init(conn).unwrap();
+        assert_eq!(s.schema_version().unwrap(), 2);
+        let (n, unit): (i64, Option<String>) = s
+            .conn()
+            .query_row("SELECT COUNT(*), MAX(unit) FROM day_elected", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        assert_eq!((n, unit), (1, None));
     }
 
     #[test]

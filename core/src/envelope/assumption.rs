@@ -50,6 +50,15 @@ pub enum Assumption {
         /// The length of the default window.
         days: u32,
     },
+    /// What a cut answer means and how to see the rest: a narrower window or `view=stats`.
+    CutMeansNewestOnly,
+    /// The catalogue lists at most `cap` indicators.
+    CatalogueCut {
+        /// Indicators listed at most.
+        cap: u32,
+    },
+    /// The keywords matched nothing in the record, so the answer is the catalogue.
+    NoKeywordMatch,
 }
 
 /// The id of an [`Assumption`]: its template without parameters.
@@ -80,6 +89,12 @@ pub enum AssumptionId {
     ElectedSourcePerDay,
     /// [`Assumption::LogDefaultWindow`]
     LogDefaultWindow,
+    /// [`Assumption::CutMeansNewestOnly`]
+    CutMeansNewestOnly,
+    /// [`Assumption::CatalogueCut`]
+    CatalogueCut,
+    /// [`Assumption::NoKeywordMatch`]
+    NoKeywordMatch,
 }
 
 impl Assumption {
@@ -100,6 +115,9 @@ impl Assumption {
             Assumption::StatsCountElectedDays => AssumptionId::StatsCountElectedDays,
             Assumption::ElectedSourcePerDay => AssumptionId::ElectedSourcePerDay,
             Assumption::LogDefaultWindow { .. } => AssumptionId::LogDefaultWindow,
+            Assumption::CutMeansNewestOnly => AssumptionId::CutMeansNewestOnly,
+            Assumption::CatalogueCut { .. } => AssumptionId::CatalogueCut,
+            Assumption::NoKeywordMatch => AssumptionId::NoKeywordMatch,
         }
     }
 
@@ -140,6 +158,15 @@ impl Assumption {
             }
             Assumption::LogDefaultWindow { days } => {
                 format!("no window was given, so the log covers the last {days} days")
+            }
+            Assumption::CutMeansNewestOnly => {
+                "a cut answer holds only the newest rows; for the rest, narrow the window, or ask for view=stats over it".into()
+            }
+            Assumption::CatalogueCut { cap } => {
+                format!("the catalogue lists at most {cap} indicators, reported entries first, then the most recently recorded; fetch others by name with indicators, or narrow the window")
+            }
+            Assumption::NoKeywordMatch => {
+                "no recorded indicator matched the keywords, so the answer lists the catalogue instead".into()
             }
         }
     }

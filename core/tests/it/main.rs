@@ -1,12 +1,18 @@
 //! Integration tests of the answers crate: one binary, one module per topic.
 
+mod e2e;
 mod fixtures;
 mod leniency;
 mod next_steps;
 mod props;
+mod readings;
 mod render;
 mod schemas;
 mod serde_wire;
+// The store's write side, the vocabularies and the demo record.
+mod demo;
+mod store_write;
+mod vocab;
 
 use answers::args::health_indicators::QUERY_HEALTH_INDICATORS;
 use answers::{

@@ -140,6 +140,9 @@ fn assumption_ids_on_the_wire_are_the_closed_ids() {
         Assumption::StatsCountElectedDays,
         Assumption::ElectedSourcePerDay,
         Assumption::LogDefaultWindow { days: 30 },
+        Assumption::CutMeansNewestOnly,
+        Assumption::CatalogueCut { cap: 100 },
+        Assumption::NoKeywordMatch,
     ];
     // Precondition: one of each template.
     let ids: Vec<AssumptionId> = all.iter().map(Assumption::id).collect();

@@ -1,0 +1,238 @@
+//! The readings tool on a large record, against the hand-written SQL that computes the same
+//! numbers, in one run.
+//!
+//! The record: five years (2021-09-15 to 2026-09-14) of heart rate every minute from a watch
+//! (about 2.6 M rows, with its day authority as the write side publishes it), a day in thirty
+//! without the watch but with three readings typed in, plus daily resting heart rate and steps
+//! (watch and phone), weekly weight and blood pressure, written through `upsert_readings`.
+//! Every view is timed over the last year and over the whole record, as the tool (validation,
+//! queries, envelope) and as one SQL statement; each figure is the median of several runs.
+//!
+//! `cargo bench -p answers --bench readings` (add `-- --runs N` for more runs; the record is
+//! generated once into `target/tmp` and reused).
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use answers::store::{NewReading, Store, Subject};
+use answers::tools::query_health_indicators;
+use answers::tools::readings::{BUCKET_CAP, ROW_CAP};
+use answers::vocab::CodeRef;
+use answers::{Source, View};
+use jiff::civil::Date;
+use jiff::tz::TimeZone;
+use jiff::{SignedDuration, Timestamp};
+use rusqlite::{Connection, named_params};
+use serde_json::json;
+
+#[path = "readings/sql.rs"]
+mod sql;
+
+const TZ: &str = "Europe/Berlin";
+const FIRST: Date = Date::constant(2021, 9, 15);
+const LAST: Date = Date::constant(2026, 9, 14);
+const HR: &str = "8867-4";
+/// The generator's version: a stored record from another version is regenerated.
+const VERSION: i64 = 1;
+
+fn main() {
+    let runs: usize = std::env::args()
+        .skip_while(|a| a != "--runs")
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(7);
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("readings-bench-v{VERSION}.db"));
+    if !path.exists() {
+        let started = Instant::now();
+        generate(&path);
+        eprintln!("generated {} in {:.1?}", path.display(), started.elapsed());
+    }
+    let store = Store::open(&path).expect("open the bench record");
+    let subject = store
+        .subject_by_handle("bench")
+        .expect("read the subject")
+        .expect("the bench subject");
+    let rows: i64 = store
+        .conn()
+        .query_row("SELECT count(*) FROM series WHERE code = ?1", [HR], |r| r.get(0))
+        .expect("count");
+    println!("heart-rate rows: {rows}; runs per figure: {runs}\n");
+    println!("| view | window | tool | hand-written SQL | tool / SQL |");
+    println!("| --- | --- | --- | --- | --- |");
+    let year_start = LAST.checked_sub(jiff::Span::new().days(364)).expect("in range");
+    let windows = [
+        ("1 year", Some((year_start.to_string(), LAST.to_string()))),
+        ("5 years (all)", None),
+    ];
+    for view in View::ALL {
+        for (label, window) in &windows {
+            let mut args = json!({"indicators": [HR], "view": view.as_str()});
+            if let Some((s, e)) = window {
+                args["start"] = json!(s);
+                args["end"] = json!(e);
+            }
+            let tool = median(runs, || {
+                let env = query_health_indicators(&store, &subject, &args);
+                assert!(env.error_kind().is_none(), "{}", answers::render_compact(&env));
+                env.meta().row_count
+            });
+            let statement = sql::statement(*view, &zone_offsets());
+            let bounds = sql::Bounds::of(window.as_ref());
+            let hand = median(runs, || run_sql(store.conn(), &statement, &subject, &bounds));
+            check(*view, tool.1, hand.1);
+            println!(
+                "| `{view}` | {label} | {} | {} | {:.2}× |",
+                ms(tool.0),
+                ms(hand.0),
+                tool.0.as_secs_f64() / hand.0.as_secs_f64()
+            );
+        }
+    }
+    for (label, window) in &windows {
+        let args = window.as_ref().map_or(json!({}), |(s, e)| json!({"start": s, "end": e}));
+        let t = median(runs, || query_health_indicators(&store, &subject, &args).meta().row_count);
+        println!("| catalogue | {label} | {} | | |", ms(t.0));
+    }
+}
+
+/// The median time of `runs` calls after one warm-up, and what the call returned.
+fn median<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut out = f();
+    let mut times: Vec<Duration> = (0..runs.max(1))
+        .map(|_| {
+            let t = Instant::now();
+            out = std::hint::black_box(f());
+            t.elapsed()
+        })
+        .collect();
+    times.sort();
+    (times[times.len() / 2], out)
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1e3)
+}
+
+/// Runs a hand-written statement and counts the rows it returns (every column read).
+fn run_sql(conn: &Connection, sql: &str, subject: &Subject, b: &sql::Bounds) -> usize {
+    let mut stmt = conn.prepare_cached(sql).expect("prepare");
+    let ncols = stmt.column_count();
+    let mut rows = stmt
+        .query(named_params! {
+            ":subject": subject.id, ":code": HR, ":day_lo": b.day_lo, ":day_hi": b.day_hi,
+            ":utc_lo": b.utc_lo, ":utc_hi": b.utc_hi,
+        })
+        .expect("query");
+    let mut n = 0;
+    while let Some(row) = rows.next().expect("row") {
+        for i in 0..ncols {
+            std::hint::black_box(row.get_ref(i).expect("cell"));
+        }
+        n += 1;
+    }
+    n
+}
+
+/// The tool and the statement answer with as many rows (the statement keeps one more than a
+/// cap, to tell a cut).
+fn check(view: View, tool: usize, hand: usize) {
+    let expected = match view {
+        View::Raw => hand.min(ROW_CAP),
+        View::Minute | View::Hour | View::Day | View::Week | View::Month => hand.min(BUCKET_CAP),
+        View::Stats | View::Latest => hand,
+    };
+    assert_eq!(tool, expected, "{view}: the tool and the statement disagree");
+}
+
+/// The zone's offsets over the record: `(from, seconds)`, for the statement's `CASE`.
+fn zone_offsets() -> Vec<(String, i32)> {
+    let tz = TimeZone::get(TZ).expect("zone");
+    let from = FIRST.to_zoned_datetime(tz.clone()).expect("first").timestamp();
+    let mut out = vec![(String::new(), tz.to_offset(from).seconds())];
+    for t in tz.following(from) {
+        if t.timestamp().as_second() > LAST.to_zoned_datetime(tz.clone()).expect("last").timestamp().as_second() + 86_400 {
+            break;
+        }
+        out.push((answers::store::utc_text(t.timestamp()), t.offset().seconds()));
+    }
+    out
+}
+
+/// Writes the bench record to `path`.
+fn generate(path: &Path) {
+    let _ = std::fs::remove_file(path);
+    let mut store = Store::open(path).expect("create the bench record");
+    let subject = store.upsert_subject("subj-bench", "bench", TZ).expect("subject");
+    let tz = subject.tz.clone();
+    let mut rng = 0x2545_f491_4f6c_dd1d_u64;
+    let mut noise = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        f64::from(u32::try_from(rng % 1000).expect("small")) / 1000.0
+    };
+    let days: Vec<Date> = FIRST.series(jiff::Span::new().days(1)).take_while(|d| *d <= LAST).collect();
+    // Minute heart rate straight into the table, with its day authority as the write side
+    // publishes it (a mean per source and day, the watch elected).
+    let conn = store.conn_mut();
+    let tx = conn.transaction().expect("tx");
+    {
+        let mut insert = tx
+            .prepare(
+                "INSERT INTO series (subject_id, kind, name, system, code, value_num, unit, start_utc, local_day, source)
+                 VALUES (?1, 'measured', 'heartRate', 'loinc', ?2, ?3, '/min', ?4, ?5, 'watch')",
+            )
+            .expect("prepare");
+        for (i, day) in days.iter().enumerate() {
+            if i % 30 == 29 {
+                continue;
+            }
+            let start = day.to_zoned_datetime(tz.clone()).expect("midnight").timestamp();
+            let next = day.tomorrow().expect("day").to_zoned_datetime(tz.clone()).expect("midnight").timestamp();
+            let mut t = start;
+            while t < next {
+                let minute = f64::from(u16::try_from((t.as_second() / 60) % 1440).expect("minute"));
+                let v = (62.0 + 12.0 * (minute / 1440.0 * std::f64::consts::TAU).sin().abs() + 6.0 * noise()).round();
+                insert
+                    .execute((&subject.id, HR, v, answers::store::utc_text(t), day.to_string()))
+                    .expect("insert");
+                t = t.checked_add(SignedDuration::from_mins(1)).expect("minute");
+            }
+        }
+        tx.execute_batch(&format!(
+            "INSERT INTO day_aggregate (subject_id, system, code, local_day, source, value, n, unit)
+               SELECT subject_id, system, code, local_day, source, avg(value_num), count(*), min(unit)
+                 FROM series WHERE code = '{HR}' GROUP BY subject_id, system, code, local_day, source;
+             INSERT INTO day_elected (subject_id, system, code, local_day, source, value, unit)
+               SELECT subject_id, system, code, local_day, source, value, unit FROM day_aggregate;"
+        ))
+        .expect("day authority");
+    }
+    tx.commit().expect("commit");
+    // The daily indicators and the typed-in heart rate, through the write side.
+    let mut rows = Vec::new();
+    let at = |d: Date, h: i8, m: i8| d.at(h, m, 0, 0).to_zoned_datetime(tz.clone()).expect("time").timestamp();
+    let reading = |name: &str, code: &str, v: f64, unit: &str, t: Timestamp, s: Source| {
+        NewReading::measured(&subject.id, name, CodeRef::loinc(code), v, unit, t, s)
+    };
+    for (i, d) in days.iter().enumerate() {
+        let d = *d;
+        rows.push(reading("dailyRestingHeartRates", "40443-4", (57.0 + 4.0 * noise()).round(), "/min", at(d, 8, 0), Source::Watch));
+        rows.push(reading("stepCount", "41950-7", (9000.0 + 3000.0 * noise()).round(), "steps", at(d, 23, 59), Source::Watch));
+        if i % 3 == 0 {
+            rows.push(reading("stepCount", "41950-7", (8000.0 + 3000.0 * noise()).round(), "steps", at(d, 23, 58), Source::Phone));
+        }
+        if i % 7 == 0 {
+            rows.push(reading("bodyMass", "29463-7", 70.0 + noise(), "kg", at(d, 7, 10), Source::Scale));
+            rows.push(reading("systolic", "8480-6", (115.0 + 8.0 * noise()).round(), "mmHg", at(d, 8, 15), Source::Cuff));
+            rows.push(reading("diastolic", "8462-4", (75.0 + 6.0 * noise()).round(), "mmHg", at(d, 8, 15), Source::Cuff));
+        }
+        if i % 30 == 29 {
+            for h in [8, 13, 21] {
+                rows.push(reading("pulse", HR, (70.0 + 10.0 * noise()).round(), "/min", at(d, h, 0), Source::Manual));
+            }
+        }
+    }
+    store.upsert_readings(&rows).expect("daily indicators");
+    store.conn().execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").expect("checkpoint");
+}

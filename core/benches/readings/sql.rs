@@ -1,0 +1,124 @@
+//! The hand-written SQL: for each view, the one statement a developer would write to compute
+//! the same numbers as the tool, over the same rows (the window padded for legacy rows, the
+//! day authority where one was elected, every reading where not, the subject's zone for
+//! `minute` and `hour`), keeping as many rows as the tool's cap plus one.
+
+use answers::View;
+use answers::tools::readings::{BUCKET_CAP, ROW_CAP};
+
+/// The window's bounds, as the tool binds them.
+pub(crate) struct Bounds {
+    pub(crate) day_lo: String,
+    pub(crate) day_hi: String,
+    pub(crate) utc_lo: String,
+    pub(crate) utc_hi: String,
+}
+
+impl Bounds {
+    /// `(start, end)`, or the whole record.
+    pub(crate) fn of(window: Option<&(String, String)>) -> Self {
+        let shift = |d: &str, days: i64| {
+            let d: jiff::civil::Date = d.parse().expect("a date");
+            d.checked_add(jiff::Span::new().days(days)).expect("in range").to_string()
+        };
+        match window {
+            Some((s, e)) => Self {
+                day_lo: s.clone(),
+                day_hi: e.clone(),
+                utc_lo: shift(s, -1),
+                utc_hi: shift(e, 2),
+            },
+            None => Self {
+                day_lo: String::new(),
+                day_hi: "~".into(),
+                utc_lo: String::new(),
+                utc_hi: "~".into(),
+            },
+        }
+    }
+}
+
+/// The rows of the window.
+const IN_WINDOW: &str = "s.subject_id = :subject AND s.code = :code AND s.system = 'loinc'
+   AND s.start_utc >= :utc_lo AND s.start_utc < :utc_hi
+   AND (s.local_day BETWEEN :day_lo AND :day_hi OR s.local_day IS NULL)";
+
+/// What `day`, `week`, `month` and `stats` count: each elected day's value, and every reading
+/// of a day nothing elected. `t` orders the values of a day.
+fn points() -> String {
+    format!(
+        "SELECT e.local_day AS day, e.local_day AS t, e.value AS v
+           FROM day_elected e
+          WHERE e.subject_id = :subject AND e.system = 'loinc' AND e.code = :code
+            AND e.local_day BETWEEN :day_lo AND :day_hi
+         UNION ALL
+         SELECT coalesce(s.local_day, substr(s.start_utc, 1, 10)), s.start_utc, s.value_num
+           FROM series s
+          WHERE {IN_WINDOW}
+            AND NOT EXISTS (SELECT 1 FROM day_elected e
+                             WHERE e.subject_id = s.subject_id AND e.system = s.system
+                               AND e.code = s.code AND e.local_day = s.local_day)"
+    )
+}
+
+/// The statement for `view`; `offsets` are the zone's UTC offsets, each from an instant on.
+pub(crate) fn statement(view: View, offsets: &[(String, i32)]) -> String {
+    let keep = BUCKET_CAP + 1;
+    let local = |format: &str| {
+        let mut case = String::from("CASE");
+        for pair in offsets.windows(2) {
+            let ((_, seconds), (until, _)) = (&pair[0], &pair[1]);
+            case.push_str(&format!(" WHEN s.start_utc < '{until}' THEN '{seconds:+} seconds'"));
+        }
+        let last = offsets.last().map_or(0, |o| o.1);
+        format!("strftime('{format}', s.start_utc, {case} ELSE '{last:+} seconds' END)")
+    };
+    let buckets = |format: &str| {
+        format!(
+            "SELECT {} AS b, avg(s.value_num), count(*) FROM series s WHERE {IN_WINDOW}
+              GROUP BY b ORDER BY b DESC LIMIT {keep}",
+            local(format)
+        )
+    };
+    let calendar = |bucket: &str| {
+        format!(
+            "WITH p AS ({}) SELECT {bucket} AS b, avg(v), count(*), count(DISTINCT day) FROM p
+              GROUP BY b ORDER BY b DESC LIMIT {keep}",
+            points()
+        )
+    };
+    match view {
+        View::Raw => format!(
+            "SELECT s.kind, s.unit, s.local_day, s.start_utc, s.value_num, s.value_text, s.source
+               FROM series s WHERE {IN_WINDOW} ORDER BY s.start_utc DESC LIMIT {}",
+            ROW_CAP + 1
+        ),
+        View::Minute => buckets("%Y-%m-%d %H:%M"),
+        View::Hour => buckets("%Y-%m-%d %H:00"),
+        View::Day => calendar("day"),
+        View::Week => calendar("date(day, '-' || ((strftime('%w', day) + 6) % 7) || ' days')"),
+        View::Month => calendar("substr(day, 1, 7)"),
+        View::Stats => format!(
+            "WITH p AS MATERIALIZED ({})
+             SELECT count(*), min(v), max(v), avg(v),
+                    (SELECT v FROM p ORDER BY day, t LIMIT 1), min(day),
+                    (SELECT v FROM p ORDER BY day DESC, t DESC LIMIT 1), max(day)
+               FROM p",
+            points()
+        ),
+        View::Latest => format!(
+            "SELECT * FROM (
+               SELECT * FROM (SELECT e.local_day AS day, e.value AS v, 1 AS elected
+                                FROM day_elected e
+                               WHERE e.subject_id = :subject AND e.system = 'loinc'
+                                 AND e.code = :code AND e.local_day BETWEEN :day_lo AND :day_hi
+                               ORDER BY e.local_day DESC LIMIT 1)
+               UNION ALL
+               SELECT * FROM (SELECT coalesce(s.local_day, substr(s.start_utc, 1, 10)),
+                                     s.value_num, 0
+                                FROM series s WHERE {IN_WINDOW}
+                               ORDER BY s.start_utc DESC LIMIT 1))
+             ORDER BY day DESC, elected DESC LIMIT 1"
+        ),
+    }
+}

@@ -1,0 +1,205 @@
+//! The `answers` command: seed the demo record, ask a tool a question, or serve the record over
+//! HTTP. Logs go through phi-filter (`phi_filter::install`), so they carry ids, counts,
+//! durations, statuses and type names only.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use answers::store::Store;
+use anyhow::{Context, bail};
+use clap::{Parser, Subcommand};
+
+/// The answers layer of a personal health record.
+#[derive(Parser)]
+#[command(
+    name = "answers",
+    version,
+    after_help = "\
+Exit codes:
+  0  done
+  1  the tool answered with an error envelope (`query`)
+  2  usage error, or the store could not be opened, read or written"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Seed a record (today: the demo record).
+    Seed {
+        /// The database file (created if missing).
+        #[arg(long, value_name = "FILE")]
+        db: PathBuf,
+        /// Seed the demo record: `you` and `mom`, a year of readings ending 2026-09-14.
+        #[arg(long)]
+        demo: bool,
+        /// Also put this per-run canary in a reading's comment (release checks).
+        #[arg(long, value_name = "STRING")]
+        canary: Option<String>,
+        /// Leave the fixed demo canary out (with --canary: the per-run canary only).
+        #[arg(long)]
+        no_demo_canary: bool,
+        /// Write a bearer token per demo account to FILE (`handle=token` lines, mode 0600).
+        #[arg(long, value_name = "FILE")]
+        tokens_file: Option<PathBuf>,
+    },
+    /// Ask one tool one question as a subject; prints the compact rendering.
+    Query {
+        /// The database file.
+        #[arg(long, value_name = "FILE")]
+        db: PathBuf,
+        /// The subject's handle (`you`, `mom`).
+        #[arg(long, value_name = "HANDLE")]
+        subject: String,
+        /// The tool, e.g. `query_health_indicators`.
+        tool: String,
+        /// The arguments, a JSON object.
+        #[arg(default_value = "{}")]
+        args: String,
+        /// Print the REST rendering (JSON) instead of the compact one.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Serve the record over HTTP.
+    Serve {
+        /// The database file.
+        #[arg(long, value_name = "FILE")]
+        db: PathBuf,
+        /// The address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        listen: std::net::SocketAddr,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // `listen_addr` is the one name this service logs beyond the classes: an address is an
+    // identifier of the server, not of a person. phi-lint.toml allows the same name.
+    let policy = phi_filter::PhiPolicy::default().allow_name("listen_addr");
+    if let Err(err) = phi_filter::install_with(policy) {
+        // phi-lint: allow(phi::error-message, reason = "an InstallError names a configuration problem, never record data")
+        eprintln!("answers: cannot install the log filter: {err}");
+        return ExitCode::from(2);
+    }
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            tracing::error!(error_type = %phi_filter::error_type(&err), "command failed");
+            // phi-lint: allow(phi::error-message, reason = "the CLI's own errors name files and handles, and store errors carry codes, never values")
+            eprintln!("answers: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<u8> {
+    match cli.command {
+        Command::Seed {
+            db,
+            demo,
+            canary,
+            no_demo_canary,
+            tokens_file,
+        } => {
+            if !demo {
+                bail!("nothing to seed: pass --demo");
+            }
+            seed(&db, canary, !no_demo_canary, tokens_file.as_deref())?;
+            Ok(0)
+        }
+        Command::Query {
+            db,
+            subject,
+            tool,
+            args,
+            json,
+        } => query(&db, &subject, &tool, &args, json),
+        Command::Serve { db, listen } => {
+            answers::serve::serve(&db, listen)?;
+            Ok(0)
+        }
+    }
+}
+
+fn seed(
+    db: &Path,
+    canary: Option<String>,
+    demo_canary: bool,
+    tokens: Option<&Path>,
+) -> anyhow::Result<()> {
+    let mut store = Store::open(db).with_context(|| format!("cannot open {}", db.display()))?;
+    let opts = answers::demo::SeedOptions {
+        demo_canary,
+        extra_canary: canary,
+    };
+    let report = answers::demo::seed(&mut store, &opts).context("cannot seed the demo record")?;
+    let row_count: usize = report
+        .accounts
+        .iter()
+        .map(|a| a.measured + a.reported)
+        .sum();
+    tracing::info!(row_count, "demo record seeded");
+    if let Some(path) = tokens {
+        let mut lines = String::new();
+        for subject in store.subjects()? {
+            let token = store.issue_token(&subject.id, None)?;
+            lines.push_str(&subject.handle);
+            lines.push('=');
+            lines.push_str(&token);
+            lines.push('\n');
+        }
+        write_private(path, lines.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Writes a secrets file readable by its owner only.
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    let mut f = opts.open(path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
+fn query(db: &Path, handle: &str, tool: &str, args: &str, json: bool) -> anyhow::Result<u8> {
+    let store = Store::open(db).with_context(|| format!("cannot open {}", db.display()))?;
+    let Some(subject) = store.subject_by_handle(handle)? else {
+        bail!("no subject `{handle}` in {}", db.display());
+    };
+    let args: serde_json::Value =
+        serde_json::from_str(args).context("the arguments are not JSON")?;
+    let envelope = answers::surface::call(&store, &subject, tool, &args)
+        .with_context(|| format!("unknown tool `{tool}`"))?;
+    let out = if json {
+        let mut s = serde_json::to_string_pretty(&answers::render_rest(&envelope))?;
+        s.push('\n');
+        s
+    } else {
+        let mut s = answers::render_compact(&envelope);
+        if !s.ends_with('\n') {
+            s.push('\n');
+        }
+        s
+    };
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(out.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        other => other?,
+    }
+    Ok(u8::from(envelope.status() == answers::Status::Error))
+}

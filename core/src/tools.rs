@@ -1,0 +1,26 @@
+//! The tools of the answers layer: each reads one subject's record and answers with an
+//! [`Envelope`](crate::Envelope), never with an `Err` and never with a panic.
+//!
+//! - [`readings`]: [`query_health_indicators`], the readings tool: the catalogue, keyword search
+//!   and values in one of eight views.
+//! - [`fault`]: how a tool that failed still answers: a store error, a malformed row or a panic
+//!   becomes an error envelope told by its kind and its error's TYPE, and is logged the same way.
+//!
+//! ```
+//! use answers::store::Store;
+//! use answers::tools::query_health_indicators;
+//! use answers::{Status, render_compact};
+//! use serde_json::json;
+//!
+//! let store = Store::open_in_memory()?;
+//! let you = store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
+//! let env = query_health_indicators(&store, &you, &json!({}));
+//! assert_eq!(env.status(), Status::Ok);
+//! assert!(render_compact(&env).contains("window: all recorded data"));
+//! # Ok::<(), answers::store::StoreError>(())
+//! ```
+
+pub mod fault;
+pub mod readings;
+
+pub use self::readings::query_health_indicators;

@@ -1,0 +1,117 @@
+//! `query_health_indicators(keywords | indicators, start, end, view)`: the readings tool.
+//!
+//! One call reads one subject, the one the caller is authenticated as; no parameter names a
+//! person. With no selector it answers with the [catalogue](catalogue); `keywords` find the
+//! record's indicators through the vocabulary, and `indicators` fetch them by exact name or code.
+//! Values come in one of eight views, dispatched through a table ([`views`]):
+//!
+//! | `view` | answers with |
+//! |---|---|
+//! | `raw` (the default) | readings, newest first, at most [`ROW_CAP`] per indicator |
+//! | `minute` / `hour` | the mean of each bucket of local time, newest first |
+//! | `day` / `week` / `month` | one point per bucket, from the day authority |
+//! | `stats` | `count`, `min`, `max`, `avg`, `first`, `first_date`, `last`, `last_date`, `change` |
+//! | `latest` | the most recent value per indicator, from the day authority |
+//!
+//! `start` and `end` are local dates in the subject's zone, inclusive; neither means all
+//! recorded data. Every answer states its window semantics, carries the absence note, and never
+//! carries a reading's comment. The tool never raises: a store fault, a malformed row or a
+//! panic is an error envelope ([`fault`](crate::tools::fault)).
+
+mod answer;
+mod catalogue;
+mod clock;
+mod days;
+mod rows;
+mod select;
+mod views;
+mod window;
+
+use rusqlite::Connection;
+use serde_json::Value;
+
+use self::clock::Clock;
+use self::window::Bounds;
+use crate::args::health_indicators::{IndicatorQuery, QUERY_HEALTH_INDICATORS};
+use crate::envelope::Envelope;
+use crate::envelope::next_step::{NextAction, NextStep};
+use crate::store::{Store, Subject};
+use crate::tool::ToolName;
+use crate::tools::fault::guarded;
+
+/// Raw readings answered per indicator at most, newest first.
+pub const ROW_CAP: usize = 50;
+
+/// Buckets (`minute` … `month`) answered per indicator and unit at most, newest first: a day of
+/// minutes, or four years of days.
+pub const BUCKET_CAP: usize = 1440;
+
+/// Catalogue entries answered at most, reported entries first, then the most recently recorded.
+pub const CATALOGUE_CAP: usize = 100;
+
+/// Answers a readings call for `subject`, the subject the caller is authenticated as.
+///
+/// Refused arguments come back as the validator's refusal, unchanged; everything else as an
+/// answer or a fault envelope. Never panics.
+///
+/// ```
+/// use answers::store::Store;
+/// use answers::tools::query_health_indicators;
+/// use answers::{Assumption, Status, View};
+/// use serde_json::json;
+///
+/// let store = Store::open_in_memory()?;
+/// let you = store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
+/// let env = query_health_indicators(&store, &you, &json!({"indicators": ["Heart rate"], "view": "stats"}));
+/// assert_eq!((env.status(), env.meta().view), (Status::Ok, Some(View::Stats)));
+/// assert!(env.assumptions().contains(&Assumption::AbsenceNotEvidence));
+///
+/// let refused = query_health_indicators(&store, &you, &json!({"view": "day"}));
+/// assert_eq!(refused.status(), Status::Error);
+/// # Ok::<(), answers::store::StoreError>(())
+/// ```
+#[must_use]
+pub fn query_health_indicators(store: &Store, subject: &Subject, args: &Value) -> Envelope {
+    let query = match QUERY_HEALTH_INDICATORS.validate(args) {
+        Ok(valid) => IndicatorQuery::from_valid(&valid),
+        Err(refusal) => return refusal,
+    };
+    let retry = || vec![retry_step(&query)];
+    guarded(ToolName::QueryHealthIndicators, retry, || {
+        let ctx = Ctx::new(store.conn(), subject, &query);
+        answer::answer(&ctx, &query)
+    })
+}
+
+/// The same call, later: what a busy store's answer suggests.
+fn retry_step(query: &IndicatorQuery) -> NextStep {
+    let mut step = NextStep::new(NextAction::RetryLater, ToolName::QueryHealthIndicators);
+    if let Value::Object(args) = query.to_args() {
+        for (k, v) in args {
+            step = step.arg(k, v);
+        }
+    }
+    step
+}
+
+/// What every query of one call shares: the connection, the subject, the window's bounds and
+/// the subject's clock.
+pub(crate) struct Ctx<'a> {
+    pub(crate) conn: &'a Connection,
+    pub(crate) subject_id: &'a str,
+    pub(crate) tz: &'a str,
+    pub(crate) bounds: Bounds,
+    pub(crate) clock: Clock,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(conn: &'a Connection, subject: &'a Subject, query: &IndicatorQuery) -> Self {
+        Self {
+            conn,
+            subject_id: &subject.id,
+            tz: subject.tz_name(),
+            bounds: Bounds::of(&query.window),
+            clock: Clock::new(subject.tz.clone()),
+        }
+    }
+}

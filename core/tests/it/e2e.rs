@@ -1,0 +1,291 @@
+//! End to end, through the `answers` binary: seed the demo record, ask from the CLI, serve over
+//! HTTP, and check that the canary is in the record while no output and no log line carries it.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use answers::demo::PHI_CANARY;
+use answers::store::Store;
+
+const BIN: &str = env!("CARGO_BIN_EXE_answers");
+
+struct Record {
+    _dir: tempfile::TempDir,
+    db: PathBuf,
+    tokens: PathBuf,
+}
+
+fn seeded() -> Record {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("record.db");
+    let tokens = dir.path().join("tokens");
+    let out = answers(&[
+        "seed",
+        "--db",
+        s(&db),
+        "--demo",
+        "--tokens-file",
+        s(&tokens),
+    ]);
+    assert!(
+        out.status.success(),
+        "seed failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_clean(&out);
+    Record {
+        _dir: dir,
+        db,
+        tokens,
+    }
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 temp path")
+}
+
+fn answers(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("run answers")
+}
+
+/// The output (stdout and stderr: a container's logs) carries neither canary nor token.
+fn assert_clean(out: &Output) {
+    for stream in [&out.stdout, &out.stderr] {
+        let text = String::from_utf8_lossy(stream);
+        assert!(!text.contains("PHI-CANARY"), "the canary leaked:\n{text}");
+    }
+}
+
+fn token(record: &Record, handle: &str) -> String {
+    let text = std::fs::read_to_string(&record.tokens).expect("tokens file");
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("{handle}=")))
+        .expect("a token per demo account")
+        .to_owned()
+}
+
+#[test]
+fn the_canary_is_in_the_record_and_the_tokens_file_is_private() {
+    let r = seeded();
+    let store = Store::open(&r.db).expect("open");
+    assert!(
+        store.comment_contains(PHI_CANARY).expect("query"),
+        "precondition: the canary is in the record"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&r.tokens)
+            .expect("tokens")
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+    assert_ne!(token(&r, "you"), token(&r, "mom"));
+}
+
+#[test]
+fn the_cli_answers_and_refuses_without_leaking() {
+    let r = seeded();
+    let db = s(&r.db);
+    let catalogue = answers(&[
+        "query",
+        "--db",
+        db,
+        "--subject",
+        "mom",
+        "query_health_indicators",
+    ]);
+    assert!(catalogue.status.success());
+    assert_clean(&catalogue);
+    let text = String::from_utf8_lossy(&catalogue.stdout);
+    assert!(
+        text.contains("no data for an indicator means it was never recorded"),
+        "{text}"
+    );
+
+    let refused = answers(&[
+        "query",
+        "--db",
+        db,
+        "--subject",
+        "you",
+        "query_health_indicators",
+        r#"{"kind":"medications","view":"day"}"#,
+    ]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert_clean(&refused);
+    assert!(String::from_utf8_lossy(&refused.stdout).starts_with(
+        "error (invalid_arguments): kind: unknown parameter. Fix the arguments and try once more."
+    ));
+
+    let json = answers(&[
+        "query",
+        "--db",
+        db,
+        "--subject",
+        "you",
+        "query_health_indicators",
+        r#"{"keywords":["steps"],"view":"stats"}"#,
+        "--json",
+    ]);
+    assert!(json.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("REST JSON");
+    assert_eq!(v["status"], "ok");
+
+    let unknown = answers(&[
+        "query",
+        "--db",
+        db,
+        "--subject",
+        "nobody",
+        "query_health_indicators",
+    ]);
+    assert_eq!(unknown.status.code(), Some(2));
+}
+
+/// A running `answers serve`, its logs collected line by line.
+struct Server {
+    child: Child,
+    addr: String,
+    lines: mpsc::Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Server {
+    fn start(db: &Path) -> Server {
+        let mut child = Command::new(BIN)
+            .args(["serve", "--db", s(db), "--listen", "127.0.0.1:0"])
+            .env_remove("RUST_LOG")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start answers serve");
+        let (tx, lines) = mpsc::channel();
+        for stream in [
+            Box::new(child.stdout.take().expect("stdout")) as Box<dyn Read + Send>,
+            Box::new(child.stderr.take().expect("stderr")),
+        ] {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                    let _ = tx.send(line);
+                }
+            });
+        }
+        let mut seen = Vec::new();
+        let addr = loop {
+            let line = lines
+                .recv_timeout(Duration::from_secs(30))
+                .expect("the server logs its address");
+            seen.push(line.clone());
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&line)
+                && let Some(a) = v["fields"]["listen_addr"].as_str()
+            {
+                assert_eq!(v["fields"]["subject_count"], 2, "{line}");
+                break a.to_owned();
+            }
+        };
+        Server {
+            child,
+            addr,
+            lines,
+            seen,
+        }
+    }
+
+    fn get(&self, path_and_query: &str, token: Option<&str>) -> (u16, serde_json::Value) {
+        let mut stream = TcpStream::connect(&self.addr).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .expect("timeout");
+        let auth = token
+            .map(|t| format!("Authorization: Bearer {t}\r\n"))
+            .unwrap_or_default();
+        write!(
+            stream,
+            "GET {path_and_query} HTTP/1.1\r\nHost: test\r\n{auth}Connection: close\r\n\r\n"
+        )
+        .expect("send");
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).expect("read");
+        let text = String::from_utf8_lossy(&raw).into_owned();
+        let status: u16 = text
+            .split_whitespace()
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .expect("status line");
+        let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+        (
+            status,
+            serde_json::from_str(body).unwrap_or(serde_json::Value::Null),
+        )
+    }
+
+    /// Stops the server with SIGTERM and returns every log line it wrote.
+    fn stop(mut self) -> Vec<String> {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let status = self.child.wait().expect("wait");
+        assert!(status.success(), "a clean shutdown exits 0: {status}");
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_millis(500)) {
+            self.seen.push(line);
+        }
+        self.seen
+    }
+}
+
+#[test]
+fn http_answers_per_subject_and_refuses_by_name() {
+    let r = seeded();
+    let server = Server::start(&r.db);
+    let (you, mom) = (token(&r, "you"), token(&r, "mom"));
+    let path = "/api/v1/health-indicators";
+
+    assert_eq!(server.get(path, None).0, 401);
+    assert_eq!(server.get(path, Some("not-a-token")).0, 401);
+
+    let (status, catalogue) = server.get(path, Some(&you));
+    assert_eq!(status, 200, "{catalogue}");
+    let (status, mom_catalogue) = server.get(path, Some(&mom));
+    assert_eq!(status, 200);
+    assert_ne!(catalogue, mom_catalogue, "two people, two records");
+
+    let (status, summary) = server.get(
+        &format!("{path}?keywords=resting%20heart%20rate&view=stats"),
+        Some(&you),
+    );
+    assert_eq!(status, 200, "{summary}");
+    assert_eq!(summary["status"], "ok", "{summary}");
+
+    let (status, refused) = server.get(&format!("{path}?kind=medications&view=day"), Some(&you));
+    assert_eq!(status, 400);
+    assert!(refused.to_string().contains("kind"), "{refused}");
+    let (status, _) = server.get(&format!("{path}?view=stats"), Some(&you));
+    assert_eq!(status, 400, "a view without a selector is refused");
+    let (status, _) = server.get(
+        &format!("{path}?indicators=steps&start=2026-13-40"),
+        Some(&you),
+    );
+    assert_eq!(status, 400, "a bad date is refused");
+
+    let logs = server.stop().join("\n");
+    assert!(logs.contains("answers stopped"), "{logs}");
+    assert!(
+        !logs.contains("PHI-CANARY"),
+        "the canary leaked into the logs:\n{logs}"
+    );
+    for t in [&you, &mom] {
+        assert!(!logs.contains(t.as_str()), "a token leaked into the logs");
+    }
+}
