@@ -9,7 +9,12 @@
 //!   Schema and a validator that refuses by name, never panics, and suggests only next steps
 //!   it would accept.
 //!
-//! The store, the tools themselves and governance arrive in later work.
+//! - [`store`]: the SQLite record store (subjects, readings and reported entries, the day
+//!   authority, tokens); [`vocab`]: the bundled vocabularies; [`demo`]: the demo record.
+//! - [`tools`]: [`tools::query_health_indicators`]; [`surface`]: a tool by name; [`serve`]: the
+//!   HTTP service.
+//!
+//! The other record tools, the terminology tools, governance and MCP arrive in later work.
 //!
 //! ```
 //! use answers::args::health_indicators::QUERY_HEALTH_INDICATORS;

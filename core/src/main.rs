@@ -31,7 +31,7 @@ enum Command {
     /// Seed a record (today: the demo record).
     Seed {
         /// The database file (created if missing).
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", default_value = "answers.db")]
         db: PathBuf,
         /// Seed the demo record: `you` and `mom`, a year of readings ending 2026-09-14.
         #[arg(long)]
@@ -49,7 +49,7 @@ enum Command {
     /// Ask one tool one question as a subject; prints the compact rendering.
     Query {
         /// The database file.
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", default_value = "answers.db")]
         db: PathBuf,
         /// The subject's handle (`you`, `mom`).
         #[arg(long, value_name = "HANDLE")]
@@ -66,7 +66,7 @@ enum Command {
     /// Serve the record over HTTP.
     Serve {
         /// The database file.
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", default_value = "answers.db")]
         db: PathBuf,
         /// The address to listen on.
         #[arg(long, default_value = "127.0.0.1:8080")]
