@@ -1,0 +1,361 @@
+//! `phi-canary scan` against `rg -F -c` and `grep -F -c` on a generated JSON-lines log with
+//! planted canaries, in one run; then stdin streaming with its peak memory.
+//!
+//! ```sh
+//! cargo bench -p phi-canary --bench compare            # 1 GiB in /tmp, deleted afterwards
+//! cargo bench -p phi-canary --bench compare -- 256     # 256 MiB
+//! ```
+//!
+//! Needs `rg` (`cargo install ripgrep`), GNU grep and `/usr/bin/time`. Each command runs once to
+//! warm the page cache, then `REPS` times, interleaved; MB/s is 10^6 bytes per second of wall
+//! time, median and best. The log is `$TMPDIR/phi-canary-bench.jsonl` unless
+//! `PHI_CANARY_BENCH_FILE` names another path; it is deleted at the end unless
+//! `PHI_CANARY_BENCH_KEEP` is set.
+
+// Byte counts far below 2^52 become MB/s figures.
+#![allow(clippy::cast_precision_loss)]
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+const REPS: usize = 5;
+const DEMO: &str = "self-tracked PHI-CANARY-3f9a";
+const CORE: &str = "PHI-CANARY-3f9a";
+
+fn main() {
+    // `cargo bench` passes `--bench`; `cargo test --all-targets` does not, and must not write a
+    // gigabyte.
+    if !std::env::args().any(|a| a == "--bench") {
+        println!("skipped: run it with `cargo bench -p phi-canary --bench compare`");
+        return;
+    }
+    let mib: u64 = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(1024);
+    let path = std::env::var_os("PHI_CANARY_BENCH_FILE").map_or_else(
+        || std::env::temp_dir().join("phi-canary-bench.jsonl"),
+        PathBuf::from,
+    );
+    let bin = env!("CARGO_BIN_EXE_phi-canary");
+    let started = Instant::now();
+    let size = generate(&path, mib << 20);
+    println!(
+        "generated {} ({size} bytes) in {:.1} s",
+        path.display(),
+        started.elapsed().as_secs_f64()
+    );
+    let file = path.to_string_lossy().into_owned();
+
+    let cases: Vec<(&str, Vec<&str>)> = vec![
+        (
+            "rg -F -c (1 pattern, mmap)",
+            vec!["rg", "-F", "-c", CORE, &file],
+        ),
+        (
+            "grep -F -c (LC_ALL=C)",
+            vec!["grep", "-F", "-c", CORE, &file],
+        ),
+        (
+            "phi-canary scan --variants exact (2 patterns, 1 searched)",
+            vec![
+                bin,
+                "scan",
+                "--variants",
+                "exact",
+                "--format",
+                "json",
+                &file,
+            ],
+        ),
+        (
+            "phi-canary scan --variants exact --threads 1",
+            vec![
+                bin,
+                "scan",
+                "--variants",
+                "exact",
+                "--threads",
+                "1",
+                "--format",
+                "json",
+                &file,
+            ],
+        ),
+        (
+            "phi-canary scan (all variants: 19 patterns, 8 searched)",
+            vec![bin, "scan", "--format", "json", &file],
+        ),
+        (
+            "phi-canary scan --threads 1",
+            vec![bin, "scan", "--threads", "1", "--format", "json", &file],
+        ),
+    ];
+    for (name, argv) in &cases {
+        println!("{name}: {}", count(argv));
+    }
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];
+    for _ in 0..REPS {
+        for (i, (_, argv)) in cases.iter().enumerate() {
+            let t = Instant::now();
+            run(argv, None);
+            times[i].push(t.elapsed().as_secs_f64());
+        }
+    }
+    println!("\n| command | median s | median MB/s | best MB/s | × rg (median) |");
+    println!("|---|---|---|---|---|");
+    let mb = size as f64 / 1e6;
+    let rg_median = median(&times[0]);
+    for ((name, _), t) in cases.iter().zip(&times) {
+        let med = median(t);
+        let best = t.iter().copied().fold(f64::INFINITY, f64::min);
+        println!(
+            "| `{name}` | {med:.3} | {:.0} | {:.0} | {:.2} |",
+            mb / med,
+            mb / best,
+            rg_median / med
+        );
+    }
+
+    println!("\nstdin streaming (`cat FILE | phi-canary scan -`), peak RSS of phi-canary:");
+    for (name, args) in [
+        ("all variants", vec!["scan", "-"]),
+        ("exact", vec!["scan", "--variants", "exact", "-"]),
+    ] {
+        let (secs, kib) = stdin_rss(bin, &args, &path);
+        println!(
+            "| stdin, {name} | {secs:.3} s | {:.0} MB/s | peak RSS {:.1} MiB |",
+            mb / secs,
+            kib as f64 / 1024.0
+        );
+    }
+    for threads in ["1", "2"] {
+        let (secs, kib) = file_rss(bin, &file, threads);
+        println!(
+            "| file, all variants, --threads {threads} | {secs:.3} s | {:.0} MB/s | peak RSS {:.1} MiB |",
+            mb / secs,
+            kib as f64 / 1024.0
+        );
+    }
+    let (secs, _) = pipe_rg(&path);
+    println!(
+        "| `cat FILE | rg -F -c` | {secs:.3} s | {:.0} MB/s | |",
+        mb / secs
+    );
+
+    if std::env::var_os("PHI_CANARY_BENCH_KEEP").is_none() {
+        std::fs::remove_file(&path).expect("remove the generated log");
+        println!("\nremoved {}", path.display());
+    }
+}
+
+/// Writes about `target` bytes of JSON lines like a service's tracing output, with canaries
+/// planted at fixed fractions: 5 exact, 1 upper case, 1 base64, 1 percent-encoded, and a
+/// near miss (`3f9b`) that must not count. Returns the size.
+fn generate(path: &Path, target: u64) -> u64 {
+    let mut out = BufWriter::with_capacity(1 << 20, File::create(path).expect("create the log"));
+    let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let levels = ["INFO", "INFO", "INFO", "DEBUG", "WARN", "ERROR"];
+    let targets = [
+        "answers::http",
+        "answers::tool",
+        "answers::store",
+        "answers::mcp",
+    ];
+    let messages = [
+        "request handled",
+        "tool call finished",
+        "view rendered",
+        "store query",
+        "unknown parameter",
+        "token refused",
+    ];
+    // (where, in thousandths of the file; what)
+    let plants: [(u64, String); 9] = [
+        (10, format!("\"comment\":\"{DEMO}\"")),
+        (200, format!("\"comment\":\"{DEMO}\"")),
+        (400, format!("\"note\":\"{}\"", DEMO.to_uppercase())),
+        (500, format!("\"comment\":\"{DEMO}\"")),
+        (
+            600,
+            format!("\"payload\":\"{}\"", base64(format!("x{DEMO}!").as_bytes())),
+        ),
+        (
+            700,
+            "\"url\":\"/q?c=self-tracked%20PHI-CANARY-3f9a\"".to_owned(),
+        ),
+        (800, format!("\"comment\":\"{DEMO}\"")),
+        (900, "\"comment\":\"PHI-CANARY-3f9b near miss\"".to_owned()),
+        (990, format!("\"comment\":\"{DEMO}\"")),
+    ];
+    let mut written = 0u64;
+    let mut planted = 0;
+    let mut line = String::with_capacity(512);
+    while written < target {
+        line.clear();
+        let r = next();
+        let extra = if planted < plants.len() && written * 1000 >= plants[planted].0 * target {
+            planted += 1;
+            format!(",{}", plants[planted - 1].1)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            line,
+            "{{\"timestamp\":\"2025-03-01T09:{:02}:{:02}.{:06}Z\",\"level\":\"{}\",\"target\":\"{}\",\
+             \"fields\":{{\"message\":\"{}\",\"status\":{},\"latency_ms\":{},\"request_id\":\"{:016x}\"{extra}}},\
+             \"span\":{{\"name\":\"request\",\"route\":\"/v1/answers/{}\"}}}}",
+            r % 60,
+            (r >> 8) % 60,
+            (r >> 16) % 1_000_000,
+            levels[(r >> 36) as usize % levels.len()],
+            targets[(r >> 40) as usize % targets.len()],
+            messages[(r >> 44) as usize % messages.len()],
+            [200, 200, 200, 400, 404, 500][(r >> 48) as usize % 6],
+            (r >> 52) % 900,
+            next(),
+            (r >> 20) % 10_000,
+        );
+        out.write_all(line.as_bytes()).expect("write the log");
+        written += line.len() as u64;
+    }
+    out.flush().expect("flush the log");
+    written
+}
+
+fn base64(data: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in data.chunks(3) {
+        let b = [0, 1, 2].map(|i| chunk.get(i).copied().unwrap_or(0));
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        for i in 0..4 {
+            out.push(if i <= chunk.len() {
+                char::from(ALPHABET[(n >> (18 - 6 * i) & 0x3f) as usize])
+            } else {
+                '='
+            });
+        }
+    }
+    out
+}
+
+/// Runs `argv` with stdout captured; returns stdout.
+fn run(argv: &[&str], stdin: Option<File>) -> String {
+    let mut cmd = Command::new(argv[0]);
+    cmd.args(&argv[1..])
+        .env("LC_ALL", "C")
+        .stderr(Stdio::null());
+    if let Some(f) = stdin {
+        cmd.stdin(f);
+    }
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("run {}: {e}", argv[0]));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// What a command counted: rg and grep print a line count, phi-canary a JSON report.
+fn count(argv: &[&str]) -> String {
+    let out = run(argv, None);
+    match serde_json::from_str::<serde_json::Value>(&out) {
+        Ok(json) if json.is_object() => {
+            let variants: Vec<String> = json["hits"]
+                .as_array()
+                .map(|hits| {
+                    hits.iter()
+                        .map(|h| format!("{}/{}", h["canary"], h["variant"]))
+                        .collect()
+                })
+                .unwrap_or_default();
+            format!(
+                "{} hits {}",
+                json["hits_total"],
+                variants.join(" ").replace('"', "")
+            )
+        }
+        _ => format!("{} lines", out.trim()),
+    }
+}
+
+fn median(t: &[f64]) -> f64 {
+    let mut v = t.to_vec();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// `cat FILE | /usr/bin/time -v phi-canary ARGS`: wall seconds and phi-canary's peak RSS (KiB).
+fn stdin_rss(bin: &str, args: &[&str], path: &Path) -> (f64, u64) {
+    let t = Instant::now();
+    let mut cat = Command::new("cat")
+        .arg(path)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("cat");
+    let out = Command::new("/usr/bin/time")
+        .arg("-v")
+        .arg(bin)
+        .args(args)
+        .stdin(cat.stdout.take().expect("piped"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("/usr/bin/time");
+    cat.wait().expect("cat ends");
+    (
+        t.elapsed().as_secs_f64(),
+        max_rss(&String::from_utf8_lossy(&out.stderr)),
+    )
+}
+
+fn file_rss(bin: &str, file: &str, threads: &str) -> (f64, u64) {
+    let t = Instant::now();
+    let out = Command::new("/usr/bin/time")
+        .args(["-v", bin, "scan", "--threads", threads, file])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("/usr/bin/time");
+    (
+        t.elapsed().as_secs_f64(),
+        max_rss(&String::from_utf8_lossy(&out.stderr)),
+    )
+}
+
+fn pipe_rg(path: &Path) -> (f64, u64) {
+    let t = Instant::now();
+    let mut cat = Command::new("cat")
+        .arg(path)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("cat");
+    Command::new("rg")
+        .args(["-F", "-c", CORE])
+        .stdin(cat.stdout.take().expect("piped"))
+        .stdout(Stdio::null())
+        .status()
+        .expect("rg");
+    cat.wait().expect("cat ends");
+    (t.elapsed().as_secs_f64(), 0)
+}
+
+fn max_rss(time_output: &str) -> u64 {
+    time_output
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("Maximum resident set size (kbytes): ")
+        })
+        .and_then(|n| n.trim().parse().ok())
+        .expect("/usr/bin/time -v reports the peak RSS")
+}

@@ -1,0 +1,240 @@
+//! `Report`: what a scan found, the verdict and exit code it implies, and its renderings.
+//!
+//! **Invariant:** no rendering shows a byte of a scanned line. A hit is its source, stream, line,
+//! byte offset, variant and canary id; the rest of the line is the PHI.
+
+mod human;
+mod json;
+mod sarif;
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::marker::{MarkerKind, MarkerTally};
+use crate::variant::{Variant, VariantSet};
+
+/// The exit codes, a contract documented in `--help` and the README.
+pub mod exit {
+    /// Clean, with every precondition proven.
+    pub const CLEAN: u8 = 0;
+    /// A canary was found: a leak.
+    pub const LEAK: u8 = 1;
+    /// The logs could not be read, or a usage error: fails closed.
+    pub const UNREADABLE: u8 = 2;
+    /// Inconclusive: a precondition was not proven (a marker missing, a source empty).
+    pub const INCONCLUSIVE: u8 = 3;
+}
+
+/// An output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// For people: one block per hit, then a summary line.
+    Human,
+    /// One JSON object (see the README for its fields).
+    Json,
+    /// SARIF 2.1.0, without snippets.
+    Sarif,
+}
+
+/// The outcome of a scan, worst first: a leak outranks an unreadable source, which outranks an
+/// unproven precondition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// No canary found, and every precondition proven.
+    Clean,
+    /// At least one canary found.
+    Leak,
+    /// A source could not be read completely.
+    Unreadable,
+    /// Nothing found, but a precondition was not proven.
+    Inconclusive,
+}
+
+impl Verdict {
+    /// The process exit code for this verdict.
+    #[must_use]
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Verdict::Clean => exit::CLEAN,
+            Verdict::Leak => exit::LEAK,
+            Verdict::Unreadable => exit::UNREADABLE,
+            Verdict::Inconclusive => exit::INCONCLUSIVE,
+        }
+    }
+}
+
+/// A canary found in a log. Positions and names only: never the line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Hit {
+    /// The source's name: a path, `stdin`, `docker:NAME`.
+    pub source: String,
+    /// The stream: `stdout`, `stderr`, `tty`, `file`, `stdin`.
+    pub stream: &'static str,
+    /// The 1-based line.
+    pub line: u64,
+    /// The byte offset of the match in the stream.
+    pub offset: u64,
+    /// The encoding that matched.
+    pub variant: Variant,
+    /// The canary's id (`demo`, `core`, `run:0123abcd`, `canary-2`).
+    pub canary: String,
+}
+
+/// A canary scanned for, by id.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CanarySummary {
+    /// Its id.
+    pub id: String,
+    /// How many distinct patterns it contributed.
+    pub patterns: usize,
+}
+
+/// One stream of a source.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StreamReport {
+    /// `stdout`, `stderr`, `tty`, `file`, `stdin`.
+    pub name: &'static str,
+    /// Bytes scanned.
+    pub bytes: u64,
+    /// Lines scanned.
+    pub lines: u64,
+    /// Whether the marker lines must appear here (when `--expect-marker` is given).
+    pub expects_markers: bool,
+    /// The marker lines seen.
+    pub markers: MarkerTally,
+    /// Hits in this stream, including any beyond the listed ones.
+    pub hits: u64,
+}
+
+/// One source.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SourceReport {
+    /// Its name.
+    pub name: String,
+    /// `file`, `stdin`, `docker`.
+    pub kind: &'static str,
+    /// Its streams, in the order the source opened them.
+    pub streams: Vec<StreamReport>,
+    /// Conditions that weaken the scan without stopping it.
+    pub warnings: Vec<String>,
+    /// Why the source could not be read completely.
+    pub error: Option<String>,
+}
+
+/// Everything a scan found, and nothing of what it read.
+///
+/// ```
+/// use phi_canary::report::{Report, Verdict};
+///
+/// let empty = Report::default();
+/// assert_eq!(empty.verdict(), Verdict::Clean);
+/// assert_eq!(empty.exit_code(), 0);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// The canaries scanned for.
+    pub canaries: Vec<CanarySummary>,
+    /// The variants matched.
+    pub variants: VariantSet,
+    /// The positive control's nonce, when requested.
+    pub marker: Option<String>,
+    /// Every source, in the order given.
+    pub sources: Vec<SourceReport>,
+    /// The hits listed (at most [`MAX_HITS_PER_STREAM`](crate::scan::MAX_HITS_PER_STREAM) per
+    /// stream), in source, stream and offset order.
+    pub hits: Vec<Hit>,
+    /// Every hit, listed or not.
+    pub hits_total: u64,
+}
+
+impl Report {
+    /// The verdict: leak, else unreadable, else inconclusive, else clean.
+    #[must_use]
+    pub fn verdict(&self) -> Verdict {
+        if self.hits_total > 0 {
+            Verdict::Leak
+        } else if self.sources.iter().any(|s| s.error.is_some()) {
+            Verdict::Unreadable
+        } else if !self.unproven().is_empty() {
+            Verdict::Inconclusive
+        } else {
+            Verdict::Clean
+        }
+    }
+
+    /// The process exit code.
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        self.verdict().exit_code()
+    }
+
+    /// The preconditions not proven, one sentence each, for the sources that were read: a
+    /// source that gave no bytes, and with `--expect-marker` every expecting stream without a
+    /// start line followed by an end line.
+    #[must_use]
+    pub fn unproven(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for source in self.sources.iter().filter(|s| s.error.is_none()) {
+            if self.marker.is_none() && source.streams.iter().all(|s| s.bytes == 0) {
+                out.push(format!("{}: no bytes were read", source.name));
+            }
+            let Some(nonce) = &self.marker else { continue };
+            for stream in source.streams.iter().filter(|s| s.expects_markers) {
+                let at = format!("{} ({})", source.name, stream.name);
+                let m = &stream.markers;
+                for (count, kind) in [(m.start, MarkerKind::Start), (m.end, MarkerKind::End)] {
+                    if count == 0 {
+                        out.push(format!(
+                            "{at}: no `{} {} {nonce}` line",
+                            crate::marker::PREFIX,
+                            kind.word()
+                        ));
+                    }
+                }
+                if m.start > 0 && m.end > 0 && !m.bracketed() {
+                    out.push(format!(
+                        "{at}: the last end marker comes before the first start marker"
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    /// Streams that carried both marker lines in order.
+    #[must_use]
+    pub fn proven_streams(&self) -> usize {
+        self.expecting_streams()
+            .filter(|s| s.markers.bracketed())
+            .count()
+    }
+
+    /// Streams of readable sources that must carry the marker lines.
+    pub(crate) fn expecting_streams(&self) -> impl Iterator<Item = &StreamReport> {
+        self.sources
+            .iter()
+            .filter(|s| s.error.is_none())
+            .flat_map(|s| &s.streams)
+            .filter(|s| s.expects_markers)
+    }
+
+    /// Writes the report in `format`.
+    pub fn write(&self, format: Format, out: &mut dyn Write) -> io::Result<()> {
+        match format {
+            Format::Human => human::write(self, out),
+            Format::Json => json::write(self, out),
+            Format::Sarif => sarif::write(self, out),
+        }
+    }
+
+    /// The one-line summary that ends the human format.
+    #[must_use]
+    pub fn summary(&self) -> String {
+        human::summary(self)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,91 @@
+//! Random logs cut at random places give the events of the naive whole-buffer reference.
+
+use proptest::prelude::*;
+
+use super::{reference, scan_pieces};
+use crate::canary::{self, Canary};
+use crate::marker::Nonce;
+use crate::matcher::Matcher;
+use crate::variant::{Variant, VariantSet};
+
+/// `hay` cut at `cuts` (clamped and sorted).
+fn cut(hay: &[u8], cuts: Vec<usize>) -> Vec<&[u8]> {
+    let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(hay.len())).collect();
+    cuts.sort_unstable();
+    let mut pieces = Vec::new();
+    let mut last = 0;
+    for c in cuts.into_iter().chain([hay.len()]) {
+        pieces.push(&hay[last..c]);
+        last = c;
+    }
+    pieces
+}
+
+/// Pieces a log is made of: filler, newlines, NULs, and parts and wholes of the patterns.
+fn fragment() -> impl Strategy<Value = Vec<u8>> {
+    let demo = canary::DEMO.as_bytes().to_vec();
+    prop_oneof![
+        Just(b"plain text ".to_vec()),
+        Just(b"\n".to_vec()),
+        Just(vec![0u8, 0xff]),
+        Just(demo.clone()),
+        Just(canary::CORE.as_bytes().to_vec()),
+        Just(Variant::Percent.encode(&demo)),
+        Just(Variant::Base64At1.encode(&demo)),
+        Just(b"self-tracked PHI-CAN".to_vec()),
+        Just(b"PHI-CANARY-3f9".to_vec()),
+        Just(b"ARY-3f9a".to_vec()),
+        Just(Variant::HexLower.encode(&demo)),
+        Just(Variant::UnicodeEscape.encode(&demo)),
+        Just(Variant::Upper.encode(&demo)),
+        Just(b"self-tracked ".to_vec()),
+        Just(b"self-tracked%20".to_vec()),
+        Just(Variant::HexLower.encode(b"self-tracked ")),
+        Just(b"phiguard-marker start nonce-123\n".to_vec()),
+        Just(b"phiguard-marker end nonce-123".to_vec()),
+    ]
+}
+
+/// Pieces for two canaries, one inside the other.
+fn nested_fragment() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        Just(b"xxabcdefghyy".to_vec()),
+        Just(b"xxabcdefgh".to_vec()),
+        Just(b"abcdefgh".to_vec()),
+        Just(b"yy".to_vec()),
+        Just(b"x".to_vec()),
+        Just(b"\n".to_vec()),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    #[test]
+    fn nested_canaries_under_any_split(
+        parts in proptest::collection::vec(nested_fragment(), 0..40),
+        cuts in proptest::collection::vec(0usize..400, 0..12),
+    ) {
+        let texts = ["abcdefgh".to_owned(), "xxabcdefghyy".to_owned()];
+        let m = Matcher::new(canary::select(&texts, false).expect("valid"), VariantSet::All, None)
+            .expect("builds");
+        let hay = parts.concat();
+        prop_assert_eq!(scan_pieces(&m, cut(&hay, cuts)), reference(&m, &hay));
+    }
+
+    #[test]
+    fn any_split_gives_the_whole_buffer_events(
+        parts in proptest::collection::vec(fragment(), 0..40),
+        cuts in proptest::collection::vec(0usize..2000, 0..12),
+    ) {
+        let nonce = Nonce::new("nonce-123").expect("nonce");
+        let m = Matcher::new(
+            vec![Canary::demo(), Canary::core()],
+            VariantSet::All,
+            Some(nonce),
+        )
+        .expect("builds");
+        let hay = parts.concat();
+        prop_assert_eq!(scan_pieces(&m, cut(&hay, cuts)), reference(&m, &hay));
+    }
+}
