@@ -8,8 +8,8 @@
 //! Every view is timed over the last year and over the whole record, as the tool (validation,
 //! queries, envelope) and as one SQL statement; each figure is the median of several runs.
 //!
-//! `cargo bench -p answers --bench readings` (add `-- --runs N` for more runs; the record is
-//! generated once into `target/tmp` and reused).
+//! `cargo bench -p answers --bench readings` (add `-- --runs N` for more runs, `--view V` for
+//! one view or `--view catalogue`; the record is generated once into `target/tmp` and reused).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -36,11 +36,10 @@ const HR: &str = "8867-4";
 const VERSION: i64 = 1;
 
 fn main() {
-    let runs: usize = std::env::args()
-        .skip_while(|a| a != "--runs")
-        .nth(1)
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(7);
+    let flag = |name: &str| std::env::args().skip_while(|a| a != name).nth(1);
+    let runs: usize = flag("--runs").and_then(|n| n.parse().ok()).unwrap_or(7);
+    let only = flag("--view");
+    let wanted = |name: &str| only.as_deref().is_none_or(|o| o == name);
     let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("readings-bench-v{VERSION}.db"));
     if !path.exists() {
         let started = Instant::now();
@@ -52,19 +51,32 @@ fn main() {
         .subject_by_handle("bench")
         .expect("read the subject")
         .expect("the bench subject");
+    // The tool turns on the query planner stability guarantee for its connection; the
+    // hand-written statements run on the same connection with the same setting.
+    store
+        .conn()
+        .set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+            true,
+        )
+        .expect("qpsg");
     let rows: i64 = store
         .conn()
-        .query_row("SELECT count(*) FROM series WHERE code = ?1", [HR], |r| r.get(0))
+        .query_row("SELECT count(*) FROM series WHERE code = ?1", [HR], |r| {
+            r.get(0)
+        })
         .expect("count");
     println!("heart-rate rows: {rows}; runs per figure: {runs}\n");
     println!("| view | window | tool | hand-written SQL | tool / SQL |");
     println!("| --- | --- | --- | --- | --- |");
-    let year_start = LAST.checked_sub(jiff::Span::new().days(364)).expect("in range");
+    let year_start = LAST
+        .checked_sub(jiff::Span::new().days(364))
+        .expect("in range");
     let windows = [
         ("1 year", Some((year_start.to_string(), LAST.to_string()))),
         ("5 years (all)", None),
     ];
-    for view in View::ALL {
+    for view in View::ALL.iter().filter(|v| wanted(v.as_str())) {
         for (label, window) in &windows {
             let mut args = json!({"indicators": [HR], "view": view.as_str()});
             if let Some((s, e)) = window {
@@ -73,12 +85,18 @@ fn main() {
             }
             let tool = median(runs, || {
                 let env = query_health_indicators(&store, &subject, &args);
-                assert!(env.error_kind().is_none(), "{}", answers::render_compact(&env));
+                assert!(
+                    env.error_kind().is_none(),
+                    "{}",
+                    answers::render_compact(&env)
+                );
                 env.meta().row_count
             });
             let statement = sql::statement(*view, &zone_offsets());
             let bounds = sql::Bounds::of(window.as_ref());
-            let hand = median(runs, || run_sql(store.conn(), &statement, &subject, &bounds));
+            let hand = median(runs, || {
+                run_sql(store.conn(), &statement, &subject, &bounds)
+            });
             check(*view, tool.1, hand.1);
             println!(
                 "| `{view}` | {label} | {} | {} | {:.2}× |",
@@ -88,21 +106,37 @@ fn main() {
             );
         }
     }
-    for (label, window) in &windows {
-        let args = window.as_ref().map_or(json!({}), |(s, e)| json!({"start": s, "end": e}));
-        let t = median(runs, || query_health_indicators(&store, &subject, &args).meta().row_count);
+    for (label, window) in windows.iter().filter(|_| wanted("catalogue")) {
+        let args = window
+            .as_ref()
+            .map_or(json!({}), |(s, e)| json!({"start": s, "end": e}));
+        let t = median(runs, || {
+            query_health_indicators(&store, &subject, &args)
+                .meta()
+                .row_count
+        });
         println!("| catalogue | {label} | {} | | |", ms(t.0));
     }
 }
 
 /// The median time of `runs` calls after one warm-up, and what the call returned.
+/// The median time of a call over `runs` samples, after one warm-up, and what the call
+/// returned. A sample of a call under 20 ms is the mean of a batch that fills 20 ms, so a
+/// figure of a few microseconds is not the timer's noise.
 fn median<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
+    let t = Instant::now();
     let mut out = f();
+    let once = t.elapsed();
+    let batch = u32::try_from(Duration::from_millis(20).as_nanos() / once.as_nanos().max(1))
+        .unwrap_or(u32::MAX)
+        .clamp(1, 10_000);
     let mut times: Vec<Duration> = (0..runs.max(1))
         .map(|_| {
             let t = Instant::now();
-            out = std::hint::black_box(f());
-            t.elapsed()
+            for _ in 0..batch {
+                out = std::hint::black_box(f());
+            }
+            t.elapsed() / batch
         })
         .collect();
     times.sort();
@@ -110,7 +144,12 @@ fn median<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
 }
 
 fn ms(d: Duration) -> String {
-    format!("{:.2} ms", d.as_secs_f64() * 1e3)
+    let ms = d.as_secs_f64() * 1e3;
+    if ms < 1.0 {
+        format!("{:.1} µs", ms * 1e3)
+    } else {
+        format!("{ms:.1} ms")
+    }
 }
 
 /// Runs a hand-written statement and counts the rows it returns (every column read).
@@ -141,19 +180,35 @@ fn check(view: View, tool: usize, hand: usize) {
         View::Minute | View::Hour | View::Day | View::Week | View::Month => hand.min(BUCKET_CAP),
         View::Stats | View::Latest => hand,
     };
-    assert_eq!(tool, expected, "{view}: the tool and the statement disagree");
+    assert_eq!(
+        tool, expected,
+        "{view}: the tool and the statement disagree"
+    );
 }
 
 /// The zone's offsets over the record: `(from, seconds)`, for the statement's `CASE`.
 fn zone_offsets() -> Vec<(String, i32)> {
     let tz = TimeZone::get(TZ).expect("zone");
-    let from = FIRST.to_zoned_datetime(tz.clone()).expect("first").timestamp();
+    let from = FIRST
+        .to_zoned_datetime(tz.clone())
+        .expect("first")
+        .timestamp();
     let mut out = vec![(String::new(), tz.to_offset(from).seconds())];
     for t in tz.following(from) {
-        if t.timestamp().as_second() > LAST.to_zoned_datetime(tz.clone()).expect("last").timestamp().as_second() + 86_400 {
+        if t.timestamp().as_second()
+            > LAST
+                .to_zoned_datetime(tz.clone())
+                .expect("last")
+                .timestamp()
+                .as_second()
+                + 86_400
+        {
             break;
         }
-        out.push((answers::store::utc_text(t.timestamp()), t.offset().seconds()));
+        out.push((
+            answers::store::utc_text(t.timestamp()),
+            t.offset().seconds(),
+        ));
     }
     out
 }
@@ -162,7 +217,9 @@ fn zone_offsets() -> Vec<(String, i32)> {
 fn generate(path: &Path) {
     let _ = std::fs::remove_file(path);
     let mut store = Store::open(path).expect("create the bench record");
-    let subject = store.upsert_subject("subj-bench", "bench", TZ).expect("subject");
+    let subject = store
+        .upsert_subject("subj-bench", "bench", TZ)
+        .expect("subject");
     let tz = subject.tz.clone();
     let mut rng = 0x2545_f491_4f6c_dd1d_u64;
     let mut noise = move || {
@@ -171,7 +228,10 @@ fn generate(path: &Path) {
         rng ^= rng << 17;
         f64::from(u32::try_from(rng % 1000).expect("small")) / 1000.0
     };
-    let days: Vec<Date> = FIRST.series(jiff::Span::new().days(1)).take_while(|d| *d <= LAST).collect();
+    let days: Vec<Date> = FIRST
+        .series(jiff::Span::new().days(1))
+        .take_while(|d| *d <= LAST)
+        .collect();
     // Minute heart rate straight into the table, with its day authority as the write side
     // publishes it (a mean per source and day, the watch elected).
     let conn = store.conn_mut();
@@ -187,14 +247,31 @@ fn generate(path: &Path) {
             if i % 30 == 29 {
                 continue;
             }
-            let start = day.to_zoned_datetime(tz.clone()).expect("midnight").timestamp();
-            let next = day.tomorrow().expect("day").to_zoned_datetime(tz.clone()).expect("midnight").timestamp();
+            let start = day
+                .to_zoned_datetime(tz.clone())
+                .expect("midnight")
+                .timestamp();
+            let next = day
+                .tomorrow()
+                .expect("day")
+                .to_zoned_datetime(tz.clone())
+                .expect("midnight")
+                .timestamp();
             let mut t = start;
             while t < next {
                 let minute = f64::from(u16::try_from((t.as_second() / 60) % 1440).expect("minute"));
-                let v = (62.0 + 12.0 * (minute / 1440.0 * std::f64::consts::TAU).sin().abs() + 6.0 * noise()).round();
+                let v = (62.0
+                    + 12.0 * (minute / 1440.0 * std::f64::consts::TAU).sin().abs()
+                    + 6.0 * noise())
+                .round();
                 insert
-                    .execute((&subject.id, HR, v, answers::store::utc_text(t), day.to_string()))
+                    .execute((
+                        &subject.id,
+                        HR,
+                        v,
+                        answers::store::utc_text(t),
+                        day.to_string(),
+                    ))
                     .expect("insert");
                 t = t.checked_add(SignedDuration::from_mins(1)).expect("minute");
             }
@@ -211,28 +288,85 @@ fn generate(path: &Path) {
     tx.commit().expect("commit");
     // The daily indicators and the typed-in heart rate, through the write side.
     let mut rows = Vec::new();
-    let at = |d: Date, h: i8, m: i8| d.at(h, m, 0, 0).to_zoned_datetime(tz.clone()).expect("time").timestamp();
+    let at = |d: Date, h: i8, m: i8| {
+        d.at(h, m, 0, 0)
+            .to_zoned_datetime(tz.clone())
+            .expect("time")
+            .timestamp()
+    };
     let reading = |name: &str, code: &str, v: f64, unit: &str, t: Timestamp, s: Source| {
         NewReading::measured(&subject.id, name, CodeRef::loinc(code), v, unit, t, s)
     };
     for (i, d) in days.iter().enumerate() {
         let d = *d;
-        rows.push(reading("dailyRestingHeartRates", "40443-4", (57.0 + 4.0 * noise()).round(), "/min", at(d, 8, 0), Source::Watch));
-        rows.push(reading("stepCount", "41950-7", (9000.0 + 3000.0 * noise()).round(), "steps", at(d, 23, 59), Source::Watch));
+        rows.push(reading(
+            "dailyRestingHeartRates",
+            "40443-4",
+            (57.0 + 4.0 * noise()).round(),
+            "/min",
+            at(d, 8, 0),
+            Source::Watch,
+        ));
+        rows.push(reading(
+            "stepCount",
+            "41950-7",
+            (9000.0 + 3000.0 * noise()).round(),
+            "steps",
+            at(d, 23, 59),
+            Source::Watch,
+        ));
         if i % 3 == 0 {
-            rows.push(reading("stepCount", "41950-7", (8000.0 + 3000.0 * noise()).round(), "steps", at(d, 23, 58), Source::Phone));
+            rows.push(reading(
+                "stepCount",
+                "41950-7",
+                (8000.0 + 3000.0 * noise()).round(),
+                "steps",
+                at(d, 23, 58),
+                Source::Phone,
+            ));
         }
         if i % 7 == 0 {
-            rows.push(reading("bodyMass", "29463-7", 70.0 + noise(), "kg", at(d, 7, 10), Source::Scale));
-            rows.push(reading("systolic", "8480-6", (115.0 + 8.0 * noise()).round(), "mmHg", at(d, 8, 15), Source::Cuff));
-            rows.push(reading("diastolic", "8462-4", (75.0 + 6.0 * noise()).round(), "mmHg", at(d, 8, 15), Source::Cuff));
+            rows.push(reading(
+                "bodyMass",
+                "29463-7",
+                70.0 + noise(),
+                "kg",
+                at(d, 7, 10),
+                Source::Scale,
+            ));
+            rows.push(reading(
+                "systolic",
+                "8480-6",
+                (115.0 + 8.0 * noise()).round(),
+                "mmHg",
+                at(d, 8, 15),
+                Source::Cuff,
+            ));
+            rows.push(reading(
+                "diastolic",
+                "8462-4",
+                (75.0 + 6.0 * noise()).round(),
+                "mmHg",
+                at(d, 8, 15),
+                Source::Cuff,
+            ));
         }
         if i % 30 == 29 {
             for h in [8, 13, 21] {
-                rows.push(reading("pulse", HR, (70.0 + 10.0 * noise()).round(), "/min", at(d, h, 0), Source::Manual));
+                rows.push(reading(
+                    "pulse",
+                    HR,
+                    (70.0 + 10.0 * noise()).round(),
+                    "/min",
+                    at(d, h, 0),
+                    Source::Manual,
+                ));
             }
         }
     }
     store.upsert_readings(&rows).expect("daily indicators");
-    store.conn().execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").expect("checkpoint");
+    store
+        .conn()
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+        .expect("checkpoint");
 }

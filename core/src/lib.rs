@@ -9,7 +9,7 @@
 //!   Schema and a validator that refuses by name, never panics, and suggests only next steps
 //!   it would accept.
 //!
-//! - [`store`]: the SQLite record store (subjects, readings and reported entries, the day
+//! - [`store`]: the `SQLite` record store (subjects, readings and reported entries, the day
 //!   authority, tokens); [`vocab`]: the bundled vocabularies; [`demo`]: the demo record.
 //! - [`tools`]: [`tools::query_health_indicators`]; [`surface`]: a tool by name; [`serve`]: the
 //!   HTTP service.

@@ -3,6 +3,8 @@
 //! day authority where one was elected, every reading where not, the subject's zone for
 //! `minute` and `hour`), keeping as many rows as the tool's cap plus one.
 
+use std::fmt::Write as _;
+
 use answers::View;
 use answers::tools::readings::{BUCKET_CAP, ROW_CAP};
 
@@ -19,7 +21,9 @@ impl Bounds {
     pub(crate) fn of(window: Option<&(String, String)>) -> Self {
         let shift = |d: &str, days: i64| {
             let d: jiff::civil::Date = d.parse().expect("a date");
-            d.checked_add(jiff::Span::new().days(days)).expect("in range").to_string()
+            d.checked_add(jiff::Span::new().days(days))
+                .expect("in range")
+                .to_string()
         };
         match window {
             Some((s, e)) => Self {
@@ -38,13 +42,20 @@ impl Bounds {
     }
 }
 
-/// The rows of the window.
-const IN_WINDOW: &str = "s.subject_id = :subject AND s.code = :code AND s.system = 'loinc'
+/// The rows of the window: bounded by time on the `(subject_id, code, start_utc)` index
+/// (`+` keeps the unique key, which has `system`, out of the planner's choice).
+const IN_WINDOW: &str = "s.subject_id = :subject AND s.code = :code AND +s.system = 'loinc'
    AND s.start_utc >= :utc_lo AND s.start_utc < :utc_hi
    AND (s.local_day BETWEEN :day_lo AND :day_hi OR s.local_day IS NULL)";
 
-/// What `day`, `week`, `month` and `stats` count: each elected day's value, and every reading
-/// of a day nothing elected. `t` orders the values of a day.
+/// The elected days of the window.
+const ELECTED: &str = "SELECT local_day FROM day_elected
+   WHERE subject_id = :subject AND system = 'loinc' AND code = :code
+     AND local_day BETWEEN :day_lo AND :day_hi";
+
+/// What `day`, `week`, `month` and `stats` count: each elected day's value, every reading of a
+/// day nothing elected (read on the `(subject_id, code, local_day)` index, whose entries
+/// answer `NOT IN` before a row is read), and the legacy rows. `t` orders the values of a day.
 fn points() -> String {
     format!(
         "SELECT e.local_day AS day, e.local_day AS t, e.value AS v
@@ -52,27 +63,33 @@ fn points() -> String {
           WHERE e.subject_id = :subject AND e.system = 'loinc' AND e.code = :code
             AND e.local_day BETWEEN :day_lo AND :day_hi
          UNION ALL
-         SELECT coalesce(s.local_day, substr(s.start_utc, 1, 10)), s.start_utc, s.value_num
+         SELECT s.local_day, s.start_utc, s.value_num
            FROM series s
-          WHERE {IN_WINDOW}
-            AND NOT EXISTS (SELECT 1 FROM day_elected e
-                             WHERE e.subject_id = s.subject_id AND e.system = s.system
-                               AND e.code = s.code AND e.local_day = s.local_day)"
+          WHERE s.subject_id = :subject AND s.code = :code AND +s.system = 'loinc'
+            AND s.local_day BETWEEN :day_lo AND :day_hi AND s.local_day NOT IN ({ELECTED})
+         UNION ALL
+         SELECT substr(s.start_utc, 1, 10), s.start_utc, s.value_num
+           FROM series s
+          WHERE s.subject_id = :subject AND s.code = :code AND +s.system = 'loinc'
+            AND s.local_day IS NULL AND +s.start_utc >= :utc_lo AND +s.start_utc < :utc_hi"
     )
 }
 
 /// The statement for `view`; `offsets` are the zone's UTC offsets, each from an instant on.
 pub(crate) fn statement(view: View, offsets: &[(String, i32)]) -> String {
     let keep = BUCKET_CAP + 1;
-    let local = |format: &str| {
-        let mut case = String::from("CASE");
-        for pair in offsets.windows(2) {
-            let ((_, seconds), (until, _)) = (&pair[0], &pair[1]);
-            case.push_str(&format!(" WHEN s.start_utc < '{until}' THEN '{seconds:+} seconds'"));
-        }
-        let last = offsets.last().map_or(0, |o| o.1);
-        format!("strftime('{format}', s.start_utc, {case} ELSE '{last:+} seconds' END)")
-    };
+    // The zone's offset at `s.start_utc`, as a date-time modifier.
+    let mut offset = String::from("CASE");
+    for pair in offsets.windows(2) {
+        let ((_, seconds), (until, _)) = (&pair[0], &pair[1]);
+        let _ = write!(
+            offset,
+            " WHEN s.start_utc < '{until}' THEN '{seconds:+} seconds'"
+        );
+    }
+    let last = offsets.last().map_or(0, |o| o.1);
+    let _ = write!(offset, " ELSE '{last:+} seconds' END");
+    let local = |format: &str| format!("strftime('{format}', s.start_utc, {offset})");
     let buckets = |format: &str| {
         format!(
             "SELECT {} AS b, avg(s.value_num), count(*) FROM series s WHERE {IN_WINDOW}
@@ -89,8 +106,11 @@ pub(crate) fn statement(view: View, offsets: &[(String, i32)]) -> String {
     };
     match view {
         View::Raw => format!(
-            "SELECT s.kind, s.unit, s.local_day, s.start_utc, s.value_num, s.value_text, s.source
+            "SELECT s.kind, s.unit, coalesce(s.local_day, {}), {}, s.value_num, s.value_text,
+                    s.source
                FROM series s WHERE {IN_WINDOW} ORDER BY s.start_utc DESC LIMIT {}",
+            local("%Y-%m-%d"),
+            local("%H:%M"),
             ROW_CAP + 1
         ),
         View::Minute => buckets("%Y-%m-%d %H:%M"),
@@ -108,14 +128,14 @@ pub(crate) fn statement(view: View, offsets: &[(String, i32)]) -> String {
         ),
         View::Latest => format!(
             "SELECT * FROM (
-               SELECT * FROM (SELECT e.local_day AS day, e.value AS v, 1 AS elected
+               SELECT * FROM (SELECT e.local_day AS day, e.value AS v, e.unit, e.source, 1 AS elected
                                 FROM day_elected e
                                WHERE e.subject_id = :subject AND e.system = 'loinc'
                                  AND e.code = :code AND e.local_day BETWEEN :day_lo AND :day_hi
                                ORDER BY e.local_day DESC LIMIT 1)
                UNION ALL
                SELECT * FROM (SELECT coalesce(s.local_day, substr(s.start_utc, 1, 10)),
-                                     s.value_num, 0
+                                     s.value_num, s.unit, s.source, 0
                                 FROM series s WHERE {IN_WINDOW}
                                ORDER BY s.start_utc DESC LIMIT 1))
              ORDER BY day DESC, elected DESC LIMIT 1"

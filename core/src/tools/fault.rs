@@ -132,13 +132,13 @@ where
             }
         }
         Err(payload) => {
-            let type_name = payload_type(payload.as_ref());
+            let error_type = payload_type(payload.as_ref());
             tracing::error!(
                 error_kind = ErrorKind::ToolPanic.as_str(),
-                error_type = %type_name,
+                error_type = error_type.as_str(),
                 "tool panicked"
             );
-            Envelope::fault(tool, ErrorKind::ToolPanic, type_name)
+            Envelope::fault(tool, ErrorKind::ToolPanic, error_type)
         }
     }
 }
@@ -206,7 +206,10 @@ mod tests {
         });
         assert_eq!(owned.error_kind(), Some(ErrorKind::ToolPanic));
         let reason = owned.error_detail().unwrap().reason();
-        assert_eq!(reason, "query_health_indicators failed with alloc::string::String");
+        assert_eq!(
+            reason,
+            "query_health_indicators failed with alloc::string::String"
+        );
         assert!(opaque.error_detail().unwrap().reason().contains("Box<dyn"));
         assert!(fine.error_kind().is_none());
     }

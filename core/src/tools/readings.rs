@@ -22,12 +22,15 @@ mod answer;
 mod catalogue;
 mod clock;
 mod days;
+#[cfg(test)]
+mod plans;
 mod rows;
 mod select;
 mod views;
 mod window;
 
 use rusqlite::Connection;
+use rusqlite::config::DbConfig;
 use serde_json::Value;
 
 use self::clock::Clock;
@@ -37,7 +40,7 @@ use crate::envelope::Envelope;
 use crate::envelope::next_step::{NextAction, NextStep};
 use crate::store::{Store, Subject};
 use crate::tool::ToolName;
-use crate::tools::fault::guarded;
+use crate::tools::fault::{ToolError, guarded};
 
 /// Raw readings answered per indicator at most, newest first.
 pub const ROW_CAP: usize = 50;
@@ -78,7 +81,7 @@ pub fn query_health_indicators(store: &Store, subject: &Subject, args: &Value) -
     };
     let retry = || vec![retry_step(&query)];
     guarded(ToolName::QueryHealthIndicators, retry, || {
-        let ctx = Ctx::new(store.conn(), subject, &query);
+        let ctx = Ctx::new(store.conn(), subject, &query)?;
         answer::answer(&ctx, &query)
     })
 }
@@ -105,13 +108,23 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
-    fn new(conn: &'a Connection, subject: &'a Subject, query: &IndicatorQuery) -> Self {
-        Self {
+    /// The context of one call. Turns on the query planner stability guarantee: the bundled
+    /// `SQLite` is built with STAT4, under which every statement that binds a value compared
+    /// with an indexed column is re-parsed and re-planned on each run (most of a small
+    /// query's time). The readings statements are planned once for every binding, on the
+    /// indexes their plans test checks.
+    fn new(
+        conn: &'a Connection,
+        subject: &'a Subject,
+        query: &IndicatorQuery,
+    ) -> Result<Self, ToolError> {
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
+        Ok(Self {
             conn,
             subject_id: &subject.id,
             tz: subject.tz_name(),
             bounds: Bounds::of(&query.window),
             clock: Clock::new(subject.tz.clone()),
-        }
+        })
     }
 }

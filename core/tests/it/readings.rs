@@ -95,7 +95,10 @@ pub(crate) fn num(c: &Cell) -> f64 {
 
 /// Column `name` as text.
 pub(crate) fn texts(t: &Table, name: &str) -> Vec<String> {
-    column(t, name).into_iter().map(ToString::to_string).collect()
+    column(t, name)
+        .into_iter()
+        .map(ToString::to_string)
+        .collect()
 }
 
 #[test]
@@ -128,7 +131,10 @@ fn the_catalogue_lists_reported_entries_first_then_readings() {
     let names = texts(readings, "indicator");
     assert!(names.contains(&"Body weight".to_owned()), "{names:?}");
     // The legacy body temperature makes the whole record's window approximate.
-    assert_eq!(env.meta().window_semantics, WindowSemantics::DatePaddedNaive);
+    assert_eq!(
+        env.meta().window_semantics,
+        WindowSemantics::DatePaddedNaive
+    );
 }
 
 #[test]
@@ -153,7 +159,10 @@ fn a_windowed_catalogue_counts_only_the_window() {
         assert!("2026-09-01" <= first.as_str() && first <= last && last.as_str() <= "2026-09-14");
     }
     let names = texts(readings, "indicator");
-    assert!(!names.iter().any(|n| n.contains("Cholesterol")), "{names:?}");
+    assert!(
+        !names.iter().any(|n| n.contains("Cholesterol")),
+        "{names:?}"
+    );
     let steps = names.iter().position(|n| n.contains("steps")).unwrap();
     // 14 days, and on some of them the phone reported steps as well as the watch.
     assert!(num(column(readings, "count")[steps]) > 14.0);
@@ -170,7 +179,11 @@ fn keywords_find_every_series_carrying_the_code_whatever_its_name() {
     assert_eq!(texts(reported, "count"), ["2"]);
     assert_eq!(env.meta().catalog_total, Some(1));
 
-    let stats = ask(&d.store, &d.you, &json!({"keywords": ["头疼"], "view": "stats"}));
+    let stats = ask(
+        &d.store,
+        &d.you,
+        &json!({"keywords": ["头疼"], "view": "stats"}),
+    );
     assert_eq!(stats.meta().view, Some(View::Stats));
     assert_eq!(texts(table(&stats, "reported"), "count"), ["2"]);
     assert!(stats.data().iter().all(|t| t.name() != "readings"));
@@ -214,9 +227,18 @@ fn refusals_come_back_unchanged_with_steps_that_would_be_accepted() {
     let d = demo();
     let cases = [
         (json!({"view": "day"}), ArgProblem::NeedsSelector),
-        (json!({"kind": "medications", "view": "day"}), ArgProblem::UnknownParameter),
-        (json!({"indicators": ["Body weight"], "start": "2026-02-30"}), ArgProblem::NotDate),
-        (json!({"indicators": ["Body weight"], "start": "last week"}), ArgProblem::NotDate),
+        (
+            json!({"kind": "medications", "view": "day"}),
+            ArgProblem::UnknownParameter,
+        ),
+        (
+            json!({"indicators": ["Body weight"], "start": "2026-02-30"}),
+            ArgProblem::NotDate,
+        ),
+        (
+            json!({"indicators": ["Body weight"], "start": "last week"}),
+            ArgProblem::NotDate,
+        ),
     ];
     for (args, problem) in cases {
         let env = ask(&d.store, &d.you, &args);
@@ -240,12 +262,20 @@ fn refusals_come_back_unchanged_with_steps_that_would_be_accepted() {
 fn indicators_the_record_never_holds_answer_with_no_rows_and_the_catalogue_step() {
     let d = demo();
     // Sleep is recorded for mom only.
-    let env = ask(&d.store, &d.you, &json!({"indicators": ["sleepDuration"], "view": "stats"}));
+    let env = ask(
+        &d.store,
+        &d.you,
+        &json!({"indicators": ["sleepDuration"], "view": "stats"}),
+    );
     assert_eq!(env.status(), Status::Ok);
     assert!(env.data().is_empty());
     assert_eq!(env.next_steps()[0].action, NextAction::CallCatalogue);
     assert!(assert_steps_accepted(&env, "never recorded") > 0);
-    let mom = ask(&d.store, &d.mom, &json!({"indicators": ["sleepDuration"], "view": "stats"}));
+    let mom = ask(
+        &d.store,
+        &d.mom,
+        &json!({"indicators": ["sleepDuration"], "view": "stats"}),
+    );
     assert_eq!(texts(table(&mom, "readings"), "count"), ["365"]);
 }
 
@@ -269,10 +299,17 @@ fn you_and_mom_answer_the_same_question_differently() {
     let you = names(&ask(&d.store, &d.you, &json!({})));
     let mom = names(&ask(&d.store, &d.mom, &json!({})));
     assert!(mom.iter().any(|n| n.contains("Sleep")) && !you.iter().any(|n| n.contains("Sleep")));
-    assert!(you.contains(&"Body temperature".to_owned()) && !mom.contains(&"Body temperature".to_owned()));
+    assert!(
+        you.contains(&"Body temperature".to_owned())
+            && !mom.contains(&"Body temperature".to_owned())
+    );
     // Resting heart rate drifts 59 → 56 for you and 71 → 75 for mom.
     let rhr = |who| {
-        let env = ask(&d.store, who, &json!({"indicators": ["Heart rate --resting"], "view": "stats"}));
+        let env = ask(
+            &d.store,
+            who,
+            &json!({"indicators": ["Heart rate --resting"], "view": "stats"}),
+        );
         num(column(table(&env, "readings"), "avg")[0])
     };
     assert!(rhr(&d.you) < 60.0 && rhr(&d.mom) > 70.0);

@@ -10,7 +10,7 @@ use crate::envelope::assumption::Assumption;
 use crate::envelope::kinds::{View, WindowSemantics};
 use crate::envelope::meta::Meta;
 use crate::envelope::next_step::{NextAction, NextStep};
-use crate::envelope::table::Table;
+use crate::envelope::table::{Cell, Table};
 use crate::store::EntryKind;
 use crate::tool::ToolName;
 use crate::tools::fault::ToolError;
@@ -55,14 +55,14 @@ fn values(
     view: View,
     found: &[Indicator],
 ) -> Result<Envelope, ToolError> {
-    let part = dispatch(ctx, view, found)?;
+    let mut part = dispatch(ctx, view, found)?;
     let semantics = if part.padded {
         WindowSemantics::DatePaddedNaive
     } else {
         WindowSemantics::TzExact
     };
     let mut env = Envelope::ok(Meta::new(query.window, ctx.tz, semantics).with_view(view));
-    for table in tables(&part)? {
+    for table in tables(part.columns, std::mem::take(&mut part.rows))? {
         env = env.with_table(table);
     }
     for (key, provenance) in provenance_keys(&part, found) {
@@ -84,7 +84,7 @@ fn values(
             .with_assumption(Assumption::CutMeansNewestOnly)
             .with_next_steps(query.next_steps_when_truncated());
     }
-    if found.is_empty() {
+    if env.data().is_empty() {
         env = env.with_next_step(catalogue_step(query));
     }
     Ok(env.with_assumption(Assumption::AbsenceNotEvidence))
@@ -92,27 +92,25 @@ fn values(
 
 /// The rows of a view as the `readings` table, then the `reported` one; an empty table is left
 /// out.
-fn tables(part: &Part) -> Result<Vec<Table>, ToolError> {
-    let mut out = Vec::new();
-    for (kind, name, first) in [
-        (EntryKind::Measured, "readings", "indicator"),
-        (EntryKind::Reported, "reported", "entry"),
-    ] {
-        let columns = std::iter::once(first).chain(part.columns.iter().skip(1).copied());
-        let mut table = Table::new(name, columns);
-        for (group, cells) in &part.rows {
-            if group.kind == kind {
-                // Every view builds its rows to its own header, so a row always fits.
-                table
-                    .push_row(cells.iter().cloned())
-                    .map_err(|_| ToolError::Malformed { table: "series" })?;
-            }
-        }
-        if !table.rows().is_empty() {
-            out.push(table);
-        }
+fn tables(columns: &[&str], rows: Vec<(EntryKind, Vec<Cell>)>) -> Result<Vec<Table>, ToolError> {
+    let header =
+        |first: &'static str| std::iter::once(first).chain(columns.iter().skip(1).copied());
+    let mut readings = Table::new("readings", header("indicator"));
+    let mut reported = Table::new("reported", header("entry"));
+    for (kind, cells) in rows {
+        let table = match kind {
+            EntryKind::Measured => &mut readings,
+            EntryKind::Reported => &mut reported,
+        };
+        // Every view builds its rows to its own header, so a row always fits.
+        table
+            .push_row(cells)
+            .map_err(|_| ToolError::Malformed { table: "series" })?;
     }
-    Ok(out)
+    Ok([readings, reported]
+        .into_iter()
+        .filter(|t| !t.rows().is_empty())
+        .collect())
 }
 
 /// Provenance keyed by indicator name; where one name answers for several series (two units,
@@ -135,7 +133,9 @@ fn provenance_keys(
             let shared = per_label[indicator.label.as_str()].len() > 1;
             let key = match (shared, group.unit.as_deref()) {
                 (false, _) => indicator.label.clone(),
-                (true, Some(unit)) => format!("{} [{}, {unit}]", indicator.label, indicator.code.code),
+                (true, Some(unit)) => {
+                    format!("{} [{}, {unit}]", indicator.label, indicator.code.code)
+                }
                 (true, None) => format!("{} [{}]", indicator.label, indicator.code.code),
             };
             (key, *p)

@@ -11,19 +11,25 @@ use jiff::Timestamp;
 use jiff::civil::DateTime;
 use jiff::tz::{Offset, TimeZone};
 
-
 /// The subject's zone, with the offset last used and the instants it holds for.
 #[derive(Debug, Clone)]
 pub(crate) struct Clock {
     tz: TimeZone,
     /// `[lo, hi)` in Unix seconds, and the offset throughout it.
     held: Option<(i64, i64, Offset)>,
+    /// Look-ups the held range missed: the range costs two searches of the zone's
+    /// transitions, which a call that converts one instant does not need.
+    misses: u32,
 }
 
 impl Clock {
     /// The clock of the zone `tz`.
     pub(crate) fn new(tz: TimeZone) -> Self {
-        Self { tz, held: None }
+        Self {
+            tz,
+            held: None,
+            misses: 0,
+        }
     }
 
     /// The local date and time of a stored UTC timestamp in the zone; `None` when the text is
@@ -43,6 +49,11 @@ impl Clock {
             return off;
         }
         let off = self.tz.to_offset(ts);
+        self.misses += 1;
+        if self.misses == 1 {
+            self.held = Some((s, s + 1, off));
+            return off;
+        }
         // The offset holds from the transition that set it to the next one; where the zone
         // database cannot say, hold it for this instant only.
         let lo = self
@@ -65,7 +76,11 @@ impl Clock {
 /// seconds (a fraction, `Z`) is ignored.
 fn parse(text: &str) -> Option<DateTime> {
     let b = text.as_bytes();
-    if b.len() < 16 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b' ') || b[13] != b':'
+    if b.len() < 16
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || !matches!(b[10], b'T' | b' ')
+        || b[13] != b':'
     {
         return None;
     }
@@ -117,7 +132,15 @@ pub(crate) fn hour_label(t: DateTime) -> String {
 
 /// `HH:MM`.
 pub(crate) fn time_label(t: DateTime) -> String {
-    format!("{:02}:{:02}", t.hour(), t.minute())
+    let two = |n: i8| {
+        let n = n.unsigned_abs();
+        [char::from(b'0' + n / 10 % 10), char::from(b'0' + n % 10)]
+    };
+    let mut out = String::with_capacity(5);
+    out.extend(two(t.hour()));
+    out.push(':');
+    out.extend(two(t.minute()));
+    out
 }
 
 #[cfg(test)]

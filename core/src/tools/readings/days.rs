@@ -10,12 +10,14 @@
 //! so a year of minute data whose every day was elected costs one index probe per gap, not a
 //! scan of half a million rows.
 
+use std::sync::LazyLock;
+
 use rusqlite::named_params;
 
+use crate::store::EntryKind;
 use crate::tools::fault::ToolError;
 use crate::tools::readings::Ctx;
-use crate::store::EntryKind;
-use crate::tools::readings::rows::{COLUMNS, Reading};
+use crate::tools::readings::rows::{COLUMNS, OF_CODE, Reading};
 use crate::tools::readings::window::next_day;
 use crate::vocab::CodeRef;
 
@@ -53,7 +55,7 @@ impl From<Reading> for Point {
 }
 
 /// The elected days of a code in the window, oldest first, each with its unit.
-const ELECTED: &str = "\
+pub(crate) const ELECTED: &str = "\
 SELECT e.local_day, e.value, e.source, e.unit
   FROM day_elected e
  WHERE e.subject_id = :subject AND e.system = :system AND e.code = :code
@@ -124,12 +126,8 @@ fn readings_between(
     points: &mut Vec<Point>,
 ) -> Result<(), ToolError> {
     let mut clock = ctx.clock.clone();
-    let sql = format!(
-        "SELECT {COLUMNS} FROM series s \
-         WHERE s.subject_id = :subject AND s.code = :code \
-           AND s.local_day >= :from AND s.local_day < :before AND s.system = :system"
-    );
-    let mut stmt = ctx.conn.prepare_cached(&sql)?;
+    let sql = gap_sql();
+    let mut stmt = ctx.conn.prepare_cached(sql)?;
     let mut rows = stmt.query(named_params! {
         ":subject": ctx.subject_id,
         ":code": &code.code,
@@ -143,14 +141,11 @@ fn readings_between(
     Ok(())
 }
 
+/// Adds the legacy rows of the window.
 fn legacy(ctx: &Ctx<'_>, code: &CodeRef, points: &mut Vec<Point>) -> Result<(), ToolError> {
     let mut clock = ctx.clock.clone();
-    let sql = format!(
-        "SELECT {COLUMNS} FROM series s \
-         WHERE s.subject_id = :subject AND s.code = :code AND s.local_day IS NULL \
-           AND s.start_utc >= :utc_lo AND s.start_utc < :utc_hi AND s.system = :system"
-    );
-    let mut stmt = ctx.conn.prepare_cached(&sql)?;
+    let sql = legacy_sql();
+    let mut stmt = ctx.conn.prepare_cached(sql)?;
     let mut rows = stmt.query(named_params! {
         ":subject": ctx.subject_id,
         ":code": &code.code,
@@ -164,6 +159,30 @@ fn legacy(ctx: &Ctx<'_>, code: &CodeRef, points: &mut Vec<Point>) -> Result<(), 
     Ok(())
 }
 
+/// The readings of a code on the days `[:from, :before)`.
+pub(crate) fn gap_sql() -> &'static str {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT {COLUMNS} FROM series s \
+             WHERE {OF_CODE} AND s.local_day >= :from AND s.local_day < :before"
+        )
+    });
+    &SQL
+}
+
+/// The legacy rows of a code in the window. The unary `+` keeps the planner on the local-day
+/// index (`local_day IS NULL` is a handful of rows), not the time index (every row of the window).
+pub(crate) fn legacy_sql() -> &'static str {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT {COLUMNS} FROM series s \
+             WHERE {OF_CODE} AND s.local_day IS NULL \
+               AND +s.start_utc >= :utc_lo AND +s.start_utc < :utc_hi"
+        )
+    });
+    &SQL
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,19 +194,22 @@ mod tests {
 
     #[test]
     fn consecutive_elected_days_leave_no_gap_between_them() {
-        let out = g(&["2024-03-01", "2024-03-02", "2024-03-03"], "2024-03-01", "2024-03-31");
+        let out = g(
+            &["2024-03-01", "2024-03-02", "2024-03-03"],
+            "2024-03-01",
+            "2024-03-31",
+        );
         assert_eq!(out, [("2024-03-03~".to_owned(), "2024-03-31~".to_owned())]);
     }
 
     #[test]
     fn a_missing_day_is_a_gap() {
         let out = g(&["2024-03-02", "2024-03-04"], "2024-03-01", "2024-03-04");
-        let want = [
-            ("2024-03-01", "2024-03-02"),
-            ("2024-03-02~", "2024-03-04"),
-        ];
-        let want: Vec<(String, String)> =
-            want.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect();
+        let want = [("2024-03-01", "2024-03-02"), ("2024-03-02~", "2024-03-04")];
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+            .collect();
         assert_eq!(out, want);
         // The gaps hold exactly the days nothing elected.
         let inside = |d: &str| out.iter().any(|(a, b)| a.as_str() <= d && d < b.as_str());

@@ -17,6 +17,17 @@ use crate::tools::readings::clock::Clock;
 pub(crate) const COLUMNS: &str =
     "s.kind, s.unit, s.local_day, s.start_utc, s.value_num, s.value_text, s.source";
 
+/// The rows of one code of the subject, for a `series` row aliased `s`, binding `:subject`,
+/// `:code` and `:system`.
+///
+/// The unary `+` keeps `system` out of index selection: with it, the unique key
+/// `(subject_id, system, code, source, start_utc)` offers the planner three equalities, and it
+/// picks that index over `(subject_id, code, start_utc)` or `(subject_id, code, local_day)`,
+/// which also bound the time or the day. Every readings query is planned on one of the latter
+/// two (a test checks each plan).
+pub(crate) const OF_CODE: &str =
+    "s.subject_id = :subject AND s.code = :code AND +s.system = :system";
+
 /// One stored reading or entry, comment left out.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Reading {
@@ -34,37 +45,74 @@ pub(crate) struct Reading {
     pub(crate) source: String,
 }
 
-impl Reading {
-    /// Reads [`COLUMNS`], placing the row in local time with `clock`. A value of the wrong
-    /// type is a driver error (`store_fault`); a timestamp that does not parse is a malformed
-    /// row.
-    pub(crate) fn from_row(row: &Row<'_>, clock: &mut Clock) -> Result<Self, ToolError> {
-        let kind: String = row.get(0)?;
-        let local_day: Option<String> = row.get(2)?;
-        let start_utc: String = row.get(3)?;
-        let local = clock
-            .local(&start_utc)
-            .ok_or(ToolError::Malformed { table: "series" })?;
-        let legacy = local_day.is_none();
-        let day = local_day.unwrap_or_else(|| local.date().to_string());
+/// A row of [`COLUMNS`] as it lies in the statement, borrowed: what a view that copies little
+/// reads.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RowRef<'r> {
+    pub(crate) kind: EntryKind,
+    pub(crate) unit: Option<&'r str>,
+    pub(crate) local_day: Option<&'r str>,
+    pub(crate) start_utc: &'r str,
+    pub(crate) num: Option<f64>,
+    pub(crate) text: Option<&'r str>,
+    pub(crate) source: &'r str,
+}
+
+impl<'r> RowRef<'r> {
+    /// Reads [`COLUMNS`]. A value of the wrong type is a driver error (`store_fault`); text
+    /// that is not UTF-8 or a kind outside the schema's is a malformed row.
+    pub(crate) fn read(row: &'r Row<'r>) -> Result<Self, ToolError> {
+        let malformed = |_| ToolError::Malformed { table: "series" };
+        let text = |i| -> Result<Option<&'r str>, ToolError> {
+            row.get_ref(i)?.as_str_or_null().map_err(malformed)
+        };
+        let kind = match text(0)? {
+            Some("measured") => EntryKind::Measured,
+            Some("reported") => EntryKind::Reported,
+            _ => return Err(ToolError::Malformed { table: "series" }),
+        };
         Ok(Self {
-            kind: kind
-                .parse()
-                .map_err(|_| ToolError::Malformed { table: "series" })?,
-            unit: row.get(1)?,
-            day,
-            legacy,
-            start_utc,
-            local,
+            kind,
+            unit: text(1)?,
+            local_day: text(2)?,
+            start_utc: row.get_ref(3)?.as_str().map_err(malformed)?,
             num: row.get(4)?,
-            text: row.get(5)?,
-            source: row.get(6)?,
+            text: text(5)?,
+            source: row.get_ref(6)?.as_str().map_err(malformed)?,
         })
     }
 
-    /// The value as a cell: the number, else the text.
-    pub(crate) fn value(&self) -> Cell {
-        value_cell(self.num, self.text.as_deref())
+    /// The row's local date and time in the subject's zone; a timestamp that does not parse is
+    /// a malformed row.
+    pub(crate) fn local(&self, clock: &mut Clock) -> Result<DateTime, ToolError> {
+        clock
+            .local(self.start_utc)
+            .ok_or(ToolError::Malformed { table: "series" })
+    }
+
+    /// The stored local day, or for a legacy row its local date in the zone today.
+    pub(crate) fn day(&self, local: DateTime) -> String {
+        self.local_day
+            .map_or_else(|| local.date().to_string(), str::to_owned)
+    }
+}
+
+impl Reading {
+    /// Reads [`COLUMNS`], placing the row in local time with `clock`.
+    pub(crate) fn from_row(row: &Row<'_>, clock: &mut Clock) -> Result<Self, ToolError> {
+        let r = RowRef::read(row)?;
+        let local = r.local(clock)?;
+        Ok(Self {
+            kind: r.kind,
+            unit: r.unit.map(str::to_owned),
+            day: r.day(local),
+            legacy: r.local_day.is_none(),
+            start_utc: r.start_utc.to_owned(),
+            local,
+            num: r.num,
+            text: r.text.map(str::to_owned),
+            source: r.source.to_owned(),
+        })
     }
 }
 
@@ -107,7 +155,10 @@ mod tests {
 
     #[test]
     fn values_prefer_the_number_and_round_it() {
-        assert_eq!(value_cell(Some(72.333_333_3), Some("x")), Cell::Float(72.3333));
+        assert_eq!(
+            value_cell(Some(72.333_333_3), Some("x")),
+            Cell::Float(72.3333)
+        );
         assert_eq!(value_cell(None, Some("moderate")), Cell::from("moderate"));
         assert_eq!(value_cell(None, None), Cell::Null);
     }

@@ -9,12 +9,19 @@
 //!    `keywords`.
 //!
 //! The third step reads every name of the subject's record, so it runs only for a word the
-//! first two did not find in the record.
+//! first two did not find in the record. For `indicators`, a word the vocabulary resolves is
+//! taken at its word: its codes answer (with no rows where the record has none) without a
+//! look-up, and under the vocabulary's names. `keywords` answer only with what the record
+//! holds, since a search that matches nothing answers with the catalogue.
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use rusqlite::named_params;
 
 use crate::tools::fault::ToolError;
 use crate::tools::readings::Ctx;
+use crate::tools::readings::rows::OF_CODE;
 use crate::vocab::{CodeRef, CodeSystem, Vocabulary};
 
 /// An indicator of the record, as answered: its code and its name, which is the vocabulary's
@@ -46,6 +53,17 @@ pub(crate) fn resolve(
     let mut found: Vec<Indicator> = Vec::new();
     for word in words {
         let mut codes = vocab.resolve(word);
+        if how == NameMatch::Exact && !codes.is_empty() {
+            for code in codes {
+                if !found.iter().any(|i| i.code == code) {
+                    let label = vocab
+                        .entry(&code)
+                        .map_or_else(|| code.code.clone(), |e| e.name.clone());
+                    found.push(Indicator { code, label });
+                }
+            }
+            continue;
+        }
         if !labels.any_recorded(ctx, &codes)? {
             codes.extend(
                 CodeSystem::ALL
@@ -76,16 +94,21 @@ pub(crate) struct Labels {
 
 impl Labels {
     /// The name `code` answers under, or `None` if the record never holds it.
-    pub(crate) fn get(&mut self, ctx: &Ctx<'_>, code: &CodeRef) -> Result<Option<String>, ToolError> {
+    pub(crate) fn get(
+        &mut self,
+        ctx: &Ctx<'_>,
+        code: &CodeRef,
+    ) -> Result<Option<String>, ToolError> {
         if let Some(known) = self.known.get(code) {
             return Ok(known.clone());
         }
-        let mut stmt = ctx.conn.prepare_cached(
-            "SELECT s.name FROM series s \
-             WHERE s.subject_id = ?1 AND s.code = ?2 AND s.system = ?3 \
-             ORDER BY s.start_utc DESC LIMIT 1",
-        )?;
-        let mut rows = stmt.query((ctx.subject_id, &code.code, code.system.as_str()))?;
+        let sql = label_sql();
+        let mut stmt = ctx.conn.prepare_cached(sql)?;
+        let mut rows = stmt.query(named_params! {
+            ":subject": ctx.subject_id,
+            ":code": &code.code,
+            ":system": code.system.as_str(),
+        })?;
         let label = match rows.next()? {
             Some(row) => Some(match Vocabulary::bundled().entry(code) {
                 Some(entry) => entry.name.clone(),
@@ -107,12 +130,16 @@ impl Labels {
     }
 }
 
+/// The name a code was last recorded under.
+pub(crate) fn label_sql() -> &'static str {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!("SELECT s.name FROM series s WHERE {OF_CODE} ORDER BY s.start_utc DESC LIMIT 1")
+    });
+    &SQL
+}
+
 /// The codes of series recorded under a name `word` matches.
-fn by_recorded_name(
-    ctx: &Ctx<'_>,
-    word: &str,
-    how: NameMatch,
-) -> Result<Vec<CodeRef>, ToolError> {
+fn by_recorded_name(ctx: &Ctx<'_>, word: &str, how: NameMatch) -> Result<Vec<CodeRef>, ToolError> {
     let (sql, pattern) = match how {
         NameMatch::Exact => (
             "SELECT DISTINCT s.system, s.code FROM series s \

@@ -9,18 +9,18 @@
 //! | `stats` | [`stats`] | `computed` |
 //! | `latest` | [`latest`] | `elected:<source>` or `measured` |
 
-mod buckets;
+pub(crate) mod buckets;
 mod calendar;
-mod latest;
-mod raw;
+pub(crate) mod latest;
+pub(crate) mod raw;
 mod stats;
 
 use crate::envelope::assumption::Assumption;
 use crate::envelope::kinds::{Provenance, Source, View, ViewTable};
 use crate::envelope::table::Cell;
+use crate::store::EntryKind;
 use crate::tools::fault::ToolError;
 use crate::tools::readings::Ctx;
-use crate::store::EntryKind;
 use crate::tools::readings::select::Indicator;
 
 pub(crate) use self::latest::latest_of;
@@ -41,7 +41,11 @@ pub(crate) const VIEWS: ViewTable<ViewFn> = ViewTable {
 };
 
 /// Answers `view` for `indicators`.
-pub(crate) fn dispatch(ctx: &Ctx<'_>, view: View, indicators: &[Indicator]) -> Result<Part, ToolError> {
+pub(crate) fn dispatch(
+    ctx: &Ctx<'_>,
+    view: View,
+    indicators: &[Indicator],
+) -> Result<Part, ToolError> {
     (VIEWS.get(view))(ctx, indicators)
 }
 
@@ -60,8 +64,8 @@ pub(crate) struct Group {
 pub(crate) struct Part {
     /// The column names; the first names the indicator.
     pub(crate) columns: &'static [&'static str],
-    /// Rows of both kinds, each with its group.
-    pub(crate) rows: Vec<(Group, Vec<Cell>)>,
+    /// Rows of both kinds, each with its kind: the table it goes in.
+    pub(crate) rows: Vec<(EntryKind, Vec<Cell>)>,
     /// Where each group's values come from.
     pub(crate) provenance: Vec<(Group, Provenance)>,
     /// Some row had no stored local day.
@@ -118,10 +122,22 @@ mod tests {
             provenance_of(elected.into_iter(), 0, true),
             Provenance::Elected(Source::Watch)
         );
-        assert_eq!(provenance_of(["watch", "phone"].into_iter(), 0, true), Provenance::Computed);
-        assert_eq!(provenance_of(["watch"].into_iter(), 2, false), Provenance::Computed);
-        assert_eq!(provenance_of(["fitbit"].into_iter(), 0, false), Provenance::Computed);
-        assert_eq!(provenance_of([].into_iter(), 3, false), Provenance::Measured);
+        assert_eq!(
+            provenance_of(["watch", "phone"].into_iter(), 0, true),
+            Provenance::Computed
+        );
+        assert_eq!(
+            provenance_of(["watch"].into_iter(), 2, false),
+            Provenance::Computed
+        );
+        assert_eq!(
+            provenance_of(["fitbit"].into_iter(), 0, false),
+            Provenance::Computed
+        );
+        assert_eq!(
+            provenance_of([].into_iter(), 3, false),
+            Provenance::Measured
+        );
         assert_eq!(provenance_of([].into_iter(), 3, true), Provenance::Computed);
     }
 }

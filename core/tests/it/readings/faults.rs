@@ -2,7 +2,9 @@
 //! an error envelope told by kind and type, and the log says the same and no more.
 
 use answers::store::Store;
-use answers::{ErrorClass, ErrorDetail, ErrorKind, NextAction, Status, render_compact, render_rest};
+use answers::{
+    ErrorClass, ErrorDetail, ErrorKind, NextAction, Status, render_compact, render_rest,
+};
 use serde_json::json;
 use tracing_subscriber::layer::SubscriberExt;
 
@@ -30,7 +32,10 @@ fn logged<T>(f: impl FnOnce() -> T) -> (T, String) {
 #[test]
 fn a_missing_table_is_an_unrecoverable_store_fault_without_the_driver_message() {
     let d = demo();
-    d.store.conn().execute_batch("DROP TABLE day_elected").unwrap();
+    d.store
+        .conn()
+        .execute_batch("DROP TABLE day_elected")
+        .unwrap();
     let args = json!({"indicators": ["Body weight"], "view": "stats"});
     let (env, log) = logged(|| ask(&d.store, &d.you, &args));
     assert_eq!(env.status(), Status::Error);
@@ -42,13 +47,19 @@ fn a_missing_table_is_an_unrecoverable_store_fault_without_the_driver_message() 
     };
     assert_eq!(type_name.as_str(), "rusqlite::error::Error");
     let text = all_text(&env);
-    assert!(text.contains("store_fault") && text.contains("rusqlite::error::Error"), "{text}");
+    assert!(
+        text.contains("store_fault") && text.contains("rusqlite::error::Error"),
+        "{text}"
+    );
     for secret in ["no such table", "day_elected", "SELECT", "Body weight"] {
         assert!(!text.contains(secret), "{secret} in {text}");
         assert!(!log.contains(secret), "{secret} in the log: {log}");
     }
     // The fault was logged, by kind and type.
-    assert!(log.contains("store_fault") && log.contains("rusqlite::error::Error"), "{log}");
+    assert!(
+        log.contains("store_fault") && log.contains("rusqlite::error::Error"),
+        "{log}"
+    );
 }
 
 #[test]
@@ -61,7 +72,11 @@ fn a_malformed_row_is_a_store_fault() {
             [&d.you.id],
         )
         .unwrap();
-    let env = ask(&d.store, &d.you, &json!({"indicators": ["Body weight"], "view": "raw"}));
+    let env = ask(
+        &d.store,
+        &d.you,
+        &json!({"indicators": ["Body weight"], "view": "raw"}),
+    );
     assert_eq!(env.error_kind(), Some(ErrorKind::StoreFault));
     assert!(!all_text(&env).contains("PHI-MALFORMED"));
     // A timestamp that is not one.
@@ -73,10 +88,17 @@ fn a_malformed_row_is_a_store_fault() {
             [&d.you.id],
         )
         .unwrap();
-    let env = ask(&d.store, &d.you, &json!({"indicators": ["40443-4"], "view": "latest"}));
+    let env = ask(
+        &d.store,
+        &d.you,
+        &json!({"indicators": ["40443-4"], "view": "latest"}),
+    );
     assert_eq!(env.error_kind(), Some(ErrorKind::StoreFault));
     let text = all_text(&env);
-    assert!(text.contains("MalformedRow") && !text.contains("PHI-TS"), "{text}");
+    assert!(
+        text.contains("MalformedRow") && !text.contains("PHI-TS"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -86,7 +108,10 @@ fn a_locked_store_is_recoverable_and_suggests_the_same_call_later() {
     let mut store = Store::open(&path).unwrap();
     answers::demo::seed(&mut store, &answers::demo::SeedOptions::default()).unwrap();
     let you = store.subject_by_handle("you").unwrap().unwrap();
-    store.conn().busy_timeout(std::time::Duration::ZERO).unwrap();
+    store
+        .conn()
+        .busy_timeout(std::time::Duration::ZERO)
+        .unwrap();
     // In WAL mode a writer never blocks a reader; with a rollback journal an exclusive
     // transaction does, which is the lock a reader can meet.
     store
@@ -98,12 +123,24 @@ fn a_locked_store_is_recoverable_and_suggests_the_same_call_later() {
     other.execute_batch("BEGIN EXCLUSIVE").unwrap();
     let args = json!({"indicators": ["Body weight"], "view": "week"});
     let env = ask(&store, &you, &args);
-    assert_eq!(env.error_kind(), Some(ErrorKind::StoreUnavailable), "{}", render_compact(&env));
+    assert_eq!(
+        env.error_kind(),
+        Some(ErrorKind::StoreUnavailable),
+        "{}",
+        render_compact(&env)
+    );
     assert_eq!(env.error_class(), Some(ErrorClass::Recoverable));
     let retry = &env.next_steps()[0];
     assert_eq!(retry.action, NextAction::RetryLater);
-    assert_eq!(retry.apply([]).unwrap(), json!({"indicators": ["Body weight"], "view": "week"}));
+    assert_eq!(
+        retry.apply([]).unwrap(),
+        json!({"indicators": ["Body weight"], "view": "week"})
+    );
     assert!(assert_steps_accepted(&env, "busy") > 0);
     drop(other);
-    assert_eq!(ask(&store, &you, &args).status(), Status::Ok, "answers once the lock is gone");
+    assert_eq!(
+        ask(&store, &you, &args).status(),
+        Status::Ok,
+        "answers once the lock is gone"
+    );
 }

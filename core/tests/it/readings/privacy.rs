@@ -42,7 +42,14 @@ fn no_output_contains_a_comment() {
     ];
     // Every view of every series that carries a comment, by code, and of the panel by the
     // names the report printed.
-    let indicators = json!(["14647-2", "4548-4", "14771-0", "N01", "N17", "Total Cholesterol"]);
+    let indicators = json!([
+        "14647-2",
+        "4548-4",
+        "14771-0",
+        "N01",
+        "N17",
+        "Total Cholesterol"
+    ]);
     for view in View::ALL {
         calls.push(json!({"indicators": indicators, "view": view.as_str()}));
         calls.push(json!({"keywords": ["headache", "头晕"], "view": view.as_str()}));
@@ -63,9 +70,15 @@ fn no_output_contains_a_comment() {
             ];
             for out in &outputs {
                 for comment in &comments {
-                    assert!(!out.contains(comment.as_str()), "{handle} {args}: a comment leaked");
+                    assert!(
+                        !out.contains(comment.as_str()),
+                        "{handle} {args}: a comment leaked"
+                    );
                 }
-                assert!(!out.contains("PHI-CANARY"), "{handle} {args}: the canary leaked");
+                assert!(
+                    !out.contains("PHI-CANARY"),
+                    "{handle} {args}: the canary leaked"
+                );
             }
         }
     }
@@ -87,7 +100,8 @@ fn the_readings_queries_never_name_the_comment_column() {
             } else if path.extension().is_some_and(|e| e == "rs") {
                 let source = std::fs::read_to_string(&path).unwrap();
                 for line in source.lines().filter(|l| !l.trim_start().starts_with("//")) {
-                    let sql_like = line.contains("SELECT") || line.contains("s.") || line.contains("FROM");
+                    let sql_like =
+                        line.contains("SELECT") || line.contains("s.") || line.contains("FROM");
                     assert!(
                         !(sql_like && line.contains("comment")),
                         "{}: {line}",

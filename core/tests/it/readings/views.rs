@@ -41,9 +41,16 @@ fn every_view_answers_for_a_real_indicator() {
             View::Month | View::Stats | View::Latest => 1,
         };
         assert_eq!(n, want, "{view}");
-        assert_eq!(env.status() == Status::Partial, *view == View::Raw, "{view}");
+        assert_eq!(
+            env.status() == Status::Partial,
+            *view == View::Raw,
+            "{view}"
+        );
         if *view == View::Raw {
-            assert!(env.assumptions().contains(&Assumption::Truncated { cap: 50 }));
+            assert!(
+                env.assumptions()
+                    .contains(&Assumption::Truncated { cap: 50 })
+            );
             assert!(env.assumptions().contains(&Assumption::CutMeansNewestOnly));
             assert!(assert_steps_accepted(&env, "raw cut") > 0);
             let stamps: Vec<String> = texts(rows, "date")
@@ -59,7 +66,11 @@ fn every_view_answers_for_a_real_indicator() {
 #[test]
 fn buckets_count_their_readings_in_local_time() {
     let d = demo();
-    let hour = ask(&d.store, &d.you, &json!({"indicators": ["8867-4"], "view": "hour", "start": HR_DAYS.0, "end": HR_DAYS.1}));
+    let hour = ask(
+        &d.store,
+        &d.you,
+        &json!({"indicators": ["8867-4"], "view": "hour", "start": HR_DAYS.0, "end": HR_DAYS.1}),
+    );
     let rows = table(&hour, "readings");
     assert!(texts(rows, "count").iter().all(|c| c == "12"));
     // Berlin local hours, newest first: the last hour of the last day leads.
@@ -92,15 +103,22 @@ fn one_day_one_number_a_day_point_equals_latest_on_that_day() {
         .collect();
     assert!(cases.len() > 5, "{cases:?}");
     for (code, day, elected) in cases {
-        let window = |view: &str| json!({"indicators": [code], "view": view, "start": day, "end": day});
+        let window =
+            |view: &str| json!({"indicators": [code], "view": view, "start": day, "end": day});
         let day_env = ask(&d.store, &d.you, &window("day"));
         let latest = ask(&d.store, &d.you, &window("latest"));
         let point = column(table(&day_env, "readings"), "value")[0].clone();
         let last = column(table(&latest, "readings"), "value")[0].clone();
         assert_eq!(point, last, "{code} on {day}");
         let point = num(&point);
-        assert!((point - elected).abs() < 1e-3, "{code} on {day}: {point} vs {elected}");
-        assert_eq!(texts(table(&latest, "readings"), "date"), std::slice::from_ref(&day));
+        assert!(
+            (point - elected).abs() < 1e-3,
+            "{code} on {day}: {point} vs {elected}"
+        );
+        assert_eq!(
+            texts(table(&latest, "readings"), "date"),
+            std::slice::from_ref(&day)
+        );
     }
 }
 
@@ -108,13 +126,23 @@ fn one_day_one_number_a_day_point_equals_latest_on_that_day() {
 fn stats_give_a_baseline_before_the_latest() {
     let d = demo();
     for who in [&d.you, &d.mom] {
-        let env = ask(&d.store, who, &json!({"keywords": ["weight", "blood pressure", "steps"], "view": "stats"}));
+        let env = ask(
+            &d.store,
+            who,
+            &json!({"keywords": ["weight", "blood pressure", "steps"], "view": "stats"}),
+        );
         let rows = table(&env, "readings");
         assert!(rows.rows().len() >= 3);
-        for (first, last) in texts(rows, "first_date").iter().zip(texts(rows, "last_date")) {
+        for (first, last) in texts(rows, "first_date")
+            .iter()
+            .zip(texts(rows, "last_date"))
+        {
             assert!(first <= &last, "{first} > {last}");
         }
-        assert!(env.assumptions().contains(&Assumption::StatsCountElectedDays));
+        assert!(
+            env.assumptions()
+                .contains(&Assumption::StatsCountElectedDays)
+        );
     }
 }
 
@@ -131,22 +159,43 @@ fn a_day_a_watch_and_a_phone_both_reported_counts_once() {
             |r| r.get(0),
         )
         .unwrap();
-    let at = |view: &str| ask(&d.store, &d.you, &json!({"indicators": ["41950-7"], "view": view, "start": day, "end": day}));
-    assert_eq!(table(&at("raw"), "readings").rows().len(), 2, "two sources that day");
+    let at = |view: &str| {
+        ask(
+            &d.store,
+            &d.you,
+            &json!({"indicators": ["41950-7"], "view": view, "start": day, "end": day}),
+        )
+    };
+    assert_eq!(
+        table(&at("raw"), "readings").rows().len(),
+        2,
+        "two sources that day"
+    );
     let stats = at("stats");
     assert_eq!(texts(table(&stats, "readings"), "count"), ["1"]);
     let day_point = at("day");
     assert_eq!(texts(table(&day_point, "readings"), "source"), ["watch"]);
-    assert_eq!(day_point.provenance()["Number of steps in 24 hour Measured"], Provenance::Elected(Source::Watch));
+    assert_eq!(
+        day_point.provenance()["Number of steps in 24 hour Measured"],
+        Provenance::Elected(Source::Watch)
+    );
 }
 
 #[test]
 fn a_day_nothing_elected_counts_every_reading() {
     let d = demo();
     // Mom typed a morning and an evening blood pressure on a day no cuff reported.
-    let env = ask(&d.store, &d.mom, &json!({"indicators": ["收缩压"], "view": "stats", "start": "2026-09-10", "end": "2026-09-10"}));
+    let env = ask(
+        &d.store,
+        &d.mom,
+        &json!({"indicators": ["收缩压"], "view": "stats", "start": "2026-09-10", "end": "2026-09-10"}),
+    );
     assert_eq!(texts(table(&env, "readings"), "count"), ["2"]);
-    let day = ask(&d.store, &d.mom, &json!({"indicators": ["8480-6"], "view": "day", "start": "2026-09-10", "end": "2026-09-10"}));
+    let day = ask(
+        &d.store,
+        &d.mom,
+        &json!({"indicators": ["8480-6"], "view": "day", "start": "2026-09-10", "end": "2026-09-10"}),
+    );
     let rows = table(&day, "readings");
     assert_eq!(texts(rows, "count"), ["2"]);
     assert_eq!(texts(rows, "source"), ["manual"]);
@@ -166,14 +215,33 @@ fn the_legacy_row_is_found_by_padding_and_says_so() {
         .unwrap();
     let naive = &utc[..10];
     // A window ending the day before the row's date still finds it, a day either side.
-    let before = jiff::civil::Date::strptime("%Y-%m-%d", naive).unwrap().yesterday().unwrap().to_string();
-    for (start, end) in [(naive.to_owned(), naive.to_owned()), (before.clone(), before)] {
-        let env = ask(&d.store, &d.you, &json!({"indicators": [code], "view": "raw", "start": start, "end": end}));
-        assert_eq!(env.meta().window_semantics, WindowSemantics::DatePaddedNaive, "{start}");
+    let before = jiff::civil::Date::strptime("%Y-%m-%d", naive)
+        .unwrap()
+        .yesterday()
+        .unwrap()
+        .to_string();
+    for (start, end) in [
+        (naive.to_owned(), naive.to_owned()),
+        (before.clone(), before),
+    ] {
+        let env = ask(
+            &d.store,
+            &d.you,
+            &json!({"indicators": [code], "view": "raw", "start": start, "end": end}),
+        );
+        assert_eq!(
+            env.meta().window_semantics,
+            WindowSemantics::DatePaddedNaive,
+            "{start}"
+        );
         assert!(env.assumptions().contains(&Assumption::WindowDatePadded));
         assert_eq!(table(&env, "readings").rows().len(), 1);
     }
-    let far = ask(&d.store, &d.you, &json!({"indicators": [code], "view": "raw", "start": "2026-01-01"}));
+    let far = ask(
+        &d.store,
+        &d.you,
+        &json!({"indicators": [code], "view": "raw", "start": "2026-01-01"}),
+    );
     assert_eq!(far.meta().window_semantics, WindowSemantics::TzExact);
     assert!(far.data().is_empty());
 }
@@ -203,14 +271,21 @@ fn minutes(from: &str, minutes: i64, tz: &str) -> (Store, answers::store::Subjec
 #[test]
 fn minute_buckets_are_cut_at_the_cap_newest_first() {
     let (store, s) = minutes("2026-03-01T00:00:00Z", 1500, "UTC");
-    let env = ask(&store, &s, &json!({"indicators": ["8867-4"], "view": "minute"}));
+    let env = ask(
+        &store,
+        &s,
+        &json!({"indicators": ["8867-4"], "view": "minute"}),
+    );
     assert_eq!(env.status(), Status::Partial);
     let rows = table(&env, "readings");
     assert_eq!(rows.rows().len(), 1440);
     let labels = texts(rows, "minute");
     assert_eq!(labels[0], "2026-03-02 00:59");
     assert_eq!(labels[1439], "2026-03-01 01:00");
-    assert!(env.assumptions().contains(&Assumption::Truncated { cap: 1440 }));
+    assert!(
+        env.assumptions()
+            .contains(&Assumption::Truncated { cap: 1440 })
+    );
     assert!(assert_steps_accepted(&env, "minute cut") > 0);
 }
 
@@ -218,8 +293,15 @@ fn minute_buckets_are_cut_at_the_cap_newest_first() {
 fn hours_are_local_across_a_clock_change() {
     // Berlin falls back at 01:00 UTC on 2025-10-26: local 02:00–03:00 happens twice.
     let (store, s) = minutes("2025-10-25T23:00:00Z", 240, "Europe/Berlin");
-    let env = ask(&store, &s, &json!({"indicators": ["8867-4"], "view": "hour", "start": "2025-10-26", "end": "2025-10-26"}));
+    let env = ask(
+        &store,
+        &s,
+        &json!({"indicators": ["8867-4"], "view": "hour", "start": "2025-10-26", "end": "2025-10-26"}),
+    );
     let rows = table(&env, "readings");
-    assert_eq!(texts(rows, "hour"), ["2025-10-26 03:00", "2025-10-26 02:00", "2025-10-26 01:00"]);
+    assert_eq!(
+        texts(rows, "hour"),
+        ["2025-10-26 03:00", "2025-10-26 02:00", "2025-10-26 01:00"]
+    );
     assert_eq!(texts(rows, "count"), ["60", "120", "60"]);
 }

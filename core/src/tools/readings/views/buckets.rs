@@ -6,7 +6,9 @@
 //! reading that old can fall into a kept bucket, whatever the zone's offset. So an hour view of
 //! five years of minute data reads the newest sixty days of it, not all of it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::sync::LazyLock;
+
+use std::collections::BTreeMap;
 
 use jiff::civil::DateTime;
 use rusqlite::named_params;
@@ -14,11 +16,12 @@ use rusqlite::named_params;
 use super::{Group, Part};
 use crate::envelope::kinds::Provenance;
 use crate::envelope::table::Cell;
+use crate::store::EntryKind;
 use crate::tools::fault::ToolError;
 use crate::tools::readings::clock::{hour_label, minute_label};
-use crate::tools::readings::rows::{COLUMNS, Reading, count_cell, mean, unit_cell};
+use crate::tools::readings::rows::{COLUMNS, OF_CODE, RowRef, count_cell, mean, unit_cell};
 use crate::tools::readings::select::Indicator;
-use crate::tools::readings::window::{IN_WINDOW, parse_day};
+use crate::tools::readings::window::IN_WINDOW;
 use crate::tools::readings::{BUCKET_CAP, Ctx};
 
 /// `minute`: one point per minute of local time.
@@ -27,7 +30,7 @@ pub(super) fn minute(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, To
         ctx,
         indicators,
         &["indicator", "code", "minute", "value", "unit", "count"],
-        minute_label,
+        Width::Minute,
     )
 }
 
@@ -37,8 +40,33 @@ pub(super) fn hour(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, Tool
         ctx,
         indicators,
         &["indicator", "code", "hour", "value", "unit", "count"],
-        hour_label,
+        Width::Hour,
     )
+}
+
+/// How wide a bucket is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Width {
+    Minute,
+    Hour,
+}
+
+impl Width {
+    /// The start of the bucket `t` is in.
+    fn start(self, t: DateTime) -> DateTime {
+        let minute = match self {
+            Width::Minute => t.minute(),
+            Width::Hour => 0,
+        };
+        DateTime::new(t.year(), t.month(), t.day(), t.hour(), minute, 0, 0).unwrap_or(t)
+    }
+
+    fn label(self, start: DateTime) -> String {
+        match self {
+            Width::Minute => minute_label(start),
+            Width::Hour => hour_label(start),
+        }
+    }
 }
 
 /// A bucket's running mean.
@@ -49,31 +77,35 @@ struct Acc {
     count: usize,
 }
 
-/// One unit's buckets, and once cut, the oldest bucket kept and the instant (as text) older
-/// readings cannot reach it from.
-#[derive(Debug, Default)]
+/// One kind and unit's buckets by their local start, and once cut, the oldest bucket kept and
+/// the instant (as text) before which no reading can reach it.
+#[derive(Debug)]
 struct Buckets {
-    by_label: BTreeMap<String, Acc>,
-    floor: Option<String>,
+    kind: EntryKind,
+    unit: Option<String>,
+    by_start: BTreeMap<DateTime, Acc>,
+    floor: Option<DateTime>,
     done_before: Option<String>,
+}
+
+impl Buckets {
+    fn older(&self, start_utc: &str) -> bool {
+        self.done_before.as_deref().is_some_and(|t| start_utc < t)
+    }
 }
 
 fn answer(
     ctx: &Ctx<'_>,
     indicators: &[Indicator],
     header: &'static [&'static str],
-    label: fn(DateTime) -> String,
+    width: Width,
 ) -> Result<Part, ToolError> {
-    let sql = format!(
-        "SELECT {COLUMNS} FROM series s \
-         WHERE s.subject_id = :subject AND s.code = :code AND s.system = :system AND {IN_WINDOW} \
-         ORDER BY s.start_utc DESC"
-    );
+    let sql = scan_sql();
     let mut part = Part::new(header);
     let mut clock = ctx.clock.clone();
     let b = &ctx.bounds;
     for (rank, indicator) in indicators.iter().enumerate() {
-        let mut stmt = ctx.conn.prepare_cached(&sql)?;
+        let mut stmt = ctx.conn.prepare_cached(sql)?;
         let mut rows = stmt.query(named_params! {
             ":subject": ctx.subject_id,
             ":code": &indicator.code.code,
@@ -83,65 +115,89 @@ fn answer(
             ":day_lo": &b.day_lo,
             ":day_hi": &b.day_hi,
         })?;
-        let mut groups: HashMap<Group, Buckets> = HashMap::new();
+        // Rarely more than one kind and unit per code: a short list beats a map.
+        let mut groups: Vec<Buckets> = Vec::new();
         while let Some(row) = rows.next()? {
-            let r = Reading::from_row(row, &mut clock)?;
-            let group = Group {
-                kind: r.kind,
-                rank,
-                unit: r.unit.clone(),
-            };
-            let older = |g: &Buckets| {
-                g.done_before
-                    .as_deref()
-                    .is_some_and(|t| r.start_utc.as_str() < t)
-            };
-            if groups.get(&group).is_some_and(older) {
-                if groups.values().all(older) {
+            let r = RowRef::read(row)?;
+            let at = groups
+                .iter()
+                .position(|g| g.kind == r.kind && g.unit.as_deref() == r.unit);
+            if at.is_some_and(|i| groups[i].older(r.start_utc)) {
+                if groups.iter().all(|g| g.older(r.start_utc)) {
                     break;
                 }
                 continue;
             }
-            let g = groups.entry(group).or_default();
-            let bucket = label(r.local);
-            if g.floor.as_ref().is_some_and(|f| bucket < *f) {
+            let g = match at {
+                Some(i) => &mut groups[i],
+                None => {
+                    groups.push(Buckets {
+                        kind: r.kind,
+                        unit: r.unit.map(str::to_owned),
+                        by_start: BTreeMap::new(),
+                        floor: None,
+                        done_before: None,
+                    });
+                    groups.last_mut().unwrap_or_else(|| unreachable!())
+                }
+            };
+            let start = width.start(r.local(&mut clock)?);
+            if g.floor.is_some_and(|f| start < f) {
                 continue;
             }
-            part.padded |= r.legacy;
-            let acc = g.by_label.entry(bucket).or_default();
+            part.padded |= r.local_day.is_none();
+            let acc = g.by_start.entry(start).or_default();
             acc.count += 1;
             if let Some(x) = r.num {
                 acc.sum += x;
                 acc.numbers += 1;
             }
-            if g.by_label.len() > BUCKET_CAP {
-                g.by_label.pop_first();
+            if g.by_start.len() > BUCKET_CAP {
+                g.by_start.pop_first();
                 part.cut_at(BUCKET_CAP);
-                let floor = g.by_label.keys().next().cloned().unwrap_or_default();
-                g.done_before = parse_day(&floor)
-                    .and_then(|d| d.checked_sub(jiff::Span::new().days(2)).ok())
+                let floor = g.by_start.keys().next().copied().unwrap_or(start);
+                g.done_before = floor
+                    .date()
+                    .checked_sub(jiff::Span::new().days(2))
+                    .ok()
                     .map(|d| d.to_string());
                 g.floor = Some(floor);
             }
         }
-        let mut sorted: Vec<(Group, Buckets)> = groups.into_iter().collect();
-        sorted.sort_by(|a, b| a.0.cmp(&b.0));
-        for (group, buckets) in sorted {
-            for (bucket, acc) in buckets.by_label.iter().rev() {
+        groups.sort_by(|a, b| (a.kind, &a.unit).cmp(&(b.kind, &b.unit)));
+        for g in groups {
+            for (start, acc) in g.by_start.iter().rev() {
                 part.rows.push((
-                    group.clone(),
+                    g.kind,
                     vec![
                         Cell::from(indicator.label.as_str()),
                         Cell::from(indicator.code.code.as_str()),
-                        Cell::from(bucket.as_str()),
+                        Cell::Text(width.label(*start)),
                         Cell::from(mean(acc.sum, acc.numbers)),
-                        unit_cell(group.unit.as_deref()),
+                        unit_cell(g.unit.as_deref()),
                         count_cell(acc.count),
                     ],
                 ));
             }
+            let group = Group {
+                kind: g.kind,
+                rank,
+                unit: g.unit,
+            };
             part.provenance.push((group, Provenance::Computed));
         }
     }
     Ok(part)
+}
+
+/// Every reading of a code in the window, newest first.
+pub(crate) fn scan_sql() -> &'static str {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT {COLUMNS} FROM series s \
+             WHERE {OF_CODE} AND {IN_WINDOW} \
+             ORDER BY s.start_utc DESC"
+        )
+    });
+    &SQL
 }

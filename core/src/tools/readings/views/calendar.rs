@@ -44,9 +44,33 @@ enum Calendar {
 impl Calendar {
     fn header(self) -> &'static [&'static str] {
         match self {
-            Calendar::Day => &["indicator", "code", "date", "value", "unit", "count", "source"],
-            Calendar::Week => &["indicator", "code", "week", "value", "unit", "count", "days"],
-            Calendar::Month => &["indicator", "code", "month", "value", "unit", "count", "days"],
+            Calendar::Day => &[
+                "indicator",
+                "code",
+                "date",
+                "value",
+                "unit",
+                "count",
+                "source",
+            ],
+            Calendar::Week => &[
+                "indicator",
+                "code",
+                "week",
+                "value",
+                "unit",
+                "count",
+                "days",
+            ],
+            Calendar::Month => &[
+                "indicator",
+                "code",
+                "month",
+                "value",
+                "unit",
+                "count",
+                "days",
+            ],
         }
     }
 
@@ -142,7 +166,7 @@ fn answer(ctx: &Ctx<'_>, indicators: &[Indicator], calendar: Calendar) -> Result
                     Calendar::Week | Calendar::Month => count_cell(acc.days.len()),
                 };
                 part.rows.push((
-                    group.clone(),
+                    group.kind,
                     vec![
                         Cell::from(indicator.label.as_str()),
                         Cell::from(indicator.code.code.as_str()),

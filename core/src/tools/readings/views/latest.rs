@@ -4,7 +4,9 @@
 //! answer (`elected:<source>`), which is what `day` shows for that day: one day, one number. A
 //! newer day nothing elected answers with its newest reading (`measured`).
 
-use rusqlite::{OptionalExtension, named_params};
+use std::sync::LazyLock;
+
+use rusqlite::named_params;
 
 use super::{Group, Part, provenance_of};
 use crate::envelope::assumption::Assumption;
@@ -13,7 +15,7 @@ use crate::envelope::table::Cell;
 use crate::store::EntryKind;
 use crate::tools::fault::ToolError;
 use crate::tools::readings::Ctx;
-use crate::tools::readings::rows::{COLUMNS, Reading, unit_cell, value_cell};
+use crate::tools::readings::rows::{COLUMNS, OF_CODE, RowRef, unit_cell, value_cell};
 use crate::tools::readings::select::Indicator;
 use crate::tools::readings::window::IN_WINDOW;
 
@@ -48,7 +50,7 @@ pub(super) fn answer(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, To
             unit: latest.unit.clone(),
         };
         part.rows.push((
-            group.clone(),
+            group.kind,
             vec![
                 Cell::from(indicator.label.as_str()),
                 Cell::from(indicator.code.code.as_str()),
@@ -63,52 +65,12 @@ pub(super) fn answer(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, To
     Ok(part)
 }
 
-const NEWEST_ELECTED: &str = "\
-SELECT e.local_day, e.value, e.source, e.unit
-  FROM day_elected e
- WHERE e.subject_id = :subject AND e.system = :system AND e.code = :code
-   AND e.local_day BETWEEN :day_lo AND :day_hi
- ORDER BY e.local_day DESC
- LIMIT 1";
-
 /// The most recent value of `indicator` in the window, if it has one.
 pub(crate) fn latest_of(ctx: &Ctx<'_>, indicator: &Indicator) -> Result<Option<Latest>, ToolError> {
     let b = &ctx.bounds;
     let code = &indicator.code;
-    let elected = ctx
-        .conn
-        .prepare_cached(NEWEST_ELECTED)?
-        .query_row(
-            named_params! {
-                ":subject": ctx.subject_id,
-                ":system": code.system.as_str(),
-                ":code": &code.code,
-                ":day_lo": &b.day_lo,
-                ":day_hi": &b.day_hi,
-            },
-            |row| {
-                Ok(Latest {
-                    kind: EntryKind::Measured,
-                    day: row.get(0)?,
-                    value: value_cell(Some(row.get(1)?), None),
-                    source: row.get(2)?,
-                    unit: row.get(3)?,
-                    provenance: Provenance::Computed,
-                    legacy: false,
-                })
-            },
-        )
-        .optional()?
-        .map(|mut l| {
-            l.provenance = provenance_of(std::iter::once(l.source.as_str()), 0, false);
-            l
-        });
-    let sql = format!(
-        "SELECT {COLUMNS} FROM series s \
-         WHERE s.subject_id = :subject AND s.code = :code AND s.system = :system AND {IN_WINDOW} \
-         ORDER BY s.start_utc DESC LIMIT 1"
-    );
-    let mut stmt = ctx.conn.prepare_cached(&sql)?;
+    let sql = newest_sql();
+    let mut stmt = ctx.conn.prepare_cached(sql)?;
     let mut rows = stmt.query(named_params! {
         ":subject": ctx.subject_id,
         ":code": &code.code,
@@ -118,22 +80,58 @@ pub(crate) fn latest_of(ctx: &Ctx<'_>, indicator: &Indicator) -> Result<Option<L
         ":day_lo": &b.day_lo,
         ":day_hi": &b.day_hi,
     })?;
-    let reading = match rows.next()? {
-        Some(row) => Some(Reading::from_row(row, &mut ctx.clock.clone())?),
-        None => None,
-    };
-    Ok(match (elected, reading) {
-        (Some(e), Some(r)) if r.day <= e.day => Some(e),
-        (Some(e), None) => Some(e),
-        (_, Some(r)) => Some(Latest {
+    let mut clock = ctx.clock.clone();
+    let (mut elected, mut reading) = (None, None);
+    while let Some(row) = rows.next()? {
+        let r = RowRef::read(row)?;
+        let was_elected: bool = row.get(7)?;
+        let local = r.local(&mut clock)?;
+        let latest = Latest {
             kind: r.kind,
-            value: r.value(),
-            day: r.day,
-            unit: r.unit,
-            source: r.source,
-            provenance: Provenance::Measured,
-            legacy: r.legacy,
-        }),
-        (None, None) => None,
+            day: r.day(local),
+            value: value_cell(r.num, r.text),
+            unit: r.unit.map(str::to_owned),
+            source: r.source.to_owned(),
+            provenance: if was_elected {
+                provenance_of(std::iter::once(r.source), 0, false)
+            } else {
+                Provenance::Measured
+            },
+            legacy: r.local_day.is_none(),
+        };
+        if was_elected {
+            elected = Some(latest);
+        } else {
+            reading = Some(latest);
+        }
+    }
+    // A newer day nothing elected answers with its newest reading; else the elected day.
+    Ok(match (elected, reading) {
+        (Some(e), Some(r)) if r.day > e.day => Some(r),
+        (Some(e), _) => Some(e),
+        (None, r) => r,
     })
+}
+
+/// The newest elected day and the newest reading of a code in the window, in the shape of
+/// [`COLUMNS`] and a last column saying which is which (an elected day's time is its
+/// midnight, unused).
+pub(crate) fn newest_sql() -> &'static str {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT * FROM (
+               SELECT 'measured', e.unit, e.local_day, e.local_day || 'T00:00:00Z', e.value, NULL,
+                      e.source, 1
+                 FROM day_elected e
+                WHERE e.subject_id = :subject AND e.system = :system AND e.code = :code
+                  AND e.local_day BETWEEN :day_lo AND :day_hi
+                ORDER BY e.local_day DESC LIMIT 1)
+             UNION ALL
+             SELECT * FROM (
+               SELECT {COLUMNS}, 0 FROM series s
+                WHERE {OF_CODE} AND {IN_WINDOW}
+                ORDER BY s.start_utc DESC LIMIT 1)"
+        )
+    });
+    &SQL
 }

@@ -1,6 +1,6 @@
 //! `raw`: stored readings, newest first, at most [`ROW_CAP`] per indicator.
 
-use std::collections::BTreeSet;
+use std::sync::LazyLock;
 
 use rusqlite::named_params;
 
@@ -9,25 +9,29 @@ use crate::envelope::kinds::Provenance;
 use crate::envelope::table::Cell;
 use crate::tools::fault::ToolError;
 use crate::tools::readings::clock::time_label;
-use crate::tools::readings::rows::{COLUMNS, Reading, unit_cell};
+use crate::tools::readings::rows::{COLUMNS, OF_CODE, RowRef, unit_cell, value_cell};
 use crate::tools::readings::select::Indicator;
 use crate::tools::readings::window::IN_WINDOW;
 use crate::tools::readings::{Ctx, ROW_CAP};
 
-const HEADER: &[&str] = &["indicator", "code", "date", "time", "value", "unit", "source"];
+const HEADER: &[&str] = &[
+    "indicator",
+    "code",
+    "date",
+    "time",
+    "value",
+    "unit",
+    "source",
+];
 
 /// Every indicator's newest readings in the window, cut at [`ROW_CAP`].
 pub(super) fn answer(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, ToolError> {
-    let sql = format!(
-        "SELECT {COLUMNS} FROM series s \
-         WHERE s.subject_id = :subject AND s.code = :code AND s.system = :system AND {IN_WINDOW} \
-         ORDER BY s.start_utc DESC LIMIT :limit"
-    );
+    let sql = raw_sql();
     let mut part = Part::new(HEADER);
     let mut clock = ctx.clock.clone();
     let b = &ctx.bounds;
     for (rank, indicator) in indicators.iter().enumerate() {
-        let mut stmt = ctx.conn.prepare_cached(&sql)?;
+        let mut stmt = ctx.conn.prepare_cached(sql)?;
         let mut rows = stmt.query(named_params! {
             ":subject": ctx.subject_id,
             ":code": &indicator.code.code,
@@ -38,7 +42,8 @@ pub(super) fn answer(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, To
             ":day_hi": &b.day_hi,
             ":limit": i64::try_from(ROW_CAP + 1).unwrap_or(i64::MAX),
         })?;
-        let mut groups = BTreeSet::new();
+        // The (kind, unit) pairs seen, in order; rarely more than one.
+        let mut groups: Vec<Group> = Vec::new();
         let mut kept = 0;
         while let Some(row) = rows.next()? {
             if kept == ROW_CAP {
@@ -46,27 +51,44 @@ pub(super) fn answer(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, To
                 break;
             }
             kept += 1;
-            let r = Reading::from_row(row, &mut clock)?;
-            part.padded |= r.legacy;
-            let group = Group {
-                kind: r.kind,
-                rank,
-                unit: r.unit.clone(),
-            };
+            let r = RowRef::read(row)?;
+            let local = r.local(&mut clock)?;
+            part.padded |= r.local_day.is_none();
+            if !groups
+                .iter()
+                .any(|g| g.kind == r.kind && g.unit.as_deref() == r.unit)
+            {
+                groups.push(Group {
+                    kind: r.kind,
+                    rank,
+                    unit: r.unit.map(str::to_owned),
+                });
+            }
             let cells = vec![
                 Cell::from(indicator.label.as_str()),
                 Cell::from(indicator.code.code.as_str()),
-                Cell::from(r.day.as_str()),
-                Cell::from(time_label(r.local)),
-                r.value(),
-                unit_cell(r.unit.as_deref()),
-                Cell::from(r.source.as_str()),
+                Cell::Text(r.day(local)),
+                Cell::Text(time_label(local)),
+                value_cell(r.num, r.text),
+                unit_cell(r.unit),
+                Cell::from(r.source),
             ];
-            groups.insert(group.clone());
-            part.rows.push((group, cells));
+            part.rows.push((r.kind, cells));
         }
         part.provenance
             .extend(groups.into_iter().map(|g| (g, Provenance::Measured)));
     }
     Ok(part)
+}
+
+/// The newest readings of a code in the window, at most `:limit`.
+pub(crate) fn raw_sql() -> &'static str {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT {COLUMNS} FROM series s \
+             WHERE {OF_CODE} AND {IN_WINDOW} \
+             ORDER BY s.start_utc DESC LIMIT :limit"
+        )
+    });
+    &SQL
 }

@@ -60,7 +60,7 @@ pub(super) fn answer(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, To
             let max = numbers.iter().copied().reduce(f64::max);
             let change = first.num.zip(last.num).map(|(a, b)| round(b - a));
             part.rows.push((
-                group.clone(),
+                group.kind,
                 vec![
                     Cell::from(indicator.label.as_str()),
                     Cell::from(indicator.code.code.as_str()),
