@@ -104,6 +104,18 @@ fn main() {
                 ms(hand.0),
                 tool.0.as_secs_f64() / hand.0.as_secs_f64()
             );
+            if *view == View::Raw {
+                // For reference: the same rows with their stored UTC time, not local time.
+                let bare = median(runs, || {
+                    run_sql(store.conn(), sql::RAW_UTC, &subject, &bounds)
+                });
+                println!(
+                    "| `raw`, SQL without local time | {label} | {} | {} | {:.2}× |",
+                    ms(tool.0),
+                    ms(bare.0),
+                    tool.0.as_secs_f64() / bare.0.as_secs_f64()
+                );
+            }
         }
     }
     for (label, window) in windows.iter().filter(|_| wanted("catalogue")) {

@@ -48,6 +48,15 @@ const IN_WINDOW: &str = "s.subject_id = :subject AND s.code = :code AND +s.syste
    AND s.start_utc >= :utc_lo AND s.start_utc < :utc_hi
    AND (s.local_day BETWEEN :day_lo AND :day_hi OR s.local_day IS NULL)";
 
+/// `raw` without local time: the rows with their stored UTC timestamps, for reference.
+pub(crate) const RAW_UTC: &str = "SELECT s.kind, s.unit, s.local_day, s.start_utc, s.value_num,
+       s.value_text, s.source
+  FROM series s
+ WHERE s.subject_id = :subject AND s.code = :code AND +s.system = 'loinc'
+   AND s.start_utc >= :utc_lo AND s.start_utc < :utc_hi
+   AND (s.local_day BETWEEN :day_lo AND :day_hi OR s.local_day IS NULL)
+ ORDER BY s.start_utc DESC LIMIT 51";
+
 /// The elected days of the window.
 const ELECTED: &str = "SELECT local_day FROM day_elected
    WHERE subject_id = :subject AND system = 'loinc' AND code = :code

@@ -56,6 +56,14 @@ pub struct MalformedRow;
 impl ToolError {
     /// The error kind: `store_unavailable` (recoverable) when the database is busy, locked or
     /// cannot be opened, `store_fault` (unrecoverable) otherwise.
+    ///
+    /// ```
+    /// use answers::ErrorKind;
+    /// use answers::tools::fault::ToolError;
+    ///
+    /// let gone = ToolError::Sqlite(rusqlite::Error::InvalidQuery);
+    /// assert_eq!(gone.kind(), ErrorKind::StoreFault);
+    /// ```
     #[must_use]
     pub fn kind(&self) -> ErrorKind {
         use rusqlite::ErrorCode::{CannotOpen, DatabaseBusy, DatabaseLocked};
@@ -70,6 +78,13 @@ impl ToolError {
     }
 
     /// The type the fault is told by.
+    ///
+    /// ```
+    /// use answers::tools::fault::ToolError;
+    ///
+    /// let e = ToolError::Sqlite(rusqlite::Error::InvalidQuery);
+    /// assert_eq!(e.type_name().as_str(), "rusqlite::error::Error");
+    /// ```
     #[must_use]
     pub fn type_name(&self) -> TypeName {
         match self {

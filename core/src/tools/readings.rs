@@ -43,13 +43,25 @@ use crate::tool::ToolName;
 use crate::tools::fault::{ToolError, guarded};
 
 /// Raw readings answered per indicator at most, newest first.
+///
+/// ```
+/// assert_eq!(answers::tools::readings::ROW_CAP, 50);
+/// ```
 pub const ROW_CAP: usize = 50;
 
 /// Buckets (`minute` … `month`) answered per indicator and unit at most, newest first: a day of
 /// minutes, or four years of days.
+///
+/// ```
+/// assert_eq!(answers::tools::readings::BUCKET_CAP, 24 * 60);
+/// ```
 pub const BUCKET_CAP: usize = 1440;
 
 /// Catalogue entries answered at most, reported entries first, then the most recently recorded.
+///
+/// ```
+/// assert_eq!(answers::tools::readings::CATALOGUE_CAP, 100);
+/// ```
 pub const CATALOGUE_CAP: usize = 100;
 
 /// Answers a readings call for `subject`, the subject the caller is authenticated as.

@@ -95,22 +95,22 @@ fn values(
 fn tables(columns: &[&str], rows: Vec<(EntryKind, Vec<Cell>)>) -> Result<Vec<Table>, ToolError> {
     let header =
         |first: &'static str| std::iter::once(first).chain(columns.iter().skip(1).copied());
-    let mut readings = Table::new("readings", header("indicator"));
-    let mut reported = Table::new("reported", header("entry"));
+    let (mut readings, mut reported): (Option<Table>, Option<Table>) = (None, None);
     for (kind, cells) in rows {
         let table = match kind {
-            EntryKind::Measured => &mut readings,
-            EntryKind::Reported => &mut reported,
+            EntryKind::Measured => {
+                readings.get_or_insert_with(|| Table::new("readings", header("indicator")))
+            }
+            EntryKind::Reported => {
+                reported.get_or_insert_with(|| Table::new("reported", header("entry")))
+            }
         };
         // Every view builds its rows to its own header, so a row always fits.
         table
             .push_row(cells)
             .map_err(|_| ToolError::Malformed { table: "series" })?;
     }
-    Ok([readings, reported]
-        .into_iter()
-        .filter(|t| !t.rows().is_empty())
-        .collect())
+    Ok(readings.into_iter().chain(reported).collect())
 }
 
 /// Provenance keyed by indicator name; where one name answers for several series (two units,

@@ -54,10 +54,10 @@ pub(super) fn answer(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, To
             vec![
                 Cell::from(indicator.label.as_str()),
                 Cell::from(indicator.code.code.as_str()),
-                Cell::from(latest.day.as_str()),
+                Cell::Text(latest.day),
                 latest.value,
                 unit_cell(latest.unit.as_deref()),
-                Cell::from(latest.source.as_str()),
+                Cell::Text(latest.source),
             ],
         ));
         part.provenance.push((group, latest.provenance));
