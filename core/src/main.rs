@@ -197,8 +197,16 @@ fn query(db: &Path, handle: &str, tool: &str, args: &str, json: bool) -> anyhow:
     };
     let args: serde_json::Value =
         serde_json::from_str(args).context("the arguments are not JSON")?;
-    let envelope = answers::surface::call(&store, &subject, tool, &args)
-        .with_context(|| format!("unknown tool `{tool}`"))?;
+    let envelope = answers::surface::call(&store, &subject, tool, &args).with_context(|| {
+        if tool.parse::<answers::ToolName>().is_ok() {
+            format!("the tool `{tool}` is not served by this build yet")
+        } else {
+            format!(
+                "unknown tool `{tool}`; the tools are: {}",
+                answers::ToolName::VARIANTS.join(", ")
+            )
+        }
+    })?;
     let out = if json {
         let mut s = serde_json::to_string_pretty(&answers::render_rest(&envelope))?;
         s.push('\n');

@@ -151,6 +151,14 @@ fn the_cli_answers_and_refuses_without_leaking() {
         "query_health_indicators",
     ]);
     assert_eq!(unknown.status.code(), Some(2));
+
+    let no_tool = answers(&["query", "--db", db, "--subject", "you", "query_everything"]);
+    assert_eq!(no_tool.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&no_tool.stderr);
+    assert!(
+        stderr.contains("unknown tool `query_everything`; the tools are: query_health_indicators"),
+        "{stderr}"
+    );
 }
 
 /// A running `answers serve`, its logs collected line by line.
