@@ -51,15 +51,8 @@ fn main() {
         .subject_by_handle("bench")
         .expect("read the subject")
         .expect("the bench subject");
-    // The tool turns on the query planner stability guarantee for its connection; the
+    // The store turns on the query planner stability guarantee when it opens; the
     // hand-written statements run on the same connection with the same setting.
-    store
-        .conn()
-        .set_db_config(
-            rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
-            true,
-        )
-        .expect("qpsg");
     let rows: i64 = store
         .conn()
         .query_row("SELECT count(*) FROM series WHERE code = ?1", [HR], |r| {

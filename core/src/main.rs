@@ -71,6 +71,11 @@ enum Command {
         /// The address to listen on.
         #[arg(long, default_value = "127.0.0.1:8080")]
         listen: std::net::SocketAddr,
+        /// Register the bearer tokens in FILE (`handle=token` lines) before serving; also read
+        /// from the file named by `ANSWERS_TOKENS_FILE`, or from the lines in `ANSWERS_TOKENS`.
+        /// Tokens issued by `seed --tokens-file` are already registered.
+        #[arg(long, value_name = "FILE")]
+        tokens_file: Option<PathBuf>,
     },
 }
 
@@ -131,7 +136,12 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             args,
             json,
         } => query(&db, &subject, &tool, &args, json),
-        Command::Serve { db, listen } => {
+        Command::Serve {
+            db,
+            listen,
+            tokens_file,
+        } => {
+            register_tokens(&db, tokens_file)?;
             answers::serve::serve(&db, listen)?;
             Ok(0)
         }
@@ -224,4 +234,23 @@ fn query(db: &Path, handle: &str, tool: &str, args: &str, json: bool) -> anyhow:
         other => other?,
     }
     Ok(u8::from(envelope.status() == answers::Status::Error))
+}
+
+/// Registers the deployment's tokens: `--tokens-file`, else `ANSWERS_TOKENS_FILE`, else the
+/// lines in `ANSWERS_TOKENS`; nothing when none is given. Logs how many, never which.
+fn register_tokens(db: &Path, file: Option<PathBuf>) -> anyhow::Result<()> {
+    let file = file.or_else(|| std::env::var_os("ANSWERS_TOKENS_FILE").map(PathBuf::from));
+    let text = match file {
+        Some(path) => std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read the tokens file {}", path.display()))?,
+        None => match std::env::var("ANSWERS_TOKENS") {
+            Ok(text) => text,
+            Err(std::env::VarError::NotPresent) => return Ok(()),
+            Err(std::env::VarError::NotUnicode(_)) => bail!("ANSWERS_TOKENS is not UTF-8"),
+        },
+    };
+    let store = Store::open(db).with_context(|| format!("cannot open {}", db.display()))?;
+    let token_count = store.load_tokens(&text)?;
+    tracing::info!(token_count, "tokens registered");
+    Ok(())
 }

@@ -123,8 +123,11 @@ async fn health_indicators(
             .subject_for_token(&token)
             .map_err(|_| Refusal::Unavailable)?
             .ok_or(Refusal::Unauthorized)?;
-        Ok(crate::tools::query_health_indicators(
-            &store, &subject, &args,
+        Ok(crate::tools::readings::query_health_indicators_within(
+            &store,
+            &subject,
+            &args,
+            crate::tools::readings::RowBudget::REST,
         ))
     })
     .await

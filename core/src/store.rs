@@ -35,6 +35,7 @@ mod day;
 mod reading;
 mod subject;
 mod token;
+mod token_file;
 mod write;
 
 use std::path::Path;
@@ -45,6 +46,7 @@ pub use day::{DEVICE_PRIORITY, DayAggregate, DayRule, day_rule, is_device};
 pub use reading::{EntryKind, NewReading, ReadingProblem, utc_text};
 pub use subject::Subject;
 pub use token::TOKEN_PREFIX;
+pub use token_file::{MIN_TOKEN_LEN, TokensFileError};
 
 /// The schema version this build writes and reads.
 pub const SCHEMA_VERSION: i64 = 2;
@@ -207,6 +209,16 @@ impl Store {
             .map_err(|e| StoreError::sqlite("open", &e))?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(|e| StoreError::sqlite("open", &e))?;
+        // The query planner stability guarantee, for the connection's life: the bundled
+        // SQLite is built with STAT4, under which every statement that binds a value compared
+        // with an indexed column is re-parsed and re-planned on each run (most of a small
+        // query's time). With it, the tools' statements are planned once for every binding,
+        // on the indexes their plans tests check.
+        conn.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+            true,
+        )
+        .map_err(|e| StoreError::sqlite("open", &e))?;
         let mut store = Store { conn };
         store.migrate()?;
         Ok(store)

@@ -112,7 +112,7 @@ impl Store {
 }
 
 /// The stored form of a token: its SHA-256, in lower-case hex.
-fn hash(token: &str) -> String {
+pub(super) fn hash(token: &str) -> String {
     let digest = Sha256::digest(token.as_bytes());
     let mut out = String::with_capacity(2 * digest.len());
     push_hex(&mut out, &digest);

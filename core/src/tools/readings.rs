@@ -30,7 +30,6 @@ mod views;
 mod window;
 
 use rusqlite::Connection;
-use rusqlite::config::DbConfig;
 use serde_json::Value;
 
 use self::clock::Clock;
@@ -40,7 +39,7 @@ use crate::envelope::Envelope;
 use crate::envelope::next_step::{NextAction, NextStep};
 use crate::store::{Store, Subject};
 use crate::tool::ToolName;
-use crate::tools::fault::{ToolError, guarded};
+use crate::tools::fault::guarded;
 
 /// Raw readings answered per indicator at most, newest first.
 ///
@@ -63,6 +62,41 @@ pub const BUCKET_CAP: usize = 1440;
 /// assert_eq!(answers::tools::readings::CATALOGUE_CAP, 100);
 /// ```
 pub const CATALOGUE_CAP: usize = 100;
+
+/// Raw readings a browser's reading list gets per indicator at most, newest first: the HTTP
+/// surface's own row budget, larger than a model's [`ROW_CAP`] because a person scrolls a
+/// table rather than reading every row into a context window.
+///
+/// ```
+/// use answers::tools::readings::{REST_ROW_MAX, ROW_CAP};
+/// assert_eq!(REST_ROW_MAX, 500);
+/// assert!(REST_ROW_MAX > ROW_CAP);
+/// ```
+pub const REST_ROW_MAX: usize = 500;
+
+/// How many raw readings per indicator one call may answer: [`RowBudget::MODEL`] for the CLI
+/// and MCP, [`RowBudget::REST`] for a browser.
+///
+/// ```
+/// use answers::tools::readings::{REST_ROW_MAX, ROW_CAP, RowBudget};
+/// assert_eq!(RowBudget::MODEL.rows(), ROW_CAP);
+/// assert_eq!(RowBudget::REST.rows(), REST_ROW_MAX);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowBudget(usize);
+
+impl RowBudget {
+    /// A model's budget: [`ROW_CAP`].
+    pub const MODEL: Self = Self(ROW_CAP);
+    /// A browser's budget: [`REST_ROW_MAX`].
+    pub const REST: Self = Self(REST_ROW_MAX);
+
+    /// Raw readings per indicator at most.
+    #[must_use]
+    pub const fn rows(self) -> usize {
+        self.0
+    }
+}
 
 /// Answers a readings call for `subject`, the subject the caller is authenticated as.
 ///
@@ -87,13 +121,38 @@ pub const CATALOGUE_CAP: usize = 100;
 /// ```
 #[must_use]
 pub fn query_health_indicators(store: &Store, subject: &Subject, args: &Value) -> Envelope {
+    query_health_indicators_within(store, subject, args, RowBudget::MODEL)
+}
+
+/// The same tool with another raw-row budget: what the HTTP surface calls with
+/// [`RowBudget::REST`]. Every other cap is the same on every surface.
+///
+/// ```
+/// use answers::store::Store;
+/// use answers::tools::readings::{RowBudget, query_health_indicators_within};
+/// use answers::Status;
+/// use serde_json::json;
+///
+/// let store = Store::open_in_memory()?;
+/// let you = store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
+/// let env = query_health_indicators_within(&store, &you, &json!({"indicators": ["Steps"]}), RowBudget::REST);
+/// assert_eq!(env.status(), Status::Ok);
+/// # Ok::<(), answers::store::StoreError>(())
+/// ```
+#[must_use]
+pub fn query_health_indicators_within(
+    store: &Store,
+    subject: &Subject,
+    args: &Value,
+    budget: RowBudget,
+) -> Envelope {
     let query = match QUERY_HEALTH_INDICATORS.validate(args) {
         Ok(valid) => IndicatorQuery::from_valid(&valid),
         Err(refusal) => return refusal,
     };
     let retry = || vec![retry_step(&query)];
     guarded(ToolName::QueryHealthIndicators, retry, || {
-        let ctx = Ctx::new(store.conn(), subject, &query)?;
+        let ctx = Ctx::new(store.conn(), subject, &query, budget);
         answer::answer(&ctx, &query)
     })
 }
@@ -117,26 +176,26 @@ pub(crate) struct Ctx<'a> {
     pub(crate) tz: &'a str,
     pub(crate) bounds: Bounds,
     pub(crate) clock: Clock,
+    pub(crate) budget: RowBudget,
 }
 
 impl<'a> Ctx<'a> {
-    /// The context of one call. Turns on the query planner stability guarantee: the bundled
-    /// `SQLite` is built with STAT4, under which every statement that binds a value compared
-    /// with an indexed column is re-parsed and re-planned on each run (most of a small
-    /// query's time). The readings statements are planned once for every binding, on the
-    /// indexes their plans test checks.
+    /// The context of one call. The store's connection already runs with the query planner
+    /// stability guarantee ([`Store`] turns it on when it opens), so the readings statements
+    /// are planned once for every binding, on the indexes their plans test checks.
     fn new(
         conn: &'a Connection,
         subject: &'a Subject,
         query: &IndicatorQuery,
-    ) -> Result<Self, ToolError> {
-        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
-        Ok(Self {
+        budget: RowBudget,
+    ) -> Self {
+        Self {
             conn,
             subject_id: &subject.id,
             tz: subject.tz_name(),
             bounds: Bounds::of(&query.window),
             clock: Clock::new(subject.tz.clone()),
-        })
+            budget,
+        }
     }
 }

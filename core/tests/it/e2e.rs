@@ -171,9 +171,16 @@ struct Server {
 
 impl Server {
     fn start(db: &Path) -> Server {
+        Server::start_with(db, &[])
+    }
+
+    fn start_with(db: &Path, env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(BIN)
             .args(["serve", "--db", s(db), "--listen", "127.0.0.1:0"])
             .env_remove("RUST_LOG")
+            .env_remove("ANSWERS_TOKENS")
+            .env_remove("ANSWERS_TOKENS_FILE")
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -287,6 +294,33 @@ fn http_answers_per_subject_and_refuses_by_name() {
     );
     assert_eq!(status, 400, "a bad date is refused");
 
+    // A browser's reading list has its own row budget: more than a model's 50 rows of a
+    // year of daily steps, and still a cut one, saying so.
+    let (status, steps) = server.get(&format!("{path}?indicators=steps&view=raw"), Some(&you));
+    assert_eq!(status, 200, "{steps}");
+    let rows = steps["data"][0]["rows"].as_array().expect("rows").len();
+    assert!(
+        rows > answers::tools::readings::ROW_CAP && rows <= answers::tools::readings::REST_ROW_MAX,
+        "a browser's raw view answered {rows} rows"
+    );
+    let cli = answers(&[
+        "query",
+        "--db",
+        s(&r.db),
+        "--subject",
+        "you",
+        "query_health_indicators",
+        r#"{"indicators":["steps"],"view":"raw"}"#,
+        "--json",
+    ]);
+    assert_clean(&cli);
+    let cli: serde_json::Value = serde_json::from_slice(&cli.stdout).expect("REST JSON");
+    assert_eq!(
+        cli["data"][0]["rows"].as_array().expect("rows").len(),
+        answers::tools::readings::ROW_CAP,
+        "the CLI answers with a model's budget"
+    );
+
     let logs = server.stop().join("\n");
     assert!(logs.contains("answers stopped"), "{logs}");
     assert!(
@@ -296,4 +330,39 @@ fn http_answers_per_subject_and_refuses_by_name() {
     for t in [&you, &mom] {
         assert!(!logs.contains(t.as_str()), "a token leaked into the logs");
     }
+}
+
+#[test]
+fn tokens_from_the_environment_authenticate_and_are_never_logged() {
+    let r = seeded();
+    let own = "phg_deployment-token-for-mom-0123456789abcdef";
+    let server = Server::start_with(
+        &r.db,
+        &[("ANSWERS_TOKENS", &format!("# deploy\nmom={own}\n"))],
+    );
+    let (status, answer) = server.get("/api/v1/health-indicators", Some(own));
+    assert_eq!(status, 200, "{answer}");
+    let (status, _) = server.get(
+        "/api/v1/health-indicators",
+        Some("phg_deployment-token-for-nobody-000000"),
+    );
+    assert_eq!(status, 401);
+    let logs = server.stop().join("\n");
+    assert!(logs.contains("token_count"), "the count is logged: {logs}");
+    assert!(
+        !logs.contains("deployment-token"),
+        "a token leaked into the logs"
+    );
+
+    // A weak token refuses to start the server, naming the line and not the token.
+    let out = Command::new(BIN)
+        .args(["serve", "--db", s(&r.db), "--listen", "127.0.0.1:0"])
+        .env_remove("ANSWERS_TOKENS_FILE")
+        .env("ANSWERS_TOKENS", "mom=hunter2")
+        .output()
+        .expect("run answers serve");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("tokens line 1"), "{stderr}");
+    assert!(!stderr.contains("hunter2"), "{stderr}");
 }

@@ -1,4 +1,5 @@
-//! `raw`: stored readings, newest first, at most [`ROW_CAP`] per indicator.
+//! `raw`: stored readings, newest first, at most the call's row budget per indicator
+//! ([`ROW_CAP`](crate::tools::readings::ROW_CAP) for a model).
 
 use std::sync::LazyLock;
 
@@ -8,11 +9,11 @@ use super::{Group, Part};
 use crate::envelope::kinds::Provenance;
 use crate::envelope::table::Cell;
 use crate::tools::fault::ToolError;
+use crate::tools::readings::Ctx;
 use crate::tools::readings::clock::time_label;
 use crate::tools::readings::rows::{COLUMNS, OF_CODE, RowRef, unit_cell, value_cell};
 use crate::tools::readings::select::Indicator;
 use crate::tools::readings::window::IN_WINDOW;
-use crate::tools::readings::{Ctx, ROW_CAP};
 
 const HEADER: &[&str] = &[
     "indicator",
@@ -24,12 +25,13 @@ const HEADER: &[&str] = &[
     "source",
 ];
 
-/// Every indicator's newest readings in the window, cut at [`ROW_CAP`].
+/// Every indicator's newest readings in the window, cut at the call's row budget.
 pub(super) fn answer(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, ToolError> {
     let sql = raw_sql();
     let mut part = Part::new(HEADER);
     let mut clock = ctx.clock.clone();
     let b = &ctx.bounds;
+    let cap = ctx.budget.rows();
     for (rank, indicator) in indicators.iter().enumerate() {
         let mut stmt = ctx.conn.prepare_cached(sql)?;
         let mut rows = stmt.query(named_params! {
@@ -40,14 +42,14 @@ pub(super) fn answer(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, To
             ":utc_hi": &b.utc_hi,
             ":day_lo": &b.day_lo,
             ":day_hi": &b.day_hi,
-            ":limit": i64::try_from(ROW_CAP + 1).unwrap_or(i64::MAX),
+            ":limit": i64::try_from(cap + 1).unwrap_or(i64::MAX),
         })?;
         // The (kind, unit) pairs seen, in order; rarely more than one.
         let mut groups: Vec<Group> = Vec::new();
         let mut kept = 0;
         while let Some(row) = rows.next()? {
-            if kept == ROW_CAP {
-                part.cut_at(ROW_CAP);
+            if kept == cap {
+                part.cut_at(cap);
                 break;
             }
             kept += 1;
