@@ -63,6 +63,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Issue or revoke a person's bearer token (also their personal MCP URL secret).
+    Token {
+        #[command(subcommand)]
+        action: TokenAction,
+    },
     /// Serve the record over HTTP.
     Serve {
         /// The database file.
@@ -79,13 +84,37 @@ enum Command {
     },
 }
 
+#[derive(Subcommand)]
+enum TokenAction {
+    /// Print a new token for a subject, once; only its hash is stored.
+    Issue {
+        /// The database file.
+        #[arg(long, value_name = "FILE", default_value = "answers.db")]
+        db: PathBuf,
+        /// The subject's handle (`you`, `mom`).
+        #[arg(long, value_name = "HANDLE")]
+        subject: String,
+        /// Days until the token expires (default: never).
+        #[arg(long, value_name = "DAYS", value_parser = clap::value_parser!(u32).range(1..=3650))]
+        ttl_days: Option<u32>,
+    },
+    /// Revoke the token read from standard input (never from the command line, where other
+    /// users of the machine could read it). Exit 0 if a live token was revoked, 1 if none was.
+    Revoke {
+        /// The database file.
+        #[arg(long, value_name = "FILE", default_value = "answers.db")]
+        db: PathBuf,
+    },
+}
+
 fn main() -> ExitCode {
     quiet_panics();
     let cli = Cli::parse();
     // `listen_addr` is the one name this service logs beyond the classes: an address is an
     // identifier of the server, not of a person. phi-lint.toml allows the same name.
     let policy = phi_filter::PhiPolicy::default().allow_name("listen_addr");
-    if let Err(err) = phi_filter::install_with(policy) {
+    // rmcp logs each session's start and end at `info`; a service keeps its own lines.
+    if let Err(err) = phi_filter::install_to(policy, phi_filter::Stream::Stdout, "info,rmcp=warn") {
         // phi-lint: allow(phi::error-message, reason = "an InstallError names a configuration problem, never record data")
         eprintln!("answers: cannot install the log filter: {err}");
         return ExitCode::from(2);
@@ -136,6 +165,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             args,
             json,
         } => query(&db, &subject, &tool, &args, json),
+        Command::Token { action } => token(action),
         Command::Serve {
             db,
             listen,
@@ -253,4 +283,36 @@ fn register_tokens(db: &Path, file: Option<PathBuf>) -> anyhow::Result<()> {
     let token_count = store.load_tokens(&text)?;
     tracing::info!(token_count, "tokens registered");
     Ok(())
+}
+
+/// `answers token issue|revoke`.
+fn token(action: TokenAction) -> anyhow::Result<u8> {
+    match action {
+        TokenAction::Issue {
+            db,
+            subject,
+            ttl_days,
+        } => {
+            let store =
+                Store::open(&db).with_context(|| format!("cannot open {}", db.display()))?;
+            let Some(found) = store.subject_by_handle(&subject)? else {
+                bail!("no subject has the handle {subject:?}");
+            };
+            let ttl = ttl_days.map(|d| std::time::Duration::from_secs(u64::from(d) * 86_400));
+            let token = store.issue_token(&found.id, ttl)?;
+            let mut out = std::io::stdout().lock();
+            // The token is printed once, to its owner, on request; it is never logged.
+            writeln!(out, "{token}").context("cannot write the token")?;
+            Ok(0)
+        }
+        TokenAction::Revoke { db } => {
+            let mut token = String::new();
+            std::io::stdin()
+                .read_line(&mut token)
+                .context("cannot read the token from standard input")?;
+            let store =
+                Store::open(&db).with_context(|| format!("cannot open {}", db.display()))?;
+            Ok(u8::from(!store.revoke_token(token.trim())?))
+        }
+    }
 }

@@ -4,6 +4,8 @@
 //!   rendering of `query_health_indicators`. Repeated `keywords`/`indicators` make a list.
 //! - Every request is authenticated by a per-subject bearer token (`Authorization: Bearer …`),
 //!   checked against the store (tokens are stored hashed, never logged).
+//! - `POST /mcp` (and `/mcp/u/SECRET`) is the MCP record server ([`crate::mcp::RecordMcp`]),
+//!   authenticated the same way or by a personal URL secret.
 //! - `GET /healthz` answers `ok` without authentication.
 //!
 //! The log says how many subjects there are and where the server listens at start, and per
@@ -19,6 +21,8 @@ use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+
+mod mcp;
 
 use crate::store::{Store, StoreError};
 use crate::{Envelope, ErrorKind, Status};
@@ -40,7 +44,7 @@ pub enum ServeError {
 }
 
 struct App {
-    store: Mutex<Store>,
+    store: Arc<Mutex<Store>>,
 }
 
 /// Runs the server until SIGINT or SIGTERM.
@@ -55,9 +59,9 @@ pub fn serve(db: &Path, listen: SocketAddr) -> Result<(), ServeError> {
             op: "start the runtime",
             kind: e.kind(),
         })?;
-    let app = Arc::new(App {
-        store: Mutex::new(store),
-    });
+    let store = Arc::new(Mutex::new(store));
+    let (mcp_routes, end_mcp_streams) = mcp::routes(Arc::clone(&store));
+    let app = Arc::new(App { store });
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
@@ -74,9 +78,13 @@ pub fn serve(db: &Path, listen: SocketAddr) -> Result<(), ServeError> {
         let router = Router::new()
             .route("/healthz", get(|| async { "ok" }))
             .route("/api/v1/health-indicators", get(health_indicators))
-            .with_state(app);
+            .with_state(app)
+            .merge(mcp_routes);
         axum::serve(listener, router)
-            .with_graceful_shutdown(shutdown())
+            .with_graceful_shutdown(async move {
+                shutdown().await;
+                end_mcp_streams();
+            })
             .await
             .map_err(|e| ServeError::Io {
                 op: "serve",
@@ -146,7 +154,7 @@ async fn health_indicators(
 }
 
 /// Why a request got no envelope at all.
-enum Refusal {
+pub(crate) enum Refusal {
     Unauthorized,
     Unavailable,
 }
@@ -182,7 +190,7 @@ fn http_status(e: &Envelope) -> StatusCode {
     }
 }
 
-fn bearer(headers: &HeaderMap) -> Option<&str> {
+pub(crate) fn bearer(headers: &HeaderMap) -> Option<&str> {
     let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
     let token = value
         .strip_prefix("Bearer ")

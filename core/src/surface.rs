@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use crate::Envelope;
-use crate::store::{Store, Subject};
+use crate::store::{Store, StoreError, Subject};
 use crate::tool::ToolName;
 
 /// Calls the tool named `tool` for `subject`; `None` if no tool of that name exists here.
@@ -25,4 +25,29 @@ pub fn call(store: &Store, subject: &Subject, tool: &str, args: &Value) -> Optio
         // The other tools arrive with the medications, genetics and terminology work.
         _ => None,
     }
+}
+
+/// The tools `subject` is shown: the seven, less each data tool the person has no data for
+/// (no readings or entries hides `query_health_indicators`), and less any tool this build does
+/// not serve yet.
+///
+/// ```
+/// use answers::store::{NewReading, Store};
+/// use answers::ToolName;
+///
+/// let store = Store::open_in_memory()?;
+/// let you = store.upsert_subject("subj-1", "you", "Europe/Berlin")?;
+/// assert!(!answers::surface::visible_tools(&store, &you)?.contains(&ToolName::QueryHealthIndicators));
+/// # Ok::<(), answers::store::StoreError>(())
+/// ```
+pub fn visible_tools(store: &Store, subject: &Subject) -> Result<Vec<ToolName>, StoreError> {
+    let readings = store.has_entries(&subject.id)?;
+    Ok(ToolName::ALL
+        .iter()
+        .copied()
+        .filter(|tool| match tool {
+            ToolName::QueryHealthIndicators => readings,
+            _ => false,
+        })
+        .collect())
 }

@@ -72,6 +72,31 @@ pub fn install() -> Result<Stats, InstallError> {
 /// # Ok::<(), phi_filter::InstallError>(())
 /// ```
 pub fn install_with(policy: PhiPolicy) -> Result<Stats, InstallError> {
+    install_to(policy, Stream::Stdout, "info")
+}
+
+/// Where [`install_to`] writes the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    /// Standard output: a service's log.
+    Stdout,
+    /// Standard error: a program whose standard output is a protocol (an MCP server on stdio).
+    Stderr,
+}
+
+/// [`install_with`], writing to `stream`, with `default_filter` (a `RUST_LOG`-style
+/// directive list such as `"info,rmcp=warn"`) when `RUST_LOG` is unset or empty.
+///
+/// ```no_run
+/// use phi_filter::{PhiPolicy, Stream};
+/// phi_filter::install_to(PhiPolicy::default(), Stream::Stderr, "info,rmcp=warn")?;
+/// # Ok::<(), phi_filter::InstallError>(())
+/// ```
+pub fn install_to(
+    policy: PhiPolicy,
+    stream: Stream,
+    default_filter: &str,
+) -> Result<Stats, InstallError> {
     if let Some(stats) = INSTALLED.get() {
         return Ok(stats.clone());
     }
@@ -84,21 +109,28 @@ pub fn install_with(policy: PhiPolicy) -> Result<Stats, InstallError> {
     if tracing_core::dispatcher::has_been_set() {
         return Err(InstallError::ForeignSubscriber);
     }
-    let filter = match std::env::var("RUST_LOG") {
-        Ok(spec) if !spec.trim().is_empty() => {
-            Targets::from_str(&spec).map_err(|e| InstallError::Filter(e.to_string()))?
-        }
-        _ => Targets::new().with_default(tracing_core::LevelFilter::INFO),
+    let spec = match std::env::var("RUST_LOG") {
+        Ok(spec) if !spec.trim().is_empty() => spec,
+        _ => default_filter.to_owned(),
     };
+    let filter = Targets::from_str(&spec).map_err(|e| InstallError::Filter(e.to_string()))?;
     let stats = policy.stats();
-    let dispatch = match policy.output_format() {
-        Format::Json => Dispatch::new(
+    let dispatch = match (policy.output_format(), stream) {
+        (Format::Json, Stream::Stdout) => Dispatch::new(
             tracing_subscriber::registry()
                 .with(policy.wrap(json_layer(std::io::stdout).with_filter(filter))),
         ),
-        Format::Text => Dispatch::new(
+        (Format::Json, Stream::Stderr) => Dispatch::new(
+            tracing_subscriber::registry()
+                .with(policy.wrap(json_layer(std::io::stderr).with_filter(filter))),
+        ),
+        (Format::Text, Stream::Stdout) => Dispatch::new(
             tracing_subscriber::registry()
                 .with(policy.wrap(text_layer(std::io::stdout).with_filter(filter))),
+        ),
+        (Format::Text, Stream::Stderr) => Dispatch::new(
+            tracing_subscriber::registry()
+                .with(policy.wrap(text_layer(std::io::stderr).with_filter(filter))),
         ),
     };
     tracing_log::LogTracer::init().map_err(|_| InstallError::ForeignLogger)?;

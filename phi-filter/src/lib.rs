@@ -42,7 +42,9 @@ mod shape;
 #[cfg(feature = "layer")]
 pub use fields::{PhiJsonFields, PhiTextFields};
 #[cfg(feature = "layer")]
-pub use install::{InstallError, install, install_with, json_layer, text_layer};
+pub use install::{
+    InstallError, Stream, install, install_to, install_with, json_layer, text_layer,
+};
 #[cfg(feature = "layer")]
 pub use layer::PhiFilter;
 #[cfg(feature = "layer")]

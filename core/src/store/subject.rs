@@ -146,6 +146,24 @@ impl Store {
         self.one_subject("SELECT id, handle, tz FROM subject WHERE id = ?1", id)
     }
 
+    /// Whether `subject_id` has any reading or reported entry.
+    ///
+    /// ```
+    /// let store = answers::store::Store::open_in_memory()?;
+    /// store.upsert_subject("subj-1", "you", "UTC")?;
+    /// assert!(!store.has_entries("subj-1")?);
+    /// # Ok::<(), answers::store::StoreError>(())
+    /// ```
+    pub fn has_entries(&self, subject_id: &str) -> Result<bool, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM series WHERE subject_id = ?1)",
+                [subject_id],
+                |r| r.get(0),
+            )
+            .map_err(|e| StoreError::sqlite("check entries", &e))
+    }
+
     /// Every subject, by handle.
     ///
     /// ```

@@ -11,15 +11,15 @@ use std::time::Duration;
 use answers::demo::PHI_CANARY;
 use answers::store::Store;
 
-const BIN: &str = env!("CARGO_BIN_EXE_answers");
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_answers");
 
-struct Record {
+pub(crate) struct Record {
     _dir: tempfile::TempDir,
-    db: PathBuf,
-    tokens: PathBuf,
+    pub(crate) db: PathBuf,
+    pub(crate) tokens: PathBuf,
 }
 
-fn seeded() -> Record {
+pub(crate) fn seeded() -> Record {
     let dir = tempfile::tempdir().expect("temp dir");
     let db = dir.path().join("record.db");
     let tokens = dir.path().join("tokens");
@@ -44,7 +44,7 @@ fn seeded() -> Record {
     }
 }
 
-fn s(p: &Path) -> &str {
+pub(crate) fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 temp path")
 }
 
@@ -57,14 +57,14 @@ fn answers(args: &[&str]) -> Output {
 }
 
 /// The output (stdout and stderr: a container's logs) carries neither canary nor token.
-fn assert_clean(out: &Output) {
+pub(crate) fn assert_clean(out: &Output) {
     for stream in [&out.stdout, &out.stderr] {
         let text = String::from_utf8_lossy(stream);
         assert!(!text.contains("PHI-CANARY"), "the canary leaked:\n{text}");
     }
 }
 
-fn token(record: &Record, handle: &str) -> String {
+pub(crate) fn token(record: &Record, handle: &str) -> String {
     let text = std::fs::read_to_string(&record.tokens).expect("tokens file");
     text.lines()
         .find_map(|l| l.strip_prefix(&format!("{handle}=")))
@@ -162,19 +162,19 @@ fn the_cli_answers_and_refuses_without_leaking() {
 }
 
 /// A running `answers serve`, its logs collected line by line.
-struct Server {
+pub(crate) struct Server {
     child: Child,
-    addr: String,
+    pub(crate) addr: String,
     lines: mpsc::Receiver<String>,
     seen: Vec<String>,
 }
 
 impl Server {
-    fn start(db: &Path) -> Server {
+    pub(crate) fn start(db: &Path) -> Server {
         Server::start_with(db, &[])
     }
 
-    fn start_with(db: &Path, env: &[(&str, &str)]) -> Server {
+    pub(crate) fn start_with(db: &Path, env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(BIN)
             .args(["serve", "--db", s(db), "--listen", "127.0.0.1:0"])
             .env_remove("RUST_LOG")
@@ -218,7 +218,11 @@ impl Server {
         }
     }
 
-    fn get(&self, path_and_query: &str, token: Option<&str>) -> (u16, serde_json::Value) {
+    pub(crate) fn get(
+        &self,
+        path_and_query: &str,
+        token: Option<&str>,
+    ) -> (u16, serde_json::Value) {
         let mut stream = TcpStream::connect(&self.addr).expect("connect");
         stream
             .set_read_timeout(Some(Duration::from_secs(30)))
@@ -247,7 +251,7 @@ impl Server {
     }
 
     /// Stops the server with SIGTERM and returns every log line it wrote.
-    fn stop(mut self) -> Vec<String> {
+    pub(crate) fn stop(mut self) -> Vec<String> {
         let _ = Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
             .status();

@@ -3,8 +3,10 @@
 mod e2e;
 mod fixtures;
 mod leniency;
+mod mcp;
 mod next_steps;
 mod props;
+mod python;
 mod readings;
 mod render;
 mod schemas;

@@ -1,0 +1,147 @@
+"""Drives the answers MCP surfaces with the official Python MCP client (`mcp`).
+
+Usage:
+    client.py http URL TOKENS_FILE     the record server of `answers serve`, per person
+    client.py stdio ANSWERS_BIN        the vocabulary server of `answers mcp`
+
+Prints one `ok: ...` line per check and exits 0, or prints `FAIL: ...` and exits 1. A check
+never prints a tool's answer text beyond what it asserts on.
+"""
+
+import asyncio
+import sys
+
+from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+RECORD_TOOLS = [
+    "query_health_indicators",
+    "query_medications",
+    "query_genetic_data",
+    "query_pharmacogenomics",
+    "resolve_indicator",
+    "convert_unit",
+    "normalize_unit",
+]
+TERMINOLOGY_TOOLS = ["resolve_indicator", "convert_unit", "normalize_unit"]
+VOCAB_TOOLS = ["standardize_reading", "standardize_complaint", *TERMINOLOGY_TOOLS]
+
+# One call per tool that the demo record answers, for the person who has the data.
+CALLS = {
+    "query_health_indicators": {"indicators": ["steps"], "view": "stats"},
+    "query_medications": {"view": "history"},
+    "query_genetic_data": {"gene": "CYP2C19"},
+    "query_pharmacogenomics": {"drugs": ["clopidogrel"]},
+    "resolve_indicator": {"name": "Glycated Hemoglobin-HbA1c"},
+    "convert_unit": {"value": 100, "from": "mg/dL", "to": "mmol/L", "indicator": "glucose"},
+    "normalize_unit": {"unit": "mg/dl"},
+    "standardize_reading": {"name": "心率", "value": 62, "unit": "bpm"},
+    "standardize_complaint": {"text": "头疼"},
+}
+
+MODES = {"auto": "2026-07-28", "legacy": "2025-11-25"}
+
+
+def check(cond, what):
+    if not cond:
+        print(f"FAIL: {what}", flush=True)
+        sys.exit(1)
+    print(f"ok: {what}", flush=True)
+
+
+async def exercise(client, expected_tools, label):
+    listed = [t.name for t in (await client.list_tools()).tools]
+    check(listed == expected_tools, f"{label}: tools/list is exactly {expected_tools} (got {listed})")
+    for tool in (await client.list_tools()).tools:
+        schema = tool.input_schema
+        check(schema.get("additionalProperties") is False, f"{label}: {tool.name} schema is closed")
+    for name in listed:
+        r = await client.call_tool(name, CALLS[name])
+        check(not r.is_error, f"{label}: {name} answers without error")
+        check(r.structured_content is not None and r.structured_content.get("status") in ("ok", "partial"),
+              f"{label}: {name} carries the envelope as structuredContent")
+        check(bool(r.content) and r.content[0].text.strip() != "", f"{label}: {name} has the compact text")
+    # An unknown parameter: a structured refusal naming it, not the SDK's deserialisation text.
+    first = listed[0]
+    r = await client.call_tool(first, {**CALLS[first], "bogus_param": 1})
+    text = r.content[0].text
+    check(r.is_error, f"{label}: an unknown parameter is isError")
+    check(text.startswith("error (invalid_arguments): bogus_param: unknown parameter"),
+          f"{label}: the refusal names the parameter ({text.splitlines()[0]!r})")
+    check("deserialize" not in text, f"{label}: the refusal is not deserialisation text")
+    check(r.structured_content is not None and r.structured_content.get("status") == "error",
+          f"{label}: the refusal is an error envelope")
+    try:
+        await client.call_tool("no_such_tool", {})
+    except MCPError as e:
+        check("not found" in str(e), f"{label}: an unknown tool is a JSON-RPC error")
+    else:
+        check(False, f"{label}: an unknown tool is a JSON-RPC error")
+
+
+def http_client(url, token):
+    http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+    return streamable_http_client(url, http_client=http)
+
+
+async def record(url, tokens_file):
+    tokens = {}
+    with open(tokens_file, encoding="utf-8") as f:
+        for line in f:
+            if "=" in line:
+                handle, token = line.strip().split("=", 1)
+                tokens[handle] = token
+    you_tools = [t for t in RECORD_TOOLS if t not in ("query_medications", "query_genetic_data", "query_pharmacogenomics")]
+    for mode, version in MODES.items():
+        for who, expected in (("mom", RECORD_TOOLS), ("you", you_tools)):
+            async with Client(http_client(url, tokens[who]), mode=mode) as c:
+                check(c.protocol_version == version, f"{who}/{mode}: negotiated {version} (got {c.protocol_version})")
+                await exercise(c, expected, f"{who}/{mode}")
+                if who == "you":
+                    try:
+                        await c.call_tool("query_medications", {"view": "plan"})
+                    except MCPError as e:
+                        check("not found" in str(e), f"{who}/{mode}: a hidden tool cannot be called")
+                    else:
+                        check(False, f"{who}/{mode}: a hidden tool cannot be called")
+    # The personal URL secret authenticates like the bearer token.
+    secret_url = url.rstrip("/") + "/u/" + tokens["mom"]
+    async with Client(streamable_http_client(secret_url), mode="auto") as c:
+        listed = [t.name for t in (await c.list_tools()).tools]
+        check(listed == RECORD_TOOLS, "mom by personal URL secret sees the seven tools")
+    # No token, or a wrong one: refused before any tool runs.
+    for label, token in (("no token", None), ("a wrong token", "phg_" + "0" * 64)):
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        try:
+            async with Client(streamable_http_client(url, http_client=create_mcp_http_client(headers=headers)), mode="auto") as c:
+                await c.list_tools()
+        except Exception:  # noqa: BLE001 - any failure to connect is the refusal
+            check(True, f"{label} is refused")
+        else:
+            check(False, f"{label} is refused")
+
+
+async def vocab(binary):
+    params = StdioServerParameters(command=binary, args=["mcp"], env={"RUST_LOG": "info"}, cwd=None)
+    for mode, version in MODES.items():
+        async with Client(params, mode=mode) as c:
+            check(c.protocol_version == version, f"stdio/{mode}: negotiated {version} (got {c.protocol_version})")
+            await exercise(c, VOCAB_TOOLS, f"stdio/{mode}")
+            r = await c.call_tool("standardize_reading", CALLS["standardize_reading"])
+            obs = r.structured_content
+            check(obs is not None, "stdio: standardize_reading has structured content")
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "http":
+        asyncio.run(record(sys.argv[2], sys.argv[3]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "stdio":
+        asyncio.run(vocab(sys.argv[2]))
+    else:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()
