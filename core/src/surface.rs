@@ -22,6 +22,7 @@ pub fn call(store: &Store, subject: &Subject, tool: &str, args: &Value) -> Optio
         ToolName::QueryHealthIndicators => {
             Some(crate::tools::query_health_indicators(store, subject, args))
         }
+        ToolName::QueryMedications => Some(crate::tools::query_medications(store, subject, args)),
         // The other tools arrive with the medications, genetics and terminology work.
         _ => None,
     }
