@@ -3,6 +3,7 @@
 mod e2e;
 mod fixtures;
 mod leniency;
+mod medications;
 mod next_steps;
 mod props;
 mod readings;

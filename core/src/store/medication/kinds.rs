@@ -234,7 +234,9 @@ mod tests {
     fn a_stored_value_outside_the_set_is_a_type_error_without_the_value() {
         let conn = rusqlite::Connection::open_in_memory().unwrap();
         let err = conn
-            .query_row("SELECT 'paused PHI-X' AS status", [], |r| r.get::<_, PlanStatus>(0))
+            .query_row("SELECT 'paused PHI-X' AS status", [], |r| {
+                r.get::<_, PlanStatus>(0)
+            })
             .unwrap_err();
         let text = format!("{err} {err:?}");
         assert!(!text.contains("PHI-X"), "{text}");
