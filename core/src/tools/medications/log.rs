@@ -94,7 +94,7 @@ pub(crate) fn answer(ctx: &Ctx<'_>, query: &MedicationQuery) -> Result<Envelope,
         if kept.len() > DOSE_LOG_CAP {
             let narrow = query
                 .step(NextAction::NarrowWindow, |q| {
-                    q.window = Window::ALL_RECORDED
+                    q.window = Window::ALL_RECORDED;
                 })
                 .supply("start")
                 .supply("end");
