@@ -531,3 +531,67 @@ fn reseeding_writes_the_same_medications() {
     assert_eq!(first.0, 4);
     assert!(first.1 > 700 && first.2 > 0, "{first:?}");
 }
+
+#[test]
+fn the_cli_answers_each_view_without_a_note_in_any_output() {
+    let bin = env!("CARGO_BIN_EXE_answers");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("record.db");
+    let db = db.to_str().unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(bin)
+            .args(args)
+            .env_remove("RUST_LOG")
+            .output()
+            .unwrap()
+    };
+    let seeded = run(&["seed", "--db", db, "--demo"]);
+    assert!(seeded.status.success());
+    let store = Store::open(db.as_ref()).unwrap();
+    let mom = store.subject_by_handle("mom").unwrap().unwrap();
+    assert!(
+        has_medications(&store, &mom).unwrap(),
+        "precondition: plans seeded"
+    );
+    for args in [
+        r#"{"view":"plan"}"#,
+        r#"{"view":"log"}"#,
+        r#"{"view":"history"}"#,
+    ] {
+        for json in [false, true] {
+            let mut argv = vec![
+                "query",
+                "--db",
+                db,
+                "--subject",
+                "mom",
+                "query_medications",
+                args,
+            ];
+            if json {
+                argv.push("--json");
+            }
+            let out = run(&argv);
+            assert!(out.status.success(), "{args}");
+            assert!(!out.stdout.is_empty(), "{args}");
+            for stream in [&out.stdout, &out.stderr] {
+                let text = String::from_utf8_lossy(stream);
+                assert!(!text.contains("PHI-CANARY"), "{args}: {text}");
+            }
+        }
+    }
+    let refused = run(&[
+        "query",
+        "--db",
+        db,
+        "--subject",
+        "mom",
+        "query_medications",
+        r#"{"view":"doses"}"#,
+    ]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&refused.stdout)
+            .starts_with("error (invalid_arguments): view: expected one of plan, log, history")
+    );
+}
