@@ -1,7 +1,9 @@
 //! `query_medications` against the seeded demo record: the window semantics of each view, the
 //! switch found by `history` and followed by a readings call, the log's default window, the
 //! notes every answer carries, `you` with nothing recorded, refusals, notes never returned,
-//! and faults told by kind and type.
+//! and faults told by kind and type. `props`: arbitrary arguments.
+
+mod props;
 
 use answers::args::medications::{MedicationView, QUERY_MEDICATIONS};
 use answers::demo::{self, MEDICATION_CANARY, SeedOptions};
@@ -56,10 +58,17 @@ fn assert_steps_accepted(env: &Envelope) -> usize {
     let mut checked = 0;
     for step in env.next_steps() {
         assert_eq!(step.tool, QUERY_MEDICATIONS.tool, "{step:?}");
+        // A date supplied alone takes the other bound, so the window stays in order.
+        let start = step.args.get("end").cloned().unwrap_or(json!("2026-08-01"));
+        let end = step
+            .args
+            .get("start")
+            .cloned()
+            .unwrap_or(json!("2026-08-31"));
         for view in MedicationView::VARIANTS {
             let values = [
-                ("start", json!("2026-08-01")),
-                ("end", json!("2026-08-31")),
+                ("start", start.clone()),
+                ("end", end.clone()),
                 ("view", json!(view)),
                 ("keywords", json!(["atorvastatin"])),
             ];
