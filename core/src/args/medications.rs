@@ -142,6 +142,13 @@ pub struct MedicationQuery {
 
 impl MedicationQuery {
     /// Validates `args` and reads them as a query, or refuses them.
+    ///
+    /// ```
+    /// use answers::args::medications::MedicationQuery;
+    /// use serde_json::json;
+    ///
+    /// assert!(MedicationQuery::from_args(&json!({"start": "2026-13-01"})).is_err());
+    /// ```
     // The refusal is the answer a tool returns as it is; boxing it would only make every caller
     // unbox it.
     #[allow(clippy::result_large_err)]
@@ -151,6 +158,16 @@ impl MedicationQuery {
     }
 
     /// Reads arguments that passed [`QUERY_MEDICATIONS`].
+    ///
+    /// ```
+    /// use answers::args::medications::{MedicationQuery, QUERY_MEDICATIONS};
+    /// use serde_json::json;
+    ///
+    /// let valid = QUERY_MEDICATIONS.validate(&json!({"start": "2026-03-01"})).unwrap();
+    /// let q = MedicationQuery::from_valid(&valid);
+    /// assert_eq!(q.window.start().unwrap().to_string(), "2026-03-01");
+    /// assert!(!q.view_given);
+    /// ```
     #[must_use]
     pub fn from_valid(args: &ValidArgs) -> Self {
         let given = args.choice("view").and_then(|v| v.parse().ok());

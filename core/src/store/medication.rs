@@ -57,6 +57,10 @@ pub struct DrugCode {
 
 impl DrugCode {
     /// An `RxNorm` concept id.
+    ///
+    /// ```
+    /// assert_eq!(answers::store::DrugCode::rxnorm("83367").system.as_str(), "rxnorm");
+    /// ```
     #[must_use]
     pub fn rxnorm(code: &str) -> Self {
         Self {
@@ -126,6 +130,13 @@ pub struct NewPlan {
 
 impl NewPlan {
     /// An active plan from `start`, with no code, dose, end or note.
+    ///
+    /// ```
+    /// use answers::store::{Frequency, NewPlan, PlanStatus, Route};
+    ///
+    /// let p = NewPlan::active("p1", "s1", "Atorvastatin", Frequency::OnceDaily, Route::Oral, "2026-01-01".parse().unwrap());
+    /// assert_eq!((p.status, p.end, p.code), (PlanStatus::Active, None, None));
+    /// ```
     #[must_use]
     pub fn active(
         id: &str,
@@ -152,6 +163,14 @@ impl NewPlan {
     }
 
     /// The same plan, closed on `end` with `status` for `reason`.
+    ///
+    /// ```
+    /// use answers::store::{ClosedReason, Frequency, NewPlan, PlanStatus, Route};
+    ///
+    /// let p = NewPlan::active("p1", "s1", "Nitrofurantoin", Frequency::TwiceDaily, Route::Oral, "2026-02-09".parse().unwrap())
+    ///     .closed(PlanStatus::Completed, "2026-02-13".parse().unwrap(), ClosedReason::CourseCompleted);
+    /// assert_eq!(p.closed_reason, Some(ClosedReason::CourseCompleted));
+    /// ```
     #[must_use]
     pub fn closed(mut self, status: PlanStatus, end: LocalDate, reason: ClosedReason) -> Self {
         self.status = status;
@@ -230,6 +249,11 @@ pub struct NewDose {
 
 impl NewDose {
     /// A dose taken at `at`.
+    ///
+    /// ```
+    /// let d = answers::store::NewDose::taken("p1", "s1", "2026-05-18T00:05:00Z".parse().unwrap());
+    /// assert!(d.note.is_none());
+    /// ```
     #[must_use]
     pub fn taken(plan_id: &str, subject_id: &str, at: Timestamp) -> Self {
         Self {

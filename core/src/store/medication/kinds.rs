@@ -80,6 +80,10 @@ pub enum PlanStatus {
 
 impl PlanStatus {
     /// Whether the course is over, so it has an end date and a reason it closed.
+    ///
+    /// ```
+    /// assert!(answers::store::PlanStatus::Completed.is_closed());
+    /// ```
     #[must_use]
     pub const fn is_closed(self) -> bool {
         !matches!(self, PlanStatus::Active)
@@ -139,6 +143,13 @@ pub enum Frequency {
 
 impl Frequency {
     /// Doses on each day it is taken, for the daily schedules.
+    ///
+    /// ```
+    /// use answers::store::Frequency;
+    ///
+    /// assert_eq!(Frequency::FourTimesDaily.doses_per_day(), Some(4));
+    /// assert_eq!(Frequency::Weekly.doses_per_day(), None);
+    /// ```
     #[must_use]
     pub const fn doses_per_day(self) -> Option<u8> {
         match self {

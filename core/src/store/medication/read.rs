@@ -174,6 +174,25 @@ impl Store {
     }
 
     /// The subject's doses recorded on a local day in `window`, newest first.
+    ///
+    /// ```
+    /// use answers::store::{Frequency, NewDose, NewPlan, Route, Store};
+    /// use answers::{LocalDate, Window};
+    ///
+    /// let mut store = Store::open_in_memory()?;
+    /// store.upsert_subject("s1", "mom", "Asia/Shanghai")?;
+    /// store.upsert_plans(&[NewPlan::active("p1", "s1", "Atorvastatin", Frequency::OnceDaily, Route::Oral, "2026-01-01".parse().unwrap())])?;
+    /// // 21:00 in Shanghai on the 1st and the 2nd.
+    /// store.upsert_doses(&[
+    ///     NewDose::taken("p1", "s1", "2026-01-01T13:00:00Z".parse()?),
+    ///     NewDose::taken("p1", "s1", "2026-01-02T13:00:00Z".parse()?),
+    /// ])?;
+    /// let day: LocalDate = "2026-01-02".parse().unwrap();
+    /// let doses = store.doses_in_window("s1", &Window::between(Some(day), Some(day))?)?;
+    /// assert_eq!(doses.len(), 1);
+    /// assert_eq!(store.doses_in_window("s1", &Window::ALL_RECORDED)?[0].day, day);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn doses_in_window(
         &self,
         subject_id: &str,
@@ -205,6 +224,12 @@ impl Store {
 
     /// The last local day the subject's dose log has a dose on: the record's own clock for a
     /// log asked for without a window.
+    ///
+    /// ```
+    /// let store = answers::store::Store::open_in_memory()?;
+    /// assert_eq!(store.last_dose_day("nobody")?, None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn last_dose_day(&self, subject_id: &str) -> rusqlite::Result<Option<LocalDate>> {
         self.conn
             .query_row(
