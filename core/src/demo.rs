@@ -8,7 +8,7 @@
 //! | weight (`bodyMass`, kg) | Mondays 07:10 | scale |
 //! | resting heart rate (`dailyRestingHeartRates`) | daily 08:00 | watch |
 //! | steps (`stepCount`) | daily 23:59; the phone too on the last 21 days (23:58), the watch missing two of them | watch, phone |
-//! | blood pressure | every 28 (`you`) or 14 (`mom`) days, 08:15 | cuff |
+//! | blood pressure | every 28 (`you`) or 14 (`mom`) days, 08:15; `mom`'s 9/5 mmHg lower from her switch of drugs on 2026-05-18 | cuff |
 //! | sleep (`sleepDuration`, h) | daily 07:00, `mom` only | watch |
 //! | heart rate (`heartRate`) | every 5 minutes on 2026-09-12..14 | watch |
 //! | lab panel, printed in mg/dL | 2025-11-12 09:15 | lab |

@@ -3,6 +3,8 @@
 //! did my blood pressure move after I switched" is `query_medications(view="history")` for the
 //! date, then `query_health_indicators(start="2026-05-18")`. Atorvastatin runs from after the
 //! lab panel, and a five-day nitrofurantoin course completed in February. `you` takes nothing.
+//! From the switch on, her home blood pressure is drawn around a lower mean
+//! ([`BP_AFTER_SWITCH`]), so the second call has a change to find.
 //!
 //! The dose log covers the device window ([`series::days`](super::series::days)): each planned
 //! dose is taken a few minutes after its time, recorded as skipped, or not recorded at all,
@@ -31,6 +33,20 @@ pub(crate) const STOPPED: Date = Date::constant(2026, 5, 17);
 
 /// The first day of its replacement.
 pub(crate) const SWITCHED: Date = Date::constant(2026, 5, 18);
+
+/// How far `mom`'s home blood pressure (systolic, diastolic, mmHg) sits from her profile's
+/// from the day she switched: the same random draws around a lower mean, so "how did it move
+/// after I switched" has an answer. Nothing for `you`, nor before the switch.
+pub(crate) const BP_AFTER_SWITCH: (f64, f64) = (-9.0, -5.0);
+
+/// The shift of the blood pressure's mean on `day` for `profile`.
+pub(crate) fn bp_shift(profile: &Profile, day: Date) -> (f64, f64) {
+    if profile.handle == MOM.handle && day >= SWITCHED {
+        BP_AFTER_SWITCH
+    } else {
+        (0.0, 0.0)
+    }
+}
 
 /// One plan of the demo and the local times of its doses.
 struct DemoPlan {

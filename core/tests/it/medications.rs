@@ -203,6 +203,19 @@ fn the_switch_is_found_by_history_then_the_readings_after_it_by_date() {
         firsts.iter().all(|f| f.as_str() >= switch.as_str()),
         "{firsts:?}"
     );
+
+    // And it moved: the cuff's systolic mean after the switch is below the one before it.
+    let mean = |window: Value| {
+        let mut args = json!({"indicators": ["8480-6"], "view": "stats"});
+        args.as_object_mut()
+            .unwrap()
+            .extend(window.as_object().unwrap().clone());
+        let env = query_health_indicators(&d.store, &d.mom, &args);
+        crate::readings::num(column(table(&env, "readings"), "avg")[0])
+    };
+    let before = mean(json!({"start": "2025-09-15", "end": ends[stopped]}));
+    let after = mean(json!({"start": switch}));
+    assert!(after < before - 5.0, "before {before}, after {after}");
 }
 
 #[test]
