@@ -505,3 +505,122 @@ pub fn has_medications(store: &Store, subject: &Subject) -> Result<bool, StoreEr
         )
         .map_err(|e| StoreError::sqlite("read plans", &e))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn day(s: &str) -> LocalDate {
+        s.parse().unwrap()
+    }
+
+    fn plan(id: &str, subject: &str) -> NewPlan {
+        NewPlan::active(
+            id,
+            subject,
+            "Atorvastatin",
+            Frequency::OnceDaily,
+            Route::Oral,
+            day("2026-01-01"),
+        )
+    }
+
+    fn count(store: &Store, table: &str) -> i64 {
+        store
+            .conn()
+            .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn the_lifecycle_rules_refuse_by_name() {
+        let p = plan("p1", "s1");
+        let mut closed = p.clone();
+        closed.status = PlanStatus::Stopped;
+        assert_eq!(closed.check(), Err(MedicationProblem::ClosedWithoutEnd));
+        closed.end = Some(day("2026-02-01"));
+        assert_eq!(closed.check(), Err(MedicationProblem::ClosedWithoutReason));
+        let mut reasoned = p.clone();
+        reasoned.closed_reason = Some(ClosedReason::SideEffect);
+        assert_eq!(reasoned.check(), Err(MedicationProblem::ActiveWithReason));
+        let mut backwards = p.clone();
+        backwards.end = Some(day("2025-12-31"));
+        assert_eq!(backwards.check(), Err(MedicationProblem::EndBeforeStart));
+        let mut coded = p.clone();
+        coded.code = Some(DrugCode::rxnorm("C10AA05"));
+        assert_eq!(coded.check(), Err(MedicationProblem::CodeShape));
+        let mut unitless = p.clone();
+        unitless.dose = Some((20.0, " ".into()));
+        assert_eq!(unitless.check(), Err(MedicationProblem::DoseUnit));
+        let padded = plan(" p1", "s1");
+        assert_eq!(padded.check(), Err(MedicationProblem::Id));
+        // An active plan may have a planned end.
+        let mut planned = p;
+        planned.end = Some(day("2026-01-05"));
+        assert_eq!(planned.check(), Ok(()));
+    }
+
+    #[test]
+    fn a_refused_batch_writes_nothing() {
+        let mut store = Store::open_in_memory().unwrap();
+        store.upsert_subject("s1", "you", "UTC").unwrap();
+        store.upsert_subject("s2", "mom", "UTC").unwrap();
+        let err = store
+            .upsert_plans(&[plan("p1", "s1"), plan("p2", "nobody")])
+            .unwrap_err();
+        assert!(matches!(err, StoreError::UnknownSubject), "{err}");
+        assert_eq!(count(&store, "medication_plan"), 0);
+
+        store.upsert_plans(&[plan("p1", "s1")]).unwrap();
+        let at = "2026-01-02T08:00:00Z".parse().unwrap();
+        let err = store
+            .upsert_doses(&[
+                NewDose::taken("p1", "s1", at),
+                NewDose::taken("p1", "s2", at),
+            ])
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                StoreError::InvalidMedication {
+                    index: 1,
+                    problem: MedicationProblem::PlanOfAnotherSubject
+                }
+            ),
+            "{err}"
+        );
+        assert_eq!(count(&store, "medication_dose"), 0);
+    }
+
+    #[test]
+    fn an_upsert_replaces_by_key() {
+        let mut store = Store::open_in_memory().unwrap();
+        store.upsert_subject("s1", "you", "UTC").unwrap();
+        let p = plan("p1", "s1");
+        store.upsert_plans(&[p.clone()]).unwrap();
+        let stopped = p.closed(
+            PlanStatus::Stopped,
+            day("2026-03-01"),
+            ClosedReason::NotEffective,
+        );
+        store.upsert_plans(&[stopped]).unwrap();
+        let at = "2026-01-02T08:00:00Z".parse().unwrap();
+        store
+            .upsert_doses(&[NewDose::taken("p1", "s1", at)])
+            .unwrap();
+        store
+            .upsert_doses(&[NewDose::skipped("p1", "s1", at)])
+            .unwrap();
+        assert_eq!(count(&store, "medication_plan"), 1);
+        assert_eq!(count(&store, "medication_dose"), 1);
+        let plans = store
+            .plans_in_effect("s1", &crate::window::Window::ALL_RECORDED)
+            .unwrap();
+        assert_eq!(plans[0].status, PlanStatus::Stopped);
+        assert_eq!(plans[0].closed_reason, Some(ClosedReason::NotEffective));
+        let doses = store
+            .doses_in_window("s1", &crate::window::Window::ALL_RECORDED)
+            .unwrap();
+        assert_eq!(doses[0].status, DoseStatus::Skipped);
+    }
+}
