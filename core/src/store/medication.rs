@@ -597,7 +597,7 @@ mod tests {
         let mut store = Store::open_in_memory().unwrap();
         store.upsert_subject("s1", "you", "UTC").unwrap();
         let p = plan("p1", "s1");
-        store.upsert_plans(&[p.clone()]).unwrap();
+        store.upsert_plans(std::slice::from_ref(&p)).unwrap();
         let stopped = p.closed(
             PlanStatus::Stopped,
             day("2026-03-01"),
