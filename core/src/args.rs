@@ -10,6 +10,7 @@
 
 pub mod health_indicators;
 pub mod lenient;
+pub mod medications;
 pub mod repair;
 pub mod valid;
 pub mod validate;
@@ -38,6 +39,8 @@ use crate::tool::{ToolName, ToolNameTable};
 pub enum Domain {
     /// [`View`]
     View,
+    /// [`MedicationView`](medications::MedicationView)
+    MedicationView,
 }
 
 impl Domain {
@@ -50,6 +53,7 @@ impl Domain {
     pub fn values(self) -> &'static [&'static str] {
         const VALUES: DomainTable<&'static [&'static str]> = DomainTable {
             view: View::VARIANTS,
+            medication_view: medications::MedicationView::VARIANTS,
         };
         VALUES.get(self)
     }
@@ -60,6 +64,7 @@ impl Domain {
     pub fn value_schema(self) -> Value {
         const SCHEMAS: DomainTable<fn() -> Value> = DomainTable {
             view: View::json_schema,
+            medication_view: medications::MedicationView::json_schema,
         };
         (SCHEMAS.get(self))()
     }
@@ -276,7 +281,7 @@ impl ToolSchema {
 pub fn schema_for(tool: ToolName) -> Option<&'static ToolSchema> {
     const SCHEMAS: ToolNameTable<Option<&'static ToolSchema>> = ToolNameTable {
         query_health_indicators: Some(&health_indicators::QUERY_HEALTH_INDICATORS),
-        query_medications: None,
+        query_medications: Some(&medications::QUERY_MEDICATIONS),
         query_genetic_data: None,
         query_pharmacogenomics: None,
         resolve_indicator: None,

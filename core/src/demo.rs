@@ -8,13 +8,14 @@
 //! | weight (`bodyMass`, kg) | Mondays 07:10 | scale |
 //! | resting heart rate (`dailyRestingHeartRates`) | daily 08:00 | watch |
 //! | steps (`stepCount`) | daily 23:59; the phone too on the last 21 days (23:58), the watch missing two of them | watch, phone |
-//! | blood pressure | every 28 (`you`) or 14 (`mom`) days, 08:15 | cuff |
+//! | blood pressure | every 28 (`you`) or 14 (`mom`) days, 08:15; `mom`'s 9/5 mmHg lower from her switch of drugs on 2026-05-18 | cuff |
 //! | sleep (`sleepDuration`, h) | daily 07:00, `mom` only | watch |
 //! | heart rate (`heartRate`) | every 5 minutes on 2026-09-12..14 | watch |
 //! | lab panel, printed in mg/dL | 2025-11-12 09:15 | lab |
 //! | body temperature, legacy (no local day) | 2025-10-02, `you` | manual |
 //! | blood pressure typed in morning and evening | 2026-09-10, `mom` | manual |
 //! | reported symptoms (ICPC), one typed as `头疼` | a few | manual |
+//! | medication plans and dose log (`demo/medications.rs`) | blood-pressure switch on 2026-05-18, `mom` only | |
 //!
 //! **The canary.** The last reading of each account's lab panel has the comment
 //! [`PHI_CANARY`]; a per-run canary ([`SeedOptions::extra_canary`]) goes on the first. No tool
@@ -34,6 +35,7 @@
 //! ```
 
 mod extras;
+mod medications;
 mod profile;
 mod rng;
 mod series;
@@ -55,6 +57,14 @@ use series::Writer;
 /// assert!(answers::demo::PHI_CANARY.contains("PHI-CANARY"));
 /// ```
 pub const PHI_CANARY: &str = "self-tracked PHI-CANARY-3f9a";
+
+/// The note on `mom`'s stopped blood-pressure plan and on one skipped dose. A plan's and a
+/// dose's note are PHI like a reading's comment: no tool returns them.
+///
+/// ```
+/// assert!(answers::demo::MEDICATION_CANARY.contains("PHI-CANARY"));
+/// ```
+pub const MEDICATION_CANARY: &str = medications::MEDICATION_CANARY;
 
 /// What to seed besides the record itself.
 ///
@@ -168,6 +178,7 @@ pub fn seed(store: &mut Store, opts: &SeedOptions) -> Result<SeedReport, StoreEr
     let mut accounts = Vec::with_capacity(ACCOUNTS.len());
     for profile in &ACCOUNTS {
         let subject = store.upsert_subject(profile.id, profile.handle, profile.tz)?;
+        medications::seed(store, profile, &subject)?;
         let rows = rows(profile, subject.tz, opts);
         store.upsert_readings(&rows)?;
         let count = |kind| rows.iter().filter(|r| r.kind == kind).count();

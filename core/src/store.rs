@@ -19,6 +19,9 @@
 //! Version 2 adds `unit` to `day_aggregate` and `day_elected`: the unit the day's value is in
 //! (an aggregate never mixes units; see [`day_rule`]).
 //!
+//! Version 3 adds the medication tables `medication_plan` and `medication_dose` ([`NewPlan`],
+//! [`NewDose`]); their `note` is PHI like a reading's comment.
+//!
 //! The write side: [`Store::upsert_subject`] and the subject lookups;
 //! [`Store::upsert_readings`], which decides each row's local day in the subject's zone and
 //! publishes the day authority ([`day_rule`]); bearer tokens ([`Store::issue_token`]); and
@@ -32,6 +35,7 @@
 
 mod comment;
 mod day;
+mod medication;
 mod reading;
 mod subject;
 mod token;
@@ -43,13 +47,17 @@ use std::path::Path;
 use rusqlite::Connection;
 
 pub use day::{DEVICE_PRIORITY, DayAggregate, DayRule, day_rule, is_device};
+pub use medication::{
+    ClosedReason, Dose, DoseStatus, DrugCode, DrugCodeSystem, Frequency, MedicationProblem,
+    NewDose, NewPlan, Plan, PlanStatus, Route, has_medications,
+};
 pub use reading::{EntryKind, NewReading, ReadingProblem, utc_text};
 pub use subject::Subject;
 pub use token::TOKEN_PREFIX;
 pub use token_file::{MIN_TOKEN_LEN, TokensFileError};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// The migrations, in order; migration `i` brings the schema from version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -108,6 +116,37 @@ CREATE TABLE token (
 ALTER TABLE day_aggregate ADD COLUMN unit TEXT;
 ALTER TABLE day_elected ADD COLUMN unit TEXT;
 ",
+    // Medications (`store/medication.rs`): plans and the dose log. `note` is PHI.
+    r"
+CREATE TABLE medication_plan (
+    id            TEXT PRIMARY KEY,
+    subject_id    TEXT NOT NULL REFERENCES subject(id),
+    name          TEXT NOT NULL,
+    code_system   TEXT CHECK (code_system IN ('rxnorm', 'atc')),
+    code          TEXT,
+    dose_amount   REAL,
+    dose_unit     TEXT,
+    frequency     TEXT NOT NULL,
+    route         TEXT NOT NULL,
+    start_day     TEXT NOT NULL,
+    end_day       TEXT,
+    status        TEXT NOT NULL CHECK (status IN ('active', 'completed', 'stopped')),
+    closed_reason TEXT,
+    note          TEXT,
+    CHECK ((code_system IS NULL) = (code IS NULL))
+);
+CREATE INDEX medication_plan_by_subject ON medication_plan (subject_id, start_day);
+CREATE TABLE medication_dose (
+    subject_id TEXT NOT NULL REFERENCES subject(id),
+    plan_id    TEXT NOT NULL REFERENCES medication_plan(id),
+    at_utc     TEXT NOT NULL,
+    local_day  TEXT NOT NULL,
+    status     TEXT NOT NULL CHECK (status IN ('taken', 'skipped')),
+    note       TEXT,
+    PRIMARY KEY (plan_id, at_utc)
+);
+CREATE INDEX medication_dose_by_day ON medication_dose (subject_id, local_day);
+",
 ];
 
 /// Why the store could not do what was asked. Carries the driver error's *type* only: a
@@ -159,6 +198,14 @@ pub enum StoreError {
     /// The operating system's random source failed (issuing a token).
     #[error("no randomness available")]
     Entropy,
+    /// A medication plan or dose of the batch was refused; nothing of the batch was written.
+    #[error("medication {index} of the batch refused: {problem}")]
+    InvalidMedication {
+        /// The plan's or dose's position in the batch.
+        index: usize,
+        /// What is wrong with it.
+        problem: MedicationProblem,
+    },
 }
 
 impl StoreError {
@@ -310,7 +357,7 @@ mod tests {
         )
         .unwrap();
         let s = Store::init(conn).unwrap();
-        assert_eq!(s.schema_version().unwrap(), 2);
+        assert_eq!(s.schema_version().unwrap(), SCHEMA_VERSION);
         let (n, unit): (i64, Option<String>) = s
             .conn()
             .query_row("SELECT COUNT(*), MAX(unit) FROM day_elected", [], |r| {

@@ -22,14 +22,15 @@ pub fn call(store: &Store, subject: &Subject, tool: &str, args: &Value) -> Optio
         ToolName::QueryHealthIndicators => {
             Some(crate::tools::query_health_indicators(store, subject, args))
         }
+        ToolName::QueryMedications => Some(crate::tools::query_medications(store, subject, args)),
         // The other tools arrive with the medications, genetics and terminology work.
         _ => None,
     }
 }
 
 /// The tools `subject` is shown: the seven, less each data tool the person has no data for
-/// (no readings or entries hides `query_health_indicators`), and less any tool this build does
-/// not serve yet.
+/// (no readings or entries hides `query_health_indicators`, no medication plan hides
+/// `query_medications`), and less any tool this build does not serve yet.
 ///
 /// ```
 /// use answers::store::{NewReading, Store};
@@ -42,11 +43,13 @@ pub fn call(store: &Store, subject: &Subject, tool: &str, args: &Value) -> Optio
 /// ```
 pub fn visible_tools(store: &Store, subject: &Subject) -> Result<Vec<ToolName>, StoreError> {
     let readings = store.has_entries(&subject.id)?;
+    let medications = crate::store::has_medications(store, subject)?;
     Ok(ToolName::ALL
         .iter()
         .copied()
         .filter(|tool| match tool {
             ToolName::QueryHealthIndicators => readings,
+            ToolName::QueryMedications => medications,
             _ => false,
         })
         .collect())

@@ -3,6 +3,7 @@
 //!
 //! - [`readings`]: [`query_health_indicators`], the readings tool: the catalogue, keyword search
 //!   and values in one of eight views.
+//! - [`medications`]: [`query_medications`], plans, the dose log and the history of courses.
 //! - [`fault`]: how a tool that failed still answers: a store error, a malformed row or a panic
 //!   becomes an error envelope told by its kind and its error's TYPE, and is logged the same way.
 //!
@@ -21,6 +22,8 @@
 //! ```
 
 pub mod fault;
+pub mod medications;
 pub mod readings;
 
+pub use self::medications::query_medications;
 pub use self::readings::query_health_indicators;

@@ -93,6 +93,8 @@ impl Writer<'_> {
     /// that day, so both count.
     pub(crate) fn typed_blood_pressure(&mut self, day: Date) {
         let (sys, dia, _) = self.profile.bp;
+        let (ds, dd) = super::medications::bp_shift(self.profile, day);
+        let (sys, dia) = (sys + ds, dia + dd);
         let mut rng = self.rng("bp_typed");
         for (hour, minute) in [(7, 30), (21, 30)] {
             let at = self.at(day, hour, minute);

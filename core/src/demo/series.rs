@@ -131,8 +131,9 @@ impl Writer<'_> {
         let mut rng_dia = self.rng("bp_diastolic");
         for day in days.iter().step_by(every) {
             let at = self.at(*day, 8, 15);
-            let s = round(sys + rng_sys.jitter(5.0), 0);
-            let d = round(dia + rng_dia.jitter(4.0), 0);
+            let (ds, dd) = super::medications::bp_shift(self.profile, *day);
+            let s = round(sys + ds + rng_sys.jitter(5.0), 0);
+            let d = round(dia + dd + rng_dia.jitter(4.0), 0);
             self.push(
                 "bloodPressureSystolic",
                 "8480-6",

@@ -59,6 +59,15 @@ pub enum Assumption {
     },
     /// The keywords matched nothing in the record, so the answer is the catalogue.
     NoKeywordMatch,
+    /// A medication answer with no rows: nothing recorded is not evidence nothing was taken.
+    NoMedicationRecorded,
+    /// The medication keywords matched no recorded drug.
+    NoMedicationMatch,
+    /// The dose log was cut at `cap` doses, newest first.
+    DoseLogCut {
+        /// Doses listed at most.
+        cap: u32,
+    },
 }
 
 /// The id of an [`Assumption`]: its template without parameters.
@@ -95,6 +104,12 @@ pub enum AssumptionId {
     CatalogueCut,
     /// [`Assumption::NoKeywordMatch`]
     NoKeywordMatch,
+    /// [`Assumption::NoMedicationRecorded`]
+    NoMedicationRecorded,
+    /// [`Assumption::NoMedicationMatch`]
+    NoMedicationMatch,
+    /// [`Assumption::DoseLogCut`]
+    DoseLogCut,
 }
 
 impl Assumption {
@@ -118,6 +133,9 @@ impl Assumption {
             Assumption::CutMeansNewestOnly => AssumptionId::CutMeansNewestOnly,
             Assumption::CatalogueCut { .. } => AssumptionId::CatalogueCut,
             Assumption::NoKeywordMatch => AssumptionId::NoKeywordMatch,
+            Assumption::NoMedicationRecorded => AssumptionId::NoMedicationRecorded,
+            Assumption::NoMedicationMatch => AssumptionId::NoMedicationMatch,
+            Assumption::DoseLogCut { .. } => AssumptionId::DoseLogCut,
         }
     }
 
@@ -167,6 +185,15 @@ impl Assumption {
             }
             Assumption::NoKeywordMatch => {
                 "no recorded indicator matched the keywords, so the answer lists the catalogue instead".into()
+            }
+            Assumption::NoMedicationRecorded => {
+                "no medication is recorded for this person in the window; that is not evidence that none was taken".into()
+            }
+            Assumption::NoMedicationMatch => {
+                "no recorded medication matched the keywords; the same call without keywords lists every one".into()
+            }
+            Assumption::DoseLogCut { cap } => {
+                format!("the log lists at most {cap} doses, newest first; the counts cover the whole window; for older doses, narrow the window")
             }
         }
     }

@@ -4,6 +4,7 @@ mod e2e;
 mod fixtures;
 mod leniency;
 mod mcp;
+mod medications;
 mod next_steps;
 mod props;
 mod python;

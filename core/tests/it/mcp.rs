@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-use crate::e2e::{BIN, Server, seeded, token};
+use crate::e2e::{Server, seeded, token};
 use crate::python::python;
 
 const CLIENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/client.py");
