@@ -1,0 +1,550 @@
+//! A turn under governance: [`Turn`] holds the per-turn state and applies the middlewares to
+//! each model call and each tool call; [`run_turn`] drives a whole turn with a [`ModelPolicy`].
+//!
+//! For each model message, in order:
+//! 1. every call to a tool the turn does not offer is refused (a chat tool removed by a cap is
+//!    refused as over its limit);
+//! 2. InvalidToolCallRepair parses each call's argument text (with the two salvages), and
+//!    refuses what does not parse; such a call is not counted by the caps (LangChain counts only
+//!    parsed tool calls);
+//! 3. ToolCallLimit counts the parsed calls against every cap that applies, and blocks the calls
+//!    over a cap (`continue`: refused, and the tool removed for the rest of the turn; `end`: no
+//!    call of the message runs and the turn ends; `error`: the turn fails);
+//! 4. RetryGovernance refuses a repeated unrecoverable call, and a call over the same-call limit;
+//! 5. ToolFault runs the tool, containing a panic.
+//!
+//! ModelCallLimit is checked before every model call.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::limits::{
+    GovernanceConfig, LimitExceeded, ModelExitBehavior, ToolCallLimit, ToolExitBehavior,
+};
+use super::record::{Decision, Step, TurnEnd, TurnFailed, TurnOutcome};
+use super::repair::{ParsePosition, Salvage, parse_arguments};
+use super::retry::RetryGovernance;
+use super::tool_fault::run_contained;
+use super::{ModelAction, ModelContext, ModelPolicy, RawToolCall, ToolInvoker, ToolMessage};
+use crate::envelope::Envelope;
+use crate::envelope::error::{ArgProblem, ErrorDetail};
+use crate::envelope::kinds::{ErrorClass, ErrorKind};
+use crate::render::render_compact;
+use crate::tool::ToolName;
+
+/// The counts that outlive a turn: LangChain's thread counts (a conversation of many turns).
+///
+/// ```
+/// use answers::governance::Thread;
+///
+/// assert_eq!(Thread::new().model_calls(), 0);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Thread {
+    model_calls: u32,
+    tool_calls: HashMap<Option<ToolName>, u32>,
+}
+
+impl Thread {
+    /// A thread with no calls yet.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Model calls across the thread.
+    #[must_use]
+    pub fn model_calls(&self) -> u32 {
+        self.model_calls
+    }
+
+    /// Allowed calls counted by the cap on `tool` (`None`: the cap on every tool).
+    #[must_use]
+    pub fn tool_calls(&self, tool: Option<ToolName>) -> u32 {
+        self.tool_calls.get(&tool).copied().unwrap_or(0)
+    }
+}
+
+/// Whether the model may be called.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelGate {
+    /// Call the model.
+    Proceed,
+    /// The budget is spent (`exit_behavior = end`): the turn ends with this closing answer.
+    Stop(String),
+}
+
+/// What happened to a model message's tool calls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallsOutcome {
+    /// The calls were answered (run or refused); ask the model again.
+    Continue,
+    /// A cap with `exit_behavior = end` ended the turn with this closing answer.
+    End(String),
+}
+
+/// One turn's governance state.
+///
+/// A harness with a real model calls [`Turn::begin_model_call`] before each model call, offers
+/// [`Turn::tools`] to it, passes the message's tool calls to [`Turn::handle_calls`], and ends
+/// with [`Turn::finish`]. [`run_turn`] does exactly that with a [`ModelPolicy`].
+///
+/// ```
+/// use answers::governance::{GovernanceConfig, RawToolCall, Thread, Turn};
+/// use answers::governance::turn::{CallsOutcome, ModelGate};
+/// use answers::{Envelope, Meta, ToolName};
+///
+/// let config = GovernanceConfig::default();
+/// let mut thread = Thread::new();
+/// let mut turn = Turn::new(&config, &mut thread);
+/// assert_eq!(turn.begin_model_call(), Ok(ModelGate::Proceed));
+/// let call = RawToolCall { tool: ToolName::QueryHealthIndicators, arguments: "{view: day}".into() };
+/// let tools = |_: ToolName, _: &serde_json::Value| Envelope::ok(Meta::none());
+/// assert_eq!(turn.handle_calls(&[call], &tools), Ok(CallsOutcome::Continue));
+/// assert!(turn.messages()[0].text.starts_with("The arguments are not valid JSON (syntax error at line 1, column 2)"));
+/// ```
+#[derive(Debug)]
+pub struct Turn<'a> {
+    config: &'a GovernanceConfig,
+    thread: &'a mut Thread,
+    model_calls: u32,
+    run_tool_calls: HashMap<Option<ToolName>, u32>,
+    tools: Vec<ToolName>,
+    retry: RetryGovernance,
+    steps: Vec<Step>,
+    messages: Vec<ToolMessage>,
+}
+
+/// A parsed call waiting for the caps and the retry check.
+struct Pending {
+    index: usize,
+    tool: ToolName,
+    args: Value,
+    salvage: Vec<Salvage>,
+}
+
+/// A call's record and message, before they are put in order.
+type Slot = Option<(Step, ToolMessage)>;
+
+impl<'a> Turn<'a> {
+    /// A turn of `thread` under `config`.
+    #[must_use]
+    pub fn new(config: &'a GovernanceConfig, thread: &'a mut Thread) -> Self {
+        Self {
+            config,
+            thread,
+            model_calls: 0,
+            run_tool_calls: HashMap::new(),
+            tools: config.tools().to_vec(),
+            retry: RetryGovernance::new(config.same_call_limit()),
+            steps: Vec::new(),
+            messages: Vec::new(),
+        }
+    }
+
+    /// The tools to offer the next model call.
+    #[must_use]
+    pub fn tools(&self) -> &[ToolName] {
+        &self.tools
+    }
+
+    /// The tool messages so far.
+    #[must_use]
+    pub fn messages(&self) -> &[ToolMessage] {
+        &self.messages
+    }
+
+    /// The tool calls so far.
+    #[must_use]
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    /// What the model sees for its next call.
+    #[must_use]
+    pub fn context(&self) -> ModelContext<'_> {
+        ModelContext {
+            tools: &self.tools,
+            messages: &self.messages,
+            model_calls: self.model_calls,
+        }
+    }
+
+    /// ModelCallLimit, before a model call: counts the call if the budget allows it.
+    pub fn begin_model_call(&mut self) -> Result<ModelGate, LimitExceeded> {
+        let limit = self.config.model_limit();
+        let (thread_count, run_count) = (self.thread.model_calls, self.model_calls);
+        if limit.exceeded(thread_count, run_count) {
+            tracing::warn!(
+                model_calls = run_count,
+                exit_behavior = limit.exit_behavior().as_str(),
+                "governance: model call limit reached"
+            );
+            return match limit.exit_behavior() {
+                ModelExitBehavior::End => {
+                    Ok(ModelGate::Stop(limit.message(thread_count, run_count)))
+                }
+                ModelExitBehavior::Error => Err(LimitExceeded::ModelCalls {
+                    thread_count,
+                    run_count,
+                    thread_limit: limit.thread_limit(),
+                    run_limit: limit.run_limit(),
+                }),
+            };
+        }
+        self.thread.model_calls += 1;
+        self.model_calls += 1;
+        Ok(ModelGate::Proceed)
+    }
+
+    /// Governs and answers one model message's tool calls, in order.
+    pub fn handle_calls(
+        &mut self,
+        calls: &[RawToolCall],
+        invoker: &dyn ToolInvoker,
+    ) -> Result<CallsOutcome, LimitExceeded> {
+        let mut slots: Vec<Slot> = vec![None; calls.len()];
+        let mut pending: Vec<Pending> = Vec::new();
+        for (index, call) in calls.iter().enumerate() {
+            if !self.tools.contains(&call.tool) {
+                slots[index] = Some(self.not_offered(call.tool));
+                continue;
+            }
+            match parse_arguments(&call.arguments) {
+                Ok(parsed) => pending.push(Pending {
+                    index,
+                    tool: call.tool,
+                    args: parsed.value,
+                    salvage: parsed.salvage,
+                }),
+                Err(position) => slots[index] = Some(self.unparsable(call.tool, position)),
+            }
+        }
+
+        // ToolCallLimit over the whole message, before anything runs.
+        let mut blocked: Vec<(usize, ToolCallLimit)> = Vec::new();
+        let mut exceeded: Option<(ToolCallLimit, LimitExceeded)> = None;
+        for p in &pending {
+            if let Some((limit, error)) = self.count_call(p.tool) {
+                blocked.push((p.index, limit));
+                if exceeded.is_none() || limit.exit_behavior() != ToolExitBehavior::Continue {
+                    exceeded.get_or_insert((limit, error));
+                }
+            }
+        }
+        let stop = exceeded.filter(|(l, _)| l.exit_behavior() != ToolExitBehavior::Continue);
+        if let Some((limit, error)) = stop {
+            tracing::warn!(
+                exit_behavior = limit.exit_behavior().as_str(),
+                blocked = blocked.len(),
+                "governance: tool call limit reached"
+            );
+            if limit.exit_behavior() == ToolExitBehavior::Error {
+                return Err(error);
+            }
+            for p in &pending {
+                let cap = blocked.iter().find(|(i, _)| *i == p.index).map(|(_, l)| *l);
+                slots[p.index] = Some(self.refused(p, cap));
+            }
+            self.push_slots(slots);
+            return Ok(CallsOutcome::End(error.to_string()));
+        }
+
+        for p in pending {
+            if let Some((_, limit)) = blocked.iter().find(|(i, _)| *i == p.index) {
+                let limit = *limit;
+                slots[p.index] = Some(self.refused(&p, Some(limit)));
+                match limit.tool_name() {
+                    Some(tool) => self.tools.retain(|t| *t != tool),
+                    None => self.tools.clear(),
+                }
+                continue;
+            }
+            slots[p.index] = Some(match self.retry.check(p.tool, &p.args) {
+                Some(decision) => self.declined(&p, decision),
+                None => self.run(&p, invoker),
+            });
+        }
+        self.push_slots(slots);
+        Ok(CallsOutcome::Continue)
+    }
+
+    /// Ends the turn.
+    #[must_use]
+    pub fn finish(self, end: TurnEnd, answer: String) -> TurnOutcome {
+        tracing::info!(
+            end = end.as_str(),
+            model_calls = self.model_calls,
+            tool_calls = self.steps.len(),
+            "governance: turn ended"
+        );
+        TurnOutcome {
+            end,
+            answer,
+            steps: self.steps,
+            messages: self.messages,
+            model_calls: self.model_calls,
+            tools: self.tools,
+        }
+    }
+
+    /// Fails the turn on a limit with `exit_behavior = error`.
+    #[must_use]
+    pub fn fail(self, exceeded: LimitExceeded) -> TurnFailed {
+        TurnFailed {
+            exceeded,
+            steps: self.steps,
+            messages: self.messages,
+        }
+    }
+
+    /// Counts a parsed call against every cap that applies. Returns the first cap it is over,
+    /// with the error that cap raises with `exit_behavior = error`.
+    fn count_call(&mut self, tool: ToolName) -> Option<(ToolCallLimit, LimitExceeded)> {
+        let limits: Vec<ToolCallLimit> = self
+            .config
+            .tool_limits()
+            .iter()
+            .copied()
+            .filter(|l| l.applies_to(tool))
+            .collect();
+        let over = limits.iter().copied().find(|l| {
+            let key = l.tool_name();
+            l.would_exceed(self.thread.tool_calls(key), self.run_calls(key))
+        });
+        for l in &limits {
+            let key = l.tool_name();
+            *self.run_tool_calls.entry(key).or_insert(0) += 1;
+            if over.is_none() {
+                *self.thread.tool_calls.entry(key).or_insert(0) += 1;
+            }
+        }
+        over.map(|l| {
+            let key = l.tool_name();
+            let error = LimitExceeded::ToolCalls {
+                tool: key,
+                thread_count: self.thread.tool_calls(key) + 1,
+                run_count: self.run_calls(key),
+                thread_limit: l.thread_limit(),
+                run_limit: l.run_limit(),
+            };
+            (l, error)
+        })
+    }
+
+    fn run_calls(&self, key: Option<ToolName>) -> u32 {
+        self.run_tool_calls.get(&key).copied().unwrap_or(0)
+    }
+
+    fn push_slots(&mut self, slots: Vec<Slot>) {
+        for (step, message) in slots.into_iter().flatten() {
+            if step.decision != Decision::Ran {
+                tracing::warn!(
+                    tool = step.tool.as_str(),
+                    decision = step.decision.as_str(),
+                    "governance: tool call not answered by the tool"
+                );
+            }
+            self.steps.push(step);
+            self.messages.push(message);
+        }
+    }
+
+    /// A record and a message for `tool`: `note` (governance's own line, if any) before the
+    /// envelope's rendering, cut to the harness's text limit.
+    fn slot(
+        &self,
+        tool: ToolName,
+        decision: Decision,
+        env: Envelope,
+        note: Option<String>,
+        salvage: Vec<Salvage>,
+        parse_error: Option<ParsePosition>,
+    ) -> (Step, ToolMessage) {
+        let rendered = render_compact(&env);
+        let mut text = match note {
+            Some(note) => format!("{note}\n{rendered}"),
+            None => rendered,
+        };
+        if let Some(limit) = self.config.text_limit() {
+            text = text.chars().take(limit).collect();
+        }
+        let step = Step {
+            model_call: self.model_calls,
+            tool,
+            decision,
+            salvage,
+            parse_error,
+            error_kind: env.error_kind(),
+        };
+        let message = ToolMessage {
+            tool,
+            text,
+            artifact: env,
+        };
+        (step, message)
+    }
+
+    fn not_offered(&self, tool: ToolName) -> (Step, ToolMessage) {
+        // A chat tool missing from the list was removed by a cap.
+        let (kind, note) = if self.config.tools().contains(&tool) {
+            (
+                ErrorKind::CallLimit,
+                format!("Tool call limit exceeded. Do not call '{tool}' again."),
+            )
+        } else {
+            (
+                ErrorKind::Unauthorized,
+                format!("'{tool}' is not offered in this turn."),
+            )
+        };
+        let env = Envelope::error(
+            kind,
+            ErrorClass::Unrecoverable,
+            ErrorDetail::Declined { tool },
+        );
+        self.slot(
+            tool,
+            Decision::RefusedNotOffered,
+            env,
+            Some(note),
+            Vec::new(),
+            None,
+        )
+    }
+
+    fn unparsable(&self, tool: ToolName, position: ParsePosition) -> (Step, ToolMessage) {
+        tracing::warn!(
+            tool = tool.as_str(),
+            category = position.category.as_str(),
+            line = position.line,
+            column = position.column,
+            "governance: tool call arguments are not JSON"
+        );
+        let env = Envelope::refusal(tool, None, ArgProblem::NotAnObject);
+        let note = format!(
+            "The arguments are not valid JSON ({position}); nothing was run. Send them as one JSON object."
+        );
+        self.slot(
+            tool,
+            Decision::RefusedUnparsable,
+            env,
+            Some(note),
+            Vec::new(),
+            Some(position),
+        )
+    }
+
+    /// A call a cap blocked (`Some`), or one not run because the turn ended on this message.
+    fn refused(&self, p: &Pending, cap: Option<ToolCallLimit>) -> (Step, ToolMessage) {
+        let (decision, note) = match cap {
+            Some(limit) => (Decision::BlockedToolLimit, limit.message()),
+            None => (
+                Decision::NotRunTurnEnded,
+                "Not run: the turn ended at its tool call limit.".to_owned(),
+            ),
+        };
+        let env = Envelope::error(
+            ErrorKind::CallLimit,
+            ErrorClass::Unrecoverable,
+            ErrorDetail::Declined { tool: p.tool },
+        );
+        self.slot(p.tool, decision, env, Some(note), p.salvage.clone(), None)
+    }
+
+    /// A call RetryGovernance refused.
+    fn declined(&self, p: &Pending, decision: Decision) -> (Step, ToolMessage) {
+        let (kind, note) = if decision == Decision::RefusedRepeated {
+            (ErrorKind::RepeatedCall, None)
+        } else {
+            let n = self.config.same_call_limit();
+            let times = if n == 1 { "once" } else { "already" };
+            (
+                ErrorKind::CallLimit,
+                Some(format!(
+                    "The same call ran {times} ({n} of {n}) in this turn; its answer is above."
+                )),
+            )
+        };
+        let env = Envelope::error(
+            kind,
+            ErrorClass::Unrecoverable,
+            ErrorDetail::Declined { tool: p.tool },
+        );
+        self.slot(p.tool, decision, env, note, p.salvage.clone(), None)
+    }
+
+    /// Runs the call under ToolFault and remembers its answer for RetryGovernance.
+    fn run(&mut self, p: &Pending, invoker: &dyn ToolInvoker) -> (Step, ToolMessage) {
+        for s in &p.salvage {
+            tracing::info!(
+                tool = p.tool.as_str(),
+                salvage = s.as_str(),
+                "governance: tool call arguments salvaged"
+            );
+        }
+        let (env, decision) = run_contained(invoker, p.tool, &p.args);
+        self.retry.record(p.tool, &p.args, &env);
+        self.slot(p.tool, decision, env, None, p.salvage.clone(), None)
+    }
+}
+
+/// Runs one turn of a new thread: see [`run_turn_in`].
+///
+/// ```
+/// use answers::governance::{GovernanceConfig, ModelAction, ModelContext, TurnEnd, run_turn};
+/// use answers::{Envelope, Meta, ToolName};
+///
+/// let mut answer_at_once = |_: &ModelContext<'_>| ModelAction::Answer("nothing to look up".into());
+/// let tools = |_: ToolName, _: &serde_json::Value| Envelope::ok(Meta::none());
+/// let outcome = run_turn(&mut answer_at_once, &tools, &GovernanceConfig::default()).unwrap();
+/// assert_eq!((outcome.end, outcome.model_calls), (TurnEnd::Answered, 1));
+/// ```
+pub fn run_turn(
+    policy: &mut dyn ModelPolicy,
+    invoker: &dyn ToolInvoker,
+    config: &GovernanceConfig,
+) -> Result<TurnOutcome, TurnFailed> {
+    run_turn_in(policy, invoker, config, &mut Thread::new())
+}
+
+/// Runs one turn of `thread`: asks `policy` for actions, governs and answers its tool calls with
+/// `invoker`, until the model answers or a limit ends the turn. Always ends, since the model
+/// budget always has a limit.
+///
+/// `Err` only for a limit with `exit_behavior = error`.
+pub fn run_turn_in(
+    policy: &mut dyn ModelPolicy,
+    invoker: &dyn ToolInvoker,
+    config: &GovernanceConfig,
+    thread: &mut Thread,
+) -> Result<TurnOutcome, TurnFailed> {
+    let mut turn = Turn::new(config, thread);
+    loop {
+        match turn.begin_model_call() {
+            Ok(ModelGate::Proceed) => {}
+            Ok(ModelGate::Stop(answer)) => return Ok(turn.finish(TurnEnd::ModelCallLimit, answer)),
+            Err(exceeded) => return Err(turn.fail(exceeded)),
+        }
+        match policy.next(&turn.context()) {
+            ModelAction::Answer(answer) => return Ok(turn.finish(TurnEnd::Answered, answer)),
+            ModelAction::CallTools(calls) => match turn.handle_calls(&calls, invoker) {
+                Ok(CallsOutcome::Continue) => {}
+                Ok(CallsOutcome::End(answer)) => {
+                    return Ok(turn.finish(TurnEnd::ToolCallLimit, answer));
+                }
+                Err(exceeded) => return Err(turn.fail(exceeded)),
+            },
+        }
+    }
+}
+
+impl<F> ModelPolicy for F
+where
+    F: FnMut(&ModelContext<'_>) -> ModelAction,
+{
+    fn next(&mut self, context: &ModelContext<'_>) -> ModelAction {
+        self(context)
+    }
+}
