@@ -176,9 +176,10 @@ impl<'a> Turn<'a> {
         let limit = self.config.model_limit();
         let (thread_count, run_count) = (self.thread.model_calls, self.model_calls);
         if limit.exceeded(thread_count, run_count) {
+            let exit_kind = limit.exit_behavior().as_str();
             tracing::warn!(
-                model_calls = run_count,
-                exit_behavior = limit.exit_behavior().as_str(),
+                model_call_count = run_count,
+                exit_kind,
                 "governance: model call limit reached"
             );
             return match limit.exit_behavior() {
@@ -224,20 +225,22 @@ impl<'a> Turn<'a> {
 
         // ToolCallLimit over the whole message, before anything runs.
         let mut blocked: Vec<(usize, ToolCallLimit)> = Vec::new();
-        let mut exceeded: Option<(ToolCallLimit, LimitExceeded)> = None;
         for p in &pending {
-            if let Some((limit, error)) = self.count_call(p.tool) {
+            if let Some(limit) = self.count_call(p.tool) {
                 blocked.push((p.index, limit));
-                if exceeded.is_none() || limit.exit_behavior() != ToolExitBehavior::Continue {
-                    exceeded.get_or_insert((limit, error));
-                }
             }
         }
-        let stop = exceeded.filter(|(l, _)| l.exit_behavior() != ToolExitBehavior::Continue);
-        if let Some((limit, error)) = stop {
+        // The first cap that stops the turn, if any: `error` and `end` outrank `continue`.
+        let stop = blocked
+            .iter()
+            .map(|(_, l)| *l)
+            .find(|l| l.exit_behavior() != ToolExitBehavior::Continue);
+        if let Some(limit) = stop {
+            let error = self.exceeded(limit, &blocked);
+            let exit_kind = limit.exit_behavior().as_str();
             tracing::warn!(
-                exit_behavior = limit.exit_behavior().as_str(),
-                blocked = blocked.len(),
+                exit_kind,
+                blocked_count = blocked.len(),
                 "governance: tool call limit reached"
             );
             if limit.exit_behavior() == ToolExitBehavior::Error {
@@ -273,10 +276,11 @@ impl<'a> Turn<'a> {
     /// Ends the turn.
     #[must_use]
     pub fn finish(self, end: TurnEnd, answer: String) -> TurnOutcome {
+        let (end_kind, model_call_count) = (end.as_str(), self.model_calls);
         tracing::info!(
-            end = end.as_str(),
-            model_calls = self.model_calls,
-            tool_calls = self.steps.len(),
+            end_kind,
+            model_call_count,
+            tool_call_count = self.steps.len(),
             "governance: turn ended"
         );
         TurnOutcome {
@@ -299,9 +303,22 @@ impl<'a> Turn<'a> {
         }
     }
 
-    /// Counts a parsed call against every cap that applies. Returns the first cap it is over,
-    /// with the error that cap raises with `exit_behavior = error`.
-    fn count_call(&mut self, tool: ToolName) -> Option<(ToolCallLimit, LimitExceeded)> {
+    /// The error `limit` raises once the message is counted, as LangChain reports it: the
+    /// thread count as if the blocked calls had been allowed, and the run count.
+    fn exceeded(&self, limit: ToolCallLimit, blocked: &[(usize, ToolCallLimit)]) -> LimitExceeded {
+        let key = limit.tool_name();
+        let by_this = blocked.iter().filter(|(_, l)| *l == limit).count();
+        LimitExceeded::ToolCalls {
+            tool: key,
+            thread_count: self.thread.tool_calls(key) + u32::try_from(by_this).unwrap_or(u32::MAX),
+            run_count: self.run_calls(key),
+            thread_limit: limit.thread_limit(),
+            run_limit: limit.run_limit(),
+        }
+    }
+
+    /// Counts a parsed call against every cap that applies. Returns the first cap it is over.
+    fn count_call(&mut self, tool: ToolName) -> Option<ToolCallLimit> {
         let limits: Vec<ToolCallLimit> = self
             .config
             .tool_limits()
@@ -320,17 +337,7 @@ impl<'a> Turn<'a> {
                 *self.thread.tool_calls.entry(key).or_insert(0) += 1;
             }
         }
-        over.map(|l| {
-            let key = l.tool_name();
-            let error = LimitExceeded::ToolCalls {
-                tool: key,
-                thread_count: self.thread.tool_calls(key) + 1,
-                run_count: self.run_calls(key),
-                thread_limit: l.thread_limit(),
-                run_limit: l.run_limit(),
-            };
-            (l, error)
-        })
+        over
     }
 
     fn run_calls(&self, key: Option<ToolName>) -> u32 {
@@ -340,9 +347,10 @@ impl<'a> Turn<'a> {
     fn push_slots(&mut self, slots: Vec<Slot>) {
         for (step, message) in slots.into_iter().flatten() {
             if step.decision != Decision::Ran {
+                let (tool_id, decision_kind) = (step.tool.as_str(), step.decision.as_str());
                 tracing::warn!(
-                    tool = step.tool.as_str(),
-                    decision = step.decision.as_str(),
+                    tool_id,
+                    decision_kind,
                     "governance: tool call not answered by the tool"
                 );
             }
@@ -415,11 +423,10 @@ impl<'a> Turn<'a> {
     }
 
     fn unparsable(&self, tool: ToolName, position: ParsePosition) -> (Step, ToolMessage) {
+        let (tool_id, parse_error_kind) = (tool.as_str(), position.category.as_str());
         tracing::warn!(
-            tool = tool.as_str(),
-            category = position.category.as_str(),
-            line = position.line,
-            column = position.column,
+            tool_id,
+            parse_error_kind,
             "governance: tool call arguments are not JSON"
         );
         let env = Envelope::refusal(tool, None, ArgProblem::NotAnObject);
@@ -477,10 +484,12 @@ impl<'a> Turn<'a> {
 
     /// Runs the call under ToolFault and remembers its answer for RetryGovernance.
     fn run(&mut self, p: &Pending, invoker: &dyn ToolInvoker) -> (Step, ToolMessage) {
-        for s in &p.salvage {
+        let tool_id = p.tool.as_str();
+        for salvage in &p.salvage {
+            let salvage_kind = salvage.as_str();
             tracing::info!(
-                tool = p.tool.as_str(),
-                salvage = s.as_str(),
+                tool_id,
+                salvage_kind,
                 "governance: tool call arguments salvaged"
             );
         }
