@@ -51,6 +51,7 @@
 // not Rust items, so they are written as prose.
 #![allow(clippy::doc_markdown)]
 
+pub mod config;
 pub mod limits;
 pub mod normalize;
 pub mod record;
@@ -65,9 +66,10 @@ use crate::envelope::Envelope;
 use crate::store::{Store, Subject};
 use crate::tool::ToolName;
 
+pub use self::config::GovernanceConfig;
 pub use self::limits::{
-    GovernanceConfig, LimitConfigError, LimitExceeded, ModelCallLimit, ModelExitBehavior,
-    ToolCallLimit, ToolExitBehavior,
+    LimitConfigError, LimitExceeded, ModelCallLimit, ModelExitBehavior, ToolCallLimit,
+    ToolExitBehavior,
 };
 pub use self::record::{Decision, Guard, Step, TurnEnd, TurnFailed, TurnOutcome};
 pub use self::repair::{JsonErrorCategory, ParsePosition, Salvage};

@@ -14,7 +14,10 @@
 //! - [`tools`]: [`tools::query_health_indicators`]; [`surface`]: a tool by name; [`serve`]: the
 //!   HTTP service.
 //!
-//! The other record tools, the terminology tools, governance and MCP arrive in later work.
+//! - [`governance`]: what stops a model from looping in a chat turn (four middlewares around
+//!   each tool call), and [`governance::run_turn`], which drives a turn under them.
+//!
+//! The other record tools, the terminology tools and MCP arrive in later work.
 //!
 //! ```
 //! use answers::args::health_indicators::QUERY_HEALTH_INDICATORS;
