@@ -174,6 +174,17 @@ impl ToolInvoker for SurfaceInvoker<'_> {
 }
 
 /// One tool call as the model wrote it: the tool and its raw argument text.
+///
+/// The harness maps the model's tool name to a [`ToolName`]; a name that is no tool never
+/// reaches governance (MCP answers it with a JSON-RPC error).
+///
+/// ```
+/// use answers::governance::RawToolCall;
+/// use answers::ToolName;
+///
+/// let call = RawToolCall { tool: ToolName::QueryHealthIndicators, arguments: r#"{"start": 2026-03-01}"#.into() };
+/// assert!(serde_json::from_str::<serde_json::Value>(&call.arguments).is_err());
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawToolCall {
     /// The tool called.
@@ -212,6 +223,15 @@ impl ModelAction {
 
 /// A tool's result as the model receives it: the rendered text, and the envelope beside it
 /// (LangChain's `ToolMessage.artifact`). Governance reads only the envelope.
+///
+/// ```
+/// use answers::governance::ToolMessage;
+/// use answers::{Envelope, ErrorKind, ToolName, TypeName, render_compact};
+///
+/// let env = Envelope::fault(ToolName::QueryMedications, ErrorKind::StoreFault, TypeName::of::<u8>());
+/// let message = ToolMessage { tool: ToolName::QueryMedications, text: render_compact(&env), artifact: env };
+/// assert_eq!(message.artifact.error_kind(), Some(ErrorKind::StoreFault));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolMessage {
     /// The tool the message answers.
@@ -223,6 +243,14 @@ pub struct ToolMessage {
 }
 
 /// What the model sees when it is asked for its next action.
+///
+/// ```
+/// use answers::governance::{ModelContext, chat_tools};
+///
+/// let tools = chat_tools();
+/// let cx = ModelContext { tools: &tools, messages: &[], model_calls: 1 };
+/// assert_eq!(cx.tools.len(), 4);
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct ModelContext<'a> {
     /// The tools it may call now (a capped tool is gone).
@@ -233,7 +261,22 @@ pub struct ModelContext<'a> {
     pub model_calls: u32,
 }
 
-/// A model, or a scripted stand-in for one.
+/// A model, or a scripted stand-in for one. A closure
+/// `FnMut(&ModelContext) -> ModelAction` is a policy.
+///
+/// ```
+/// use answers::governance::{ModelAction, ModelContext, ModelPolicy, chat_tools};
+///
+/// struct Polite;
+/// impl ModelPolicy for Polite {
+///     fn next(&mut self, cx: &ModelContext<'_>) -> ModelAction {
+///         ModelAction::Answer(format!("{} tools, no need", cx.tools.len()))
+///     }
+/// }
+/// let tools = chat_tools();
+/// let cx = ModelContext { tools: &tools, messages: &[], model_calls: 1 };
+/// assert_eq!(Polite.next(&cx), ModelAction::Answer("4 tools, no need".into()));
+/// ```
 pub trait ModelPolicy {
     /// The next action, given what the turn has seen.
     fn next(&mut self, context: &ModelContext<'_>) -> ModelAction;

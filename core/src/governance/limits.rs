@@ -211,6 +211,14 @@ pub struct ToolCallLimit {
 
 impl ToolCallLimit {
     /// The default cap: 6 calls of any tool per turn, then the tools are removed (`continue`).
+    ///
+    /// ```
+    /// use answers::governance::ToolCallLimit;
+    /// use answers::ToolName;
+    ///
+    /// assert!(ToolCallLimit::DEFAULT.applies_to(ToolName::QueryGeneticData));
+    /// assert!(ToolCallLimit::DEFAULT.would_exceed(0, 6));
+    /// ```
     pub const DEFAULT: Self = Self {
         tool_name: None,
         thread_limit: None,
@@ -298,7 +306,8 @@ impl ToolCallLimit {
     /// Whether one more call is over the limit: `count + 1 > limit` for either count.
     #[must_use]
     pub fn would_exceed(&self, thread_count: u32, run_count: u32) -> bool {
-        let over = |count: u32, limit: Option<u32>| limit.is_some_and(|l| count + 1 > l);
+        // `count + 1 > limit`, written so that it cannot overflow.
+        let over = |count: u32, limit: Option<u32>| limit.is_some_and(|l| count >= l);
         over(thread_count, self.thread_limit) || over(run_count, self.run_limit)
     }
 
@@ -332,6 +341,12 @@ pub struct ModelCallLimit {
 
 impl ModelCallLimit {
     /// The default budget: 8 model calls per turn, then a closing answer (`end`).
+    ///
+    /// ```
+    /// use answers::governance::ModelCallLimit;
+    ///
+    /// assert!(ModelCallLimit::DEFAULT.exceeded(0, 8));
+    /// ```
     pub const DEFAULT: Self = Self {
         thread_limit: None,
         run_limit: Some(8),

@@ -121,6 +121,20 @@ pub enum TurnEnd {
 }
 
 /// A turn that ended.
+///
+/// ```
+/// use answers::governance::{Decision, GovernanceConfig, ModelAction, TurnEnd, run_turn};
+/// use answers::{Envelope, Meta, ToolName};
+///
+/// let mut model = |cx: &answers::governance::ModelContext<'_>| match cx.model_calls {
+///     1 => ModelAction::call(ToolName::QueryHealthIndicators, "{broken"),
+///     _ => ModelAction::Answer("sorry".into()),
+/// };
+/// let tools = |_: ToolName, _: &serde_json::Value| Envelope::ok(Meta::none());
+/// let out = run_turn(&mut model, &tools, &GovernanceConfig::default()).unwrap();
+/// assert_eq!(out.decisions(), [Decision::RefusedUnparsable]);
+/// assert_eq!((out.tool_runs(), out.end, out.answer.as_str()), (0, TurnEnd::Answered, "sorry"));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct TurnOutcome {
     /// How it ended.

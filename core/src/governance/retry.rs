@@ -65,7 +65,8 @@ impl RetryGovernance {
         if answer.error_class() == Some(ErrorClass::Unrecoverable) {
             self.failed.insert(key.clone());
         }
-        *self.runs.entry(key).or_insert(0) += 1;
+        let runs = self.runs.entry(key).or_insert(0);
+        *runs = runs.saturating_add(1);
     }
 }
 

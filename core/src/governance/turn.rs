@@ -56,6 +56,20 @@ impl Thread {
     }
 
     /// Allowed calls counted by the cap on `tool` (`None`: the cap on every tool).
+    ///
+    /// ```
+    /// use answers::governance::{GovernanceConfig, ModelAction, Thread, run_turn_in};
+    /// use answers::{Envelope, Meta, ToolName};
+    ///
+    /// let mut thread = Thread::new();
+    /// let mut model = |cx: &answers::governance::ModelContext<'_>| match cx.model_calls {
+    ///     1 => ModelAction::call(ToolName::QueryMedications, "{}"),
+    ///     _ => ModelAction::Answer("done".into()),
+    /// };
+    /// let tools = |_: ToolName, _: &serde_json::Value| Envelope::ok(Meta::none());
+    /// run_turn_in(&mut model, &tools, &GovernanceConfig::default(), &mut thread).unwrap();
+    /// assert_eq!((thread.tool_calls(None), thread.model_calls()), (1, 2));
+    /// ```
     #[must_use]
     pub fn tool_calls(&self, tool: Option<ToolName>) -> u32 {
         self.tool_calls.get(&tool).copied().unwrap_or(0)
@@ -190,8 +204,8 @@ impl<'a> Turn<'a> {
                 }),
             };
         }
-        self.thread.model_calls += 1;
-        self.model_calls += 1;
+        self.thread.model_calls = self.thread.model_calls.saturating_add(1);
+        self.model_calls = self.model_calls.saturating_add(1);
         Ok(ModelGate::Proceed)
     }
 
@@ -306,7 +320,10 @@ impl<'a> Turn<'a> {
         let by_this = blocked.iter().filter(|(_, l)| *l == limit).count();
         LimitExceeded::ToolCalls {
             tool: key,
-            thread_count: self.thread.tool_calls(key) + u32::try_from(by_this).unwrap_or(u32::MAX),
+            thread_count: self
+                .thread
+                .tool_calls(key)
+                .saturating_add(u32::try_from(by_this).unwrap_or(u32::MAX)),
             run_count: self.run_calls(key),
             thread_limit: limit.thread_limit(),
             run_limit: limit.run_limit(),
@@ -328,9 +345,11 @@ impl<'a> Turn<'a> {
         });
         for l in &limits {
             let key = l.tool_name();
-            *self.run_tool_calls.entry(key).or_insert(0) += 1;
+            let run = self.run_tool_calls.entry(key).or_insert(0);
+            *run = run.saturating_add(1);
             if over.is_none() {
-                *self.thread.tool_calls.entry(key).or_insert(0) += 1;
+                let thread = self.thread.tool_calls.entry(key).or_insert(0);
+                *thread = thread.saturating_add(1);
             }
         }
         over
@@ -380,6 +399,25 @@ pub fn run_turn(
 /// budget always has a limit.
 ///
 /// `Err` only for a limit with `exit_behavior = error`.
+///
+/// ```
+/// use answers::governance::{
+///     GovernanceConfig, LimitExceeded, ModelAction, ModelCallLimit, ModelExitBehavior, Thread, run_turn_in,
+/// };
+/// use answers::{Envelope, Meta, ToolName};
+///
+/// let budget = ModelCallLimit::new(Some(2), None, ModelExitBehavior::Error)?;
+/// let config = GovernanceConfig::new(budget);
+/// let mut thread = Thread::new();
+/// let mut chatty = |cx: &answers::governance::ModelContext<'_>| {
+///     ModelAction::call(ToolName::QueryHealthIndicators, &format!(r#"{{"keywords": ["k{}"]}}"#, cx.model_calls))
+/// };
+/// let tools = |_: ToolName, _: &serde_json::Value| Envelope::ok(Meta::none());
+/// let failed = run_turn_in(&mut chatty, &tools, &config, &mut thread).unwrap_err();
+/// assert!(matches!(failed.exceeded, LimitExceeded::ModelCalls { thread_count: 2, .. }));
+/// assert_eq!(failed.steps.len(), 2);
+/// # Ok::<(), answers::governance::LimitConfigError>(())
+/// ```
 pub fn run_turn_in(
     policy: &mut dyn ModelPolicy,
     invoker: &dyn ToolInvoker,
