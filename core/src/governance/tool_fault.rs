@@ -3,7 +3,9 @@
 //! The tool runs inside [`guarded`](crate::tools::fault::guarded): a panic becomes a
 //! `tool_panic` envelope (unrecoverable) told by the tool's name and the payload's TYPE, never
 //! its message, and is logged the same way. An error a tool answers with is already an error
-//! envelope ([`ToolInvoker`] returns one), so it passes through as it is.
+//! envelope ([`ToolInvoker`] returns one), so it passes through as it is; a tool body that
+//! returns `Result<Envelope, ToolError>` is made an invoker by [`Fallible`], which turns the
+//! error into a fault envelope the same way.
 
 use std::cell::Cell;
 
@@ -12,8 +14,9 @@ use serde_json::Value;
 use super::ToolInvoker;
 use super::record::Decision;
 use crate::envelope::Envelope;
+use crate::envelope::next_step::{NextAction, NextStep};
 use crate::tool::ToolName;
-use crate::tools::fault::guarded;
+use crate::tools::fault::{ToolError, guarded};
 
 /// Runs `tool` through `invoker`, containing a panic. Returns the answer and whether the tool
 /// answered ([`Decision::Ran`]) or panicked ([`Decision::Faulted`]).
@@ -48,4 +51,50 @@ pub fn run_contained(
         Decision::Faulted
     };
     (env, decision)
+}
+
+/// A tool body that fails with a [`ToolError`], as a [`ToolInvoker`]: a busy or locked store
+/// becomes `store_unavailable` (recoverable, with the same call as a `retry_later` step), any
+/// other store error or a malformed row `store_fault` (unrecoverable), each told by the error's
+/// type and never its message.
+///
+/// ```
+/// use answers::governance::ToolInvoker;
+/// use answers::governance::tool_fault::Fallible;
+/// use answers::tools::fault::ToolError;
+/// use answers::{ErrorClass, ErrorKind, NextAction, ToolName};
+/// use serde_json::json;
+///
+/// let busy = Fallible(|_: ToolName, _: &serde_json::Value| {
+///     Err(ToolError::Sqlite(rusqlite::Error::SqliteFailure(
+///         rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+///         Some("SELECT value FROM series WHERE comment = 'secret'".into()),
+///     )))
+/// });
+/// let env = busy.invoke(ToolName::QueryHealthIndicators, &json!({"view": "day", "indicators": ["LDL"]}));
+/// assert_eq!(env.error_kind(), Some(ErrorKind::StoreUnavailable));
+/// assert_eq!(env.error_class(), Some(ErrorClass::Recoverable));
+/// assert_eq!(env.next_steps()[0].action, NextAction::RetryLater);
+/// assert_eq!(env.next_steps()[0].args["view"], "day");
+/// assert!(!format!("{env:?}").contains("secret"));
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Fallible<F>(pub F);
+
+impl<F> ToolInvoker for Fallible<F>
+where
+    F: Fn(ToolName, &Value) -> Result<Envelope, ToolError>,
+{
+    fn invoke(&self, tool: ToolName, args: &Value) -> Envelope {
+        let retry = || {
+            let mut step = NextStep::new(NextAction::RetryLater, tool);
+            if let Some(obj) = args.as_object() {
+                for (name, value) in obj {
+                    step = step.arg(name.clone(), value.clone());
+                }
+            }
+            vec![step]
+        };
+        guarded(tool, retry, || (self.0)(tool, args))
+    }
 }

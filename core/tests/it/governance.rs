@@ -416,3 +416,61 @@ fn broken_tool_dyn() -> Box<dyn ToolInvoker> {
         )
     })
 }
+
+#[test]
+fn a_tool_error_is_a_fault_whose_class_decides_whether_it_may_run_again() {
+    use answers::governance::tool_fault::Fallible;
+    use answers::tools::fault::ToolError;
+    let busy = || {
+        ToolError::Sqlite(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+            Some("SELECT value FROM series WHERE comment = 'PHI-CANARY'".into()),
+        ))
+    };
+    let tools = Fallible(
+        move |_: ToolName, args: &Value| -> Result<Envelope, ToolError> {
+            if args.get("view").is_some() {
+                Err(ToolError::Malformed { table: "series" })
+            } else {
+                Err(busy())
+            }
+        },
+    );
+    let mut model = Scripted::new(vec![
+        ModelAction::call(QHI, r#"{"indicators": ["LDL"]}"#),
+        ModelAction::call(QHI, r#"{"indicators": ["LDL"]}"#),
+        ModelAction::call(QHI, r#"{"indicators": ["LDL"]}"#),
+        ModelAction::call(QHI, r#"{"indicators": ["LDL"], "view": "day"}"#),
+        ModelAction::call(QHI, r#"{"view": "day", "indicators": ["LDL"]}"#),
+    ])
+    .stubborn();
+    let out = run(&mut model, &tools, &no_caps());
+    // Busy is recoverable: the same call is tried again, up to the same-call limit.
+    assert_eq!(
+        out.decisions(),
+        [
+            Decision::Ran,
+            Decision::Ran,
+            Decision::RefusedSameCallLimit,
+            Decision::Ran,
+            Decision::RefusedRepeated
+        ]
+    );
+    let kinds: Vec<_> = out.steps.iter().map(|s| s.error_kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            Some(ErrorKind::StoreUnavailable),
+            Some(ErrorKind::StoreUnavailable),
+            Some(ErrorKind::CallLimit),
+            Some(ErrorKind::StoreFault),
+            Some(ErrorKind::RepeatedCall)
+        ]
+    );
+    assert!(
+        out.messages[3]
+            .text
+            .starts_with("error (store_fault): query_health_indicators failed with answers::tools::fault::MalformedRow")
+    );
+    assert!(!format!("{out:?}").contains("PHI-CANARY"));
+}
