@@ -254,6 +254,9 @@ impl<'a> Turn<'a> {
                 "governance: tool call limit reached"
             );
             if limit.exit_behavior() == ToolExitBehavior::Error {
+                // The calls refused before the caps are kept in the record; none of the
+                // message's parsed calls runs.
+                self.push_slots(slots);
                 return Err(error);
             }
             for p in &pending {

@@ -103,14 +103,17 @@ fn over_the_tool_cap_end_stops_the_turn_with_a_closing_answer() {
 fn over_the_tool_cap_error_fails_the_turn_with_langchains_counts() {
     let tools = ok_tool();
     let config = no_caps().with_tool_limit(cap(Some(QHI), 1, ToolExitBehavior::Error));
-    let mut model = Scripted::new(vec![ModelAction::CallTools(
-        (0..3)
-            .map(|i| RawToolCall {
-                tool: QHI,
-                arguments: format!(r#"{{"keywords": ["k{i}"]}}"#),
-            })
-            .collect(),
-    )]);
+    let mut calls: Vec<RawToolCall> = (0..3)
+        .map(|i| RawToolCall {
+            tool: QHI,
+            arguments: format!(r#"{{"keywords": ["k{i}"]}}"#),
+        })
+        .collect();
+    calls.push(RawToolCall {
+        tool: QHI,
+        arguments: "{keywords".into(),
+    });
+    let mut model = Scripted::new(vec![ModelAction::CallTools(calls)]);
     let failed = governed(|| run_turn(&mut model, &tools, &config)).unwrap_err();
     // Nothing of the message runs; the thread count is as if the blocked calls were allowed.
     assert_eq!(tools.count(), 0);
@@ -124,7 +127,13 @@ fn over_the_tool_cap_error_fails_the_turn_with_langchains_counts() {
             run_limit: Some(1),
         }
     );
-    assert!(failed.steps.is_empty());
+    // The record keeps the call refused before the caps (it is not counted by them).
+    let decisions: Vec<Decision> = failed.steps.iter().map(|s| s.decision).collect();
+    assert_eq!(decisions, [Decision::RefusedUnparsable]);
+    assert_eq!(
+        failed.to_string(),
+        "'query_health_indicators' tool call limit exceeded: run limit (3/1)"
+    );
 }
 
 #[test]
