@@ -14,7 +14,10 @@
 //! - [`tools`]: [`tools::query_health_indicators`]; [`surface`]: a tool by name; [`serve`]: the
 //!   HTTP service.
 //!
-//! The other record tools, the terminology tools, governance and MCP arrive in later work.
+//! - [`governance`]: what stops a model from looping in a chat turn (four middlewares around
+//!   each tool call), and [`governance::run_turn`], which drives a turn under them.
+//!
+//! The other record tools, the terminology tools and MCP arrive in later work.
 //!
 //! ```
 //! use answers::args::health_indicators::QUERY_HEALTH_INDICATORS;
@@ -34,6 +37,7 @@ pub mod args;
 pub mod date;
 pub mod demo;
 pub mod envelope;
+pub mod governance;
 pub mod mcp;
 pub mod render;
 pub mod serve;
