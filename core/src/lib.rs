@@ -14,7 +14,11 @@
 //! - [`tools`]: [`tools::query_health_indicators`]; [`surface`]: a tool by name; [`serve`]: the
 //!   HTTP service.
 //!
-//! The other record tools, the terminology tools, governance and MCP arrive in later work.
+//! - [`tools::terminology`]: the terminology tools (`resolve_indicator`, `convert_unit`,
+//!   `normalize_unit`) and the vocabulary server's own (`standardize_reading`,
+//!   `standardize_complaint`), by name through [`tools::terminology::vocab_call`].
+//!
+//! The other record tools, governance and MCP arrive in later work.
 //!
 //! ```
 //! use answers::args::health_indicators::QUERY_HEALTH_INDICATORS;
@@ -41,6 +45,7 @@ pub mod surface;
 pub mod tool;
 pub mod tools;
 pub mod vocab;
+pub mod vocab_tool;
 pub mod window;
 
 pub use args::{ArgValue, Domain, DomainTable, Param, ParamType, ToolSchema, ValidArgs};
@@ -57,4 +62,5 @@ pub use envelope::table::{Cell, Table, TableError};
 pub use envelope::{Envelope, EnvelopeError};
 pub use render::{render_compact, render_rest};
 pub use tool::{ToolName, ToolNameTable};
+pub use vocab_tool::{VocabToolName, VocabToolNameTable};
 pub use window::{Window, WindowError};

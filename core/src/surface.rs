@@ -22,7 +22,10 @@ pub fn call(store: &Store, subject: &Subject, tool: &str, args: &Value) -> Optio
         ToolName::QueryHealthIndicators => {
             Some(crate::tools::query_health_indicators(store, subject, args))
         }
-        // The other tools arrive with the medications, genetics and terminology work.
+        ToolName::ResolveIndicator => Some(crate::tools::terminology::resolve_indicator(args)),
+        ToolName::ConvertUnit => Some(crate::tools::terminology::convert_unit(args)),
+        ToolName::NormalizeUnit => Some(crate::tools::terminology::normalize_unit(args)),
+        // The other tools arrive with the medications and genetics work.
         _ => None,
     }
 }

@@ -59,6 +59,9 @@ pub enum Assumption {
     },
     /// The keywords matched nothing in the record, so the answer is the catalogue.
     NoKeywordMatch,
+    /// The name reaches several codes; the one whose canonical unit the reading's unit
+    /// converts to was chosen, and the others are listed.
+    CodingChosenByUnit,
 }
 
 /// The id of an [`Assumption`]: its template without parameters.
@@ -95,6 +98,8 @@ pub enum AssumptionId {
     CatalogueCut,
     /// [`Assumption::NoKeywordMatch`]
     NoKeywordMatch,
+    /// [`Assumption::CodingChosenByUnit`]
+    CodingChosenByUnit,
 }
 
 impl Assumption {
@@ -118,6 +123,7 @@ impl Assumption {
             Assumption::CutMeansNewestOnly => AssumptionId::CutMeansNewestOnly,
             Assumption::CatalogueCut { .. } => AssumptionId::CatalogueCut,
             Assumption::NoKeywordMatch => AssumptionId::NoKeywordMatch,
+            Assumption::CodingChosenByUnit => AssumptionId::CodingChosenByUnit,
         }
     }
 
@@ -167,6 +173,9 @@ impl Assumption {
             }
             Assumption::NoKeywordMatch => {
                 "no recorded indicator matched the keywords, so the answer lists the catalogue instead".into()
+            }
+            Assumption::CodingChosenByUnit => {
+                "the name matches several codes; the first whose canonical unit the reading's unit converts to was chosen, and the others are listed as candidates".into()
             }
         }
     }
