@@ -118,7 +118,7 @@ fn comparable(a: &str, b: &str) -> bool {
 }
 
 /// The route from `from` to `to` (UCUM codes), or `None` when they measure different kinds of
-/// quantity (`mg/dL` to `kg`; `mmol/mol` to `%`, which for HbA1c is not a linear scale).
+/// quantity (`mg/dL` to `kg`; `mmol/mol` to `%`, which for `HbA1c` is not a linear scale).
 ///
 /// ```
 /// use answers::tools::terminology::units::{Route, route};
