@@ -143,6 +143,7 @@ fn assumption_ids_on_the_wire_are_the_closed_ids() {
         Assumption::CutMeansNewestOnly,
         Assumption::CatalogueCut { cap: 100 },
         Assumption::NoKeywordMatch,
+        Assumption::CodingChosenByUnit,
     ];
     // Precondition: one of each template.
     let ids: Vec<AssumptionId> = all.iter().map(Assumption::id).collect();
