@@ -264,7 +264,7 @@ pub static STANDARDIZE_COMPLAINT: VocabSchema = VocabSchema {
 /// use answers::VocabToolName;
 /// use answers::args::terminology::vocab_json_schema;
 ///
-/// for tool in VocabToolName::ALL {
+/// for &tool in VocabToolName::ALL.iter() {
 ///     assert_eq!(vocab_json_schema(tool)["additionalProperties"], false);
 /// }
 /// ```
