@@ -3,6 +3,7 @@
 
 mod fhir;
 mod oracle;
+mod props;
 
 use answers::tools::terminology::{
     convert_unit, normalize_unit, resolve_indicator, standardize_complaint, vocab_call,
