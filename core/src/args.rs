@@ -12,6 +12,7 @@ pub mod health_indicators;
 pub mod lenient;
 pub mod medications;
 pub mod repair;
+pub mod terminology;
 pub mod valid;
 pub mod validate;
 
@@ -284,9 +285,9 @@ pub fn schema_for(tool: ToolName) -> Option<&'static ToolSchema> {
         query_medications: Some(&medications::QUERY_MEDICATIONS),
         query_genetic_data: None,
         query_pharmacogenomics: None,
-        resolve_indicator: None,
-        convert_unit: None,
-        normalize_unit: None,
+        resolve_indicator: Some(&terminology::RESOLVE_INDICATOR),
+        convert_unit: Some(&terminology::CONVERT_UNIT),
+        normalize_unit: Some(&terminology::NORMALIZE_UNIT),
     };
     *SCHEMAS.get(tool)
 }

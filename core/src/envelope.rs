@@ -155,6 +155,48 @@ impl Envelope {
         Self::error(kind, kind.default_class(), detail)
     }
 
+    /// Refused arguments of a tool only the vocabulary server serves: like
+    /// [`Envelope::refusal`], with an [`ErrorDetail::VocabRefusal`].
+    ///
+    /// ```
+    /// use answers::{ArgProblem, Envelope, ErrorKind, VocabToolName, render_compact};
+    ///
+    /// let env = Envelope::vocab_refusal(VocabToolName::StandardizeReading, Some("unit"), ArgProblem::UnknownUnit);
+    /// assert_eq!(env.error_kind(), Some(ErrorKind::InvalidArguments));
+    /// assert!(render_compact(&env).starts_with("error (invalid_arguments): unit: not a unit"));
+    /// ```
+    #[must_use]
+    pub fn vocab_refusal(
+        tool: crate::vocab_tool::VocabToolName,
+        parameter: Option<&str>,
+        problem: ArgProblem,
+    ) -> Self {
+        let detail = ErrorDetail::VocabRefusal {
+            tool,
+            parameter: parameter.and_then(ParamName::new),
+            problem,
+        };
+        Self::error(ErrorKind::InvalidArguments, ErrorClass::Recoverable, detail)
+    }
+
+    /// A fault of a tool only the vocabulary server serves, told by the error's type.
+    ///
+    /// ```
+    /// use answers::{Envelope, ErrorKind, TypeName, VocabToolName};
+    ///
+    /// let env = Envelope::vocab_fault(VocabToolName::StandardizeComplaint, ErrorKind::ToolPanic, TypeName::of::<String>());
+    /// assert_eq!(env.error_detail().unwrap().reason(), "standardize_complaint failed with alloc::string::String");
+    /// ```
+    #[must_use]
+    pub fn vocab_fault(
+        tool: crate::vocab_tool::VocabToolName,
+        kind: ErrorKind,
+        type_name: TypeName,
+    ) -> Self {
+        let detail = ErrorDetail::VocabFault { tool, type_name };
+        Self::error(kind, kind.default_class(), detail)
+    }
+
     /// Adds a table and counts its rows.
     #[must_use]
     pub fn with_table(mut self, table: Table) -> Self {

@@ -16,8 +16,11 @@
 //!
 //! - [`governance`]: what stops a model from looping in a chat turn (four middlewares around
 //!   each tool call), and [`governance::run_turn`], which drives a turn under them.
-//!
-//! The other record tools, the terminology tools and MCP arrive in later work.
+//! - [`tools::terminology`]: the terminology tools (`resolve_indicator`, `convert_unit`,
+//!   `normalize_unit`) and the vocabulary server's own (`standardize_reading`,
+//!   `standardize_complaint`), by name through [`tools::terminology::vocab_call`].
+//! - [`mcp`]: the two MCP surfaces (the record server on `answers serve`, the vocabulary server
+//!   `answers mcp` on stdio).
 //!
 //! ```
 //! use answers::args::health_indicators::QUERY_HEALTH_INDICATORS;
@@ -46,6 +49,7 @@ pub mod surface;
 pub mod tool;
 pub mod tools;
 pub mod vocab;
+pub mod vocab_tool;
 pub mod window;
 
 pub use args::{ArgValue, Domain, DomainTable, Param, ParamType, ToolSchema, ValidArgs};
@@ -62,4 +66,5 @@ pub use envelope::table::{Cell, Table, TableError};
 pub use envelope::{Envelope, EnvelopeError};
 pub use render::{render_compact, render_rest};
 pub use tool::{ToolName, ToolNameTable};
+pub use vocab_tool::{VocabToolName, VocabToolNameTable};
 pub use window::{Window, WindowError};

@@ -63,6 +63,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve the vocabulary tools over MCP on stdio: no database, no key. Logs go to stderr.
+    Mcp,
     /// Issue or revoke a person's bearer token (also their personal MCP URL secret).
     Token {
         #[command(subcommand)]
@@ -113,8 +115,14 @@ fn main() -> ExitCode {
     // `listen_addr` is the one name this service logs beyond the classes: an address is an
     // identifier of the server, not of a person. phi-lint.toml allows the same name.
     let policy = phi_filter::PhiPolicy::default().allow_name("listen_addr");
-    // rmcp logs each session's start and end at `info`; a service keeps its own lines.
-    if let Err(err) = phi_filter::install_to(policy, phi_filter::Stream::Stdout, "info,rmcp=warn") {
+    // rmcp logs each session's start and end at `info`; a service keeps its own lines. On
+    // stdio MCP, standard output is the protocol, so the log goes to standard error.
+    let stream = if matches!(cli.command, Command::Mcp) {
+        phi_filter::Stream::Stderr
+    } else {
+        phi_filter::Stream::Stdout
+    };
+    if let Err(err) = phi_filter::install_to(policy, stream, "info,rmcp=warn") {
         // phi-lint: allow(phi::error-message, reason = "an InstallError names a configuration problem, never record data")
         eprintln!("answers: cannot install the log filter: {err}");
         return ExitCode::from(2);
@@ -166,6 +174,10 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             json,
         } => query(&db, &subject, &tool, &args, json),
         Command::Token { action } => token(action),
+        Command::Mcp => {
+            answers::mcp::serve_stdio()?;
+            Ok(0)
+        }
         Command::Serve {
             db,
             listen,

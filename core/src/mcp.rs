@@ -15,6 +15,8 @@
 
 mod record;
 mod result;
+mod vocab;
 
 pub use self::record::{Authenticated, RecordMcp};
 pub use self::result::{tool_definition, tool_result};
+pub use self::vocab::{StdioError, VocabMcp, serve_stdio};

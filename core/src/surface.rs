@@ -23,7 +23,10 @@ pub fn call(store: &Store, subject: &Subject, tool: &str, args: &Value) -> Optio
             Some(crate::tools::query_health_indicators(store, subject, args))
         }
         ToolName::QueryMedications => Some(crate::tools::query_medications(store, subject, args)),
-        // The other tools arrive with the medications, genetics and terminology work.
+        ToolName::ResolveIndicator => Some(crate::tools::terminology::resolve_indicator(args)),
+        ToolName::ConvertUnit => Some(crate::tools::terminology::convert_unit(args)),
+        ToolName::NormalizeUnit => Some(crate::tools::terminology::normalize_unit(args)),
+        // The genetics tools arrive with the genetics work.
         _ => None,
     }
 }
@@ -50,6 +53,7 @@ pub fn visible_tools(store: &Store, subject: &Subject) -> Result<Vec<ToolName>, 
         .filter(|tool| match tool {
             ToolName::QueryHealthIndicators => readings,
             ToolName::QueryMedications => medications,
+            ToolName::ResolveIndicator | ToolName::ConvertUnit | ToolName::NormalizeUnit => true,
             _ => false,
         })
         .collect())

@@ -4,6 +4,9 @@
 //! - [`readings`]: [`query_health_indicators`], the readings tool: the catalogue, keyword search
 //!   and values in one of eight views.
 //! - [`medications`]: [`query_medications`], plans, the dose log and the history of courses.
+//! - [`terminology`]: the terminology tools, database-free: `resolve_indicator`, `convert_unit`,
+//!   `normalize_unit`, and the vocabulary server's `standardize_reading` and
+//!   `standardize_complaint`.
 //! - [`fault`]: how a tool that failed still answers: a store error, a malformed row or a panic
 //!   becomes an error envelope told by its kind and its error's TYPE, and is logged the same way.
 //!
@@ -24,6 +27,7 @@
 pub mod fault;
 pub mod medications;
 pub mod readings;
+pub mod terminology;
 
 pub use self::medications::query_medications;
 pub use self::readings::query_health_indicators;

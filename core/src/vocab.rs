@@ -206,6 +206,22 @@ impl Vocabulary {
             .unwrap_or_default()
     }
 
+    /// Every search key (a code, an official name or a synonym, folded: trimmed, inner white
+    /// space collapsed, lower-case) with the codes it reaches, in no particular order.
+    ///
+    /// ```
+    /// use answers::vocab::{CodeRef, Vocabulary};
+    ///
+    /// let vocab = Vocabulary::bundled();
+    /// let (key, codes) = vocab.keywords().find(|(k, _)| *k == "头疼").unwrap();
+    /// assert_eq!((key, codes), ("头疼", &[CodeRef::icpc("N01")][..]));
+    /// ```
+    pub fn keywords(&self) -> impl Iterator<Item = (&str, &[CodeRef])> {
+        self.keywords
+            .iter()
+            .map(|(k, codes)| (k.as_str(), codes.as_slice()))
+    }
+
     /// The entry for `code`, if the vocabulary has it.
     ///
     /// ```

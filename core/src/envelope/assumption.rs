@@ -68,6 +68,9 @@ pub enum Assumption {
         /// Doses listed at most.
         cap: u32,
     },
+    /// The name reaches several codes; the one whose canonical unit the reading's unit
+    /// converts to was chosen, and the others are listed.
+    CodingChosenByUnit,
 }
 
 /// The id of an [`Assumption`]: its template without parameters.
@@ -110,6 +113,8 @@ pub enum AssumptionId {
     NoMedicationMatch,
     /// [`Assumption::DoseLogCut`]
     DoseLogCut,
+    /// [`Assumption::CodingChosenByUnit`]
+    CodingChosenByUnit,
 }
 
 impl Assumption {
@@ -136,6 +141,7 @@ impl Assumption {
             Assumption::NoMedicationRecorded => AssumptionId::NoMedicationRecorded,
             Assumption::NoMedicationMatch => AssumptionId::NoMedicationMatch,
             Assumption::DoseLogCut { .. } => AssumptionId::DoseLogCut,
+            Assumption::CodingChosenByUnit => AssumptionId::CodingChosenByUnit,
         }
     }
 
@@ -194,6 +200,9 @@ impl Assumption {
             }
             Assumption::DoseLogCut { cap } => {
                 format!("the log lists at most {cap} doses, newest first; the counts cover the whole window; for older doses, narrow the window")
+            }
+            Assumption::CodingChosenByUnit => {
+                "the name matches several codes; the first whose canonical unit the reading's unit converts to was chosen, and the others are listed as candidates".into()
             }
         }
     }

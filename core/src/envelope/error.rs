@@ -13,6 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::args::Domain;
 use crate::tool::ToolName;
+use crate::vocab_tool::VocabToolName;
 
 /// The detail of an error envelope: a refusal, a fault, or a call declined.
 ///
@@ -61,23 +62,71 @@ pub enum ErrorDetail {
         /// The tool called.
         tool: ToolName,
     },
+    /// A tool only the vocabulary server serves (`standardize_reading`, `standardize_complaint`;
+    /// not one of the seven [`ToolName`]s) refused its arguments.
+    VocabRefusal {
+        /// The tool called.
+        tool: VocabToolName,
+        /// The parameter refused, as in [`ErrorDetail::Refusal`].
+        parameter: Option<ParamName>,
+        /// What is wrong with it.
+        problem: ArgProblem,
+    },
+    /// A tool only the vocabulary server serves failed while running.
+    VocabFault {
+        /// The tool that failed.
+        tool: VocabToolName,
+        /// The type of the error value, never its message.
+        type_name: TypeName,
+    },
 }
 
 impl ErrorDetail {
-    /// The tool the error is about.
+    /// The tool the error is about, if it is one of the seven published tools; `None` for a
+    /// tool only the vocabulary server serves (see [`ErrorDetail::tool_name`]).
     ///
     /// ```
-    /// use answers::{ErrorDetail, ToolName};
+    /// use answers::{ErrorDetail, ToolName, TypeName, VocabToolName};
     ///
     /// let d = ErrorDetail::Declined { tool: ToolName::QueryMedications };
-    /// assert_eq!(d.tool(), ToolName::QueryMedications);
+    /// assert_eq!(d.tool(), Some(ToolName::QueryMedications));
+    /// let v = ErrorDetail::VocabFault {
+    ///     tool: VocabToolName::StandardizeReading,
+    ///     type_name: TypeName::of::<String>(),
+    /// };
+    /// assert_eq!(v.tool(), None);
     /// ```
     #[must_use]
-    pub const fn tool(&self) -> ToolName {
+    pub const fn tool(&self) -> Option<ToolName> {
         match self {
             ErrorDetail::Refusal { tool, .. }
             | ErrorDetail::Fault { tool, .. }
-            | ErrorDetail::Declined { tool } => *tool,
+            | ErrorDetail::Declined { tool } => Some(*tool),
+            ErrorDetail::VocabRefusal { .. } | ErrorDetail::VocabFault { .. } => None,
+        }
+    }
+
+    /// The name of the tool the error is about, whichever surface serves it.
+    ///
+    /// ```
+    /// use answers::{ArgProblem, ErrorDetail, ParamName, VocabToolName};
+    ///
+    /// let d = ErrorDetail::VocabRefusal {
+    ///     tool: VocabToolName::StandardizeComplaint,
+    ///     parameter: ParamName::new("text"),
+    ///     problem: ArgProblem::Empty,
+    /// };
+    /// assert_eq!(d.tool_name(), "standardize_complaint");
+    /// ```
+    #[must_use]
+    pub fn tool_name(&self) -> &'static str {
+        match self {
+            ErrorDetail::Refusal { tool, .. }
+            | ErrorDetail::Fault { tool, .. }
+            | ErrorDetail::Declined { tool } => tool.as_str(),
+            ErrorDetail::VocabRefusal { tool, .. } | ErrorDetail::VocabFault { tool, .. } => {
+                tool.as_str()
+            }
         }
     }
 
@@ -97,8 +146,18 @@ impl ErrorDetail {
                 parameter: Some(p),
                 problem,
                 ..
+            }
+            | ErrorDetail::VocabRefusal {
+                parameter: Some(p),
+                problem,
+                ..
             } => format!("{p}: {}", problem.text()),
             ErrorDetail::Refusal {
+                parameter: None,
+                problem: ArgProblem::UnknownParameter,
+                ..
+            }
+            | ErrorDetail::VocabRefusal {
                 parameter: None,
                 problem: ArgProblem::UnknownParameter,
                 ..
@@ -107,8 +166,16 @@ impl ErrorDetail {
                 parameter: None,
                 problem,
                 ..
+            }
+            | ErrorDetail::VocabRefusal {
+                parameter: None,
+                problem,
+                ..
             } => problem.text(),
             ErrorDetail::Fault { tool, type_name } => format!("{tool} failed with {type_name}"),
+            ErrorDetail::VocabFault { tool, type_name } => {
+                format!("{tool} failed with {type_name}")
+            }
             ErrorDetail::Declined { tool } => format!("{tool} was not run"),
         }
     }
@@ -151,6 +218,25 @@ pub enum ArgProblem {
     SelectorConflict,
     /// `end` before `start`.
     EndBeforeStart,
+    /// Not a unit UCUM or the bundled spellings know.
+    UnknownUnit,
+    /// No indicator of that name in the bundled vocabulary.
+    UnknownIndicator,
+    /// No complaint of that name in the bundled ICPC subset.
+    UnknownComplaint,
+    /// The two units measure different kinds of quantity.
+    NotConvertible,
+    /// A conversion between mass and molar units without the analyte that would give the molar
+    /// mass.
+    NeedsAnalyte,
+    /// The analyte is known but the vocabulary holds no molar mass for it.
+    NoMolarMass,
+    /// The name reaches analytes of different molar masses.
+    AmbiguousAnalyte,
+    /// Not a unit the indicator is measured in (not commensurable with its canonical unit).
+    UnitNotForIndicator,
+    /// Not a FHIR date or date-time: `YYYY-MM-DD`, or a date-time with its offset.
+    NotDateTime,
 }
 
 impl ArgProblem {
@@ -178,6 +264,31 @@ impl ArgProblem {
             }
             ArgProblem::SelectorConflict => "give keywords or indicators, not both".into(),
             ArgProblem::EndBeforeStart => "before start".into(),
+            ArgProblem::UnknownUnit => "not a unit UCUM or the bundled spellings know; give its UCUM code (mg/dL, mmol/L, mm[Hg], /min, Cel, kg)".into(),
+            ArgProblem::UnknownIndicator => {
+                "no indicator of that name in the vocabulary; try another name or a LOINC code".into()
+            }
+            ArgProblem::UnknownComplaint => {
+                "no complaint of that name in the bundled ICPC subset; try a shorter or plainer word".into()
+            }
+            ArgProblem::NotConvertible => {
+                "measures a different kind of quantity than from, so the value cannot be converted".into()
+            }
+            ArgProblem::NeedsAnalyte => {
+                "required to convert between mass and molar units: name the analyte (e.g. glucose) so its molar mass can be used".into()
+            }
+            ArgProblem::NoMolarMass => {
+                "the vocabulary holds no molar mass for this analyte, so its mass and molar units do not convert".into()
+            }
+            ArgProblem::AmbiguousAnalyte => {
+                "names analytes of different molar masses; give the exact indicator or LOINC code".into()
+            }
+            ArgProblem::UnitNotForIndicator => {
+                "not a unit this indicator is measured in; resolve_indicator gives its canonical unit".into()
+            }
+            ArgProblem::NotDateTime => {
+                "expected a date as YYYY-MM-DD or a date-time with its offset, e.g. 2024-03-01T08:30:00+01:00".into()
+            }
         }
     }
 }

@@ -28,6 +28,9 @@ pub enum Cell {
     Float(f64),
     /// Text: a name, a code, a unit, a date.
     Text(String),
+    /// A JSON document carried as it is: a FHIR resource the vocabulary server builds. An object
+    /// or an array (a scalar reads back as one of the variants above).
+    Json(serde_json::Value),
 }
 
 impl Cell {
@@ -46,6 +49,7 @@ impl Cell {
                 serde_json::Number::from_f64(*x).map_or(serde_json::Value::Null, Into::into)
             }
             Cell::Text(s) => s.as_str().into(),
+            Cell::Json(v) => v.clone(),
         }
     }
 }
@@ -59,6 +63,7 @@ impl fmt::Display for Cell {
             Cell::Int(i) => write!(f, "{i}"),
             Cell::Float(x) => write!(f, "{x}"),
             Cell::Text(s) => f.write_str(s),
+            Cell::Json(v) => write!(f, "{v}"),
         }
     }
 }

@@ -79,7 +79,10 @@ fn definition(tool: VocabToolName) -> Tool {
 impl ServerHandler for VocabMcp {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("answers-vocab", env!("CARGO_PKG_VERSION")))
+            .with_server_info(Implementation::new(
+                "answers-vocab",
+                env!("CARGO_PKG_VERSION"),
+            ))
             .with_instructions(
                 "Health vocabularies offline: LOINC codes for readings, ICPC codes for \
                  complaints, UCUM units and conversions. No record is read.",

@@ -59,10 +59,13 @@ fn answer(env: &Envelope, out: &mut String) {
     } else {
         format!("{}, ", meta.tz)
     };
-    lines.push(format!(
-        "window: {} ({zone}{})",
-        meta.window, meta.window_semantics
-    ));
+    // An answer with no zone read no record (a terminology tool's): it has no window to state.
+    if !meta.tz.is_empty() {
+        lines.push(format!(
+            "window: {} ({zone}{})",
+            meta.window, meta.window_semantics
+        ));
+    }
     if let Some(view) = meta.view {
         lines.push(format!("view: {view}"));
     }

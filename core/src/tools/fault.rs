@@ -160,7 +160,7 @@ where
 
 /// The type of a panic's payload: `&str` or `String` for a `panic!` with a message (which is
 /// dropped), the opaque box otherwise.
-fn payload_type(payload: &(dyn Any + Send)) -> TypeName {
+pub(crate) fn payload_type(payload: &(dyn Any + Send)) -> TypeName {
     if payload.is::<&'static str>() {
         TypeName::of::<&'static str>()
     } else if payload.is::<String>() {

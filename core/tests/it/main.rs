@@ -17,6 +17,8 @@ mod serde_wire;
 mod demo;
 mod store_write;
 mod vocab;
+// The terminology tools and the vocabulary server's own.
+mod terminology;
 
 use answers::args::health_indicators::QUERY_HEALTH_INDICATORS;
 use answers::{

@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-use crate::e2e::{Server, seeded, token};
+use crate::e2e::{BIN, Server, seeded, token};
 use crate::python::python;
 
 const CLIENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/client.py");
@@ -61,4 +61,32 @@ fn the_record_server_speaks_mcp_to_the_official_client() {
         let t = token(&r, handle);
         assert!(!logs.contains(&t[4..]), "a token leaked into the logs");
     }
+}
+
+#[test]
+fn the_vocabulary_server_speaks_mcp_on_stdio_without_a_database() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // Run from an empty directory: `answers mcp` needs no database and creates none.
+    let out = Command::new(python())
+        .arg(CLIENT)
+        .args(["stdio", BIN])
+        .current_dir(dir.path())
+        .output()
+        .expect("run the Python MCP client");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the MCP client failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("stdio/legacy: negotiated 2025-11-25"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("stdio/auto: negotiated 2026-07-28"),
+        "{stdout}"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path()).expect("list").collect();
+    assert!(left.is_empty(), "answers mcp wrote files: {left:?}");
 }

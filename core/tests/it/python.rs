@@ -1,4 +1,4 @@
-//! The Python that runs the independent clients and oracles (`core/tests/mcp/requirements.txt`):
+//! The Python that runs the independent clients and oracles (`core/tests/requirements.txt`):
 //! `PHI_PYTHON` when set (`.ci/run` builds the environment and sets it), else a virtual
 //! environment this test binary builds once under the target directory. A missing Python or
 //! a failed install fails the test that needs it; nothing is skipped.
@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-const REQUIREMENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/requirements.txt");
+const REQUIREMENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/requirements.txt");
 
 /// The interpreter with the pinned packages installed.
 pub(crate) fn python() -> &'static Path {

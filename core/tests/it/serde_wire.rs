@@ -146,6 +146,7 @@ fn assumption_ids_on_the_wire_are_the_closed_ids() {
         Assumption::NoMedicationRecorded,
         Assumption::NoMedicationMatch,
         Assumption::DoseLogCut { cap: 200 },
+        Assumption::CodingChosenByUnit,
     ];
     // Precondition: one of each template.
     let ids: Vec<AssumptionId> = all.iter().map(Assumption::id).collect();
