@@ -34,6 +34,7 @@ pub mod args;
 pub mod date;
 pub mod demo;
 pub mod envelope;
+pub mod genetics;
 pub mod render;
 pub mod serve;
 pub mod store;

@@ -32,6 +32,7 @@
 
 mod comment;
 mod day;
+pub(crate) mod genotype;
 mod reading;
 mod subject;
 mod token;
@@ -41,13 +42,14 @@ use std::path::Path;
 
 use rusqlite::Connection;
 
+pub use genotype::{GenotypeSet, has_genotypes};
 pub use day::{DEVICE_PRIORITY, DayAggregate, DayRule, day_rule, is_device};
 pub use reading::{EntryKind, NewReading, ReadingProblem, utc_text};
 pub use subject::Subject;
 pub use token::TOKEN_PREFIX;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// The migrations, in order; migration `i` brings the schema from version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -105,6 +107,25 @@ CREATE TABLE token (
     r"
 ALTER TABLE day_aggregate ADD COLUMN unit TEXT;
 ALTER TABLE day_elected ADD COLUMN unit TEXT;
+",
+    r"
+CREATE TABLE genotype_set (
+    id            INTEGER PRIMARY KEY,
+    subject_id    TEXT NOT NULL UNIQUE REFERENCES subject(id),
+    format        TEXT NOT NULL,
+    build         TEXT NOT NULL CHECK (build IN ('GRCh37', 'GRCh38', 'raw')),
+    call_count    INTEGER NOT NULL,
+    no_call_count INTEGER NOT NULL
+);
+CREATE TABLE genotype_call (
+    set_id     INTEGER NOT NULL REFERENCES genotype_set(id),
+    rsid       TEXT NOT NULL,
+    chromosome TEXT NOT NULL,
+    position   INTEGER NOT NULL,
+    genotype   TEXT,
+    PRIMARY KEY (set_id, rsid)
+) WITHOUT ROWID;
+CREATE INDEX genotype_call_by_position ON genotype_call (set_id, chromosome, position);
 ",
 ];
 
