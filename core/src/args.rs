@@ -8,6 +8,7 @@
 //!   (`invalid_arguments`, recoverable) that names the parameter and carries next steps the
 //!   validator itself accepts.
 
+pub mod genetics;
 pub mod health_indicators;
 pub mod lenient;
 pub mod repair;
@@ -38,6 +39,8 @@ use crate::tool::{ToolName, ToolNameTable};
 pub enum Domain {
     /// [`View`]
     View,
+    /// [`Build`](crate::genetics::Build)
+    Build,
 }
 
 impl Domain {
@@ -50,6 +53,7 @@ impl Domain {
     pub fn values(self) -> &'static [&'static str] {
         const VALUES: DomainTable<&'static [&'static str]> = DomainTable {
             view: View::VARIANTS,
+            build: crate::genetics::Build::VARIANTS,
         };
         VALUES.get(self)
     }
@@ -60,6 +64,7 @@ impl Domain {
     pub fn value_schema(self) -> Value {
         const SCHEMAS: DomainTable<fn() -> Value> = DomainTable {
             view: View::json_schema,
+            build: crate::genetics::Build::json_schema,
         };
         (SCHEMAS.get(self))()
     }
@@ -277,8 +282,8 @@ pub fn schema_for(tool: ToolName) -> Option<&'static ToolSchema> {
     const SCHEMAS: ToolNameTable<Option<&'static ToolSchema>> = ToolNameTable {
         query_health_indicators: Some(&health_indicators::QUERY_HEALTH_INDICATORS),
         query_medications: None,
-        query_genetic_data: None,
-        query_pharmacogenomics: None,
+        query_genetic_data: Some(&genetics::QUERY_GENETIC_DATA),
+        query_pharmacogenomics: Some(&genetics::QUERY_PHARMACOGENOMICS),
         resolve_indicator: None,
         convert_unit: None,
         normalize_unit: None,

@@ -22,6 +22,10 @@ pub fn call(store: &Store, subject: &Subject, tool: &str, args: &Value) -> Optio
         ToolName::QueryHealthIndicators => {
             Some(crate::tools::query_health_indicators(store, subject, args))
         }
+        ToolName::QueryGeneticData => Some(crate::tools::query_genetic_data(store, subject, args)),
+        ToolName::QueryPharmacogenomics => {
+            Some(crate::tools::query_pharmacogenomics(store, subject, args))
+        }
         // The other tools arrive with the medications, genetics and terminology work.
         _ => None,
     }

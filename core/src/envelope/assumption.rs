@@ -59,6 +59,24 @@ pub enum Assumption {
     },
     /// The keywords matched nothing in the record, so the answer is the catalogue.
     NoKeywordMatch,
+    /// Genotypes are reported as the file states them.
+    GenotypesAsTyped,
+    /// GRCh37/GRCh38 positions come from the bundled site index.
+    PositionsFromSiteIndex,
+    /// Positions are the file's own coordinates.
+    RawCoordinates,
+    /// An rsid the file lacks was not typed.
+    NotTypedNotAbsent,
+    /// The person has no imported genotype file.
+    NoGenotypeSet,
+    /// Some gene's key variants are not all covered.
+    CoverageIncomplete,
+    /// Arrays do not type structural variants or HLA alleles.
+    ArraysMissStructural,
+    /// The CPIC pairs table's version.
+    CpicPairsVersion,
+    /// No CPIC pair matched.
+    NoCpicPair,
 }
 
 /// The id of an [`Assumption`]: its template without parameters.
@@ -95,6 +113,24 @@ pub enum AssumptionId {
     CatalogueCut,
     /// [`Assumption::NoKeywordMatch`]
     NoKeywordMatch,
+    /// [`Assumption::GenotypesAsTyped`]
+    GenotypesAsTyped,
+    /// [`Assumption::PositionsFromSiteIndex`]
+    PositionsFromSiteIndex,
+    /// [`Assumption::RawCoordinates`]
+    RawCoordinates,
+    /// [`Assumption::NotTypedNotAbsent`]
+    NotTypedNotAbsent,
+    /// [`Assumption::NoGenotypeSet`]
+    NoGenotypeSet,
+    /// [`Assumption::CoverageIncomplete`]
+    CoverageIncomplete,
+    /// [`Assumption::ArraysMissStructural`]
+    ArraysMissStructural,
+    /// [`Assumption::CpicPairsVersion`]
+    CpicPairsVersion,
+    /// [`Assumption::NoCpicPair`]
+    NoCpicPair,
 }
 
 impl Assumption {
@@ -118,6 +154,15 @@ impl Assumption {
             Assumption::CutMeansNewestOnly => AssumptionId::CutMeansNewestOnly,
             Assumption::CatalogueCut { .. } => AssumptionId::CatalogueCut,
             Assumption::NoKeywordMatch => AssumptionId::NoKeywordMatch,
+            Assumption::GenotypesAsTyped => AssumptionId::GenotypesAsTyped,
+            Assumption::PositionsFromSiteIndex => AssumptionId::PositionsFromSiteIndex,
+            Assumption::RawCoordinates => AssumptionId::RawCoordinates,
+            Assumption::NotTypedNotAbsent => AssumptionId::NotTypedNotAbsent,
+            Assumption::NoGenotypeSet => AssumptionId::NoGenotypeSet,
+            Assumption::CoverageIncomplete => AssumptionId::CoverageIncomplete,
+            Assumption::ArraysMissStructural => AssumptionId::ArraysMissStructural,
+            Assumption::CpicPairsVersion => AssumptionId::CpicPairsVersion,
+            Assumption::NoCpicPair => AssumptionId::NoCpicPair,
         }
     }
 
@@ -167,6 +212,33 @@ impl Assumption {
             }
             Assumption::NoKeywordMatch => {
                 "no recorded indicator matched the keywords, so the answer lists the catalogue instead".into()
+            }
+            Assumption::GenotypesAsTyped => {
+                "genotypes are reported as the file states them; no star allele, phenotype, risk or dose is inferred".into()
+            }
+            Assumption::PositionsFromSiteIndex => {
+                "GRCh37 and GRCh38 positions come from the bundled site index; a site outside the index has no position in those builds".into()
+            }
+            Assumption::RawCoordinates => {
+                "positions are the file's own coordinates; no assembly is asserted".into()
+            }
+            Assumption::NotTypedNotAbsent => {
+                "a site the file does not contain was not typed; that says nothing about the genotype there".into()
+            }
+            Assumption::NoGenotypeSet => {
+                "the person has no imported genotype file, so no site is typed".into()
+            }
+            Assumption::CoverageIncomplete => {
+                "the file does not cover every key variant of at least one gene; a gene read from partial or absent coverage is not a full reading of that gene".into()
+            }
+            Assumption::ArraysMissStructural => {
+                "consumer arrays do not type gene deletions, duplications, hybrids or HLA alleles; genes without key variants in the bundled table have absent coverage".into()
+            }
+            Assumption::CpicPairsVersion => {
+                "gene-drug pairs and levels are CPIC's table dated 2020-06-12 (CC0); levels rank the evidence for a pair, they are not a recommendation".into()
+            }
+            Assumption::NoCpicPair => {
+                "no CPIC gene-drug pair matched the drugs or genes given; CPIC lists drugs by generic name".into()
             }
         }
     }

@@ -151,6 +151,18 @@ pub enum ArgProblem {
     SelectorConflict,
     /// `end` before `start`.
     EndBeforeStart,
+    /// A genetics call with none of `rsids`, `gene`, or a region.
+    GeneticSelectorMissing,
+    /// A genetics call with more than one of `rsids`, `gene`, or a region.
+    GeneticSelectorConflict,
+    /// A position that is not a whole number of at least 1.
+    NotPosition,
+    /// A chromosome that is not `1`–`22`, `X`, `Y` or `MT`.
+    NotChromosome,
+    /// A pharmacogenomics call with neither `drugs` nor `genes`.
+    PgxSelectorMissing,
+    /// A pharmacogenomics call with both `drugs` and `genes`.
+    PgxSelectorConflict,
 }
 
 impl ArgProblem {
@@ -178,6 +190,16 @@ impl ArgProblem {
             }
             ArgProblem::SelectorConflict => "give keywords or indicators, not both".into(),
             ArgProblem::EndBeforeStart => "before start".into(),
+            ArgProblem::GeneticSelectorMissing => {
+                "give rsids, a gene, or chromosome with start, end and build".into()
+            }
+            ArgProblem::GeneticSelectorConflict => {
+                "give only one of rsids, gene, or a region (chromosome, start, end)".into()
+            }
+            ArgProblem::NotPosition => "expected a whole position of at least 1".into(),
+            ArgProblem::NotChromosome => "expected a chromosome: 1 to 22, X, Y or MT".into(),
+            ArgProblem::PgxSelectorMissing => "give drugs or genes".into(),
+            ArgProblem::PgxSelectorConflict => "give drugs or genes, not both".into(),
         }
     }
 }
