@@ -34,6 +34,7 @@
 //! ```
 
 mod extras;
+mod genotypes;
 mod profile;
 mod rng;
 mod series;
@@ -178,6 +179,8 @@ pub fn seed(store: &mut Store, opts: &SeedOptions) -> Result<SeedReport, StoreEr
             reported: count(EntryKind::Reported),
         });
     }
+    // `mom` alone has a genotype set, imported through the real importer.
+    genotypes::seed(store)?;
     Ok(SeedReport { accounts })
 }
 
