@@ -217,7 +217,7 @@ impl Assumption {
                 "genotypes are reported as the file states them; no star allele, phenotype, risk or dose is inferred".into()
             }
             Assumption::PositionsFromSiteIndex => {
-                "GRCh37 and GRCh38 positions come from the bundled site index; a site outside the index has no position in those builds".into()
+                "positions in GRCh37 and GRCh38 come from the bundled site index; a site outside the index has no position in those builds".into()
             }
             Assumption::RawCoordinates => {
                 "positions are the file's own coordinates; no assembly is asserted".into()

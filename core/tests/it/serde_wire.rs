@@ -143,6 +143,15 @@ fn assumption_ids_on_the_wire_are_the_closed_ids() {
         Assumption::CutMeansNewestOnly,
         Assumption::CatalogueCut { cap: 100 },
         Assumption::NoKeywordMatch,
+        Assumption::GenotypesAsTyped,
+        Assumption::PositionsFromSiteIndex,
+        Assumption::RawCoordinates,
+        Assumption::NotTypedNotAbsent,
+        Assumption::NoGenotypeSet,
+        Assumption::CoverageIncomplete,
+        Assumption::ArraysMissStructural,
+        Assumption::CpicPairsVersion,
+        Assumption::NoCpicPair,
     ];
     // Precondition: one of each template.
     let ids: Vec<AssumptionId> = all.iter().map(Assumption::id).collect();
