@@ -1,9 +1,9 @@
 //! Genotype data: the consumer-array importer, the bundled site index, and the bundled CPIC
 //! gene–drug pairs with the key variants of each gene.
 //!
-//! - [`import`]: [`import::parse`] reads a 23andMe-style or AncestryDNA raw-data file into
+//! - [`import`]: [`import::parse`] reads a 23andMe-style or `AncestryDNA` raw-data file into
 //!   [`import::ParsedGenotypes`], refusing a malformed line by its number, never its text.
-//! - [`sites`]: [`sites::SiteIndex`], each shipped rsid's gene, chromosome and GRCh37 and GRCh38
+//! - [`sites`]: [`sites::SiteIndex`], each shipped rsid's gene, chromosome and `GRCh37` and `GRCh38`
 //!   positions.
 //! - [`cpic`]: [`cpic::CpicPairs`], the CPIC gene–drug pairs with their level, and the key
 //!   variants whose coverage a pharmacogenomics answer reports.
@@ -38,10 +38,10 @@ use phi_macros::ClosedEnum;
 /// ```
 #[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Build {
-    /// GRCh37 (hg19), the build of most consumer-array files.
+    /// `GRCh37` (hg19), the build of most consumer-array files.
     #[closed(rename = "GRCh37")]
     Grch37,
-    /// GRCh38 (hg38).
+    /// `GRCh38` (hg38).
     #[closed(rename = "GRCh38")]
     Grch38,
     /// The file's own coordinates, without asserting an assembly.

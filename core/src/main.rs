@@ -63,7 +63,7 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Import a consumer-array raw-data file (23andMe or AncestryDNA text) as a subject's
+    /// Import a consumer-array raw-data file (23andMe or Ancestry DNA text) as a subject's
     /// genotype set, replacing any set the subject has. A malformed line is named by number.
     ImportGenotypes {
         /// The database file.

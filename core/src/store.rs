@@ -42,8 +42,8 @@ use std::path::Path;
 
 use rusqlite::Connection;
 
-pub use genotype::{GenotypeSet, has_genotypes};
 pub use day::{DEVICE_PRIORITY, DayAggregate, DayRule, day_rule, is_device};
+pub use genotype::{GenotypeSet, has_genotypes};
 pub use reading::{EntryKind, NewReading, ReadingProblem, utc_text};
 pub use subject::Subject;
 pub use token::TOKEN_PREFIX;

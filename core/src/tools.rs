@@ -3,8 +3,8 @@
 //!
 //! - [`readings`]: [`query_health_indicators`], the readings tool: the catalogue, keyword search
 //!   and values in one of eight views.
-//! - [`genetics`]: [`query_genetic_data`], genotype calls by rsids, gene or region, in GRCh37,
-//!   GRCh38 or the file's raw coordinates.
+//! - [`genetics`]: [`query_genetic_data`], genotype calls by rsids, gene or region, in `GRCh37`,
+//!   `GRCh38` or the file's raw coordinates.
 //! - [`pharmacogenomics`]: [`query_pharmacogenomics`], CPIC gene–drug pairs with their level and
 //!   the genotype file's coverage of each gene's key variants.
 //! - [`fault`]: how a tool that failed still answers: a store error, a malformed row or a panic

@@ -77,9 +77,11 @@ fn genetic_rules(args: &ValidArgs) -> Result<(), Refused> {
     let selectors = [args.has("rsids"), args.has("gene"), region];
     match selectors.iter().filter(|s| **s).count() {
         0 => {
-            return Err(Refused::new(Some("rsids"), ArgProblem::GeneticSelectorMissing)
-                .repair(Repair::new(NextAction::FixArguments).supply("rsids"))
-                .repair(Repair::new(NextAction::FixArguments).supply("gene")));
+            return Err(
+                Refused::new(Some("rsids"), ArgProblem::GeneticSelectorMissing)
+                    .repair(Repair::new(NextAction::FixArguments).supply("rsids"))
+                    .repair(Repair::new(NextAction::FixArguments).supply("gene")),
+            );
         }
         1 => {}
         _ => {
@@ -121,11 +123,13 @@ fn genetic_rules(args: &ValidArgs) -> Result<(), Refused> {
         if let (Some(start), Some(end)) = (position(args, "start"), position(args, "end"))
             && end < start
         {
-            return Err(Refused::new(Some("end"), ArgProblem::EndBeforeStart).repair(
-                Repair::new(NextAction::FixArguments)
-                    .set("start", end.into())
-                    .set("end", start.into()),
-            ));
+            return Err(
+                Refused::new(Some("end"), ArgProblem::EndBeforeStart).repair(
+                    Repair::new(NextAction::FixArguments)
+                        .set("start", end.into())
+                        .set("end", start.into()),
+                ),
+            );
         }
     }
     Ok(())
@@ -145,12 +149,13 @@ fn genetic_rules(args: &ValidArgs) -> Result<(), Refused> {
 #[must_use]
 pub fn position(args: &ValidArgs, name: &str) -> Option<u64> {
     let x = args.number(name)?;
-    // Exact for every integer up to 2^53, far past any chromosome's length.
+    if !(1.0..9.0e15).contains(&x) || x.fract() != 0.0 {
+        return None;
+    }
+    // Whole and below 2^53, so the conversion is exact.
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let whole = x as u64;
-    #[allow(clippy::cast_precision_loss)]
-    let exact = whole as f64 == x;
-    (x >= 1.0 && x < 9.0e15 && exact).then_some(whole)
+    Some(whole)
 }
 
 /// `query_pharmacogenomics`' published arguments.

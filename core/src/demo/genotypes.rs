@@ -6,7 +6,7 @@
 //! seeded generator elsewhere:
 //! - every key variant of CYP2C19, CYP2C9, VKORC1, CYP4F2, SLCO1B1 and TPMT is typed (full
 //!   coverage);
-//! - DPYD's key variant rs75017182 (an intronic HapB3 site) is left out (partial coverage);
+//! - DPYD's key variant rs75017182 (an intronic `HapB3` site) is left out (partial coverage);
 //! - no HLA allele and no G6PD site is in the index at all (absent coverage);
 //! - other sites are kept with probability 3/4, and 1 in 50 of those is a no-call.
 
@@ -20,7 +20,8 @@ use crate::genetics::sites::{Site, SiteIndex};
 use crate::store::{GenotypeSet, Store, StoreError};
 
 /// Genes whose key variants the demo file types in full.
-pub(crate) const FULL_GENES: [&str; 6] = ["CYP2C19", "CYP2C9", "VKORC1", "CYP4F2", "SLCO1B1", "TPMT"];
+pub(crate) const FULL_GENES: [&str; 6] =
+    ["CYP2C19", "CYP2C9", "VKORC1", "CYP4F2", "SLCO1B1", "TPMT"];
 
 /// Key variants the demo file leaves out on purpose.
 pub(crate) const LEFT_OUT: [&str; 1] = ["rs75017182"];
@@ -107,7 +108,11 @@ mod tests {
     fn the_demo_file_parses_as_build_37_with_a_few_hundred_rows() {
         let file = import::parse(file_text().as_bytes()).unwrap();
         assert_eq!(file.build, Build::Grch37);
-        assert!((200..=390).contains(&file.calls.len()), "{}", file.calls.len());
+        assert!(
+            (200..=390).contains(&file.calls.len()),
+            "{}",
+            file.calls.len()
+        );
         assert!(file.no_calls() > 0);
         assert_eq!(file_text(), file_text());
     }
@@ -117,7 +122,10 @@ mod tests {
         let file = import::parse(file_text().as_bytes()).unwrap();
         for c in &file.calls {
             let site = SiteIndex::bundled().site(&c.rsid).unwrap();
-            assert_eq!((c.chromosome.as_str(), c.position), (site.chromosome.as_str(), site.grch37));
+            assert_eq!(
+                (c.chromosome.as_str(), c.position),
+                (site.chromosome.as_str(), site.grch37)
+            );
         }
     }
 }

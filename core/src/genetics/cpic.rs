@@ -32,7 +32,7 @@ pub struct Pair {
     pub drug: String,
     /// The CPIC level: `A`, `A/B`, `B`, `B/C`, `C`, `C/D` or `D`.
     pub level: String,
-    /// The PharmGKB level of evidence, if CPIC lists one.
+    /// The `PharmGKB` level of evidence, if CPIC lists one.
     pub pharmgkb_level: Option<String>,
     /// What the FDA label says about pharmacogenomic testing, if anything.
     pub fda_label: Option<String>,

@@ -1,9 +1,9 @@
 //! The consumer-array importer: a 23andMe-style file (`#` comment header, then
-//! `rsid<TAB>chromosome<TAB>position<TAB>genotype`) or an AncestryDNA file (`#` comments, a
+//! `rsid<TAB>chromosome<TAB>position<TAB>genotype`) or an `AncestryDNA` file (`#` comments, a
 //! column line, then `rsid<TAB>chromosome<TAB>position<TAB>allele1<TAB>allele2`).
 //!
 //! It tolerates CRLF line ends, blank lines and comments anywhere, and no-calls (`--` in the
-//! 23andMe format, `0` alleles in AncestryDNA's), which are kept as calls without a genotype.
+//! 23andMe format, `0` alleles in `AncestryDNA`'s), which are kept as calls without a genotype.
 //! The build is the one the comment header names (`build 37`, `GRCh38`, `hg19`…); a header
 //! that names none, or names two, leaves it [`Build::Raw`]. A malformed line is refused with
 //! its 1-based number and what is wrong, never its text: the text is a genotype.
@@ -38,7 +38,7 @@ pub enum ArrayFormat {
 /// ```
 #[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LineProblem {
-    /// Not 4 tab-separated fields (23andMe) or 5 (AncestryDNA), or not the number of the
+    /// Not 4 tab-separated fields (23andMe) or 5 (`AncestryDNA`), or not the number of the
     /// file's first row.
     FieldCount,
     /// The id is neither `rs` nor `i` followed by digits.
@@ -103,7 +103,7 @@ pub enum ImportError {
 pub struct GenotypeCall {
     /// `rs…` (lower-case prefix) or a vendor id `i…`.
     pub rsid: String,
-    /// The chromosome as the file wrote it, upper-cased, without a `chr` prefix (AncestryDNA
+    /// The chromosome as the file wrote it, upper-cased, without a `chr` prefix (`AncestryDNA`
     /// numbers such as `25` are kept).
     pub chromosome: String,
     /// The 1-based position as the file wrote it.
@@ -198,10 +198,14 @@ pub fn parse(bytes: &[u8]) -> Result<ParsedGenotypes, ImportError> {
     })
 }
 
-/// The column line AncestryDNA writes (and 23andMe-style files without the leading `#`).
+/// The column line `AncestryDNA` writes (and 23andMe-style files without the leading `#`).
 fn is_column_line(fields: &[&str]) -> bool {
-    fields.first().is_some_and(|f| f.eq_ignore_ascii_case("rsid"))
-        && fields.get(1).is_some_and(|f| f.eq_ignore_ascii_case("chromosome"))
+    fields
+        .first()
+        .is_some_and(|f| f.eq_ignore_ascii_case("rsid"))
+        && fields
+            .get(1)
+            .is_some_and(|f| f.eq_ignore_ascii_case("chromosome"))
 }
 
 /// The builds a comment names.
@@ -249,7 +253,7 @@ fn vendor_id(s: &str) -> Option<String> {
 }
 
 /// The chromosome as written, checked: what [`normalize_chromosome`] accepts, or the
-/// pseudo-autosomal spellings `XY` and AncestryDNA's `25`.
+/// pseudo-autosomal spellings `XY` and `AncestryDNA`'s `25`.
 fn raw_chromosome(s: &str) -> Option<String> {
     let upper = s.to_ascii_uppercase();
     let bare = upper.strip_prefix("CHR").unwrap_or(&upper).to_owned();
@@ -267,7 +271,11 @@ fn genotype_23andme(g: &str) -> Result<Option<String>, LineProblem> {
         return Ok(None);
     }
     let ok = (1..=2).contains(&g.len()) && g.chars().all(|c| allele_ok(&c.to_string()));
-    if ok { Ok(Some(g)) } else { Err(LineProblem::BadGenotype) }
+    if ok {
+        Ok(Some(g))
+    } else {
+        Err(LineProblem::BadGenotype)
+    }
 }
 
 fn genotype_ancestry(a: &str, b: &str) -> Result<Option<String>, LineProblem> {
@@ -293,7 +301,10 @@ mod tests {
                     rs4244285\t10\t96541616\tA\tG\nrs9923231\t16\t31107689\t0\t0\n\
                     rs311\t25\t2700157\tC\tT\n";
         let f = parse(text.as_bytes()).unwrap();
-        assert_eq!((f.format, f.build), (ArrayFormat::AncestryDna, Build::Grch37));
+        assert_eq!(
+            (f.format, f.build),
+            (ArrayFormat::AncestryDna, Build::Grch37)
+        );
         assert_eq!(f.calls[0].genotype.as_deref(), Some("AG"));
         assert_eq!(f.calls[1].genotype, None);
         assert_eq!(f.calls[2].chromosome, "25");

@@ -1,4 +1,4 @@
-//! The bundled site index: each shipped rsid's gene, chromosome, and GRCh37 and GRCh38
+//! The bundled site index: each shipped rsid's gene, chromosome, and `GRCh37` and `GRCh38`
 //! positions (`data/genetics/sites.csv`; sources in `data/SOURCES.md`).
 
 use std::collections::BTreeMap;
@@ -27,9 +27,9 @@ pub struct Site {
     pub gene: String,
     /// The chromosome, `1`–`22`, `X`, `Y` or `MT`.
     pub chromosome: String,
-    /// The 1-based GRCh37 position.
+    /// The 1-based `GRCh37` position.
     pub grch37: u64,
-    /// The 1-based GRCh38 position.
+    /// The 1-based `GRCh38` position.
     pub grch38: u64,
 }
 
@@ -107,7 +107,7 @@ impl SiteIndex {
         self.by_rsid.get(&normalize_rsid(rsid)?)
     }
 
-    /// Every site of `gene` (case-insensitive), in GRCh38 order.
+    /// Every site of `gene` (case-insensitive), in `GRCh38` order.
     #[must_use]
     pub fn by_gene(&self, gene: &str) -> Vec<&Site> {
         let mut sites: Vec<&Site> = self
@@ -128,7 +128,10 @@ impl SiteIndex {
             .by_rsid
             .values()
             .filter(|s| Some(s.chromosome.as_str()) == chromosome.as_deref())
-            .filter(|s| s.position(build).is_some_and(|p| (start..=end).contains(&p)))
+            .filter(|s| {
+                s.position(build)
+                    .is_some_and(|p| (start..=end).contains(&p))
+            })
             .collect();
         sites.sort_by_key(|s| s.position(build));
         sites
@@ -181,8 +184,8 @@ pub fn normalize_rsid(rsid: &str) -> Option<String> {
 }
 
 /// A chromosome name in the index's spelling (`1`–`22`, `X`, `Y`, `MT`), accepting a `chr`
-/// prefix, lower case, `M`, and AncestryDNA's numbers (`23` = X, `24` = Y, `26` = MT).
-/// `None` for anything else, including AncestryDNA's `25` (the pseudo-autosomal region, which
+/// prefix, lower case, `M`, and `AncestryDNA`'s numbers (`23` = X, `24` = Y, `26` = MT).
+/// `None` for anything else, including `AncestryDNA`'s `25` (the pseudo-autosomal region, which
 /// has no single-chromosome spelling).
 ///
 /// ```

@@ -51,7 +51,9 @@ pub struct GenotypeSet {
 /// # Errors
 /// A store error, by its code name.
 pub fn has_genotypes(store: &Store, subject: &Subject) -> Result<bool, StoreError> {
-    Ok(store.genotype_set(&subject.id)?.is_some_and(|s| s.call_count > 0))
+    Ok(store
+        .genotype_set(&subject.id)?
+        .is_some_and(|s| s.call_count > 0))
 }
 
 impl Store {
@@ -75,8 +77,11 @@ impl Store {
             [subject_id],
         )
         .map_err(op)?;
-        tx.execute("DELETE FROM genotype_set WHERE subject_id = ?1", [subject_id])
-            .map_err(op)?;
+        tx.execute(
+            "DELETE FROM genotype_set WHERE subject_id = ?1",
+            [subject_id],
+        )
+        .map_err(op)?;
         let no_calls = file.no_calls();
         tx.execute(
             "INSERT INTO genotype_set (subject_id, format, build, call_count, no_call_count)

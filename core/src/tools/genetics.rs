@@ -4,7 +4,7 @@
 //! - `gene`: one row per indexed site of the gene;
 //! - a region in `GRCh37` or `GRCh38`: one row per indexed site whose position in that build is
 //!   in the region; in `raw`: one row per call of the file whose own coordinates are in it
-//!   (the only path to rows the index does not hold, such as AncestryDNA's PAR rows, `25`).
+//!   (the only path to rows the index does not hold, such as `AncestryDNA`'s PAR rows, `25`).
 //!
 //! Rows: `rsid, gene, chromosome, position, build, genotype, call` (`called`, `no_call`,
 //! `not_typed`). Positions are in the asked build (`GRCh38` by default); for `GRCh37` and `GRCh38`
@@ -17,12 +17,12 @@ use rusqlite::Connection;
 use serde_json::Value;
 
 use crate::args::genetics::{QUERY_GENETIC_DATA, position};
+use crate::envelope::Envelope;
 use crate::envelope::assumption::Assumption;
 use crate::envelope::error::ArgProblem;
 use crate::envelope::kinds::WindowSemantics;
 use crate::envelope::meta::Meta;
 use crate::envelope::table::{Cell, Table};
-use crate::envelope::Envelope;
 use crate::genetics::Build;
 use crate::genetics::import::GenotypeCall;
 use crate::genetics::sites::{Site, SiteIndex, normalize_chromosome, normalize_rsid};
@@ -214,9 +214,9 @@ fn answer(
     let cut = rows.len() > GENOTYPE_ROW_CAP;
     let mut table = Table::new("genotypes", COLUMNS);
     for r in rows.into_iter().take(GENOTYPE_ROW_CAP) {
-        table
-            .push_row(r)
-            .map_err(|_| ToolError::Malformed { table: "genotype_call" })?;
+        table.push_row(r).map_err(|_| ToolError::Malformed {
+            table: "genotype_call",
+        })?;
     }
     env = env.with_table(table);
     Ok(if cut { env.truncated() } else { env })

@@ -7,9 +7,7 @@ use answers::genetics::import::{ArrayFormat, ImportError, LineProblem, parse};
 use answers::genetics::sites::SiteIndex;
 use answers::store::{Store, Subject, has_genotypes};
 use answers::tools::{query_genetic_data, query_pharmacogenomics};
-use answers::{
-    Assumption, Cell, Envelope, ErrorKind, Status, Table, render_compact, render_rest,
-};
+use answers::{Assumption, Cell, Envelope, ErrorKind, Status, Table, render_compact, render_rest};
 use serde_json::{Value, json};
 
 struct Seeded {
@@ -53,11 +51,7 @@ fn row_of(env: &Envelope, name: &str, rsid: &str) -> std::collections::BTreeMap<
 }
 
 fn everything(env: &Envelope) -> String {
-    format!(
-        "{}\n{}\n{env:?}",
-        render_compact(env),
-        render_rest(env)
-    )
+    format!("{}\n{}\n{env:?}", render_compact(env), render_rest(env))
 }
 
 #[test]
@@ -88,7 +82,10 @@ fn the_importer_reads_the_ancestry_five_column_layout() {
                 rs1142345\t6\t18130918\t0\t0\n\
                 rs2032582\t23\t87160618\tA\tA\n";
     let file = parse(text.as_bytes()).unwrap();
-    assert_eq!((file.format, file.build), (ArrayFormat::AncestryDna, Build::Grch37));
+    assert_eq!(
+        (file.format, file.build),
+        (ArrayFormat::AncestryDna, Build::Grch37)
+    );
     assert_eq!(file.calls[0].genotype.as_deref(), Some("CT"));
     assert_eq!(file.calls[1].genotype, None);
     assert_eq!(file.calls[2].chromosome, "23");
@@ -107,14 +104,21 @@ fn a_malformed_line_is_refused_by_number_and_never_by_its_text() {
     );
     let shown = format!("{err} {err:?}");
     assert!(shown.contains('3'));
-    assert!(!shown.contains("QZ-secret") && !shown.contains("rs2"), "{shown}");
+    assert!(
+        !shown.contains("QZ-secret") && !shown.contains("rs2"),
+        "{shown}"
+    );
 
     let cases: [(&[u8], usize, LineProblem); 5] = [
         (b"rs1\t1\t100\n", 1, LineProblem::FieldCount),
         (b"snp1\t1\t100\tAA\n", 1, LineProblem::BadRsid),
         (b"rs1\tchr99\t100\tAA\n", 1, LineProblem::BadChromosome),
         (b"rs1\t1\t0\tAA\n", 1, LineProblem::BadPosition),
-        (b"rs1\t1\t5\tAA\r\nrs1\t1\t6\tAA\r\n", 2, LineProblem::DuplicateRsid),
+        (
+            b"rs1\t1\t5\tAA\r\nrs1\t1\t6\tAA\r\n",
+            2,
+            LineProblem::DuplicateRsid,
+        ),
     ];
     for (bytes, line, problem) in cases {
         assert_eq!(
@@ -189,30 +193,36 @@ fn the_same_rsid_answers_each_build_with_its_own_position() {
     assert_eq!(g37["call"], Cell::from("called"));
 
     let default = query_genetic_data(&s.store, &s.mom, &json!({"rsids": ["rs4244285"]}));
-    assert_eq!(row_of(&default, "genotypes", "rs4244285")["position"], g38["position"]);
+    assert_eq!(
+        row_of(&default, "genotypes", "rs4244285")["position"],
+        g38["position"]
+    );
     let raw_env = query_genetic_data(
         &s.store,
         &s.mom,
         &json!({"rsids": ["rs4244285"], "build": "raw"}),
     );
     assert!(raw_env.assumptions().contains(&Assumption::RawCoordinates));
-    assert!(!raw_env.assumptions().contains(&Assumption::PositionsFromSiteIndex));
+    assert!(
+        !raw_env
+            .assumptions()
+            .contains(&Assumption::PositionsFromSiteIndex)
+    );
 }
 
 #[test]
 fn an_rsid_the_file_lacks_is_not_typed_and_says_so() {
     let s = seeded();
-    let env = query_genetic_data(
-        &s.store,
-        &s.mom,
-        &json!({"rsids": ["rs75017182", "rs1"]}),
-    );
+    let env = query_genetic_data(&s.store, &s.mom, &json!({"rsids": ["rs75017182", "rs1"]}));
     let lacking = row_of(&env, "genotypes", "rs75017182");
     assert_eq!(lacking["call"], Cell::from("not_typed"));
     assert_eq!(lacking["genotype"], Cell::Null);
     assert_eq!(lacking["gene"], Cell::from("DPYD"));
     let unknown = row_of(&env, "genotypes", "rs1");
-    assert_eq!((unknown["gene"].clone(), unknown["position"].clone()), (Cell::Null, Cell::Null));
+    assert_eq!(
+        (unknown["gene"].clone(), unknown["position"].clone()),
+        (Cell::Null, Cell::Null)
+    );
     assert!(env.assumptions().contains(&Assumption::NotTypedNotAbsent));
 }
 
@@ -232,7 +242,11 @@ fn a_region_answers_the_indexed_sites_in_the_asked_build() {
         let Cell::Int(p) = p else { panic!("{p:?}") };
         assert!((start..=end).contains(p));
     }
-    assert!(column(&env, "genotypes", "gene").iter().all(|g| *g == Cell::from("CYP2C19")));
+    assert!(
+        column(&env, "genotypes", "gene")
+            .iter()
+            .all(|g| *g == Cell::from("CYP2C19"))
+    );
 
     // The same coordinates read as GRCh37 fall between genes: no CYP2C19 site is there.
     let shifted = query_genetic_data(
@@ -260,26 +274,38 @@ fn raw_reaches_rows_the_index_cannot_place() {
     let who = store.upsert_subject("subj-x", "x", "UTC").unwrap();
     let text = "#AncestryDNA\nrsid\tchromosome\tposition\tallele1\tallele2\n\
                 rs28736870\t25\t2700157\tC\tT\nrs9923231\t16\t31107689\tC\tC\n";
-    store.replace_genotypes(&who.id, &parse(text.as_bytes()).unwrap()).unwrap();
+    store
+        .replace_genotypes(&who.id, &parse(text.as_bytes()).unwrap())
+        .unwrap();
     let env = query_genetic_data(
         &store,
         &who,
         &json!({"chromosome": "25", "start": 2_700_000, "end": 2_800_000, "build": "raw"}),
     );
-    assert_eq!(column(&env, "genotypes", "rsid"), [Cell::from("rs28736870")]);
+    assert_eq!(
+        column(&env, "genotypes", "rsid"),
+        [Cell::from("rs28736870")]
+    );
     assert_eq!(column(&env, "genotypes", "chromosome"), [Cell::from("25")]);
     let refused = query_genetic_data(
         &store,
         &who,
         &json!({"chromosome": "25", "start": 1, "end": 9, "build": "GRCh38"}),
     );
-    assert!(render_compact(&refused).starts_with("error (invalid_arguments): chromosome: expected a chromosome"));
+    assert!(
+        render_compact(&refused)
+            .starts_with("error (invalid_arguments): chromosome: expected a chromosome")
+    );
 }
 
 #[test]
 fn a_gene_answers_every_indexed_site_of_the_gene() {
     let s = seeded();
-    let env = query_genetic_data(&s.store, &s.mom, &json!({"gene": "cyp2c19", "build": "GRCh37"}));
+    let env = query_genetic_data(
+        &s.store,
+        &s.mom,
+        &json!({"gene": "cyp2c19", "build": "GRCh37"}),
+    );
     let rsids = column(&env, "genotypes", "rsid");
     assert_eq!(rsids.len(), SiteIndex::bundled().by_gene("CYP2C19").len());
     assert!(rsids.contains(&Cell::from("rs12248560")));
@@ -287,8 +313,8 @@ fn a_gene_answers_every_indexed_site_of_the_gene() {
     assert!(calls.contains(&Cell::from("called")));
 }
 
-fn pgx(s: &Seeded, args: Value) -> Envelope {
-    query_pharmacogenomics(&s.store, &s.mom, &args)
+fn pgx(s: &Seeded, args: &Value) -> Envelope {
+    query_pharmacogenomics(&s.store, &s.mom, args)
 }
 
 fn coverage_of(env: &Envelope, gene: &str) -> Cell {
@@ -305,17 +331,25 @@ fn coverage_of(env: &Envelope, gene: &str) -> Cell {
 #[test]
 fn full_coverage_is_an_ok_answer_with_the_level() {
     let s = seeded();
-    let env = pgx(&s, json!({"genes": ["CYP2C19"]}));
+    let env = pgx(&s, &json!({"genes": ["CYP2C19"]}));
     assert_eq!(env.status(), Status::Ok, "{}", render_compact(&env));
-    assert!(column(&env, "pairs", "coverage").iter().all(|c| *c == Cell::from("full")));
+    assert!(
+        column(&env, "pairs", "coverage")
+            .iter()
+            .all(|c| *c == Cell::from("full"))
+    );
     assert!(column(&env, "pairs", "drug").contains(&Cell::from("clopidogrel")));
     assert!(env.assumptions().contains(&Assumption::CpicPairsVersion));
     assert!(!env.assumptions().contains(&Assumption::CoverageIncomplete));
-    assert!(column(&env, "coverage", "call").iter().all(|c| *c == Cell::from("called")));
+    assert!(
+        column(&env, "coverage", "call")
+            .iter()
+            .all(|c| *c == Cell::from("called"))
+    );
 
     // Clopidogrel pairs with CYP2C19 (level A, covered) and CES1 (level C/D, no key variants
     // shipped): one gene short of full, so the answer is partial.
-    let env = pgx(&s, json!({"drugs": ["Clopidogrel"]}));
+    let env = pgx(&s, &json!({"drugs": ["Clopidogrel"]}));
     assert_eq!(coverage_of(&env, "CYP2C19"), Cell::from("full"));
     assert_eq!(coverage_of(&env, "CES1"), Cell::from("absent"));
     assert_eq!(env.status(), Status::Partial);
@@ -324,22 +358,34 @@ fn full_coverage_is_an_ok_answer_with_the_level() {
 #[test]
 fn partial_coverage_is_a_partial_answer_naming_the_missing_variant() {
     let s = seeded();
-    let env = pgx(&s, json!({"genes": ["DPYD"]}));
+    let env = pgx(&s, &json!({"genes": ["DPYD"]}));
     assert_eq!(env.status(), Status::Partial);
     assert_eq!(coverage_of(&env, "DPYD"), Cell::from("partial"));
     assert!(env.assumptions().contains(&Assumption::CoverageIncomplete));
-    assert_eq!(row_of(&env, "coverage", "rs75017182")["call"], Cell::from("not_typed"));
-    assert_eq!(row_of(&env, "coverage", "rs3918290")["call"], Cell::from("called"));
+    assert_eq!(
+        row_of(&env, "coverage", "rs75017182")["call"],
+        Cell::from("not_typed")
+    );
+    assert_eq!(
+        row_of(&env, "coverage", "rs3918290")["call"],
+        Cell::from("called")
+    );
 }
 
 #[test]
 fn absent_coverage_is_a_partial_answer_with_its_reason() {
     let s = seeded();
-    let env = pgx(&s, json!({"drugs": ["abacavir"]}));
+    let env = pgx(&s, &json!({"drugs": ["abacavir"]}));
     assert_eq!(env.status(), Status::Partial);
     assert_eq!(coverage_of(&env, "HLA-B"), Cell::from("absent"));
-    assert_eq!(column(&env, "pairs", "key_variants_typed"), [Cell::from("0/0")]);
-    assert!(env.assumptions().contains(&Assumption::ArraysMissStructural));
+    assert_eq!(
+        column(&env, "pairs", "key_variants_typed"),
+        [Cell::from("0/0")]
+    );
+    assert!(
+        env.assumptions()
+            .contains(&Assumption::ArraysMissStructural)
+    );
     assert!(env.assumptions().contains(&Assumption::CoverageIncomplete));
 
     let you = query_pharmacogenomics(&s.store, &s.you, &json!({"drugs": ["clopidogrel"]}));
@@ -351,7 +397,7 @@ fn absent_coverage_is_a_partial_answer_with_its_reason() {
 #[test]
 fn an_unknown_drug_is_an_answer_without_pairs() {
     let s = seeded();
-    let env = pgx(&s, json!({"drugs": ["not-a-drug"]}));
+    let env = pgx(&s, &json!({"drugs": ["not-a-drug"]}));
     assert_eq!(env.status(), Status::Ok);
     assert!(env.data().is_empty());
     assert!(env.assumptions().contains(&Assumption::NoCpicPair));
@@ -361,37 +407,77 @@ fn an_unknown_drug_is_an_answer_without_pairs() {
 fn refusals_name_what_to_fix() {
     let s = seeded();
     let cases = [
-        (json!({"kind": "genes", "gene": "CYP2C19"}), "kind: unknown parameter"),
-        (json!({}), "rsids: give rsids, a gene, or chromosome with start, end and build"),
-        (json!({"rsids": ["rs1"], "gene": "TPMT"}), "gene: give only one of rsids, gene, or a region"),
-        (json!({"chromosome": "10", "start": 5, "end": 9}), "build: required but missing"),
-        (json!({"chromosome": "10", "start": 5, "build": "raw"}), "end: required but missing"),
-        (json!({"chromosome": "10", "start": 5.5, "end": 9, "build": "raw"}), "start: expected a whole position"),
-        (json!({"chromosome": "10", "start": 9, "end": 5, "build": "raw"}), "end: before start"),
-        (json!({"gene": "TPMT", "build": "hg19"}), "build: expected one of GRCh37, GRCh38, raw"),
+        (
+            json!({"kind": "genes", "gene": "CYP2C19"}),
+            "kind: unknown parameter",
+        ),
+        (
+            json!({}),
+            "rsids: give rsids, a gene, or chromosome with start, end and build",
+        ),
+        (
+            json!({"rsids": ["rs1"], "gene": "TPMT"}),
+            "gene: give only one of rsids, gene, or a region",
+        ),
+        (
+            json!({"chromosome": "10", "start": 5, "end": 9}),
+            "build: required but missing",
+        ),
+        (
+            json!({"chromosome": "10", "start": 5, "build": "raw"}),
+            "end: required but missing",
+        ),
+        (
+            json!({"chromosome": "10", "start": 5.5, "end": 9, "build": "raw"}),
+            "start: expected a whole position",
+        ),
+        (
+            json!({"chromosome": "10", "start": 9, "end": 5, "build": "raw"}),
+            "end: before start",
+        ),
+        (
+            json!({"gene": "TPMT", "build": "hg19"}),
+            "build: expected one of GRCh37, GRCh38, raw",
+        ),
     ];
     for (args, want) in cases {
         let env = query_genetic_data(&s.store, &s.mom, &args);
-        assert_eq!(env.error_kind(), Some(ErrorKind::InvalidArguments), "{args}");
+        assert_eq!(
+            env.error_kind(),
+            Some(ErrorKind::InvalidArguments),
+            "{args}"
+        );
         let text = render_compact(&env);
-        assert!(text.starts_with(&format!("error (invalid_arguments): {want}")), "{text}");
+        assert!(
+            text.starts_with(&format!("error (invalid_arguments): {want}")),
+            "{text}"
+        );
     }
     let pgx_cases = [
         (json!({}), "drugs: give drugs or genes"),
-        (json!({"drugs": ["warfarin"], "genes": ["VKORC1"]}), "genes: give drugs or genes, not both"),
+        (
+            json!({"drugs": ["warfarin"], "genes": ["VKORC1"]}),
+            "genes: give drugs or genes, not both",
+        ),
         (json!({"drug": "warfarin"}), "drug: unknown parameter"),
     ];
     for (args, want) in pgx_cases {
         let env = query_pharmacogenomics(&s.store, &s.mom, &args);
         let text = render_compact(&env);
-        assert!(text.starts_with(&format!("error (invalid_arguments): {want}")), "{text}");
+        assert!(
+            text.starts_with(&format!("error (invalid_arguments): {want}")),
+            "{text}"
+        );
     }
 }
 
 #[test]
 fn a_broken_store_is_an_error_envelope_without_the_driver_message() {
     let s = seeded();
-    s.store.conn().execute_batch("DROP TABLE genotype_call").unwrap();
+    s.store
+        .conn()
+        .execute_batch("DROP TABLE genotype_call")
+        .unwrap();
     for env in [
         query_genetic_data(&s.store, &s.mom, &json!({"gene": "CYP2C19"})),
         query_pharmacogenomics(&s.store, &s.mom, &json!({"drugs": ["warfarin"]})),
@@ -400,7 +486,10 @@ fn a_broken_store_is_an_error_envelope_without_the_driver_message() {
         assert_eq!(env.error_kind(), Some(ErrorKind::StoreFault));
         let text = everything(&env);
         assert!(text.contains("rusqlite"), "{text}");
-        assert!(!text.contains("no such table") && !text.contains("genotype_call"), "{text}");
+        assert!(
+            !text.contains("no such table") && !text.contains("genotype_call"),
+            "{text}"
+        );
     }
 }
 
