@@ -200,7 +200,6 @@ fn import_genotypes(db: &Path, handle: &str, file: &Path) -> anyhow::Result<()> 
     tracing::info!(
         call_count = set.call_count,
         no_call_count = set.no_call_count,
-        build = set.build.as_str(),
         "genotype set imported"
     );
     Ok(())

@@ -319,7 +319,8 @@ mod tests {
         )
         .unwrap();
         let s = Store::init(conn).unwrap();
-        assert_eq!(s.schema_version().unwrap(), 2);
+        // Migrates through 2 (and every later migration) to the newest version.
+        assert_eq!(s.schema_version().unwrap(), SCHEMA_VERSION);
         let (n, unit): (i64, Option<String>) = s
             .conn()
             .query_row("SELECT COUNT(*), MAX(unit) FROM day_elected", [], |r| {
