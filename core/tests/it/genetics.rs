@@ -501,3 +501,36 @@ fn the_surface_dispatches_both_tools() {
         assert!(env.is_some(), "{tool}");
     }
 }
+
+#[test]
+fn the_bundled_site_index_is_consistent_between_builds() {
+    let index = SiteIndex::bundled();
+    assert_eq!(index.len(), 390);
+    // Within a gene the two assemblies differ by one offset; a mistyped position breaks it.
+    for gene in index.genes() {
+        let offsets: std::collections::BTreeSet<i128> = index
+            .by_gene(gene)
+            .iter()
+            .map(|s| i128::from(s.grch37) - i128::from(s.grch38))
+            .collect();
+        assert_eq!(offsets.len(), 1, "{gene}: {offsets:?}");
+    }
+}
+
+#[test]
+fn every_key_variant_is_an_indexed_site_of_its_gene_and_every_pair_has_a_level() {
+    use answers::genetics::cpic::CpicPairs;
+    let cpic = CpicPairs::bundled();
+    assert!(!cpic.all_key_variants().is_empty());
+    for k in cpic.all_key_variants() {
+        let site = SiteIndex::bundled().site(&k.rsid).unwrap_or_else(|| panic!("{}", k.rsid));
+        assert_eq!(site.gene, k.gene, "{}", k.rsid);
+    }
+    let levels = ["A", "A/B", "B", "B/C", "C", "C/D", "D"];
+    assert_eq!(cpic.pairs().len(), 377);
+    assert!(cpic.pairs().iter().all(|p| levels.contains(&p.level.as_str())));
+    // Every gene with key variants has at least one CPIC pair.
+    for k in cpic.all_key_variants() {
+        assert!(!cpic.for_gene(&k.gene).is_empty(), "{}", k.gene);
+    }
+}
