@@ -523,14 +523,95 @@ fn every_key_variant_is_an_indexed_site_of_its_gene_and_every_pair_has_a_level()
     let cpic = CpicPairs::bundled();
     assert!(!cpic.all_key_variants().is_empty());
     for k in cpic.all_key_variants() {
-        let site = SiteIndex::bundled().site(&k.rsid).unwrap_or_else(|| panic!("{}", k.rsid));
+        let site = SiteIndex::bundled()
+            .site(&k.rsid)
+            .unwrap_or_else(|| panic!("{}", k.rsid));
         assert_eq!(site.gene, k.gene, "{}", k.rsid);
     }
     let levels = ["A", "A/B", "B", "B/C", "C", "C/D", "D"];
     assert_eq!(cpic.pairs().len(), 377);
-    assert!(cpic.pairs().iter().all(|p| levels.contains(&p.level.as_str())));
+    assert!(
+        cpic.pairs()
+            .iter()
+            .all(|p| levels.contains(&p.level.as_str()))
+    );
     // Every gene with key variants has at least one CPIC pair.
     for k in cpic.all_key_variants() {
         assert!(!cpic.for_gene(&k.gene).is_empty(), "{}", k.gene);
     }
+}
+
+#[test]
+fn the_cli_imports_a_file_and_refuses_a_malformed_one_by_line_number() {
+    use std::process::Command;
+    let bin = env!("CARGO_BIN_EXE_answers");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("record.db");
+    let db = db.to_str().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(bin)
+            .args(args)
+            .env_remove("RUST_LOG")
+            .output()
+            .unwrap()
+    };
+    assert!(run(&["seed", "--db", db, "--demo"]).status.success());
+
+    let good = dir.path().join("good.txt");
+    std::fs::write(
+        &good,
+        "# reference human assembly build 38\r\nrs4244285\t10\t94781859\tGA\r\nrs12248560\t10\t94761900\t--\r\n",
+    )
+    .unwrap();
+    let out = run(&[
+        "import-genotypes",
+        "--db",
+        db,
+        "--subject",
+        "you",
+        good.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let logs =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(logs.contains("\"call_count\":2"), "{logs}");
+    assert!(!logs.contains("GA"), "{logs}");
+    let store = Store::open(std::path::Path::new(db)).unwrap();
+    let you = store.subject_by_handle("you").unwrap().unwrap();
+    assert!(has_genotypes(&store, &you).unwrap());
+    let env = query_genetic_data(
+        &store,
+        &you,
+        &json!({"rsids": ["rs4244285"], "build": "raw"}),
+    );
+    assert_eq!(
+        row_of(&env, "genotypes", "rs4244285")["position"],
+        Cell::Int(94_781_859)
+    );
+    drop(store);
+
+    let bad = dir.path().join("bad.txt");
+    std::fs::write(&bad, "rs1\t1\t5\tAA\nrs2\t1\t6\tXY-PRIVATE\n").unwrap();
+    let out = run(&[
+        "import-genotypes",
+        "--db",
+        db,
+        "--subject",
+        "you",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("line 2"), "{stderr}");
+    assert!(
+        !stderr.contains("XY-PRIVATE") && !stderr.contains("rs2"),
+        "{stderr}"
+    );
+    // The failed import left the earlier set in place.
+    let store = Store::open(std::path::Path::new(db)).unwrap();
+    assert_eq!(store.genotype_set(&you.id).unwrap().unwrap().call_count, 2);
 }
