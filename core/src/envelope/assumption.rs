@@ -77,6 +77,8 @@ pub enum Assumption {
     CpicPairsVersion,
     /// No CPIC pair matched.
     NoCpicPair,
+    /// The gene has no site in the bundled index.
+    GeneNotIndexed,
 }
 
 /// The id of an [`Assumption`]: its template without parameters.
@@ -131,6 +133,8 @@ pub enum AssumptionId {
     CpicPairsVersion,
     /// [`Assumption::NoCpicPair`]
     NoCpicPair,
+    /// [`Assumption::GeneNotIndexed`]
+    GeneNotIndexed,
 }
 
 impl Assumption {
@@ -163,6 +167,7 @@ impl Assumption {
             Assumption::ArraysMissStructural => AssumptionId::ArraysMissStructural,
             Assumption::CpicPairsVersion => AssumptionId::CpicPairsVersion,
             Assumption::NoCpicPair => AssumptionId::NoCpicPair,
+            Assumption::GeneNotIndexed => AssumptionId::GeneNotIndexed,
         }
     }
 
@@ -239,6 +244,9 @@ impl Assumption {
             }
             Assumption::NoCpicPair => {
                 "no CPIC gene-drug pair matched the drugs or genes given; CPIC lists drugs by generic name".into()
+            }
+            Assumption::GeneNotIndexed => {
+                "the bundled site index has no site of that gene; it holds pharmacogenes and a few common trait genes, and other sites can be read by rsids or by a raw region".into()
             }
         }
     }

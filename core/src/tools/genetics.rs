@@ -190,6 +190,9 @@ fn answer(
         }
         Query::Gene(gene) => {
             let sites = index.by_gene(gene);
+            if sites.is_empty() {
+                env = env.with_assumption(Assumption::GeneNotIndexed);
+            }
             indexed_rows(conn, &set, &sites, build)?
         }
         Query::Region {

@@ -615,3 +615,43 @@ fn the_cli_imports_a_file_and_refuses_a_malformed_one_by_line_number() {
     let store = Store::open(std::path::Path::new(db)).unwrap();
     assert_eq!(store.genotype_set(&you.id).unwrap().unwrap().call_count, 2);
 }
+
+#[test]
+fn a_gene_outside_the_index_says_so() {
+    let s = seeded();
+    let env = query_genetic_data(&s.store, &s.mom, &json!({"gene": "BRCA1"}));
+    assert_eq!(env.status(), Status::Ok);
+    assert!(column(&env, "genotypes", "rsid").is_empty());
+    assert!(env.assumptions().contains(&Assumption::GeneNotIndexed));
+    let known = query_genetic_data(&s.store, &s.mom, &json!({"gene": "TPMT"}));
+    assert!(!known.assumptions().contains(&Assumption::GeneNotIndexed));
+}
+
+#[test]
+fn more_rows_than_the_cap_are_cut_and_say_so() {
+    use answers::tools::genetics::GENOTYPE_ROW_CAP;
+    let mut store = Store::open_in_memory().unwrap();
+    let who = store.upsert_subject("subj-x", "x", "UTC").unwrap();
+    let mut text = String::from("# build 37\n");
+    for i in 1..=GENOTYPE_ROW_CAP + 20 {
+        text.push_str(&format!("rs{i}\t2\t{}\tAA\n", 1000 + i));
+    }
+    store
+        .replace_genotypes(&who.id, &parse(text.as_bytes()).unwrap())
+        .unwrap();
+    let env = query_genetic_data(
+        &store,
+        &who,
+        &json!({"chromosome": "2", "start": 1, "end": 1_000_000, "build": "raw"}),
+    );
+    assert_eq!(env.status(), Status::Partial);
+    assert!(env.meta().truncated);
+    assert_eq!(column(&env, "genotypes", "rsid").len(), GENOTYPE_ROW_CAP);
+    let small = query_genetic_data(
+        &store,
+        &who,
+        &json!({"chromosome": "2", "start": 1, "end": 1100, "build": "raw"}),
+    );
+    assert!(!small.meta().truncated);
+    assert_eq!(column(&small, "genotypes", "rsid").len(), 100);
+}

@@ -152,6 +152,7 @@ fn assumption_ids_on_the_wire_are_the_closed_ids() {
         Assumption::ArraysMissStructural,
         Assumption::CpicPairsVersion,
         Assumption::NoCpicPair,
+        Assumption::GeneNotIndexed,
     ];
     // Precondition: one of each template.
     let ids: Vec<AssumptionId> = all.iter().map(Assumption::id).collect();
