@@ -9,7 +9,8 @@
 //! - DPYD's key variants are typed except rs75017182 (an intronic `HapB3` site), which is left
 //!   out (partial coverage);
 //! - no HLA allele and no G6PD site is in the index at all (absent coverage);
-//! - other sites are kept with probability 3/4, and 1 in 50 of those is a no-call.
+//! - other sites are kept with probability 3/4, and 1 in 50 of those is a no-call;
+//! - genotypes use each site's real alleles (`I`/`D` at an indel), mostly the reference.
 
 use std::fmt::Write as _;
 
@@ -52,14 +53,13 @@ pub(crate) fn file_text() -> String {
     for s in sites {
         let keep_draw = rng.unit();
         let call_draw = rng.unit();
-        let alleles = rng.next_u64();
         if LEFT_OUT.contains(&s.rsid.as_str()) || (!forced(s) && keep_draw >= 0.75) {
             continue;
         }
         let genotype = if !forced(s) && !is_key(&s.rsid) && call_draw < 0.02 {
             "--".to_owned()
         } else {
-            synthetic_genotype(alleles, call_draw)
+            synthetic_genotype(s, call_draw)
         };
         let _ = write!(
             text,
@@ -70,16 +70,22 @@ pub(crate) fn file_text() -> String {
     text
 }
 
-/// Two bases from `bits`, homozygous for the first about 70 % of the time, heterozygous
-/// 25 %, homozygous for the second 5 %.
-fn synthetic_genotype(bits: u64, draw: f64) -> String {
-    const BASES: [char; 4] = ['A', 'C', 'G', 'T'];
-    let first = BASES[usize::try_from(bits % 4).unwrap_or(0)];
-    let second = BASES[usize::try_from((bits / 4) % 3 + 1 + bits % 4).unwrap_or(0) % 4];
+/// A genotype at `site` in the array letters: the reference and other allele where both are
+/// one base, else `I` for the longer allele and `D` for the shorter (an indel). Homozygous
+/// reference about 70 % of the time, heterozygous 25 %, homozygous for the other allele 5 %.
+fn synthetic_genotype(site: &Site, draw: f64) -> String {
+    let (r, a) = (site.grch37_ref.as_str(), site.alt.as_str());
+    let (r, a) = if r.len() == 1 && a.len() == 1 {
+        (r, a)
+    } else if r.len() > a.len() {
+        ("I", "D")
+    } else {
+        ("D", "I")
+    };
     match draw {
-        d if d < 0.70 => format!("{first}{first}"),
-        d if d < 0.95 => format!("{first}{second}"),
-        _ => format!("{second}{second}"),
+        d if d < 0.70 => format!("{r}{r}"),
+        d if d < 0.95 => format!("{r}{a}"),
+        _ => format!("{a}{a}"),
     }
 }
 
@@ -119,6 +125,22 @@ mod tests {
         );
         assert!(file.no_calls() > 0);
         assert_eq!(file_text(), file_text());
+    }
+
+    #[test]
+    fn every_call_is_made_of_the_site_alleles() {
+        let file = import::parse(file_text().as_bytes()).unwrap();
+        for c in file.calls.iter().filter(|c| c.genotype.is_some()) {
+            let site = SiteIndex::bundled().site(&c.rsid).unwrap();
+            let snv = site.grch37_ref.len() == 1 && site.alt.len() == 1;
+            let allowed = if snv {
+                format!("{}{}", site.grch37_ref, site.alt)
+            } else {
+                "ID".to_owned()
+            };
+            let g = c.genotype.as_deref().unwrap();
+            assert!(g.chars().all(|x| allowed.contains(x)), "{} {g}", c.rsid);
+        }
     }
 
     #[test]

@@ -8,7 +8,15 @@ use super::Build;
 use crate::vocab::csv;
 
 const SITES_CSV: &str = include_str!("../../data/genetics/sites.csv");
-const HEADER: &[&str] = &["rsid", "gene", "chromosome", "grch37", "grch38"];
+const HEADER: &[&str] = &[
+    "rsid",
+    "gene",
+    "chromosome",
+    "grch37",
+    "grch38",
+    "grch37_ref",
+    "alt",
+];
 
 /// One indexed site.
 ///
@@ -31,6 +39,10 @@ pub struct Site {
     pub grch37: u64,
     /// The 1-based `GRCh38` position.
     pub grch38: u64,
+    /// The `GRCh37` reference allele, on the forward strand (more than one base at an indel).
+    pub grch37_ref: String,
+    /// The other allele the site is known for, on the forward strand.
+    pub alt: String,
 }
 
 impl Site {
@@ -80,10 +92,14 @@ impl SiteIndex {
         let records = csv::read("genetics/sites.csv", text, HEADER).map_err(|e| e.to_string())?;
         let mut by_rsid = BTreeMap::new();
         for r in records {
-            let [rsid, gene, chromosome, g37, g38] = &r.fields[..] else {
+            let [rsid, gene, chromosome, g37, g38, grch37_ref, alt] = &r.fields[..] else {
                 return Err(format!("sites.csv:{}: width", r.line));
             };
             let pos = |s: &str| s.parse::<u64>().ok().filter(|p| *p > 0);
+            let bases = |s: &str| !s.is_empty() && s.bytes().all(|b| b"ACGT".contains(&b));
+            if !bases(grch37_ref) || !bases(alt) || grch37_ref == alt {
+                return Err(format!("sites.csv:{}: alleles", r.line));
+            }
             let (Some(grch37), Some(grch38)) = (pos(g37), pos(g38)) else {
                 return Err(format!("sites.csv:{}: position", r.line));
             };
@@ -93,6 +109,8 @@ impl SiteIndex {
                 chromosome: chromosome.clone(),
                 grch37,
                 grch38,
+                grch37_ref: grch37_ref.clone(),
+                alt: alt.clone(),
             };
             if by_rsid.insert(rsid.clone(), site).is_some() {
                 return Err(format!("sites.csv:{}: repeated rsid", r.line));

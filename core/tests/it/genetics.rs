@@ -630,11 +630,12 @@ fn a_gene_outside_the_index_says_so() {
 #[test]
 fn more_rows_than_the_cap_are_cut_and_say_so() {
     use answers::tools::genetics::GENOTYPE_ROW_CAP;
+    use std::fmt::Write as _;
     let mut store = Store::open_in_memory().unwrap();
     let who = store.upsert_subject("subj-x", "x", "UTC").unwrap();
     let mut text = String::from("# build 37\n");
     for i in 1..=GENOTYPE_ROW_CAP + 20 {
-        text.push_str(&format!("rs{i}\t2\t{}\tAA\n", 1000 + i));
+        let _ = writeln!(text, "rs{i}\t2\t{}\tAA", 1000 + i);
     }
     store
         .replace_genotypes(&who.id, &parse(text.as_bytes()).unwrap())
