@@ -7,7 +7,8 @@
 //!   (the only path to rows the index does not hold, such as `AncestryDNA`'s PAR rows, `25`).
 //!
 //! Rows: `rsid, gene, chromosome, position, build, genotype, call` (`called`, `no_call`,
-//! `not_typed`). Positions are in the asked build (`GRCh38` by default); for `GRCh37` and `GRCh38`
+//! `not_typed`); a second table, `genotype_set`, says what the file is (`format`,
+//! `header_build`, `calls`, `no_calls`). Positions are in the asked build (`GRCh38` by default); for `GRCh37` and `GRCh38`
 //! they come from the bundled site index, for `raw` from the file. No row interprets a genotype.
 //! The tool never raises: a store fault or a panic is an error envelope.
 
@@ -221,8 +222,27 @@ fn answer(
             table: "genotype_call",
         })?;
     }
-    env = env.with_table(table);
+    env = env.with_table(table).with_table(set_table(&set)?);
     Ok(if cut { env.truncated() } else { env })
+}
+
+/// What the file is: its layout, the build its header names (`raw` when it names none), and
+/// its row counts. Saying what the header says is not asserting an assembly.
+fn set_table(set: &GenotypeSet) -> Result<Table, ToolError> {
+    let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+    Table::new(
+        "genotype_set",
+        ["format", "header_build", "calls", "no_calls"],
+    )
+    .with_row([
+        Cell::from(set.format.as_str()),
+        Cell::from(set.build.as_str()),
+        Cell::from(count(set.call_count)),
+        Cell::from(count(set.no_call_count)),
+    ])
+    .map_err(|_| ToolError::Malformed {
+        table: "genotype_set",
+    })
 }
 
 fn by_rsid(

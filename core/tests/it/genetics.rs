@@ -203,6 +203,15 @@ fn the_same_rsid_answers_each_build_with_its_own_position() {
         &json!({"rsids": ["rs4244285"], "build": "raw"}),
     );
     assert!(raw_env.assumptions().contains(&Assumption::RawCoordinates));
+    // What the file's header says travels beside the rows, without being asserted.
+    assert_eq!(
+        column(&raw_env, "genotype_set", "header_build"),
+        [Cell::from("GRCh37")]
+    );
+    assert_eq!(
+        column(&raw_env, "genotype_set", "format"),
+        [Cell::from("twenty_three_and_me")]
+    );
     assert!(
         !raw_env
             .assumptions()
