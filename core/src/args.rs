@@ -8,6 +8,7 @@
 //!   (`invalid_arguments`, recoverable) that names the parameter and carries next steps the
 //!   validator itself accepts.
 
+pub mod genetics;
 pub mod health_indicators;
 pub mod lenient;
 pub mod medications;
@@ -42,6 +43,8 @@ pub enum Domain {
     View,
     /// [`MedicationView`](medications::MedicationView)
     MedicationView,
+    /// [`Build`](crate::genetics::Build)
+    Build,
 }
 
 impl Domain {
@@ -55,6 +58,7 @@ impl Domain {
         const VALUES: DomainTable<&'static [&'static str]> = DomainTable {
             view: View::VARIANTS,
             medication_view: medications::MedicationView::VARIANTS,
+            build: crate::genetics::Build::VARIANTS,
         };
         VALUES.get(self)
     }
@@ -66,6 +70,7 @@ impl Domain {
         const SCHEMAS: DomainTable<fn() -> Value> = DomainTable {
             view: View::json_schema,
             medication_view: medications::MedicationView::json_schema,
+            build: crate::genetics::Build::json_schema,
         };
         (SCHEMAS.get(self))()
     }
@@ -283,8 +288,8 @@ pub fn schema_for(tool: ToolName) -> Option<&'static ToolSchema> {
     const SCHEMAS: ToolNameTable<Option<&'static ToolSchema>> = ToolNameTable {
         query_health_indicators: Some(&health_indicators::QUERY_HEALTH_INDICATORS),
         query_medications: Some(&medications::QUERY_MEDICATIONS),
-        query_genetic_data: None,
-        query_pharmacogenomics: None,
+        query_genetic_data: Some(&genetics::QUERY_GENETIC_DATA),
+        query_pharmacogenomics: Some(&genetics::QUERY_PHARMACOGENOMICS),
         resolve_indicator: Some(&terminology::RESOLVE_INDICATOR),
         convert_unit: Some(&terminology::CONVERT_UNIT),
         normalize_unit: Some(&terminology::NORMALIZE_UNIT),

@@ -35,6 +35,7 @@
 //! ```
 
 mod extras;
+mod genotypes;
 mod medications;
 mod profile;
 mod rng;
@@ -189,6 +190,8 @@ pub fn seed(store: &mut Store, opts: &SeedOptions) -> Result<SeedReport, StoreEr
             reported: count(EntryKind::Reported),
         });
     }
+    // `mom` alone has a genotype set, imported through the real importer.
+    genotypes::seed(store)?;
     Ok(SeedReport { accounts })
 }
 

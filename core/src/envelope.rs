@@ -271,6 +271,23 @@ impl Envelope {
         self
     }
 
+    /// Marks an answer `partial` without a cap: it stands, but covers less than was asked
+    /// (a gene whose key variants the genotype file covers only in part). An error stays an
+    /// error.
+    ///
+    /// ```
+    /// use answers::{Envelope, Meta, Status};
+    ///
+    /// assert_eq!(Envelope::ok(Meta::none()).partial().status(), Status::Partial);
+    /// ```
+    #[must_use]
+    pub fn partial(mut self) -> Self {
+        if self.status == Status::Ok {
+            self.status = Status::Partial;
+        }
+        self
+    }
+
     /// Replaces the meta, keeping the row count and the cut this envelope knows.
     ///
     /// ```

@@ -132,8 +132,8 @@ where
 
 /// The record tools of [`crate::surface::call`], bound to one store and one subject.
 ///
-/// A tool this build does not serve yet is declined (`unauthorized`, unrecoverable), so a model
-/// that asks for it is told once and refused after that.
+/// A tool [`crate::surface::call`] does not know is declined (`unauthorized`, unrecoverable), so
+/// a model that asks for it is told once and refused after that.
 ///
 /// ```
 /// use answers::governance::{SurfaceInvoker, ToolInvoker};

@@ -40,6 +40,7 @@ pub mod args;
 pub mod date;
 pub mod demo;
 pub mod envelope;
+pub mod genetics;
 pub mod governance;
 pub mod mcp;
 pub mod render;

@@ -70,6 +70,18 @@ enum Command {
         #[command(subcommand)]
         action: TokenAction,
     },
+    /// Import a consumer-array raw-data file (23andMe or Ancestry DNA text) as a subject's
+    /// genotype set, replacing any set the subject has. A malformed line is named by number.
+    ImportGenotypes {
+        /// The database file.
+        #[arg(long, value_name = "FILE", default_value = "answers.db")]
+        db: PathBuf,
+        /// The subject's handle (`you`, `mom`).
+        #[arg(long, value_name = "HANDLE")]
+        subject: String,
+        /// The raw-data file.
+        file: PathBuf,
+    },
     /// Serve the record over HTTP.
     Serve {
         /// The database file.
@@ -178,6 +190,10 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             answers::mcp::serve_stdio()?;
             Ok(0)
         }
+        Command::ImportGenotypes { db, subject, file } => {
+            import_genotypes(&db, &subject, &file)?;
+            Ok(0)
+        }
         Command::Serve {
             db,
             listen,
@@ -220,6 +236,24 @@ fn seed(
         write_private(path, lines.as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
+    Ok(())
+}
+
+/// Imports `file` as `handle`'s genotype set; logs counts only, never a genotype.
+fn import_genotypes(db: &Path, handle: &str, file: &Path) -> anyhow::Result<()> {
+    let mut store = Store::open(db).with_context(|| format!("cannot open {}", db.display()))?;
+    let Some(subject) = store.subject_by_handle(handle)? else {
+        bail!("no subject with that handle");
+    };
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let parsed = answers::genetics::import::parse(&bytes)
+        .with_context(|| format!("cannot import {}", file.display()))?;
+    let set = store.replace_genotypes(&subject.id, &parsed)?;
+    tracing::info!(
+        call_count = set.call_count,
+        no_call_count = set.no_call_count,
+        "genotype set imported"
+    );
     Ok(())
 }
 

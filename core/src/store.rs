@@ -22,6 +22,9 @@
 //! Version 3 adds the medication tables `medication_plan` and `medication_dose` ([`NewPlan`],
 //! [`NewDose`]); their `note` is PHI like a reading's comment.
 //!
+//! Version 4 adds the genotype tables `genotype_set` (one imported file per subject) and
+//! `genotype_call` ([`GenotypeSet`]).
+//!
 //! The write side: [`Store::upsert_subject`] and the subject lookups;
 //! [`Store::upsert_readings`], which decides each row's local day in the subject's zone and
 //! publishes the day authority ([`day_rule`]); bearer tokens ([`Store::issue_token`]); and
@@ -35,6 +38,7 @@
 
 mod comment;
 mod day;
+pub(crate) mod genotype;
 mod medication;
 mod reading;
 mod subject;
@@ -47,6 +51,7 @@ use std::path::Path;
 use rusqlite::Connection;
 
 pub use day::{DEVICE_PRIORITY, DayAggregate, DayRule, day_rule, is_device};
+pub use genotype::{GenotypeSet, has_genotypes};
 pub use medication::{
     ClosedReason, Dose, DoseStatus, DrugCode, DrugCodeSystem, Frequency, MedicationProblem,
     NewDose, NewPlan, Plan, PlanStatus, Route, has_medications,
@@ -57,7 +62,7 @@ pub use token::TOKEN_PREFIX;
 pub use token_file::{MIN_TOKEN_LEN, TokensFileError};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// The migrations, in order; migration `i` brings the schema from version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -146,6 +151,26 @@ CREATE TABLE medication_dose (
     PRIMARY KEY (plan_id, at_utc)
 );
 CREATE INDEX medication_dose_by_day ON medication_dose (subject_id, local_day);
+",
+    // Genotypes (`store/genotype.rs`): one imported set per subject and its calls.
+    r"
+CREATE TABLE genotype_set (
+    id            INTEGER PRIMARY KEY,
+    subject_id    TEXT NOT NULL UNIQUE REFERENCES subject(id),
+    format        TEXT NOT NULL,
+    build         TEXT NOT NULL CHECK (build IN ('GRCh37', 'GRCh38', 'raw')),
+    call_count    INTEGER NOT NULL,
+    no_call_count INTEGER NOT NULL
+);
+CREATE TABLE genotype_call (
+    set_id     INTEGER NOT NULL REFERENCES genotype_set(id),
+    rsid       TEXT NOT NULL,
+    chromosome TEXT NOT NULL,
+    position   INTEGER NOT NULL,
+    genotype   TEXT,
+    PRIMARY KEY (set_id, rsid)
+) WITHOUT ROWID;
+CREATE INDEX genotype_call_by_position ON genotype_call (set_id, chromosome, position);
 ",
 ];
 
@@ -357,6 +382,7 @@ mod tests {
         )
         .unwrap();
         let s = Store::init(conn).unwrap();
+        // Migrates through 2 (and every later migration) to the newest version.
         assert_eq!(s.schema_version().unwrap(), SCHEMA_VERSION);
         let (n, unit): (i64, Option<String>) = s
             .conn()

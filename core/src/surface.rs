@@ -26,14 +26,16 @@ pub fn call(store: &Store, subject: &Subject, tool: &str, args: &Value) -> Optio
         ToolName::ResolveIndicator => Some(crate::tools::terminology::resolve_indicator(args)),
         ToolName::ConvertUnit => Some(crate::tools::terminology::convert_unit(args)),
         ToolName::NormalizeUnit => Some(crate::tools::terminology::normalize_unit(args)),
-        // The genetics tools arrive with the genetics work.
-        _ => None,
+        ToolName::QueryGeneticData => Some(crate::tools::query_genetic_data(store, subject, args)),
+        ToolName::QueryPharmacogenomics => {
+            Some(crate::tools::query_pharmacogenomics(store, subject, args))
+        }
     }
 }
 
 /// The tools `subject` is shown: the seven, less each data tool the person has no data for
 /// (no readings or entries hides `query_health_indicators`, no medication plan hides
-/// `query_medications`), and less any tool this build does not serve yet.
+/// `query_medications`, no genotype set hides both genetics tools).
 ///
 /// ```
 /// use answers::store::{NewReading, Store};
@@ -47,14 +49,15 @@ pub fn call(store: &Store, subject: &Subject, tool: &str, args: &Value) -> Optio
 pub fn visible_tools(store: &Store, subject: &Subject) -> Result<Vec<ToolName>, StoreError> {
     let readings = store.has_entries(&subject.id)?;
     let medications = crate::store::has_medications(store, subject)?;
+    let genotypes = crate::store::has_genotypes(store, subject)?;
     Ok(ToolName::ALL
         .iter()
         .copied()
         .filter(|tool| match tool {
             ToolName::QueryHealthIndicators => readings,
             ToolName::QueryMedications => medications,
+            ToolName::QueryGeneticData | ToolName::QueryPharmacogenomics => genotypes,
             ToolName::ResolveIndicator | ToolName::ConvertUnit | ToolName::NormalizeUnit => true,
-            _ => false,
         })
         .collect())
 }

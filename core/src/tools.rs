@@ -7,6 +7,10 @@
 //! - [`terminology`]: the terminology tools, database-free: `resolve_indicator`, `convert_unit`,
 //!   `normalize_unit`, and the vocabulary server's `standardize_reading` and
 //!   `standardize_complaint`.
+//! - [`genetics`]: [`query_genetic_data`], genotype calls by rsids, gene or region, in `GRCh37`,
+//!   `GRCh38` or the file's raw coordinates.
+//! - [`pharmacogenomics`]: [`query_pharmacogenomics`], CPIC gene–drug pairs with their level and
+//!   the genotype file's coverage of each gene's key variants.
 //! - [`fault`]: how a tool that failed still answers: a store error, a malformed row or a panic
 //!   becomes an error envelope told by its kind and its error's TYPE, and is logged the same way.
 //!
@@ -25,9 +29,13 @@
 //! ```
 
 pub mod fault;
+pub mod genetics;
 pub mod medications;
+pub mod pharmacogenomics;
 pub mod readings;
 pub mod terminology;
 
+pub use self::genetics::query_genetic_data;
 pub use self::medications::query_medications;
+pub use self::pharmacogenomics::query_pharmacogenomics;
 pub use self::readings::query_health_indicators;

@@ -23,7 +23,7 @@
 //! assert_eq!(vocab.normalize_unit("mg/dl"), Some("mg/dL"));
 //! ```
 
-mod csv;
+pub(crate) mod csv;
 mod load;
 
 use std::collections::{BTreeMap, HashMap};

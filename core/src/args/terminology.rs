@@ -88,8 +88,8 @@ pub static CONVERT_UNIT: ToolSchema = ToolSchema {
     rules: no_rules,
     examples: &[
         r#"{"value": 98.6, "from": "[degF]", "to": "Cel"}"#,
-        r#"{"value": 126.0, "from": "mg/dL", "to": "mmol/L", "indicator": "glucose"}"#,
-        r#"{"value": 120.0, "from": "mmHg", "to": "kPa"}"#,
+        r#"{"value": 126, "from": "mg/dL", "to": "mmol/L", "indicator": "glucose"}"#,
+        r#"{"value": 120, "from": "mmHg", "to": "kPa"}"#,
     ],
 };
 

@@ -39,6 +39,13 @@ impl ArgValue {
                 items.iter().map(String::as_str).collect::<Vec<_>>().into()
             }
             ArgValue::Date(d) => d.to_string().into(),
+            // A whole number is written as an integer (a position, a count), as a caller
+            // would write it; 2^53 bounds the integers an f64 holds exactly.
+            ArgValue::Number(x) if x.fract() == 0.0 && x.abs() < 9.0e15 => {
+                #[allow(clippy::cast_possible_truncation)]
+                let whole = *x as i64;
+                whole.into()
+            }
             ArgValue::Number(x) => (*x).into(),
             ArgValue::Choice(c) => (*c).into(),
         }

@@ -71,6 +71,26 @@ pub enum Assumption {
     /// The name reaches several codes; the one whose canonical unit the reading's unit
     /// converts to was chosen, and the others are listed.
     CodingChosenByUnit,
+    /// Genotypes are reported as the file states them.
+    GenotypesAsTyped,
+    /// GRCh37/GRCh38 positions come from the bundled site index.
+    PositionsFromSiteIndex,
+    /// Positions are the file's own coordinates.
+    RawCoordinates,
+    /// An rsid the file lacks was not typed.
+    NotTypedNotAbsent,
+    /// The person has no imported genotype file.
+    NoGenotypeSet,
+    /// Some gene's key variants are not all covered.
+    CoverageIncomplete,
+    /// Arrays do not type structural variants or HLA alleles.
+    ArraysMissStructural,
+    /// The CPIC pairs table's version.
+    CpicPairsVersion,
+    /// No CPIC pair matched.
+    NoCpicPair,
+    /// The gene has no site in the bundled index.
+    GeneNotIndexed,
 }
 
 /// The id of an [`Assumption`]: its template without parameters.
@@ -115,6 +135,26 @@ pub enum AssumptionId {
     DoseLogCut,
     /// [`Assumption::CodingChosenByUnit`]
     CodingChosenByUnit,
+    /// [`Assumption::GenotypesAsTyped`]
+    GenotypesAsTyped,
+    /// [`Assumption::PositionsFromSiteIndex`]
+    PositionsFromSiteIndex,
+    /// [`Assumption::RawCoordinates`]
+    RawCoordinates,
+    /// [`Assumption::NotTypedNotAbsent`]
+    NotTypedNotAbsent,
+    /// [`Assumption::NoGenotypeSet`]
+    NoGenotypeSet,
+    /// [`Assumption::CoverageIncomplete`]
+    CoverageIncomplete,
+    /// [`Assumption::ArraysMissStructural`]
+    ArraysMissStructural,
+    /// [`Assumption::CpicPairsVersion`]
+    CpicPairsVersion,
+    /// [`Assumption::NoCpicPair`]
+    NoCpicPair,
+    /// [`Assumption::GeneNotIndexed`]
+    GeneNotIndexed,
 }
 
 impl Assumption {
@@ -142,6 +182,16 @@ impl Assumption {
             Assumption::NoMedicationMatch => AssumptionId::NoMedicationMatch,
             Assumption::DoseLogCut { .. } => AssumptionId::DoseLogCut,
             Assumption::CodingChosenByUnit => AssumptionId::CodingChosenByUnit,
+            Assumption::GenotypesAsTyped => AssumptionId::GenotypesAsTyped,
+            Assumption::PositionsFromSiteIndex => AssumptionId::PositionsFromSiteIndex,
+            Assumption::RawCoordinates => AssumptionId::RawCoordinates,
+            Assumption::NotTypedNotAbsent => AssumptionId::NotTypedNotAbsent,
+            Assumption::NoGenotypeSet => AssumptionId::NoGenotypeSet,
+            Assumption::CoverageIncomplete => AssumptionId::CoverageIncomplete,
+            Assumption::ArraysMissStructural => AssumptionId::ArraysMissStructural,
+            Assumption::CpicPairsVersion => AssumptionId::CpicPairsVersion,
+            Assumption::NoCpicPair => AssumptionId::NoCpicPair,
+            Assumption::GeneNotIndexed => AssumptionId::GeneNotIndexed,
         }
     }
 
@@ -203,6 +253,36 @@ impl Assumption {
             }
             Assumption::CodingChosenByUnit => {
                 "the name matches several codes; the first whose canonical unit the reading's unit converts to was chosen, and the others are listed as candidates".into()
+            }
+            Assumption::GenotypesAsTyped => {
+                "genotypes are reported as the file states them; no star allele, phenotype, risk or dose is inferred".into()
+            }
+            Assumption::PositionsFromSiteIndex => {
+                "positions in GRCh37 and GRCh38 come from the bundled site index; a site outside the index has no position in those builds".into()
+            }
+            Assumption::RawCoordinates => {
+                "positions are the file's own coordinates; no assembly is asserted".into()
+            }
+            Assumption::NotTypedNotAbsent => {
+                "a site the file does not contain was not typed; that says nothing about the genotype there".into()
+            }
+            Assumption::NoGenotypeSet => {
+                "the person has no imported genotype file, so no site is typed".into()
+            }
+            Assumption::CoverageIncomplete => {
+                "the file does not cover every key variant of at least one gene; a gene read from partial or absent coverage is not a full reading of that gene".into()
+            }
+            Assumption::ArraysMissStructural => {
+                "consumer arrays do not type gene deletions, duplications, hybrids or HLA alleles; genes without key variants in the bundled table have absent coverage".into()
+            }
+            Assumption::CpicPairsVersion => {
+                "gene-drug pairs and levels are CPIC's table dated 2020-06-12 (CC0); levels rank the evidence for a pair, they are not a recommendation".into()
+            }
+            Assumption::NoCpicPair => {
+                "no CPIC gene-drug pair matched the drugs or genes given; CPIC lists drugs by generic name".into()
+            }
+            Assumption::GeneNotIndexed => {
+                "the bundled site index has no site of that gene; it holds pharmacogenes and a few common trait genes, and other sites can be read by rsids or by a raw region".into()
             }
         }
     }

@@ -237,6 +237,18 @@ pub enum ArgProblem {
     UnitNotForIndicator,
     /// Not a FHIR date or date-time: `YYYY-MM-DD`, or a date-time with its offset.
     NotDateTime,
+    /// A genetics call with none of `rsids`, `gene`, or a region.
+    GeneticSelectorMissing,
+    /// A genetics call with more than one of `rsids`, `gene`, or a region.
+    GeneticSelectorConflict,
+    /// A position that is not a whole number of at least 1.
+    NotPosition,
+    /// A chromosome that is not `1`–`22`, `X`, `Y` or `MT`.
+    NotChromosome,
+    /// A pharmacogenomics call with neither `drugs` nor `genes`.
+    PgxSelectorMissing,
+    /// A pharmacogenomics call with both `drugs` and `genes`.
+    PgxSelectorConflict,
 }
 
 impl ArgProblem {
@@ -289,6 +301,16 @@ impl ArgProblem {
             ArgProblem::NotDateTime => {
                 "expected a date as YYYY-MM-DD or a date-time with its offset, e.g. 2024-03-01T08:30:00+01:00".into()
             }
+            ArgProblem::GeneticSelectorMissing => {
+                "give rsids, a gene, or chromosome with start, end and build".into()
+            }
+            ArgProblem::GeneticSelectorConflict => {
+                "give only one of rsids, gene, or a region (chromosome, start, end)".into()
+            }
+            ArgProblem::NotPosition => "expected a whole position of at least 1".into(),
+            ArgProblem::NotChromosome => "expected a chromosome: 1 to 22, X, Y or MT".into(),
+            ArgProblem::PgxSelectorMissing => "give drugs or genes".into(),
+            ArgProblem::PgxSelectorConflict => "give drugs or genes, not both".into(),
         }
     }
 }

@@ -2,6 +2,7 @@
 
 mod e2e;
 mod fixtures;
+mod genetics;
 mod governance;
 mod leniency;
 mod mcp;

@@ -147,6 +147,16 @@ fn assumption_ids_on_the_wire_are_the_closed_ids() {
         Assumption::NoMedicationMatch,
         Assumption::DoseLogCut { cap: 200 },
         Assumption::CodingChosenByUnit,
+        Assumption::GenotypesAsTyped,
+        Assumption::PositionsFromSiteIndex,
+        Assumption::RawCoordinates,
+        Assumption::NotTypedNotAbsent,
+        Assumption::NoGenotypeSet,
+        Assumption::CoverageIncomplete,
+        Assumption::ArraysMissStructural,
+        Assumption::CpicPairsVersion,
+        Assumption::NoCpicPair,
+        Assumption::GeneNotIndexed,
     ];
     // Precondition: one of each template.
     let ids: Vec<AssumptionId> = all.iter().map(Assumption::id).collect();

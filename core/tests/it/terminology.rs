@@ -128,7 +128,7 @@ fn mass_to_molar_is_refused_by_name_without_a_known_analyte() {
     );
     assert_eq!(step.supply, ["indicator"]);
     assert_eq!(step.args["from"], json!("mg/dL"));
-    assert!(render_compact(&missing).contains("convert_unit(value=100.0, from=\"mg/dL\""));
+    assert!(render_compact(&missing).contains("convert_unit(value=100, from=\"mg/dL\""));
 
     let mut unknown = base.clone();
     unknown["indicator"] = "unobtainium".into();

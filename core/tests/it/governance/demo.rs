@@ -1,5 +1,5 @@
-//! The real readings tool over the seeded demo record, under governance: a reordered repeat, a
-//! tool this build does not serve yet, and a broken store whose fault is not run again.
+//! The real record tools over the seeded demo record, under governance: a reordered repeat, the
+//! genetics tool on `mom`'s genotype set, and a broken store whose fault is not run again.
 
 use super::*;
 
@@ -34,9 +34,18 @@ fn the_real_readings_tool_over_the_demo_record_is_governed() {
     assert_eq!(out.messages[1].artifact.status(), Status::Ok);
     assert!(out.messages[1].artifact.meta().row_count >= 1);
     assert_eq!(
-        out.steps[3].error_kind,
-        Some(ErrorKind::Unauthorized),
-        "not served yet"
+        out.steps[3].error_kind, None,
+        "the genetics tool answers for mom"
+    );
+    let genetics = out
+        .messages
+        .iter()
+        .find(|m| m.tool == ToolName::QueryGeneticData)
+        .expect("the genetics call has a message");
+    assert!(
+        genetics.artifact.meta().row_count >= 1,
+        "mom's genotype set has CYP2C19 calls: {}",
+        genetics.text
     );
 
     // Break the store: the fault is unrecoverable, so the same call is not run again.
