@@ -3,9 +3,12 @@
 //! vocabulary server `answers mcp` on stdio. The client script asserts; this side runs it and
 //! checks that no log line of the server carries the canary or a token.
 
-use std::process::Command;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
-use crate::e2e::{BIN, Server, seeded, token};
+use crate::e2e::{BIN, Server, s, seeded, token};
 use crate::python::python;
 
 const CLIENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/client.py");
@@ -89,4 +92,88 @@ fn the_vocabulary_server_speaks_mcp_on_stdio_without_a_database() {
     );
     let left: Vec<_> = std::fs::read_dir(dir.path()).expect("list").collect();
     assert!(left.is_empty(), "answers mcp wrote files: {left:?}");
+}
+
+/// `tools/list` on the 2025-11-25 generation (stateless: no handshake needed), raw; the status.
+fn list_tools_status(addr: &str, path: &str, token: Option<&str>) -> u16 {
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#;
+    let auth = token
+        .map(|t| format!("Authorization: Bearer {t}\r\n"))
+        .unwrap_or_default();
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    write!(
+        stream,
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}Content-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("send");
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).expect("read");
+    raw.split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .expect("status line")
+}
+
+#[test]
+fn an_issued_secret_works_until_it_is_revoked() {
+    let r = seeded();
+    let server = Server::start(&r.db);
+    let issued = Command::new(BIN)
+        .args([
+            "token",
+            "issue",
+            "--db",
+            s(&r.db),
+            "--subject",
+            "mom",
+            "--ttl-days",
+            "1",
+        ])
+        .output()
+        .expect("issue a token");
+    assert!(issued.status.success());
+    let secret = String::from_utf8(issued.stdout)
+        .expect("utf-8")
+        .trim()
+        .to_owned();
+    assert!(secret.starts_with("phg_"), "a token is printed once");
+
+    assert_eq!(list_tools_status(&server.addr, "/mcp", Some(&secret)), 200);
+    assert_eq!(
+        list_tools_status(&server.addr, &format!("/mcp/u/{secret}"), None),
+        200
+    );
+    assert_eq!(list_tools_status(&server.addr, "/mcp", None), 401);
+    assert_eq!(
+        list_tools_status(&server.addr, "/mcp/u/phg_not-issued", None),
+        401
+    );
+
+    let mut revoke = Command::new(BIN)
+        .args(["token", "revoke", "--db", s(&r.db)])
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("revoke");
+    writeln!(revoke.stdin.take().expect("stdin"), "{secret}").expect("send the token");
+    assert!(
+        revoke.wait().expect("wait").success(),
+        "a live token was revoked"
+    );
+
+    assert_eq!(list_tools_status(&server.addr, "/mcp", Some(&secret)), 401);
+    assert_eq!(
+        list_tools_status(&server.addr, &format!("/mcp/u/{secret}"), None),
+        401
+    );
+    let logs = server.stop().join("\n");
+    assert!(
+        !logs.contains(&secret[4..]),
+        "the secret leaked into the logs"
+    );
 }
