@@ -34,6 +34,9 @@ pub mod args;
 pub mod date;
 pub mod demo;
 pub mod envelope;
+#[cfg(feature = "leak-drill")]
+pub mod leak_drill;
+pub mod marker;
 pub mod render;
 pub mod serve;
 pub mod store;

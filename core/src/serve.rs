@@ -11,6 +11,7 @@
 
 use std::net::SocketAddr;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
@@ -20,6 +21,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
+use crate::marker::{MarkerKind, MarkerNonce};
 use crate::store::{Store, StoreError};
 use crate::{Envelope, ErrorKind, Status};
 
@@ -41,10 +43,17 @@ pub enum ServeError {
 
 struct App {
     store: Mutex<Store>,
+    request_count: AtomicU64,
 }
 
 /// Runs the server until SIGINT or SIGTERM.
 pub fn serve(db: &Path, listen: SocketAddr) -> Result<(), ServeError> {
+    serve_with(db, listen, &ServeOptions::default())
+}
+
+/// Runs the server until SIGINT or SIGTERM, with the marker lines and the shutdown figures of
+/// `options` (see [`ServeOptions`]).
+pub fn serve_with(db: &Path, listen: SocketAddr, options: &ServeOptions) -> Result<(), ServeError> {
     let store = Store::open(db)?;
     let subject_count = store.subjects()?.len();
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -57,7 +66,9 @@ pub fn serve(db: &Path, listen: SocketAddr) -> Result<(), ServeError> {
         })?;
     let app = Arc::new(App {
         store: Mutex::new(store),
+        request_count: AtomicU64::new(0),
     });
+    let counters = Arc::clone(&app);
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
@@ -71,6 +82,12 @@ pub fn serve(db: &Path, listen: SocketAddr) -> Result<(), ServeError> {
         })?;
         let listen_addr = bound.to_string();
         tracing::info!(subject_count, listen_addr = %listen_addr, "answers serving");
+        if let Some(nonce) = &options.marker {
+            nonce.emit(MarkerKind::Start).map_err(|e| ServeError::Io {
+                op: "write the start marker",
+                kind: e.kind(),
+            })?;
+        }
         let router = Router::new()
             .route("/healthz", get(|| async { "ok" }))
             .route("/api/v1/health-indicators", get(health_indicators))
@@ -82,9 +99,53 @@ pub fn serve(db: &Path, listen: SocketAddr) -> Result<(), ServeError> {
                 op: "serve",
                 kind: e.kind(),
             })?;
-        tracing::info!("answers stopped");
+        let request_count = counters.request_count.load(Ordering::Relaxed);
+        match &options.filter_stats {
+            Some(stats) => {
+                let s = stats.snapshot();
+                tracing::info!(
+                    request_count,
+                    redacted_count = s.fields_redacted,
+                    shape_failure_count = s.shape_failures,
+                    cut_count = s.messages_cut,
+                    scrubbed_count = s.errors_scrubbed,
+                    blocked_count = s.canaries_blocked,
+                    "answers stopped"
+                );
+            }
+            None => tracing::info!(request_count, "answers stopped"),
+        }
+        if let Some(nonce) = &options.marker {
+            nonce.emit(MarkerKind::End).map_err(|e| ServeError::Io {
+                op: "write the end marker",
+                kind: e.kind(),
+            })?;
+        }
         Ok(())
     })
+}
+
+/// What `answers serve` adds around the service for a pipeline.
+///
+/// ```
+/// use answers::marker::MarkerNonce;
+/// use answers::serve::ServeOptions;
+///
+/// let options = ServeOptions {
+///     marker: Some(MarkerNonce::new("run-0001")?),
+///     filter_stats: Some(phi_filter::PhiPolicy::default().stats()),
+/// };
+/// assert!(options.marker.is_some());
+/// # Ok::<(), answers::marker::NonceError>(())
+/// ```
+#[derive(Debug, Default, Clone)]
+pub struct ServeOptions {
+    /// Write the marker lines with this nonce on stdout and stderr: `start` once listening,
+    /// `end` at a clean shutdown after the last log line (see [`crate::marker`]).
+    pub marker: Option<MarkerNonce>,
+    /// The log filter's counters: logged at shutdown (`redacted_count`, `cut_count`, …) beside
+    /// the number of requests served (`request_count`).
+    pub filter_stats: Option<phi_filter::Stats>,
 }
 
 async fn shutdown() {
@@ -112,6 +173,7 @@ async fn health_indicators(
     RawQuery(query): RawQuery,
 ) -> Response {
     let started = Instant::now();
+    app.request_count.fetch_add(1, Ordering::Relaxed);
     let args = query_args(query.as_deref().unwrap_or(""));
     let token = bearer(&headers).map(ToOwned::to_owned);
     let outcome = tokio::task::spawn_blocking(move || -> Result<Envelope, Refusal> {
@@ -123,6 +185,8 @@ async fn health_indicators(
             .subject_for_token(&token)
             .map_err(|_| Refusal::Unavailable)?
             .ok_or(Refusal::Unauthorized)?;
+        #[cfg(feature = "leak-drill")]
+        crate::leak_drill::leak_comments(&store, &subject);
         Ok(crate::tools::query_health_indicators(
             &store, &subject, &args,
         ))

@@ -4,6 +4,7 @@ mod e2e;
 mod fixtures;
 mod leniency;
 mod next_steps;
+mod pipeline_hooks;
 mod props;
 mod readings;
 mod render;
