@@ -103,13 +103,16 @@ pub fn serve_with(db: &Path, listen: SocketAddr, options: &ServeOptions) -> Resu
         match &options.filter_stats {
             Some(stats) => {
                 let s = stats.snapshot();
+                let (redacted_count, shape_failure_count, cut_count) =
+                    (s.fields_redacted, s.shape_failures, s.messages_cut);
+                let (scrubbed_count, blocked_count) = (s.errors_scrubbed, s.canaries_blocked);
                 tracing::info!(
                     request_count,
-                    redacted_count = s.fields_redacted,
-                    shape_failure_count = s.shape_failures,
-                    cut_count = s.messages_cut,
-                    scrubbed_count = s.errors_scrubbed,
-                    blocked_count = s.canaries_blocked,
+                    redacted_count,
+                    shape_failure_count,
+                    cut_count,
+                    scrubbed_count,
+                    blocked_count,
                     "answers stopped"
                 );
             }
