@@ -28,15 +28,20 @@ pub(crate) fn target_dir(root: &Path) -> PathBuf {
         .map_or_else(|| root.join("target"), |p| if p.is_absolute() { p } else { root.join(p) })
 }
 
-/// Builds `answers`, with the `leak-drill` feature when asked; returns the binary's path.
-/// cargo's output goes to `log`, and its tail into the error when the build fails.
-pub(crate) fn answers(root: &Path, flavour: Flavour, leak_drill: bool, log: &Path) -> anyhow::Result<PathBuf> {
+/// Builds `answers`, with the `leak-drill` feature when asked, and copies the binary into
+/// `out` (so the next build in the same target directory cannot change it); returns the copy.
+/// cargo's output goes to `out/build.log`, and its tail into the error when the build fails.
+///
+/// Target directories: `TARGET` for the release build, `TARGET/leak-drill` for its drill, and
+/// `TARGET/static` for both static builds (the drill there differs in the `answers` crate only,
+/// and the copy is made at once).
+pub(crate) fn answers(root: &Path, flavour: Flavour, leak_drill: bool, out: &Path) -> anyhow::Result<PathBuf> {
     let base = target_dir(root);
+    let log = &out.join("build.log");
     let dir = match (flavour, leak_drill) {
         (Flavour::Release, false) => base.clone(),
         (Flavour::Release, true) => base.join("leak-drill"),
-        (Flavour::Static, false) => base.join("static"),
-        (Flavour::Static, true) => base.join("static-leak-drill"),
+        (Flavour::Static, _) => base.join("static"),
     };
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
@@ -69,7 +74,9 @@ pub(crate) fn answers(root: &Path, flavour: Flavour, leak_drill: bool, log: &Pat
     if !bin.is_file() {
         bail!("cargo built, but there is no {}", bin.display());
     }
-    Ok(bin)
+    let copy = out.join("answers");
+    std::fs::copy(&bin, &copy).with_context(|| format!("cannot copy {}", bin.display()))?;
+    Ok(copy)
 }
 
 /// Checks with `file` and `ldd` that `bin` is statically linked; returns `file`'s verdict.

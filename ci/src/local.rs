@@ -95,7 +95,7 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
         Some(bin) => bin.clone(),
         None => {
             steps.step("runtime: cargo build --release -p answers");
-            build::answers(&root, Flavour::Release, options.leak_drill, &dir.path().join("build.log"))?
+            build::answers(&root, Flavour::Release, options.leak_drill, dir.path())?
         }
     };
     let (runtime, e2e_layer) = runtime_and_e2e(&answers, dir.path(), &steps)?;

@@ -123,7 +123,7 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
         Some(bin) => bin.clone(),
         None => {
             steps.step("build: static answers (release)");
-            build::answers(&root, Flavour::Static, options.leak_drill, &dir.path().join("build.log"))?
+            build::answers(&root, Flavour::Static, options.leak_drill, dir.path())?
         }
     };
     let linked = build::verify_static(&bin)?;
