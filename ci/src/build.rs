@@ -25,7 +25,10 @@ pub(crate) fn target_dir(root: &Path) -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .filter(|p| !p.as_os_str().is_empty())
-        .map_or_else(|| root.join("target"), |p| if p.is_absolute() { p } else { root.join(p) })
+        .map_or_else(
+            || root.join("target"),
+            |p| if p.is_absolute() { p } else { root.join(p) },
+        )
 }
 
 /// Builds `answers`, with the `leak-drill` feature when asked, and copies the binary into
@@ -35,7 +38,12 @@ pub(crate) fn target_dir(root: &Path) -> PathBuf {
 /// Target directories: `TARGET` for the release build, `TARGET/leak-drill` for its drill, and
 /// `TARGET/static` for both static builds (the drill there differs in the `answers` crate only,
 /// and the copy is made at once).
-pub(crate) fn answers(root: &Path, flavour: Flavour, leak_drill: bool, out: &Path) -> anyhow::Result<PathBuf> {
+pub(crate) fn answers(
+    root: &Path,
+    flavour: Flavour,
+    leak_drill: bool,
+    out: &Path,
+) -> anyhow::Result<PathBuf> {
     let base = target_dir(root);
     let log = &out.join("build.log");
     let dir = match (flavour, leak_drill) {
@@ -55,7 +63,8 @@ pub(crate) fn answers(root: &Path, flavour: Flavour, leak_drill: bool, out: &Pat
         cmd.args(["--target", STATIC_TARGET])
             .env("RUSTFLAGS", "-C target-feature=+crt-static");
     }
-    let file = std::fs::File::create(log).with_context(|| format!("cannot create {}", log.display()))?;
+    let file =
+        std::fs::File::create(log).with_context(|| format!("cannot create {}", log.display()))?;
     let status = cmd
         .stdout(file.try_clone()?)
         .stderr(file)
@@ -65,7 +74,10 @@ pub(crate) fn answers(root: &Path, flavour: Flavour, leak_drill: bool, out: &Pat
         let text = std::fs::read_to_string(log).unwrap_or_default();
         let tail: Vec<&str> = text.lines().rev().take(15).collect();
         let tail: Vec<&str> = tail.into_iter().rev().collect();
-        bail!("cargo build of answers failed ({status}):\n{}", tail.join("\n"));
+        bail!(
+            "cargo build of answers failed ({status}):\n{}",
+            tail.join("\n")
+        );
     }
     let bin = match flavour {
         Flavour::Release => dir.join("release").join("answers"),
@@ -81,19 +93,32 @@ pub(crate) fn answers(root: &Path, flavour: Flavour, leak_drill: bool, out: &Pat
 
 /// Checks with `file` and `ldd` that `bin` is statically linked; returns `file`'s verdict.
 pub(crate) fn verify_static(bin: &Path) -> anyhow::Result<String> {
-    let file = Command::new("file").arg("-b").arg(bin).output().context("cannot run `file`")?;
+    let file = Command::new("file")
+        .arg("-b")
+        .arg(bin)
+        .output()
+        .context("cannot run `file`")?;
     let what = String::from_utf8_lossy(&file.stdout).trim().to_owned();
-    if !file.status.success() || !(what.contains("statically linked") || what.contains("static-pie linked")) {
+    if !file.status.success()
+        || !(what.contains("statically linked") || what.contains("static-pie linked"))
+    {
         bail!("{} is not statically linked: {what}", bin.display());
     }
-    let ldd = Command::new("ldd").arg(bin).output().context("cannot run `ldd`")?;
+    let ldd = Command::new("ldd")
+        .arg(bin)
+        .output()
+        .context("cannot run `ldd`")?;
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&ldd.stdout),
         String::from_utf8_lossy(&ldd.stderr)
     );
     if !(text.contains("not a dynamic executable") || text.contains("statically linked")) {
-        bail!("ldd lists shared libraries for {}: {}", bin.display(), text.trim());
+        bail!(
+            "ldd lists shared libraries for {}: {}",
+            bin.display(),
+            text.trim()
+        );
     }
     Ok(what)
 }

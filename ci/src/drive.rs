@@ -4,6 +4,7 @@
 //! loop.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::net::SocketAddr;
 
 use anyhow::Context;
@@ -86,7 +87,7 @@ fn enc(s: &str) -> String {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
             out.push(char::from(b));
         } else {
-            out.push_str(&format!("%{b:02X}"));
+            let _ = write!(out, "%{b:02X}");
         }
     }
     out
@@ -190,7 +191,12 @@ pub(crate) fn drive(
     let mut out = Outcome::default();
     for handle in HANDLES {
         steps.step(&format!("runtime: {handle}: the catalogue"));
-        let catalogue = call(handle, "the catalogue", String::new(), Expect::Answer { view: None });
+        let catalogue = call(
+            handle,
+            "the catalogue",
+            String::new(),
+            Expect::Answer { view: None },
+        );
         let body = run_call(target, &catalogue, &mut out)?;
         let indicators = body.as_ref().map(indicator_names).unwrap_or_default();
         if indicators.is_empty() {
@@ -206,12 +212,21 @@ pub(crate) fn drive(
     steps.step("runtime: the forced store fault");
     let probe = |label: &str, expect: Expect| call("you", label, String::new(), expect);
     fault.inject().context("cannot force the store fault")?;
-    let broken = run_call(target, &probe("the catalogue on a broken store", FAULT), &mut out);
-    fault.repair().context("cannot repair the store after the fault")?;
+    let broken = run_call(
+        target,
+        &probe("the catalogue on a broken store", FAULT),
+        &mut out,
+    );
+    fault
+        .repair()
+        .context("cannot repair the store after the fault")?;
     broken?;
     run_call(
         target,
-        &probe("the catalogue after the repair", Expect::Answer { view: None }),
+        &probe(
+            "the catalogue after the repair",
+            Expect::Answer { view: None },
+        ),
         &mut out,
     )?;
     Ok(out)
@@ -250,7 +265,11 @@ fn run_call(target: &Target, c: &Call, out: &mut Outcome) -> anyhow::Result<Opti
     let body: Option<Value> = serde_json::from_slice(&response.body).ok();
     let mut problems = Vec::new();
     let text = String::from_utf8_lossy(&response.body);
-    if target.forbidden.iter().any(|f| !f.is_empty() && text.contains(f.as_str())) {
+    if target
+        .forbidden
+        .iter()
+        .any(|f| !f.is_empty() && text.contains(f.as_str()))
+    {
         problems.push("the answer carries a canary".to_owned());
     }
     problems.extend(check(&c.expect, response.status, body.as_ref()));
@@ -284,7 +303,9 @@ fn check(expect: &Expect, status: u16, body: Option<&Value>) -> Vec<String> {
                 problems.push("expected HTTP 200".to_owned());
             }
             if envelope_status.is_none() || envelope_status == Some("error") {
-                problems.push(format!("expected an answer, got status {envelope_status:?}"));
+                problems.push(format!(
+                    "expected an answer, got status {envelope_status:?}"
+                ));
             }
             if let Some(view) = view {
                 let got = body.pointer("/meta/view").and_then(Value::as_str);
@@ -353,14 +374,24 @@ mod tests {
                 "{view}"
             );
         }
-        assert!(calls[1].query.starts_with("indicators=Body%20weight&indicators=Steps&"));
-        for label in ["unknown parameter", "bad date", "a view without a selector", "a bad token", "no token"] {
-            assert!(calls.iter().any(|c| c.label == format!("you: {label}")), "{label}");
-        }
-        assert_eq!(
-            calls.iter().filter(|c| c.auth != Auth::Token).count(),
-            2
+        assert!(
+            calls[1]
+                .query
+                .starts_with("indicators=Body%20weight&indicators=Steps&")
         );
+        for label in [
+            "unknown parameter",
+            "bad date",
+            "a view without a selector",
+            "a bad token",
+            "no token",
+        ] {
+            assert!(
+                calls.iter().any(|c| c.label == format!("you: {label}")),
+                "{label}"
+            );
+        }
+        assert_eq!(calls.iter().filter(|c| c.auth != Auth::Token).count(), 2);
     }
 
     #[test]

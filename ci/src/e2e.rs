@@ -34,7 +34,11 @@ pub(crate) fn present(answers: &Path, db: &Path, canary: &str) -> anyhow::Result
 
 /// Scans `sources` (paths, or `docker:NAME`) for the per-run canary and the demo canary with
 /// every encoding, requiring the marker lines of `nonce` on every stream.
-pub(crate) fn scan(sources: &[String], run_canary: &str, nonce: &str) -> anyhow::Result<phi_canary::Report> {
+pub(crate) fn scan(
+    sources: &[String],
+    run_canary: &str,
+    nonce: &str,
+) -> anyhow::Result<phi_canary::Report> {
     let canaries = canary::select(&[run_canary.to_owned()], true)?;
     let matcher = Matcher::new(canaries, VariantSet::All, Some(Nonce::new(nonce)?))?;
     let sources = sources
@@ -61,11 +65,18 @@ pub(crate) fn layer(present: bool, report: &phi_canary::Report) -> Layer {
         .flat_map(|s| &s.streams)
         .map(|s| s.bytes)
         .sum();
-    let streams = report.sources.iter().map(|s| s.streams.len()).sum::<usize>();
+    let streams = report
+        .sources
+        .iter()
+        .map(|s| s.streams.len())
+        .sum::<usize>();
     layer.figure("canary present", if present { "yes" } else { "no" });
     layer.figure("log bytes scanned", bytes);
     layer.figure("streams", streams);
-    layer.figure("markers proven", format!("{}/{streams}", report.proven_streams()));
+    layer.figure(
+        "markers proven",
+        format!("{}/{streams}", report.proven_streams()),
+    );
     layer.figure("hits", report.hits_total);
     layer.figure("verdict", format!("{:?}", report.verdict()).to_lowercase());
     if !present {

@@ -1,8 +1,8 @@
 //! The forced store fault: with the service running, the `series` table of its database is
-//! renamed away from outside (a second SQLite connection, as an operator's mistake or a broken
+//! renamed away from outside (a second `SQLite` connection, as an operator's mistake or a broken
 //! migration would leave it), one call is made, and the table is renamed back.
 //!
-//! The fault is real: the service's next statement fails in SQLite itself ("no such table"),
+//! The fault is real: the service's next statement fails in `SQLite` itself ("no such table"),
 //! and the tool must answer with an error envelope naming the fault kind (`store_fault`) and
 //! the error's type, never its message; and after the repair the same call must answer again.
 
@@ -82,9 +82,14 @@ mod tests {
             .unwrap();
         let mut fault = RenameTable::new(&db);
         fault.inject().unwrap();
-        assert!(conn.query_row("SELECT count(*) FROM series", [], |r| r.get::<_, i64>(0)).is_err());
+        assert!(
+            conn.query_row("SELECT count(*) FROM series", [], |r| r.get::<_, i64>(0))
+                .is_err()
+        );
         fault.repair().unwrap();
-        let n: i64 = conn.query_row("SELECT count(*) FROM series", [], |r| r.get(0)).unwrap();
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM series", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(n, 1);
         // A second repair has nothing to rename: an error, not a silent pass.
         assert!(fault.repair().is_err());

@@ -2,6 +2,7 @@
 //! (`Connection: close`), `Content-Length` or chunked bodies. No TLS, no redirects: the
 //! pipeline only talks to the service it started.
 
+use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
@@ -43,7 +44,7 @@ pub(crate) fn send(addr: SocketAddr, req: &Request<'_>) -> anyhow::Result<Respon
     }
     if let Some(body) = req.json_body {
         head.push_str("Content-Type: application/json\r\n");
-        head.push_str(&format!("Content-Length: {}\r\n", body.len()));
+        let _ = write!(head, "Content-Length: {}\r\n", body.len());
     }
     head.push_str("\r\n");
     stream.write_all(head.as_bytes())?;
@@ -78,8 +79,7 @@ pub(crate) fn parse(raw: &[u8]) -> anyhow::Result<Response> {
             continue;
         };
         let value = value.trim();
-        if name.eq_ignore_ascii_case("transfer-encoding") && value.eq_ignore_ascii_case("chunked")
-        {
+        if name.eq_ignore_ascii_case("transfer-encoding") && value.eq_ignore_ascii_case("chunked") {
             chunked = true;
         } else if name.eq_ignore_ascii_case("content-length") {
             length = Some(value.parse::<usize>().context("a bad Content-Length")?);

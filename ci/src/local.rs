@@ -1,5 +1,6 @@
 //! `phi-ci local`: the three layers on this machine, with no Docker and no network.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -51,7 +52,10 @@ pub(crate) struct Options {
 pub(crate) fn fresh_nonce() -> anyhow::Result<String> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("the OS RNG failed: {e}"))?;
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = bytes.iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    });
     Ok(format!("phi-ci-{hex}"))
 }
 
@@ -82,7 +86,11 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
     let mut report = Report {
         title: format!(
             "phi-ci local{}",
-            if options.leak_drill { " (leak drill)" } else { "" }
+            if options.leak_drill {
+                " (leak drill)"
+            } else {
+                ""
+            }
         ),
         layers: Vec::new(),
     };
@@ -135,7 +143,12 @@ fn runtime_and_e2e(answers: &Path, dir: &Path, steps: &Steps) -> anyhow::Result<
     let stopped = service.stop()?;
     let driven = driven?;
     let stdout = std::fs::read_to_string(dir.join("answers.stdout.log")).unwrap_or_default();
-    let runtime = runtime_layer(&driven, service::shutdown_figures(&stdout), &stopped.how, stopped.clean);
+    let runtime = runtime_layer(
+        &driven,
+        service::shutdown_figures(&stdout),
+        &stopped.how,
+        stopped.clean,
+    );
     steps.done("runtime");
 
     steps.step("end-to-end: canary present?");

@@ -57,5 +57,7 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
             layers: vec![layer],
         }
     );
-    Ok(u8::try_from(report.exit_code()).unwrap_or(crate::report::exit::ERROR).min(crate::report::exit::ERROR))
+    Ok(u8::try_from(report.exit_code())
+        .unwrap_or(crate::report::exit::ERROR)
+        .min(crate::report::exit::ERROR))
 }

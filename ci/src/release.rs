@@ -38,7 +38,7 @@ drill; with --leak-drill the check must fail at layer 3 (exit 1).
 
 Needs a Docker engine that answers (`docker version`); no image is pulled.";
 
-/// The text only a leak-drill build carries (core/src/leak_drill.rs).
+/// The text only a leak-drill build carries (`core/src/leak_drill.rs`).
 const DRILL_MARK: &[u8] = b"leak drill: ";
 
 /// Options of `phi-ci release`.
@@ -91,7 +91,10 @@ fn docker(bin: &str, args: &[&str]) -> anyhow::Result<Output> {
 
 fn uid_gid() -> anyhow::Result<String> {
     let id = |flag: &str| -> anyhow::Result<String> {
-        let out = Command::new("id").arg(flag).output().context("cannot run `id`")?;
+        let out = Command::new("id")
+            .arg(flag)
+            .output()
+            .context("cannot run `id`")?;
         Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
     };
     Ok(format!("{}:{}", id("-u")?, id("-g")?))
@@ -111,7 +114,11 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
     let mut report = Report {
         title: format!(
             "phi-ci release{}",
-            if options.leak_drill { " (leak drill)" } else { "" }
+            if options.leak_drill {
+                " (leak drill)"
+            } else {
+                ""
+            }
         ),
         layers: Vec::new(),
     };
@@ -130,18 +137,27 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
     let bytes = std::fs::read(&bin).with_context(|| format!("cannot read {}", bin.display()))?;
     let is_drill = bytes.windows(DRILL_MARK.len()).any(|w| w == DRILL_MARK);
     if is_drill && !options.leak_drill {
-        bail!("{} is a leak-drill build; refusing to build a release image from it (pass --leak-drill for the drill)", bin.display());
+        bail!(
+            "{} is a leak-drill build; refusing to build a release image from it (pass --leak-drill for the drill)",
+            bin.display()
+        );
     }
     if !is_drill && options.leak_drill {
-        bail!("--leak-drill, but {} is not a leak-drill build", bin.display());
+        bail!(
+            "--leak-drill, but {} is not a leak-drill build",
+            bin.display()
+        );
     }
 
     steps.step("image: FROM scratch");
     let context = dir.path().join("context");
     std::fs::create_dir_all(&context)?;
     std::fs::copy(&bin, context.join("answers"))?;
-    std::fs::copy(root.join("ci").join("Dockerfile"), context.join("Dockerfile"))
-        .context("cannot copy ci/Dockerfile")?;
+    std::fs::copy(
+        root.join("ci").join("Dockerfile"),
+        context.join("Dockerfile"),
+    )
+    .context("cannot copy ci/Dockerfile")?;
     let tag = if options.leak_drill {
         "phiguard-answers:leak-drill"
     } else {
@@ -152,7 +168,13 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
 
     let (runtime, e2e_layer) = in_container(d, tag, &bin, dir.path(), &steps)?;
     let mut runtime = runtime;
-    runtime.figures.insert(0, ("binary", linked.split(',').take(2).collect::<Vec<_>>().join(",")));
+    runtime.figures.insert(
+        0,
+        (
+            "binary",
+            linked.split(',').take(2).collect::<Vec<_>>().join(","),
+        ),
+    );
     report.layers.push(runtime);
     report.layers.push(e2e_layer);
     drop(steps);
@@ -161,7 +183,13 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
     Ok(report.exit_code())
 }
 
-fn in_container(d: &str, tag: &str, bin: &Path, dir: &Path, steps: &Steps) -> anyhow::Result<(Layer, Layer)> {
+fn in_container(
+    d: &str,
+    tag: &str,
+    bin: &Path,
+    dir: &Path,
+    steps: &Steps,
+) -> anyhow::Result<(Layer, Layer)> {
     steps.step("runtime: seed the demo record with a per-run canary");
     let canary = phi_canary::Canary::generate()?.text().to_owned();
     let nonce = fresh_nonce()?;
@@ -183,9 +211,26 @@ fn in_container(d: &str, tag: &str, bin: &Path, dir: &Path, steps: &Steps) -> an
     docker(
         d,
         &[
-            "run", "-d", "--name", &name, "--log-driver", "json-file", "--user", &user, "-v",
-            &mount, "-p", "127.0.0.1::8080", "-e", &env, tag, "serve", "--db",
-            "/data/answers.db", "--listen", "0.0.0.0:8080",
+            "run",
+            "-d",
+            "--name",
+            &name,
+            "--log-driver",
+            "json-file",
+            "--user",
+            &user,
+            "-v",
+            &mount,
+            "-p",
+            "127.0.0.1::8080",
+            "-e",
+            &env,
+            tag,
+            "serve",
+            "--db",
+            "/data/answers.db",
+            "--listen",
+            "0.0.0.0:8080",
         ],
     )?;
     let port = docker(d, &["port", &name, "8080/tcp"])?;
@@ -206,7 +251,15 @@ fn in_container(d: &str, tag: &str, bin: &Path, dir: &Path, steps: &Steps) -> an
     steps.step("runtime: docker stop");
     docker(d, &["stop", "-t", "30", &name])?;
     let driven = driven?;
-    let state = docker(d, &["inspect", "-f", "{{.State.ExitCode}} {{.State.OOMKilled}}", &name])?;
+    let state = docker(
+        d,
+        &[
+            "inspect",
+            "-f",
+            "{{.State.ExitCode}} {{.State.OOMKilled}}",
+            &name,
+        ],
+    )?;
     let state = String::from_utf8_lossy(&state.stdout).trim().to_owned();
     let clean = state == "0 false";
     let logs = Command::new(d)
@@ -214,7 +267,12 @@ fn in_container(d: &str, tag: &str, bin: &Path, dir: &Path, steps: &Steps) -> an
         .output()
         .context("cannot run docker logs")?;
     let figures = service::shutdown_figures(&String::from_utf8_lossy(&logs.stdout));
-    let runtime = runtime_layer(&driven, figures, &format!("exit code and OOM: {state}"), clean);
+    let runtime = runtime_layer(
+        &driven,
+        figures,
+        &format!("exit code and OOM: {state}"),
+        clean,
+    );
 
     steps.step("end-to-end: canary present?");
     let present = e2e::present(bin, &db, &canary)?;

@@ -176,6 +176,9 @@ not json
         let f = shutdown_figures(log).unwrap();
         assert_eq!((f.requests, f.redacted, f.cut), (37, 2, 1));
         assert_eq!(listen_addr("nothing"), None);
-        assert_eq!(shutdown_figures("{\"fields\":{\"message\":\"answers stopped\"}}"), None);
+        assert_eq!(
+            shutdown_figures("{\"fields\":{\"message\":\"answers stopped\"}}"),
+            None
+        );
     }
 }

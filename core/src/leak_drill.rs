@@ -12,7 +12,7 @@
 use crate::store::{Store, Subject};
 
 /// The most comments one request leaks.
-const LEAK_CAP: usize = 20;
+const LEAK_CAP: i64 = 20;
 
 /// Logs the comments in `subject`'s record (at most [`LEAK_CAP`]), one line each, so whichever
 /// canary a run planted reaches the log. Errors are ignored: the drill must not change what the
@@ -41,6 +41,6 @@ fn comments(store: &Store, subject: &Subject) -> rusqlite::Result<Vec<String>> {
         "SELECT comment FROM series WHERE subject_id = ?1 AND comment IS NOT NULL \
          ORDER BY id LIMIT ?2",
     )?;
-    let rows = stmt.query_map(rusqlite::params![subject.id, LEAK_CAP as i64], |r| r.get(0))?;
+    let rows = stmt.query_map(rusqlite::params![subject.id, LEAK_CAP], |r| r.get(0))?;
     rows.collect()
 }

@@ -72,12 +72,12 @@ enum Command {
         #[arg(long, default_value = "127.0.0.1:8080")]
         listen: std::net::SocketAddr,
         /// Write `phiguard-marker start|end NONCE` on stdout and stderr at start and at a clean
-        /// shutdown (8-128 of A-Z a-z 0-9 -) [env: PHIGUARD_MARKER_NONCE].
+        /// shutdown (8-128 of A-Z a-z 0-9 -) [env: `PHIGUARD_MARKER_NONCE`].
         #[arg(long, value_name = "NONCE")]
         marker_nonce: Option<String>,
     },
     /// Say whether a canary is in the record's comments: prints `present` or `absent`, never the
-    /// canary. The canary comes from env PHIGUARD_CANARY or --canary-file.
+    /// canary. The canary comes from env `PHIGUARD_CANARY` or `--canary-file`.
     #[command(after_help = "\
 Exit codes:
   0  present (with several canaries in the file: every one is present)
@@ -87,7 +87,7 @@ Exit codes:
         /// The database file (must exist).
         #[arg(long, value_name = "FILE", default_value = "answers.db")]
         db: PathBuf,
-        /// Read the canary from FILE (one per line) instead of env PHIGUARD_CANARY.
+        /// Read the canary from FILE (one per line) instead of env `PHIGUARD_CANARY`.
         #[arg(long, value_name = "FILE")]
         canary_file: Option<PathBuf>,
     },

@@ -169,7 +169,13 @@ mod tests {
             MarkerNonce::new(&"a".repeat(NONCE_MIN - 1)),
             Err(NonceError::Length(NONCE_MIN - 1))
         );
-        for bad in ["abcdefg.h", "abcdefg h", "abcdefg\nh", "abcdéfgh", "abcd/efgh"] {
+        for bad in [
+            "abcdefg.h",
+            "abcdefg h",
+            "abcdefg\nh",
+            "abcdéfgh",
+            "abcd/efgh",
+        ] {
             assert_eq!(MarkerNonce::new(bad), Err(NonceError::Alphabet), "{bad:?}");
         }
     }
@@ -177,7 +183,13 @@ mod tests {
     #[test]
     fn lines_are_the_phi_canary_format() {
         let n = MarkerNonce::new("Run-0123456789").unwrap();
-        assert_eq!(n.line(MarkerKind::Start), "phiguard-marker start Run-0123456789");
-        assert_eq!(n.line(MarkerKind::End), "phiguard-marker end Run-0123456789");
+        assert_eq!(
+            n.line(MarkerKind::Start),
+            "phiguard-marker start Run-0123456789"
+        );
+        assert_eq!(
+            n.line(MarkerKind::End),
+            "phiguard-marker end Run-0123456789"
+        );
     }
 }

@@ -108,11 +108,20 @@ fn assert_no_canary_text(out: &Output) {
 
 #[test]
 fn help_documents_the_exit_codes() {
-    for args in [&["--help"][..], &["local", "--help"], &["release", "--help"], &["pr", "--help"]] {
+    for args in [
+        &["--help"][..],
+        &["local", "--help"],
+        &["release", "--help"],
+        &["pr", "--help"],
+    ] {
         let out = phi_ci(args);
         assert!(out.status.success(), "{args:?}");
         let (stdout, _) = text(&out);
-        for code in ["0  every layer passed", "1  a layer failed", "2  the pipeline could not run"] {
+        for code in [
+            "0  every layer passed",
+            "1  a layer failed",
+            "2  the pipeline could not run",
+        ] {
             assert!(stdout.contains(code), "{args:?}: {stdout}");
         }
     }

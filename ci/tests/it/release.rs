@@ -21,7 +21,10 @@ fn release_check_passes_on_the_release_image_and_fails_on_the_leak_drill_image()
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
     assert!(layer_line(&stdout, 2).contains("stop clean"), "{stdout}");
     let e2e = layer_line(&stdout, 3);
-    assert!(e2e.contains("PASS") && e2e.contains("markers proven 2/2"), "{e2e}");
+    assert!(
+        e2e.contains("PASS") && e2e.contains("markers proven 2/2"),
+        "{e2e}"
+    );
     assert_no_canary_text(&out);
 
     let drill = phi_ci(&["release", "--leak-drill"]);

@@ -94,7 +94,10 @@ fn canary_present_answers_present_absent_or_error_and_never_prints_the_canary() 
         let out = run(&args, env);
         assert_eq!(out.status.code(), Some(2), "{out:?}");
         let text = String::from_utf8_lossy(&out.stdout);
-        assert!(!text.contains("present") && !text.contains("absent"), "{text}");
+        assert!(
+            !text.contains("present") && !text.contains("absent"),
+            "{text}"
+        );
     }
     let missing = dir.path().join("missing.db");
     let out = run(&["canary-present", "--db", s(&missing)], Some(RUN_CANARY));
@@ -117,7 +120,15 @@ fn serve_writes_start_and_end_markers_on_both_streams_and_refuses_a_bad_nonce() 
 
     for bad in ["short", "has space in it", "under_score", &"a".repeat(129)] {
         let out = run(
-            &["serve", "--db", s(&db), "--listen", "127.0.0.1:0", "--marker-nonce", bad],
+            &[
+                "serve",
+                "--db",
+                s(&db),
+                "--listen",
+                "127.0.0.1:0",
+                "--marker-nonce",
+                bad,
+            ],
             None,
         );
         assert_eq!(out.status.code(), Some(2), "{bad:?}: {out:?}");
@@ -146,20 +157,37 @@ fn serve_writes_start_and_end_markers_on_both_streams_and_refuses_a_bad_nonce() 
     assert!(status.success());
     let mut out = String::new();
     let mut err = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
-    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
     let code = child.wait().unwrap();
     assert!(code.success(), "{code:?} {err}");
 
     let start = format!("phiguard-marker start {nonce}\n");
     let end = format!("phiguard-marker end {nonce}\n");
     for (name, text) in [("stdout", &out), ("stderr", &err)] {
-        let s = text.find(&start).unwrap_or_else(|| panic!("{name}: no start: {text}"));
-        let e = text.find(&end).unwrap_or_else(|| panic!("{name}: no end: {text}"));
+        let s = text
+            .find(&start)
+            .unwrap_or_else(|| panic!("{name}: no start: {text}"));
+        let e = text
+            .find(&end)
+            .unwrap_or_else(|| panic!("{name}: no end: {text}"));
         assert!(s < e, "{name}: end before start");
         // Each marker is a whole line, and the end marker is the last line written.
         assert!(s == 0 || text.as_bytes()[s - 1] == b'\n', "{name}");
-        assert!(text.ends_with(&end), "{name}: output after the end marker: {text}");
+        assert!(
+            text.ends_with(&end),
+            "{name}: output after the end marker: {text}"
+        );
     }
     // The shutdown line carries the figures phi-ci reports.
     let stopped = out
