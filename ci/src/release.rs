@@ -103,6 +103,10 @@ fn uid_gid() -> anyhow::Result<String> {
 pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
     let root = options.root.clone().unwrap_or_else(default_root);
     let d = options.docker.as_str();
+    // A prebuilt binary is checked before anything else: a drill build is refused at once.
+    if let Some(bin) = &options.answers_bin {
+        check_binary(bin, options.leak_drill)?;
+    }
     let steps = Steps::new();
     steps.step("docker version");
     docker(d, &["version", "--format", "{{.Server.Version}}"])
@@ -133,21 +137,7 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
             build::answers(&root, Flavour::Static, options.leak_drill, dir.path())?
         }
     };
-    let linked = build::verify_static(&bin)?;
-    let bytes = std::fs::read(&bin).with_context(|| format!("cannot read {}", bin.display()))?;
-    let is_drill = bytes.windows(DRILL_MARK.len()).any(|w| w == DRILL_MARK);
-    if is_drill && !options.leak_drill {
-        bail!(
-            "{} is a leak-drill build; refusing to build a release image from it (pass --leak-drill for the drill)",
-            bin.display()
-        );
-    }
-    if !is_drill && options.leak_drill {
-        bail!(
-            "--leak-drill, but {} is not a leak-drill build",
-            bin.display()
-        );
-    }
+    let linked = check_binary(&bin, options.leak_drill)?;
 
     steps.step("image: FROM scratch");
     let context = dir.path().join("context");
@@ -168,19 +158,39 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
 
     let (runtime, e2e_layer) = in_container(d, tag, &bin, dir.path(), &steps)?;
     let mut runtime = runtime;
-    runtime.figures.insert(
-        0,
-        (
-            "binary",
-            linked.split(',').take(2).collect::<Vec<_>>().join(","),
-        ),
-    );
+    runtime.figures.insert(0, ("binary", linked));
     report.layers.push(runtime);
     report.layers.push(e2e_layer);
     drop(steps);
     // phi-lint: allow(phi::print, reason = "the report holds counts, labels, statuses and canary ids; never a log line or a value")
     println!("{report}");
     Ok(report.exit_code())
+}
+
+/// Refuses a leak-drill binary unless this is the drill (and a plain one if it is), then checks
+/// that it is statically linked; returns how `file` says it is linked.
+fn check_binary(bin: &Path, leak_drill: bool) -> anyhow::Result<String> {
+    let bytes = std::fs::read(bin).with_context(|| format!("cannot read {}", bin.display()))?;
+    let is_drill = bytes.windows(DRILL_MARK.len()).any(|w| w == DRILL_MARK);
+    if is_drill && !leak_drill {
+        bail!(
+            "{} is a leak-drill build; refusing to build a release image from it (pass --leak-drill for the drill)",
+            bin.display()
+        );
+    }
+    if !is_drill && leak_drill {
+        bail!(
+            "--leak-drill, but {} is not a leak-drill build",
+            bin.display()
+        );
+    }
+    let what = build::verify_static(bin)?;
+    Ok(what
+        .split(',')
+        .map(str::trim)
+        .find(|part| part.contains("linked"))
+        .unwrap_or("static")
+        .to_owned())
 }
 
 fn in_container(
