@@ -42,6 +42,9 @@ pub mod demo;
 pub mod envelope;
 pub mod genetics;
 pub mod governance;
+#[cfg(feature = "leak-drill")]
+pub mod leak_drill;
+pub mod marker;
 pub mod mcp;
 pub mod render;
 pub mod serve;

@@ -95,6 +95,25 @@ enum Command {
         /// Tokens issued by `seed --tokens-file` are already registered.
         #[arg(long, value_name = "FILE")]
         tokens_file: Option<PathBuf>,
+        /// Write `phiguard-marker start|end NONCE` on stdout and stderr at start and at a clean
+        /// shutdown (8-128 of A-Z a-z 0-9 -) [env: `PHIGUARD_MARKER_NONCE`].
+        #[arg(long, value_name = "NONCE")]
+        marker_nonce: Option<String>,
+    },
+    /// Say whether a canary is in the record's comments: prints `present` or `absent`, never the
+    /// canary. The canary comes from env `PHIGUARD_CANARY` or `--canary-file`.
+    #[command(after_help = "\
+Exit codes:
+  0  present (with several canaries in the file: every one is present)
+  1  absent
+  2  usage error, no canary given, or the store could not be read")]
+    CanaryPresent {
+        /// The database file (must exist).
+        #[arg(long, value_name = "FILE", default_value = "answers.db")]
+        db: PathBuf,
+        /// Read the canary from FILE (one per line) instead of env `PHIGUARD_CANARY`.
+        #[arg(long, value_name = "FILE")]
+        canary_file: Option<PathBuf>,
     },
 }
 
@@ -121,6 +140,9 @@ enum TokenAction {
     },
 }
 
+/// The environment variable `canary-present` reads the canary from.
+const CANARY_ENV: &str = "PHIGUARD_CANARY";
+
 fn main() -> ExitCode {
     quiet_panics();
     let cli = Cli::parse();
@@ -134,12 +156,15 @@ fn main() -> ExitCode {
     } else {
         phi_filter::Stream::Stdout
     };
-    if let Err(err) = phi_filter::install_to(policy, stream, "info,rmcp=warn") {
-        // phi-lint: allow(phi::error-message, reason = "an InstallError names a configuration problem, never record data")
-        eprintln!("answers: cannot install the log filter: {err}");
-        return ExitCode::from(2);
-    }
-    match run(cli) {
+    let stats = match phi_filter::install_to(policy, stream, "info,rmcp=warn") {
+        Ok(stats) => stats,
+        Err(err) => {
+            // phi-lint: allow(phi::error-message, reason = "an InstallError names a configuration problem, never record data")
+            eprintln!("answers: cannot install the log filter: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(cli, stats) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
             tracing::error!(error_type = %phi_filter::error_type(&err), "command failed");
@@ -163,7 +188,7 @@ fn quiet_panics() {
     }));
 }
 
-fn run(cli: Cli) -> anyhow::Result<u8> {
+fn run(cli: Cli, stats: phi_filter::Stats) -> anyhow::Result<u8> {
     match cli.command {
         Command::Seed {
             db,
@@ -198,11 +223,19 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             db,
             listen,
             tokens_file,
+            marker_nonce,
         } => {
             register_tokens(&db, tokens_file)?;
-            answers::serve::serve(&db, listen)?;
+            let marker = answers::marker::MarkerNonce::from_flag_or_env(marker_nonce.as_deref())
+                .context("bad --marker-nonce or PHIGUARD_MARKER_NONCE")?;
+            let options = answers::serve::ServeOptions {
+                marker,
+                filter_stats: Some(stats),
+            };
+            answers::serve::serve_with(&db, listen, &options)?;
             Ok(0)
         }
+        Command::CanaryPresent { db, canary_file } => canary_present(&db, canary_file.as_deref()),
     }
 }
 
@@ -361,4 +394,45 @@ fn token(action: TokenAction) -> anyhow::Result<u8> {
             Ok(u8::from(!store.revoke_token(token.trim())?))
         }
     }
+}
+
+/// `canary-present`: 0 when every canary is in a comment, 1 when one is not. Prints only the
+/// verdict; the canary itself is never printed or logged.
+fn canary_present(db: &Path, canary_file: Option<&Path>) -> anyhow::Result<u8> {
+    let text = match canary_file {
+        Some(path) => std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?,
+        None => match std::env::var(CANARY_ENV) {
+            Ok(text) => text,
+            Err(std::env::VarError::NotPresent) => {
+                bail!("no canary: set {CANARY_ENV} or pass --canary-file")
+            }
+            Err(std::env::VarError::NotUnicode(_)) => bail!("{CANARY_ENV} is not Unicode"),
+        },
+    };
+    let canaries: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if canaries.is_empty() {
+        bail!("no canary: the canary is empty");
+    }
+    // Opening creates a missing file; a check must not answer `absent` about a typo.
+    if !db.is_file() {
+        bail!("no database at {}", db.display());
+    }
+    let store = Store::open(db).with_context(|| format!("cannot open {}", db.display()))?;
+    let mut present = true;
+    for canary in &canaries {
+        present &= store.comment_contains(canary)?;
+    }
+    // No log line here: stdout carries the verdict alone, so a pipeline can compare it whole.
+    let verdict = if present { "present\n" } else { "absent\n" };
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(verdict.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        other => other?,
+    }
+    Ok(u8::from(!present))
 }

@@ -13,6 +13,7 @@
 
 use std::net::SocketAddr;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
@@ -24,6 +25,7 @@ use axum::routing::get;
 
 mod mcp;
 
+use crate::marker::{MarkerKind, MarkerNonce};
 use crate::store::{Store, StoreError};
 use crate::{Envelope, ErrorKind, Status};
 
@@ -45,10 +47,17 @@ pub enum ServeError {
 
 struct App {
     store: Arc<Mutex<Store>>,
+    request_count: AtomicU64,
 }
 
 /// Runs the server until SIGINT or SIGTERM.
 pub fn serve(db: &Path, listen: SocketAddr) -> Result<(), ServeError> {
+    serve_with(db, listen, &ServeOptions::default())
+}
+
+/// Runs the server until SIGINT or SIGTERM, with the marker lines and the shutdown figures of
+/// `options` (see [`ServeOptions`]).
+pub fn serve_with(db: &Path, listen: SocketAddr, options: &ServeOptions) -> Result<(), ServeError> {
     let store = Store::open(db)?;
     let subject_count = store.subjects()?.len();
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -59,9 +68,12 @@ pub fn serve(db: &Path, listen: SocketAddr) -> Result<(), ServeError> {
             op: "start the runtime",
             kind: e.kind(),
         })?;
-    let store = Arc::new(Mutex::new(store));
-    let (mcp_routes, end_mcp_streams) = mcp::routes(Arc::clone(&store));
-    let app = Arc::new(App { store });
+    let app = Arc::new(App {
+        store: Arc::new(Mutex::new(store)),
+        request_count: AtomicU64::new(0),
+    });
+    let (mcp_routes, end_mcp_streams) = mcp::routes(Arc::clone(&app));
+    let counters = Arc::clone(&app);
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
@@ -75,6 +87,12 @@ pub fn serve(db: &Path, listen: SocketAddr) -> Result<(), ServeError> {
         })?;
         let listen_addr = bound.to_string();
         tracing::info!(subject_count, listen_addr = %listen_addr, "answers serving");
+        if let Some(nonce) = &options.marker {
+            nonce.emit(MarkerKind::Start).map_err(|e| ServeError::Io {
+                op: "write the start marker",
+                kind: e.kind(),
+            })?;
+        }
         let router = Router::new()
             .route("/healthz", get(|| async { "ok" }))
             .route("/api/v1/health-indicators", get(health_indicators))
@@ -90,9 +108,56 @@ pub fn serve(db: &Path, listen: SocketAddr) -> Result<(), ServeError> {
                 op: "serve",
                 kind: e.kind(),
             })?;
-        tracing::info!("answers stopped");
+        let request_count = counters.request_count.load(Ordering::Relaxed);
+        match &options.filter_stats {
+            Some(stats) => {
+                let s = stats.snapshot();
+                let (redacted_count, shape_failure_count, cut_count) =
+                    (s.fields_redacted, s.shape_failures, s.messages_cut);
+                let (scrubbed_count, blocked_count) = (s.errors_scrubbed, s.canaries_blocked);
+                tracing::info!(
+                    request_count,
+                    redacted_count,
+                    shape_failure_count,
+                    cut_count,
+                    scrubbed_count,
+                    blocked_count,
+                    "answers stopped"
+                );
+            }
+            None => tracing::info!(request_count, "answers stopped"),
+        }
+        if let Some(nonce) = &options.marker {
+            nonce.emit(MarkerKind::End).map_err(|e| ServeError::Io {
+                op: "write the end marker",
+                kind: e.kind(),
+            })?;
+        }
         Ok(())
     })
+}
+
+/// What `answers serve` adds around the service for a pipeline.
+///
+/// ```
+/// use answers::marker::MarkerNonce;
+/// use answers::serve::ServeOptions;
+///
+/// let options = ServeOptions {
+///     marker: Some(MarkerNonce::new("run-0001")?),
+///     filter_stats: Some(phi_filter::PhiPolicy::default().stats()),
+/// };
+/// assert!(options.marker.is_some());
+/// # Ok::<(), answers::marker::NonceError>(())
+/// ```
+#[derive(Debug, Default, Clone)]
+pub struct ServeOptions {
+    /// Write the marker lines with this nonce on stdout and stderr: `start` once listening,
+    /// `end` at a clean shutdown after the last log line (see [`crate::marker`]).
+    pub marker: Option<MarkerNonce>,
+    /// The log filter's counters: logged at shutdown (`redacted_count`, `cut_count`, …) beside
+    /// the number of requests served (`request_count`).
+    pub filter_stats: Option<phi_filter::Stats>,
 }
 
 async fn shutdown() {
@@ -120,6 +185,7 @@ async fn health_indicators(
     RawQuery(query): RawQuery,
 ) -> Response {
     let started = Instant::now();
+    app.request_count.fetch_add(1, Ordering::Relaxed);
     let args = query_args(query.as_deref().unwrap_or(""));
     let token = bearer(&headers).map(ToOwned::to_owned);
     let outcome = tokio::task::spawn_blocking(move || -> Result<Envelope, Refusal> {
@@ -131,6 +197,8 @@ async fn health_indicators(
             .subject_for_token(&token)
             .map_err(|_| Refusal::Unavailable)?
             .ok_or(Refusal::Unauthorized)?;
+        #[cfg(feature = "leak-drill")]
+        crate::leak_drill::leak_comments(&store, &subject);
         Ok(crate::tools::readings::query_health_indicators_within(
             &store,
             &subject,

@@ -8,7 +8,8 @@
 //! own, so no session outlives the token that opened it. Both protocol generations are served:
 //! the `2026-07-28` discovery flow and the `2025-11-25` `initialize` handshake.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, PoisonError};
 use std::time::Instant;
 
 use axum::Router;
@@ -18,21 +19,20 @@ use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
-use super::{Refusal, bearer};
+use super::{App, Refusal, bearer};
 use crate::mcp::{Authenticated, RecordMcp};
-use crate::store::Store;
 
 /// The path prefix of a personal URL secret.
 const URL_SECRET_PREFIX: &str = "/mcp/u/";
 
 /// The `/mcp` routes and the handle that ends their open streams at shutdown.
-pub(super) fn routes(store: Arc<Mutex<Store>>) -> (Router, impl FnOnce()) {
+pub(super) fn routes(app: Arc<App>) -> (Router, impl FnOnce()) {
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true)
         .with_sse_keep_alive(None);
     let cancel = config.cancellation_token.clone();
-    let handler_store = Arc::clone(&store);
+    let handler_store = Arc::clone(&app.store);
     let service = StreamableHttpService::new(
         move || Ok(RecordMcp::new(Arc::clone(&handler_store))),
         Arc::new(LocalSessionManager::default()),
@@ -41,18 +41,16 @@ pub(super) fn routes(store: Arc<Mutex<Store>>) -> (Router, impl FnOnce()) {
     let router = Router::new()
         .route_service("/mcp", service.clone())
         .route_service("/mcp/u/{secret}", service)
-        .layer(middleware::from_fn_with_state(store, authenticate));
+        .layer(middleware::from_fn_with_state(app, authenticate));
     (router, move || cancel.cancel())
 }
 
 /// Resolves the request's token (the bearer header, else the URL secret) to its subject and
 /// hands it to the handler; refuses with 401 otherwise. Logs the route, status and duration.
-async fn authenticate(
-    State(store): State<Arc<Mutex<Store>>>,
-    mut request: Request,
-    next: Next,
-) -> Response {
+async fn authenticate(State(app): State<Arc<App>>, mut request: Request, next: Next) -> Response {
     let started = Instant::now();
+    app.request_count.fetch_add(1, Ordering::Relaxed);
+    let store = Arc::clone(&app.store);
     let token = bearer(request.headers())
         .or_else(|| {
             request

@@ -8,6 +8,7 @@ mod leniency;
 mod mcp;
 mod medications;
 mod next_steps;
+mod pipeline_hooks;
 mod props;
 mod python;
 mod readings;

@@ -1,0 +1,124 @@
+//! Building the `answers` binary the pipelines run: with cargo, into the workspace's target
+//! directory (the leak drill and the static build each in a directory of their own, so neither
+//! can be mistaken for the other).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, bail};
+
+/// The static build's target triple, given explicitly so `crt-static` does not reach build
+/// scripts and proc macros.
+pub(crate) const STATIC_TARGET: &str = "x86_64-unknown-linux-gnu";
+
+/// What to build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flavour {
+    /// `cargo build --release -p answers`, in the target directory.
+    Release,
+    /// The same with the statically linked C runtime, for a `FROM scratch` image.
+    Static,
+}
+
+/// The workspace's target directory: `CARGO_TARGET_DIR`, else `ROOT/target`.
+pub(crate) fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(
+            || root.join("target"),
+            |p| if p.is_absolute() { p } else { root.join(p) },
+        )
+}
+
+/// Builds `answers`, with the `leak-drill` feature when asked, and copies the binary into
+/// `out` (so the next build in the same target directory cannot change it); returns the copy.
+/// cargo's output goes to `out/build.log`, and its tail into the error when the build fails.
+///
+/// Target directories: `TARGET` for the release build, `TARGET/leak-drill` for its drill, and
+/// `TARGET/static` for both static builds (the drill there differs in the `answers` crate only,
+/// and the copy is made at once).
+pub(crate) fn answers(
+    root: &Path,
+    flavour: Flavour,
+    leak_drill: bool,
+    out: &Path,
+) -> anyhow::Result<PathBuf> {
+    let base = target_dir(root);
+    let log = &out.join("build.log");
+    let dir = match (flavour, leak_drill) {
+        (Flavour::Release, false) => base.clone(),
+        (Flavour::Release, true) => base.join("leak-drill"),
+        (Flavour::Static, _) => base.join("static"),
+    };
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(root)
+        .args(["build", "--release", "-p", "answers", "--target-dir"])
+        .arg(&dir);
+    if leak_drill {
+        cmd.args(["--features", "leak-drill"]);
+    }
+    if flavour == Flavour::Static {
+        cmd.args(["--target", STATIC_TARGET])
+            .env("RUSTFLAGS", "-C target-feature=+crt-static");
+    }
+    let file =
+        std::fs::File::create(log).with_context(|| format!("cannot create {}", log.display()))?;
+    let status = cmd
+        .stdout(file.try_clone()?)
+        .stderr(file)
+        .status()
+        .context("cannot run cargo")?;
+    if !status.success() {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        let tail: Vec<&str> = text.lines().rev().take(15).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        bail!(
+            "cargo build of answers failed ({status}):\n{}",
+            tail.join("\n")
+        );
+    }
+    let bin = match flavour {
+        Flavour::Release => dir.join("release").join("answers"),
+        Flavour::Static => dir.join(STATIC_TARGET).join("release").join("answers"),
+    };
+    if !bin.is_file() {
+        bail!("cargo built, but there is no {}", bin.display());
+    }
+    let copy = out.join("answers");
+    std::fs::copy(&bin, &copy).with_context(|| format!("cannot copy {}", bin.display()))?;
+    Ok(copy)
+}
+
+/// Checks with `file` and `ldd` that `bin` is statically linked; returns `file`'s verdict.
+pub(crate) fn verify_static(bin: &Path) -> anyhow::Result<String> {
+    let file = Command::new("file")
+        .arg("-b")
+        .arg(bin)
+        .output()
+        .context("cannot run `file`")?;
+    let what = String::from_utf8_lossy(&file.stdout).trim().to_owned();
+    if !file.status.success()
+        || !(what.contains("statically linked") || what.contains("static-pie linked"))
+    {
+        bail!("{} is not statically linked: {what}", bin.display());
+    }
+    let ldd = Command::new("ldd")
+        .arg(bin)
+        .output()
+        .context("cannot run `ldd`")?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&ldd.stdout),
+        String::from_utf8_lossy(&ldd.stderr)
+    );
+    if !(text.contains("not a dynamic executable") || text.contains("statically linked")) {
+        bail!(
+            "ldd lists shared libraries for {}: {}",
+            bin.display(),
+            text.trim()
+        );
+    }
+    Ok(what)
+}

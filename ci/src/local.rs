@@ -1,0 +1,202 @@
+//! `phi-ci local`: the three layers on this machine, with no Docker and no network.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, bail};
+use clap::Args;
+
+use crate::build::{self, Flavour};
+use crate::drive::{self, Target};
+use crate::fault::RenameTable;
+use crate::progress::Steps;
+use crate::report::{Layer, Report};
+use crate::service::{self, Service};
+use crate::{default_root, e2e, lint};
+
+pub(crate) const HELP: &str = "\
+Layers:
+  1 static      phi-lint on the workspace against its baseline: files and statements linted
+  2 runtime     `answers serve` on a fresh demo database seeded with a per-run canary, stdout
+                and stderr captured to files, driven over HTTP through every view for `you`
+                and `mom` and every error path (unknown parameter, bad date, end before start,
+                a view without a selector, a bad token, no token, a forced store fault), then
+                stopped with SIGTERM: calls made, fields redacted by the log filter, clean stop
+  3 end-to-end  `answers canary-present` proves the canary is in the record; phi-canary scans
+                the captured logs for it (every encoding) and for the start/end marker lines
+
+The store fault: while the service runs, its `series` table is renamed away by a second
+connection; the next call must answer with a store-fault envelope, and after the rename back
+the same call must answer again.";
+
+/// Options of `phi-ci local`.
+#[derive(Args)]
+pub(crate) struct Options {
+    /// The workspace to lint and build [default: the workspace phi-ci was built in].
+    #[arg(long, value_name = "DIR")]
+    pub(crate) root: Option<PathBuf>,
+    /// Run this `answers` binary instead of building one with `cargo build --release`.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) answers_bin: Option<PathBuf>,
+    /// Build `answers` with the `leak-drill` feature (into TARGET/leak-drill): layer 3 must
+    /// then fail. Ignored with --answers-bin.
+    #[arg(long)]
+    pub(crate) leak_drill: bool,
+    /// Keep the run's directory (database, tokens, captured logs) and print its path.
+    #[arg(long)]
+    pub(crate) keep: bool,
+}
+
+/// A fresh nonce for the marker lines: `phi-ci-` and 32 hex digits from the OS RNG.
+pub(crate) fn fresh_nonce() -> anyhow::Result<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("the OS RNG failed: {e}"))?;
+    let hex = bytes.iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    });
+    Ok(format!("phi-ci-{hex}"))
+}
+
+/// Seeds the demo record with `canary` and writes the tokens file.
+pub(crate) fn seed(answers: &Path, db: &Path, tokens: &Path, canary: &str) -> anyhow::Result<()> {
+    let out = Command::new(answers)
+        .arg("seed")
+        .arg("--db")
+        .arg(db)
+        .args(["--demo", "--canary", canary, "--tokens-file"])
+        .arg(tokens)
+        .env_remove("RUST_LOG")
+        .output()
+        .with_context(|| format!("cannot run {} seed", answers.display()))?;
+    if !out.status.success() {
+        bail!("answers seed failed ({})", out.status);
+    }
+    Ok(())
+}
+
+pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
+    let root = options.root.clone().unwrap_or_else(default_root);
+    let steps = Steps::new();
+    let dir = tempfile::Builder::new()
+        .prefix("phi-ci-local-")
+        .tempdir()
+        .context("cannot create a temporary directory")?;
+    let mut report = Report {
+        title: format!(
+            "phi-ci local{}",
+            if options.leak_drill {
+                " (leak drill)"
+            } else {
+                ""
+            }
+        ),
+        layers: Vec::new(),
+    };
+
+    steps.step("static: phi-lint");
+    report.layers.push(lint::layer(&lint::check(&root, None)?));
+    steps.done("static");
+
+    let answers = match &options.answers_bin {
+        Some(bin) => bin.clone(),
+        None => {
+            steps.step("runtime: cargo build --release -p answers");
+            build::answers(&root, Flavour::Release, options.leak_drill, dir.path())?
+        }
+    };
+    let (runtime, e2e_layer) = runtime_and_e2e(&answers, dir.path(), &steps)?;
+    report.layers.push(runtime);
+    report.layers.push(e2e_layer);
+    drop(steps);
+
+    // phi-lint: allow(phi::print, reason = "the report holds counts, labels, statuses and canary ids; never a log line or a value")
+    println!("{report}");
+    if options.keep {
+        let kept = dir.keep();
+        // phi-lint: allow(phi::print, reason = "a temporary directory this run created")
+        println!("  run directory: {}", kept.display());
+    }
+    Ok(report.exit_code())
+}
+
+/// Layers 2 and 3 against a local `answers` binary, in `dir`.
+fn runtime_and_e2e(answers: &Path, dir: &Path, steps: &Steps) -> anyhow::Result<(Layer, Layer)> {
+    steps.step("runtime: seed the demo record with a per-run canary");
+    let canary = phi_canary::Canary::generate()?.text().to_owned();
+    let nonce = fresh_nonce()?;
+    let db = dir.join("record.db");
+    let tokens = dir.join("tokens");
+    seed(answers, &db, &tokens, &canary)?;
+
+    steps.step("runtime: start answers serve");
+    let service = Service::start(answers, &db, &nonce, dir)?;
+    let target = Target {
+        addr: service.addr,
+        tokens: drive::read_tokens(&std::fs::read_to_string(&tokens)?),
+        forbidden: vec![canary.clone(), phi_canary::Canary::core().text().to_owned()],
+    };
+    let mut fault = RenameTable::new(&db);
+    let driven = drive::drive(&target, &mut fault, steps);
+    steps.step("runtime: stop answers serve (SIGTERM)");
+    let stopped = service.stop()?;
+    let driven = driven?;
+    let stdout = std::fs::read_to_string(dir.join("answers.stdout.log")).unwrap_or_default();
+    let runtime = runtime_layer(
+        &driven,
+        service::shutdown_figures(&stdout),
+        &stopped.how,
+        stopped.clean,
+    );
+    steps.done("runtime");
+
+    steps.step("end-to-end: canary present?");
+    let present = e2e::present(answers, &db, &canary)?;
+    steps.step("end-to-end: phi-canary over the captured logs");
+    let logs = [
+        dir.join("answers.stdout.log").display().to_string(),
+        dir.join("answers.stderr.log").display().to_string(),
+    ];
+    let scanned = e2e::scan(&logs, &canary, &nonce)?;
+    steps.done("end-to-end");
+    Ok((runtime, e2e::layer(present, &scanned)))
+}
+
+/// The runtime layer's line: calls made and passed, the service's own count, fields redacted.
+pub(crate) fn runtime_layer(
+    driven: &drive::Outcome,
+    figures: Option<service::ShutdownFigures>,
+    how: &str,
+    clean: bool,
+) -> Layer {
+    let mut layer = Layer::new("runtime");
+    layer.figure("tool calls", driven.calls);
+    layer.figure("as expected", driven.passed);
+    match figures {
+        Some(f) => {
+            layer.figure("served", f.requests);
+            layer.figure("fields redacted", f.redacted);
+            layer.figure("messages cut", f.cut);
+            layer.figure("errors scrubbed", f.scrubbed);
+            if f.requests != driven.calls {
+                layer.fail(format!(
+                    "the service counted {} requests, the pipeline made {}",
+                    f.requests, driven.calls
+                ));
+            }
+        }
+        None => layer.fail("the service logged no `answers stopped` line with its figures"),
+    }
+    layer.figure("stop", if clean { "clean" } else { "unclean" });
+    if !clean {
+        layer.fail(format!("the service did not stop cleanly: {how}"));
+    }
+    for why in &driven.failures {
+        layer.fail(why.clone());
+    }
+    if driven.calls == 0 {
+        layer.fail("no call was made");
+    }
+    layer
+}

@@ -1,0 +1,316 @@
+//! `phi-ci release`: the release check against a real container.
+//!
+//! A statically linked `answers` (verified with `file` and `ldd`) goes into a `FROM scratch`
+//! image built from `ci/Dockerfile`. The demo record is seeded on the host with a per-run
+//! canary, with the same binary, into a directory bind-mounted at `/data`. The container runs
+//! with the json-file log driver and a published loopback port, is driven as in `local`
+//! (the store fault renames a table in the bind-mounted database), stopped with `docker stop`,
+//! and its logs are read back through `docker logs` by phi-canary with the marker nonce. The
+//! container is removed in every case.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use clap::Args;
+
+use crate::build::{self, Flavour};
+use crate::drive::{self, Target};
+use crate::fault::RenameTable;
+use crate::http::{self, Request};
+use crate::local::{fresh_nonce, runtime_layer, seed};
+use crate::progress::Steps;
+use crate::report::{Layer, Report};
+use crate::{default_root, e2e, lint, service};
+
+pub(crate) const HELP: &str = "\
+Steps: phi-lint (layer 1); a static `answers` (RUSTFLAGS=-C target-feature=+crt-static,
+--target x86_64-unknown-linux-gnu, into TARGET/static), checked with `file` and `ldd`; a FROM
+scratch image from ci/Dockerfile; the demo record seeded on the host with a per-run canary into
+a directory bind-mounted at /data; `docker run` with --log-driver json-file, a published
+loopback port and a marker nonce; the drive of `phi-ci local` (layer 2) through that port;
+`docker stop`; `answers canary-present` on the record and phi-canary over `docker logs`
+(layer 3); the container is removed, also on failure.
+
+A binary built with the `leak-drill` feature is refused unless --leak-drill says this is the
+drill; with --leak-drill the check must fail at layer 3 (exit 1).
+
+Needs a Docker engine that answers (`docker version`); no image is pulled.";
+
+/// The text only a leak-drill build carries (`core/src/leak_drill.rs`).
+const DRILL_MARK: &[u8] = b"leak drill: ";
+
+/// Options of `phi-ci release`.
+#[derive(Args)]
+pub(crate) struct Options {
+    /// The workspace [default: the workspace phi-ci was built in].
+    #[arg(long, value_name = "DIR")]
+    pub(crate) root: Option<PathBuf>,
+    /// Use this statically linked `answers` instead of building one.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) answers_bin: Option<PathBuf>,
+    /// This is the leak drill: build (or accept) `answers` with the `leak-drill` feature and
+    /// tag the image `phiguard-answers:leak-drill`. The check must then fail.
+    #[arg(long)]
+    pub(crate) leak_drill: bool,
+    /// The docker CLI.
+    #[arg(long, value_name = "PATH", default_value = "docker")]
+    pub(crate) docker: String,
+}
+
+/// A container that is removed when dropped.
+struct Container<'d> {
+    docker: &'d str,
+    name: String,
+}
+
+impl Drop for Container<'_> {
+    fn drop(&mut self) {
+        let _ = Command::new(self.docker)
+            .args(["rm", "-f", "-v", &self.name])
+            .output();
+    }
+}
+
+fn docker(bin: &str, args: &[&str]) -> anyhow::Result<Output> {
+    let out = Command::new(bin)
+        .args(args)
+        .output()
+        .with_context(|| format!("cannot run `{bin}`"))?;
+    if !out.status.success() {
+        bail!(
+            "`docker {}` failed ({}): {}",
+            args.first().copied().unwrap_or(""),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(out)
+}
+
+fn uid_gid() -> anyhow::Result<String> {
+    let id = |flag: &str| -> anyhow::Result<String> {
+        let out = Command::new("id")
+            .arg(flag)
+            .output()
+            .context("cannot run `id`")?;
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    };
+    Ok(format!("{}:{}", id("-u")?, id("-g")?))
+}
+
+pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
+    let root = options.root.clone().unwrap_or_else(default_root);
+    let d = options.docker.as_str();
+    // A prebuilt binary is checked before anything else: a drill build is refused at once.
+    if let Some(bin) = &options.answers_bin {
+        check_binary(bin, options.leak_drill)?;
+    }
+    let steps = Steps::new();
+    steps.step("docker version");
+    docker(d, &["version", "--format", "{{.Server.Version}}"])
+        .context("the Docker engine did not answer")?;
+    let dir = tempfile::Builder::new()
+        .prefix("phi-ci-release-")
+        .tempdir()
+        .context("cannot create a temporary directory")?;
+    let mut report = Report {
+        title: format!(
+            "phi-ci release{}",
+            if options.leak_drill {
+                " (leak drill)"
+            } else {
+                ""
+            }
+        ),
+        layers: Vec::new(),
+    };
+
+    steps.step("static: phi-lint");
+    report.layers.push(lint::layer(&lint::check(&root, None)?));
+
+    let bin = match &options.answers_bin {
+        Some(bin) => bin.clone(),
+        None => {
+            steps.step("build: static answers (release)");
+            build::answers(&root, Flavour::Static, options.leak_drill, dir.path())?
+        }
+    };
+    let linked = check_binary(&bin, options.leak_drill)?;
+
+    steps.step("image: FROM scratch");
+    let context = dir.path().join("context");
+    std::fs::create_dir_all(&context)?;
+    std::fs::copy(&bin, context.join("answers"))?;
+    std::fs::copy(
+        root.join("ci").join("Dockerfile"),
+        context.join("Dockerfile"),
+    )
+    .context("cannot copy ci/Dockerfile")?;
+    let tag = if options.leak_drill {
+        "phiguard-answers:leak-drill"
+    } else {
+        "phiguard-answers:release-check"
+    };
+    let ctx = context.display().to_string();
+    docker(d, &["build", "--quiet", "-t", tag, &ctx]).context("cannot build the image")?;
+
+    let (runtime, e2e_layer) = in_container(d, tag, &bin, dir.path(), &steps)?;
+    let mut runtime = runtime;
+    runtime.figures.insert(0, ("binary", linked));
+    report.layers.push(runtime);
+    report.layers.push(e2e_layer);
+    drop(steps);
+    // phi-lint: allow(phi::print, reason = "the report holds counts, labels, statuses and canary ids; never a log line or a value")
+    println!("{report}");
+    Ok(report.exit_code())
+}
+
+/// Refuses a leak-drill binary unless this is the drill (and a plain one if it is), then checks
+/// that it is statically linked; returns how `file` says it is linked.
+fn check_binary(bin: &Path, leak_drill: bool) -> anyhow::Result<String> {
+    let bytes = std::fs::read(bin).with_context(|| format!("cannot read {}", bin.display()))?;
+    let is_drill = bytes.windows(DRILL_MARK.len()).any(|w| w == DRILL_MARK);
+    if is_drill && !leak_drill {
+        bail!(
+            "{} is a leak-drill build; refusing to build a release image from it (pass --leak-drill for the drill)",
+            bin.display()
+        );
+    }
+    if !is_drill && leak_drill {
+        bail!(
+            "--leak-drill, but {} is not a leak-drill build",
+            bin.display()
+        );
+    }
+    let what = build::verify_static(bin)?;
+    Ok(what
+        .split(',')
+        .map(str::trim)
+        .find(|part| part.contains("linked"))
+        .unwrap_or("static")
+        .to_owned())
+}
+
+fn in_container(
+    d: &str,
+    tag: &str,
+    bin: &Path,
+    dir: &Path,
+    steps: &Steps,
+) -> anyhow::Result<(Layer, Layer)> {
+    steps.step("runtime: seed the demo record with a per-run canary");
+    let canary = phi_canary::Canary::generate()?.text().to_owned();
+    let nonce = fresh_nonce()?;
+    let data = dir.join("data");
+    std::fs::create_dir_all(&data)?;
+    let db = data.join("answers.db");
+    let tokens = dir.join("tokens");
+    seed(bin, &db, &tokens, &canary)?;
+
+    steps.step("runtime: docker run");
+    let name = format!("phi-ci-{}", &nonce["phi-ci-".len()..]);
+    let container = Container {
+        docker: d,
+        name: name.clone(),
+    };
+    let user = uid_gid()?;
+    let mount = format!("{}:/data", data.display());
+    let env = format!("PHIGUARD_MARKER_NONCE={nonce}");
+    docker(
+        d,
+        &[
+            "run",
+            "-d",
+            "--name",
+            &name,
+            "--log-driver",
+            "json-file",
+            "--user",
+            &user,
+            "-v",
+            &mount,
+            "-p",
+            "127.0.0.1::8080",
+            "-e",
+            &env,
+            tag,
+            "serve",
+            "--db",
+            "/data/answers.db",
+            "--listen",
+            "0.0.0.0:8080",
+        ],
+    )?;
+    let port = docker(d, &["port", &name, "8080/tcp"])?;
+    let port = String::from_utf8_lossy(&port.stdout);
+    let addr = port
+        .lines()
+        .find_map(|l| l.trim().parse().ok())
+        .with_context(|| format!("no published port: {}", port.trim()))?;
+    wait_healthy(addr)?;
+
+    let target = Target {
+        addr,
+        tokens: drive::read_tokens(&std::fs::read_to_string(&tokens)?),
+        forbidden: vec![canary.clone(), phi_canary::Canary::core().text().to_owned()],
+    };
+    let mut fault = RenameTable::new(&db);
+    let driven = drive::drive(&target, &mut fault, steps);
+    steps.step("runtime: docker stop");
+    docker(d, &["stop", "-t", "30", &name])?;
+    let driven = driven?;
+    let state = docker(
+        d,
+        &[
+            "inspect",
+            "-f",
+            "{{.State.ExitCode}} {{.State.OOMKilled}}",
+            &name,
+        ],
+    )?;
+    let state = String::from_utf8_lossy(&state.stdout).trim().to_owned();
+    let clean = state == "0 false";
+    let logs = Command::new(d)
+        .args(["logs", &name])
+        .output()
+        .context("cannot run docker logs")?;
+    let figures = service::shutdown_figures(&String::from_utf8_lossy(&logs.stdout));
+    let runtime = runtime_layer(
+        &driven,
+        figures,
+        &format!("exit code and OOM: {state}"),
+        clean,
+    );
+
+    steps.step("end-to-end: canary present?");
+    let present = e2e::present(bin, &db, &canary)?;
+    steps.step("end-to-end: phi-canary docker");
+    let scanned = e2e::scan(&[format!("docker:{name}")], &canary, &nonce)?;
+    drop(container);
+    Ok((runtime, e2e::layer(present, &scanned)))
+}
+
+/// Waits until `GET /healthz` answers 200.
+fn wait_healthy(addr: std::net::SocketAddr) -> anyhow::Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let r = http::send(
+            addr,
+            &Request {
+                method: "GET",
+                target: "/healthz",
+                bearer: None,
+                json_body: None,
+            },
+        );
+        if matches!(r, Ok(ref r) if r.status == 200) {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            bail!("the container did not answer /healthz on {addr}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

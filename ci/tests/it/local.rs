@@ -1,0 +1,65 @@
+//! `phi-ci local` against the debug `answers`, and against its leak-drill build.
+
+use super::{answers_debug, answers_leak_drill, assert_no_canary_text, layer_line, phi_ci, text};
+
+#[test]
+fn local_passes_all_three_layers() {
+    let bin = answers_debug().to_str().expect("utf-8 path").to_owned();
+    let out = phi_ci(&["local", "--answers-bin", &bin]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let static_ = layer_line(&stdout, 1);
+    assert!(
+        static_.contains("static") && static_.contains("PASS"),
+        "{static_}"
+    );
+    assert!(static_.contains("new findings 0"), "{static_}");
+    let runtime = layer_line(&stdout, 2);
+    assert!(
+        runtime.contains("runtime") && runtime.contains("PASS"),
+        "{runtime}"
+    );
+    assert!(runtime.contains("stop clean"), "{runtime}");
+    // 2 accounts × (catalogue, keywords, 8 views, a window, 4 argument errors, 2 token
+    // errors) + the fault and the call after the repair.
+    assert!(
+        runtime.contains("tool calls 36, as expected 36, served 36"),
+        "{runtime}"
+    );
+    let e2e = layer_line(&stdout, 3);
+    assert!(e2e.contains("end-to-end") && e2e.contains("PASS"), "{e2e}");
+    assert!(e2e.contains("canary present yes"), "{e2e}");
+    assert!(e2e.contains("markers proven 2/2"), "{e2e}");
+    assert!(e2e.contains("hits 0"), "{e2e}");
+    assert!(stdout.trim_end().ends_with("result: PASS"), "{stdout}");
+    assert_no_canary_text(&out);
+}
+
+#[test]
+fn local_with_the_leak_drill_fails_at_layer_3_with_exit_1() {
+    let bin = answers_leak_drill()
+        .to_str()
+        .expect("utf-8 path")
+        .to_owned();
+    let out = phi_ci(&["local", "--answers-bin", &bin]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(layer_line(&stdout, 1).contains("PASS"), "{stdout}");
+    assert!(layer_line(&stdout, 2).contains("PASS"), "{stdout}");
+    let e2e = layer_line(&stdout, 3);
+    assert!(
+        e2e.contains("FAIL") && e2e.contains("verdict leak"),
+        "{e2e}"
+    );
+    assert!(!e2e.contains("hits 0,"), "{e2e}");
+    assert!(stdout.contains("- leak: canary run:"), "{stdout}");
+    assert!(stdout.trim_end().ends_with("result: FAIL"), "{stdout}");
+    // The report names positions and canary ids, never the leaking line.
+    assert_no_canary_text(&out);
+}
+
+#[test]
+fn a_missing_answers_binary_is_an_error_not_a_pass() {
+    let out = phi_ci(&["local", "--answers-bin", "/nonexistent/answers"]);
+    assert_eq!(out.status.code(), Some(2), "{:?}", text(&out));
+}

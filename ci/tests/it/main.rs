@@ -1,0 +1,129 @@
+//! Integration tests of `phi-ci`: one binary, one module per pipeline.
+//!
+//! The `answers` binaries these pipelines run are built by the tests themselves with cargo
+//! (the build lock is free while tests run), into the same target directory as this test:
+//! the plain debug build, and the `leak-drill` build in `TARGET/leak-drill`. A build that fails
+//! fails the test; nothing is skipped, except the Docker tests with `PHI_SKIP_DOCKER=1`.
+
+mod local;
+mod pr;
+mod release;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+const PHI_CI: &str = env!("CARGO_BIN_EXE_phi-ci");
+
+/// The workspace root.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("ci/ has a parent")
+        .to_path_buf()
+}
+
+/// The target directory this test was built in: `TARGET/debug/phi-ci`.
+fn target_dir() -> PathBuf {
+    Path::new(PHI_CI)
+        .parent()
+        .and_then(Path::parent)
+        .expect("TARGET/debug/phi-ci")
+        .to_path_buf()
+}
+
+fn cargo_build(args: &[&str], target: &Path) {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(root())
+        .args(["build", "-p", "answers"])
+        .args(args)
+        .arg("--target-dir")
+        .arg(target)
+        .output()
+        .expect("run cargo");
+    assert!(
+        out.status.success(),
+        "cargo build -p answers {args:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The debug `answers`, built once per test run.
+fn answers_debug() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let target = target_dir();
+        cargo_build(&[], &target);
+        let bin = target.join("debug").join("answers");
+        assert!(bin.is_file(), "no {}", bin.display());
+        bin
+    })
+}
+
+/// The debug `answers` with the `leak-drill` feature, in `TARGET/leak-drill`.
+fn answers_leak_drill() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let target = target_dir().join("leak-drill");
+        cargo_build(&["--features", "leak-drill"], &target);
+        let bin = target.join("debug").join("answers");
+        assert!(bin.is_file(), "no {}", bin.display());
+        bin
+    })
+}
+
+fn phi_ci(args: &[&str]) -> Output {
+    Command::new(PHI_CI)
+        .args(args)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("run phi-ci")
+}
+
+fn text(out: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The line of layer `n` in a report.
+fn layer_line(stdout: &str, n: u8) -> &str {
+    stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("{n}. ")))
+        .unwrap_or_else(|| panic!("no layer {n} in:\n{stdout}"))
+}
+
+/// No output of a pipeline may carry the demo comment around the canary, nor a per-run canary:
+/// the report gives positions and ids only.
+fn assert_no_canary_text(out: &Output) {
+    let (stdout, stderr) = text(out);
+    for t in [&stdout, &stderr] {
+        assert!(!t.contains("self-tracked"), "{t}");
+        assert!(!t.contains("PHI-CANARY-"), "{t}");
+    }
+}
+
+#[test]
+fn help_documents_the_exit_codes() {
+    for args in [
+        &["--help"][..],
+        &["local", "--help"],
+        &["release", "--help"],
+        &["pr", "--help"],
+    ] {
+        let out = phi_ci(args);
+        assert!(out.status.success(), "{args:?}");
+        let (stdout, _) = text(&out);
+        for code in [
+            "0  every layer passed",
+            "1  a layer failed",
+            "2  the pipeline could not run",
+        ] {
+            assert!(stdout.contains(code), "{args:?}: {stdout}");
+        }
+    }
+    assert_eq!(phi_ci(&["local", "--no-such-flag"]).status.code(), Some(2));
+}
