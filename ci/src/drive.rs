@@ -1,5 +1,5 @@
 //! The runtime drive: every view of `query_health_indicators` and every error path, over HTTP,
-//! for each demo account. Each [`Call`] says what it sends and what it must get back; the list
+//! for each demo account, then every tool over MCP (`crate::mcp`). Each [`Call`] says what it sends and what it must get back; the list
 //! is [`http_calls`], so an MCP list (`POST /mcp`) can be added beside it and run by the same
 //! loop.
 
@@ -208,6 +208,7 @@ pub(crate) fn drive(
             steps.step(&format!("runtime: {}", c.label));
             run_call(target, &c, &mut out)?;
         }
+        crate::mcp::drive(target, handle, steps, &mut out)?;
     }
     steps.step("runtime: the forced store fault");
     let probe = |label: &str, expect: Expect| call("you", label, String::new(), expect);
@@ -258,6 +259,7 @@ fn run_call(target: &Target, c: &Call, out: &mut Outcome) -> anyhow::Result<Opti
             target: &target_path,
             bearer,
             json_body: None,
+            headers: &[],
         },
     )
     .with_context(|| format!("call `{}`", c.label))?;

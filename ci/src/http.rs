@@ -19,12 +19,14 @@ pub(crate) struct Response {
     pub(crate) body: Vec<u8>,
 }
 
-/// A request: method, target (path and query), bearer token, body.
+/// A request: method, target (path and query), bearer token, body, and any further headers
+/// (an `Accept` among them replaces the default `application/json`).
 pub(crate) struct Request<'a> {
     pub(crate) method: &'static str,
     pub(crate) target: &'a str,
     pub(crate) bearer: Option<&'a str>,
     pub(crate) json_body: Option<&'a [u8]>,
+    pub(crate) headers: &'a [(&'a str, &'a str)],
 }
 
 /// Sends `req` to `addr` and reads the whole answer.
@@ -34,9 +36,19 @@ pub(crate) fn send(addr: SocketAddr, req: &Request<'_>) -> anyhow::Result<Respon
     stream.set_read_timeout(Some(TIMEOUT))?;
     stream.set_write_timeout(Some(TIMEOUT))?;
     let mut head = format!(
-        "{} {} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nAccept: application/json\r\n",
+        "{} {} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n",
         req.method, req.target
     );
+    if !req
+        .headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("accept"))
+    {
+        head.push_str("Accept: application/json\r\n");
+    }
+    for (name, value) in req.headers {
+        let _ = write!(head, "{name}: {value}\r\n");
+    }
     if let Some(token) = req.bearer {
         head.push_str("Authorization: Bearer ");
         head.push_str(token);

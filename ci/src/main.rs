@@ -15,6 +15,7 @@ mod fault;
 mod http;
 mod lint;
 mod local;
+mod mcp;
 mod pr;
 mod progress;
 mod release;

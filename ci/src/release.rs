@@ -303,6 +303,7 @@ fn wait_healthy(addr: std::net::SocketAddr) -> anyhow::Result<()> {
                 target: "/healthz",
                 bearer: None,
                 json_body: None,
+                headers: &[],
             },
         );
         if matches!(r, Ok(ref r) if r.status == 200) {
