@@ -217,7 +217,8 @@ pub(crate) fn drive(
         target,
         &probe("the catalogue on a broken store", FAULT),
         &mut out,
-    );
+    )
+    .and_then(|body| crate::mcp::fault_probe(target, &mut out).map(|()| body));
     fault
         .repair()
         .context("cannot repair the store after the fault")?;

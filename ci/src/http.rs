@@ -123,7 +123,10 @@ fn dechunk(mut rest: &[u8]) -> anyhow::Result<Vec<u8>> {
         if size == 0 {
             return Ok(body);
         }
-        if rest.len() < size + 2 {
+        let Some(need) = size.checked_add(2) else {
+            bail!("a bad chunk size");
+        };
+        if rest.len() < need {
             bail!("a chunked body was cut");
         }
         body.extend_from_slice(&rest[..size]);

@@ -40,19 +40,32 @@ fn expected_tools(handle: &str) -> Vec<&'static str> {
         .collect()
 }
 
-/// A call of `tool` the demo record answers.
-fn arguments(tool: &str) -> Value {
+/// The calls of `tool` the demo record answers: every medication view, and genotypes by gene
+/// (`GRCh38`) and by a region in the file's own coordinates (`raw`).
+fn calls_of(tool: &str) -> Vec<Value> {
     match tool {
-        "query_health_indicators" => json!({"keywords": "heart rate", "view": "stats"}),
-        "query_medications" => json!({"view": "history"}),
-        "query_genetic_data" => json!({"gene": "CYP2C19", "build": "GRCh38"}),
-        "query_pharmacogenomics" => json!({"drugs": ["clopidogrel"]}),
-        "resolve_indicator" => json!({"name": "Glycated Hemoglobin-HbA1c"}),
+        "query_health_indicators" => vec![json!({"keywords": "heart rate", "view": "stats"})],
+        "query_medications" => vec![
+            json!({"view": "plan", "start": "2026-03-01", "end": "2026-03-31"}),
+            json!({"view": "log"}),
+            json!({"view": "history"}),
+        ],
+        "query_genetic_data" => vec![
+            json!({"gene": "CYP2C19", "build": "GRCh38"}),
+            json!({"chromosome": "10", "start": 94_000_000, "end": 97_000_000, "build": "raw"}),
+        ],
+        "query_pharmacogenomics" => vec![json!({"drugs": ["clopidogrel"]})],
+        "resolve_indicator" => vec![json!({"name": "Glycated Hemoglobin-HbA1c"})],
         "convert_unit" => {
-            json!({"value": 100, "from": "mg/dL", "to": "mmol/L", "indicator": "glucose"})
+            vec![json!({"value": 100, "from": "mg/dL", "to": "mmol/L", "indicator": "glucose"})]
         }
-        _ => json!({"unit": "mg/dl"}),
+        _ => vec![json!({"unit": "mg/dl"})],
     }
+}
+
+/// The first call of `tool`: the one the refusal checks start from.
+fn arguments(tool: &str) -> Value {
+    calls_of(tool).swap_remove(0)
 }
 
 /// The protocol generation a request speaks.
@@ -68,6 +81,7 @@ enum Generation {
 fn rpc(
     target: &Target,
     bearer: Option<&str>,
+    path: &str,
     generation: Generation,
     method: &str,
     mut params: Value,
@@ -101,7 +115,7 @@ fn rpc(
         target.addr,
         &Request {
             method: "POST",
-            target: ROUTE,
+            target: path,
             bearer,
             json_body: Some(&body),
             headers: &headers,
@@ -147,6 +161,7 @@ pub(crate) fn drive(
     let (status, body, text) = rpc(
         target,
         Some(token),
+        ROUTE,
         Generation::Handshake,
         "tools/list",
         json!({}),
@@ -179,14 +194,18 @@ pub(crate) fn drive(
         problems,
     );
 
-    for tool in &expected {
+    for (tool, args) in expected
+        .iter()
+        .flat_map(|t| calls_of(t).into_iter().map(move |a| (*t, a)))
+    {
         steps.step(&format!("runtime: {handle}: MCP {tool}"));
         let (status, body, text) = rpc(
             target,
             Some(token),
+            ROUTE,
             Generation::Discovery,
             "tools/call",
-            json!({"name": tool, "arguments": arguments(tool)}),
+            json!({"name": tool, "arguments": args}),
         )?;
         let result = body.as_ref().and_then(|b| b.get("result"));
         let mut problems = Vec::new();
@@ -221,6 +240,7 @@ pub(crate) fn drive(
     let (_, body, text) = rpc(
         target,
         Some(token),
+        ROUTE,
         Generation::Discovery,
         "tools/call",
         json!({"name": expected[0], "arguments": args}),
@@ -252,6 +272,7 @@ pub(crate) fn drive(
     let (_, body, text) = rpc(
         target,
         Some(token),
+        ROUTE,
         Generation::Discovery,
         "tools/call",
         json!({"name": "no_such_tool", "arguments": {}}),
@@ -273,10 +294,42 @@ pub(crate) fn drive(
         problems,
     );
 
+    // The personal URL secret: the same token in the path, no header.
+    let secret_path = format!("{ROUTE}/u/{token}");
+    let (status, body, text) = rpc(
+        target,
+        None,
+        &secret_path,
+        Generation::Handshake,
+        "tools/list",
+        json!({}),
+    )?;
+    let count = body
+        .as_ref()
+        .and_then(|b| b.pointer("/result/tools"))
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let problems = if status == 200 && count == expected.len() {
+        Vec::new()
+    } else {
+        vec![format!(
+            "expected HTTP 200 and {} tools, got {status} and {count}",
+            expected.len()
+        )]
+    };
+    record(
+        target,
+        out,
+        &format!("{handle}: MCP personal URL secret"),
+        &text,
+        problems,
+    );
+
     let forged = format!("phg_{}", "0".repeat(64));
     let (status, _, text) = rpc(
         target,
         Some(&forged),
+        ROUTE,
         Generation::Handshake,
         "tools/list",
         json!({}),
@@ -293,6 +346,42 @@ pub(crate) fn drive(
         &text,
         problems,
     );
+    Ok(())
+}
+
+/// One MCP call while the store is broken: it must answer with an error result whose envelope
+/// is a `store_fault` (or `store_unavailable`), never a dead request.
+pub(crate) fn fault_probe(target: &Target, out: &mut Outcome) -> anyhow::Result<()> {
+    let Some(token) = target.tokens.get("you").map(String::as_str) else {
+        anyhow::bail!("no token for `you` in the tokens file");
+    };
+    let (status, body, text) = rpc(
+        target,
+        Some(token),
+        ROUTE,
+        Generation::Discovery,
+        "tools/call",
+        json!({"name": "query_health_indicators", "arguments": {}}),
+    )?;
+    let result = body.as_ref().and_then(|b| b.get("result"));
+    let kind = result
+        .and_then(|r| r.pointer("/structuredContent/error_kind"))
+        .and_then(Value::as_str);
+    let mut problems = Vec::new();
+    if status != 200 {
+        problems.push(format!("expected HTTP 200, got {status}"));
+    }
+    if result
+        .and_then(|r| r.get("isError"))
+        .and_then(Value::as_bool)
+        != Some(true)
+    {
+        problems.push("expected isError true".to_owned());
+    }
+    if !matches!(kind, Some("store_fault" | "store_unavailable")) {
+        problems.push(format!("expected a store fault, got {kind:?}"));
+    }
+    record(target, out, "you: MCP on a broken store", &text, problems);
     Ok(())
 }
 
@@ -313,7 +402,12 @@ mod tests {
             ]
         );
         for tool in RECORD_TOOLS {
-            assert!(arguments(tool).is_object(), "{tool}");
+            assert!(calls_of(tool).iter().all(Value::is_object), "{tool}");
         }
+        assert_eq!(
+            calls_of("query_medications").len(),
+            3,
+            "every medication view"
+        );
     }
 }

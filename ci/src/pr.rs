@@ -49,15 +49,16 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
         }
     }
     let layer = lint::layer(&report);
+    let gate = crate::report::Report {
+        title: format!("phi-ci pr --base {}", options.base),
+        layers: vec![layer],
+    };
     // phi-lint: allow(phi::print, reason = "the report holds counts and the verdict of the lint")
-    println!(
-        "{}",
-        crate::report::Report {
-            title: format!("phi-ci pr --base {}", options.base),
-            layers: vec![layer],
-        }
-    );
-    Ok(u8::try_from(report.exit_code())
+    println!("{gate}");
+    // The gate fails when the lint fails, and also when the layer fails for a reason of its own
+    // (no file linted: a wrong --root).
+    let lint_exit = u8::try_from(report.exit_code())
         .unwrap_or(crate::report::exit::ERROR)
-        .min(crate::report::exit::ERROR))
+        .min(crate::report::exit::ERROR);
+    Ok(lint_exit.max(gate.exit_code()))
 }

@@ -276,6 +276,19 @@ impl ToolSchema {
     }
 }
 
+/// Items a list argument (`indicators`, `keywords`, `rsids`, `drugs`, `genes`) holds at most:
+/// a longer list is refused by name, before any tool runs, so one call cannot hold the store for
+/// long.
+///
+/// ```
+/// use answers::args::health_indicators::QUERY_HEALTH_INDICATORS;
+/// use serde_json::json;
+///
+/// let many: Vec<String> = (0..=answers::args::LIST_MAX).map(|i| format!("x{i}")).collect();
+/// assert!(QUERY_HEALTH_INDICATORS.validate(&json!({"indicators": many})).is_err());
+/// ```
+pub const LIST_MAX: usize = 100;
+
 /// The published schema of a tool, for the tools whose arguments are declared so far.
 ///
 /// ```

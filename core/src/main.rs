@@ -42,7 +42,8 @@ enum Command {
         /// Leave the fixed demo canary out (with --canary: the per-run canary only).
         #[arg(long)]
         no_demo_canary: bool,
-        /// Write a bearer token per demo account to FILE (`handle=token` lines, mode 0600).
+        /// Write a bearer token per demo account to FILE (`handle=token` lines, mode 0600; each
+        /// valid 90 days, revocable with `answers token revoke`).
         #[arg(long, value_name = "FILE")]
         tokens_file: Option<PathBuf>,
     },
@@ -99,6 +100,10 @@ enum Command {
         /// shutdown (8-128 of A-Z a-z 0-9 -) [env: `PHIGUARD_MARKER_NONCE`].
         #[arg(long, value_name = "NONCE")]
         marker_nonce: Option<String>,
+        /// A host name (or `host:port`) clients reach `/mcp` by, beside the loopback names;
+        /// repeat for several. Other `Host` headers are refused (DNS rebinding).
+        #[arg(long = "allowed-host", value_name = "HOST")]
+        allowed_hosts: Vec<String>,
     },
     /// Say whether a canary is in the record's comments: prints `present` or `absent`, never the
     /// canary. The canary comes from env `PHIGUARD_CANARY` or `--canary-file`.
@@ -127,9 +132,13 @@ enum TokenAction {
         /// The subject's handle (`you`, `mom`).
         #[arg(long, value_name = "HANDLE")]
         subject: String,
-        /// Days until the token expires (default: never).
-        #[arg(long, value_name = "DAYS", value_parser = clap::value_parser!(u32).range(1..=3650))]
-        ttl_days: Option<u32>,
+        /// Days until the token expires.
+        #[arg(long, value_name = "DAYS", default_value_t = TOKEN_TTL_DAYS,
+              value_parser = clap::value_parser!(u32).range(1..=3650))]
+        ttl_days: u32,
+        /// Issue a token that never expires (it can still be revoked).
+        #[arg(long, conflicts_with = "ttl_days")]
+        no_expiry: bool,
     },
     /// Revoke the token read from standard input (never from the command line, where other
     /// users of the machine could read it). Exit 0 if a live token was revoked, 1 if none was.
@@ -142,6 +151,13 @@ enum TokenAction {
 
 /// The environment variable `canary-present` reads the canary from.
 const CANARY_ENV: &str = "PHIGUARD_CANARY";
+
+/// Days a token lives unless told otherwise: issued by `token issue` or `seed --tokens-file`.
+const TOKEN_TTL_DAYS: u32 = 90;
+
+fn days(n: u32) -> std::time::Duration {
+    std::time::Duration::from_secs(u64::from(n) * 86_400)
+}
 
 fn main() -> ExitCode {
     quiet_panics();
@@ -224,6 +240,7 @@ fn run(cli: Cli, stats: phi_filter::Stats) -> anyhow::Result<u8> {
             listen,
             tokens_file,
             marker_nonce,
+            allowed_hosts,
         } => {
             register_tokens(&db, tokens_file)?;
             let marker = answers::marker::MarkerNonce::from_flag_or_env(marker_nonce.as_deref())
@@ -231,6 +248,7 @@ fn run(cli: Cli, stats: phi_filter::Stats) -> anyhow::Result<u8> {
             let options = answers::serve::ServeOptions {
                 marker,
                 filter_stats: Some(stats),
+                allowed_hosts,
             };
             answers::serve::serve_with(&db, listen, &options)?;
             Ok(0)
@@ -260,7 +278,7 @@ fn seed(
     if let Some(path) = tokens {
         let mut lines = String::new();
         for subject in store.subjects()? {
-            let token = store.issue_token(&subject.id, None)?;
+            let token = store.issue_token(&subject.id, Some(days(TOKEN_TTL_DAYS)))?;
             lines.push_str(&subject.handle);
             lines.push('=');
             lines.push_str(&token);
@@ -371,13 +389,14 @@ fn token(action: TokenAction) -> anyhow::Result<u8> {
             db,
             subject,
             ttl_days,
+            no_expiry,
         } => {
             let store =
                 Store::open(&db).with_context(|| format!("cannot open {}", db.display()))?;
             let Some(found) = store.subject_by_handle(&subject)? else {
                 bail!("no subject has the handle {subject:?}");
             };
-            let ttl = ttl_days.map(|d| std::time::Duration::from_secs(u64::from(d) * 86_400));
+            let ttl = (!no_expiry).then(|| days(ttl_days));
             let token = store.issue_token(&found.id, ttl)?;
             let mut out = std::io::stdout().lock();
             // The token is printed once, to its owner, on request; it is never logged.

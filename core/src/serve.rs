@@ -72,7 +72,7 @@ pub fn serve_with(db: &Path, listen: SocketAddr, options: &ServeOptions) -> Resu
         store: Arc::new(Mutex::new(store)),
         request_count: AtomicU64::new(0),
     });
-    let (mcp_routes, end_mcp_streams) = mcp::routes(Arc::clone(&app));
+    let (mcp_routes, end_mcp_streams) = mcp::routes(Arc::clone(&app), &options.allowed_hosts);
     let counters = Arc::clone(&app);
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)
@@ -146,6 +146,7 @@ pub fn serve_with(db: &Path, listen: SocketAddr, options: &ServeOptions) -> Resu
 /// let options = ServeOptions {
 ///     marker: Some(MarkerNonce::new("run-0001")?),
 ///     filter_stats: Some(phi_filter::PhiPolicy::default().stats()),
+///     allowed_hosts: vec!["records.example.org".into()],
 /// };
 /// assert!(options.marker.is_some());
 /// # Ok::<(), answers::marker::NonceError>(())
@@ -158,6 +159,9 @@ pub struct ServeOptions {
     /// The log filter's counters: logged at shutdown (`redacted_count`, `cut_count`, …) beside
     /// the number of requests served (`request_count`).
     pub filter_stats: Option<phi_filter::Stats>,
+    /// Host names (or `host:port`) `/mcp` accepts in the `Host` header beside the loopback
+    /// names: the names a deployment is reached by. The check guards against DNS rebinding.
+    pub allowed_hosts: Vec<String>,
 }
 
 async fn shutdown() {

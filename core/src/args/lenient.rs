@@ -58,7 +58,8 @@ pub fn read(ty: ParamType, value: &Value) -> Result<ArgValue, ArgProblem> {
 }
 
 /// A list of names: a real array, a string holding a JSON array, or a bare string split on
-/// commas. Items are trimmed; empty items and repeats are dropped; an empty result is refused.
+/// commas. Items are trimmed; empty items and repeats are dropped; an empty result, or one of
+/// more than [`LIST_MAX`](super::LIST_MAX) items, is refused.
 fn text_list(value: &Value) -> Result<Vec<String>, ArgProblem> {
     let items: Vec<String> = match value {
         Value::Array(items) => strings(items)?,
@@ -71,6 +72,9 @@ fn text_list(value: &Value) -> Result<Vec<String>, ArgProblem> {
         }
         _ => return Err(ArgProblem::NotTextList),
     };
+    if items.len() > super::LIST_MAX {
+        return Err(ArgProblem::TooManyItems);
+    }
     let mut out: Vec<String> = Vec::with_capacity(items.len());
     for item in items {
         let item = item.trim();

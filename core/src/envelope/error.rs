@@ -249,6 +249,8 @@ pub enum ArgProblem {
     PgxSelectorMissing,
     /// A pharmacogenomics call with both `drugs` and `genes`.
     PgxSelectorConflict,
+    /// A list longer than [`LIST_MAX`](crate::args::LIST_MAX) items.
+    TooManyItems,
 }
 
 impl ArgProblem {
@@ -311,6 +313,10 @@ impl ArgProblem {
             ArgProblem::NotChromosome => "expected a chromosome: 1 to 22, X, Y or MT".into(),
             ArgProblem::PgxSelectorMissing => "give drugs or genes".into(),
             ArgProblem::PgxSelectorConflict => "give drugs or genes, not both".into(),
+            ArgProblem::TooManyItems => format!(
+                "at most {} items; split the call, or narrow it",
+                crate::args::LIST_MAX
+            ),
         }
     }
 }

@@ -4,6 +4,9 @@
 //! an optional TTL, never logged; a request's log line names the route pattern, never its
 //! path, since the path can hold the secret.
 //!
+//! Requests whose `Host` is not a loopback name or one the deployment allows
+//! (`answers serve --allowed-host NAME`) are refused (403), against DNS rebinding.
+//!
 //! The transport runs stateless with JSON responses: every request is authenticated on its
 //! own, so no session outlives the token that opened it. Both protocol generations are served:
 //! the `2026-07-28` discovery flow and the `2025-11-25` `initialize` handshake.
@@ -22,12 +25,20 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use super::{App, Refusal, bearer};
 use crate::mcp::{Authenticated, RecordMcp};
 
+/// The `Host` names `/mcp` always accepts; a deployment adds its own (`--allowed-host`).
+const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+
 /// The path prefix of a personal URL secret.
 const URL_SECRET_PREFIX: &str = "/mcp/u/";
 
 /// The `/mcp` routes and the handle that ends their open streams at shutdown.
-pub(super) fn routes(app: Arc<App>) -> (Router, impl FnOnce()) {
+pub(super) fn routes(app: Arc<App>, allowed_hosts: &[String]) -> (Router, impl FnOnce() + use<>) {
+    let hosts = LOOPBACK_HOSTS
+        .iter()
+        .map(|h| (*h).to_owned())
+        .chain(allowed_hosts.iter().cloned());
     let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(hosts)
         .with_legacy_session_mode(false)
         .with_json_response(true)
         .with_sse_keep_alive(None);

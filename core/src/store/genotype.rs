@@ -205,23 +205,26 @@ pub(crate) fn calls_by_rsid(
 }
 
 /// The calls of `set_id` whose file coordinates are on one of `chromosomes` and in
-/// `start..=end`, in position order.
+/// `start..=end`, in position order; at most `limit` per chromosome (a caller that shows `cap`
+/// rows asks for `cap + 1`, to know it cut), so a whole-genome region reads a bounded number
+/// of rows.
 pub(crate) fn calls_in_raw_region(
     conn: &Connection,
     set_id: i64,
     chromosomes: &[String],
-    start: u64,
-    end: u64,
+    (start, end): (u64, u64),
+    limit: usize,
 ) -> Result<Vec<GenotypeCall>, SetError> {
     let mut stmt = conn.prepare_cached(
         "SELECT rsid, chromosome, position, genotype FROM genotype_call
          WHERE set_id = ?1 AND chromosome = ?2 AND position BETWEEN ?3 AND ?4
-         ORDER BY position, rsid",
+         ORDER BY position, rsid LIMIT ?5",
     )?;
     let clamp = |p: u64| i64::try_from(p).unwrap_or(i64::MAX);
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
     let mut out = Vec::new();
     for chromosome in chromosomes {
-        let mut rows = stmt.query(params![set_id, chromosome, clamp(start), clamp(end)])?;
+        let mut rows = stmt.query(params![set_id, chromosome, clamp(start), clamp(end), limit])?;
         while let Some(r) = rows.next()? {
             out.push(call(r)?);
         }

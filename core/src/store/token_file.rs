@@ -2,7 +2,7 @@
 //! by their hash so the server authenticates them like issued ones. A token is never logged,
 //! and an error about a line names its number, never its text.
 
-use rusqlite::params;
+use rusqlite::{OptionalExtension, params};
 
 use super::token::hash;
 use super::{Store, StoreError};
@@ -30,6 +30,13 @@ pub enum TokensFileError {
     /// The line's handle names no subject in this record.
     #[error("tokens line {line}: no subject has this handle")]
     UnknownHandle {
+        /// 1-based line number.
+        line: usize,
+    },
+    /// The line's token is already registered to another subject: a token names one person,
+    /// so it is refused rather than moved silently.
+    #[error("tokens line {line}: this token already belongs to another subject")]
+    TokenOfAnotherSubject {
         /// 1-based line number.
         line: usize,
     },
@@ -78,6 +85,20 @@ impl Store {
             let subject = self
                 .subject_by_handle(handle)?
                 .ok_or(TokensFileError::UnknownHandle { line })?;
+            let owner: Option<String> = self
+                .conn
+                .query_row(
+                    "SELECT subject_id FROM token WHERE token_hash = ?1",
+                    [hash(token)],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(|e| StoreError::sqlite("check token", &e))?;
+            if owner.is_some_and(|o| o != subject.id)
+                || pairs.iter().any(|(s, t)| *t == token && *s != subject.id)
+            {
+                return Err(TokensFileError::TokenOfAnotherSubject { line });
+            }
             pairs.push((subject.id, token));
         }
         for (subject_id, token) in &pairs {
@@ -134,6 +155,25 @@ mod tests {
                 "{shown}"
             );
         }
+    }
+
+    #[test]
+    fn a_token_is_never_moved_to_another_subject() {
+        let s = store();
+        s.load_tokens(&format!("mom={T}")).unwrap();
+        let err = s.load_tokens(&format!("you={T}")).unwrap_err();
+        assert!(matches!(
+            err,
+            TokensFileError::TokenOfAnotherSubject { line: 1 }
+        ));
+        let err = s
+            .load_tokens(&format!("# two people, one token\nyou={T}x\nmom={T}x"))
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            TokensFileError::TokenOfAnotherSubject { line: 3 }
+        ));
+        assert_eq!(s.subject_for_token(T).unwrap().unwrap().handle, "mom");
     }
 
     #[test]

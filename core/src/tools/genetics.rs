@@ -201,10 +201,16 @@ fn answer(
             start,
             end,
         } => match build {
-            Build::Raw => genotype::calls_in_raw_region(conn, set.id, chromosome, *start, *end)?
-                .iter()
-                .map(|c| row(&c.rsid, index.site(&c.rsid), Some(c), build))
-                .collect(),
+            Build::Raw => genotype::calls_in_raw_region(
+                conn,
+                set.id,
+                chromosome,
+                (*start, *end),
+                GENOTYPE_ROW_CAP + 1,
+            )?
+            .iter()
+            .map(|c| row(&c.rsid, index.site(&c.rsid), Some(c), build))
+            .collect(),
             _ => {
                 let c = chromosome.first().map_or("", String::as_str);
                 let sites = index.in_region(build, c, *start, *end);

@@ -175,8 +175,13 @@ impl Server {
     }
 
     pub(crate) fn start_with(db: &Path, env: &[(&str, &str)]) -> Server {
+        Server::start_full(db, env, &[])
+    }
+
+    pub(crate) fn start_full(db: &Path, env: &[(&str, &str)], args: &[&str]) -> Server {
         let mut child = Command::new(BIN)
             .args(["serve", "--db", s(db), "--listen", "127.0.0.1:0"])
+            .args(args)
             .env_remove("RUST_LOG")
             .env_remove("ANSWERS_TOKENS")
             .env_remove("ANSWERS_TOKENS_FILE")

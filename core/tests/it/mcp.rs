@@ -96,6 +96,11 @@ fn the_vocabulary_server_speaks_mcp_on_stdio_without_a_database() {
 
 /// `tools/list` on the 2025-11-25 generation (stateless: no handshake needed), raw; the status.
 fn list_tools_status(addr: &str, path: &str, token: Option<&str>) -> u16 {
+    list_tools_status_at(addr, "127.0.0.1", path, token)
+}
+
+/// The same, with the `Host` header `host`.
+fn list_tools_status_at(addr: &str, host: &str, path: &str, token: Option<&str>) -> u16 {
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#;
     let auth = token
         .map(|t| format!("Authorization: Bearer {t}\r\n"))
@@ -106,7 +111,7 @@ fn list_tools_status(addr: &str, path: &str, token: Option<&str>) -> u16 {
         .expect("timeout");
     write!(
         stream,
-        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}Content-Type: application/json\r\n\
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\n{auth}Content-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n\
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
@@ -176,4 +181,28 @@ fn an_issued_secret_works_until_it_is_revoked() {
         !logs.contains(&secret[4..]),
         "the secret leaked into the logs"
     );
+}
+
+#[test]
+fn mcp_answers_only_the_host_names_it_is_reached_by() {
+    let r = seeded();
+    let mom = token(&r, "mom");
+    let server = Server::start(&r.db);
+    assert_eq!(
+        list_tools_status_at(&server.addr, "localhost", "/mcp", Some(&mom)),
+        200
+    );
+    assert_eq!(
+        list_tools_status_at(&server.addr, "records.example.test", "/mcp", Some(&mom)),
+        403,
+        "a foreign Host is refused (DNS rebinding)"
+    );
+    drop(server.stop());
+    let server = Server::start_full(&r.db, &[], &["--allowed-host", "records.example.test"]);
+    assert_eq!(
+        list_tools_status_at(&server.addr, "records.example.test", "/mcp", Some(&mom)),
+        200,
+        "a deployment's own name is answered"
+    );
+    drop(server.stop());
 }
