@@ -129,6 +129,45 @@ fn rpc(
     ))
 }
 
+/// `tools/call` of `tool` in the `2026-07-28` generation.
+fn call_tool(
+    target: &Target,
+    bearer: Option<&str>,
+    tool: &str,
+    args: &Value,
+) -> anyhow::Result<(u16, Option<Value>, String)> {
+    rpc(
+        target,
+        bearer,
+        ROUTE,
+        Generation::Discovery,
+        "tools/call",
+        json!({"name": tool, "arguments": args}),
+    )
+}
+
+/// What is wrong with a `tools/call` answer's HTTP status and `isError` flag, given the flag
+/// it must carry; also returns the result object.
+fn result_problems(
+    status: u16,
+    body: Option<&Value>,
+    is_error: bool,
+) -> (Vec<String>, Option<&Value>) {
+    let result = body.and_then(|b| b.get("result"));
+    let mut problems = Vec::new();
+    if status != 200 {
+        problems.push(format!("expected HTTP 200, got {status}"));
+    }
+    if result
+        .and_then(|r| r.get("isError"))
+        .and_then(Value::as_bool)
+        != Some(is_error)
+    {
+        problems.push(format!("expected isError {is_error}"));
+    }
+    (problems, result)
+}
+
 /// Records one call's result: `problems` empty is a pass. A body carrying a canary never is.
 fn record(target: &Target, out: &mut Outcome, label: &str, text: &str, mut problems: Vec<String>) {
     out.calls += 1;
@@ -199,26 +238,8 @@ pub(crate) fn drive(
         .flat_map(|t| calls_of(t).into_iter().map(move |a| (*t, a)))
     {
         steps.step(&format!("runtime: {handle}: MCP {tool}"));
-        let (status, body, text) = rpc(
-            target,
-            Some(token),
-            ROUTE,
-            Generation::Discovery,
-            "tools/call",
-            json!({"name": tool, "arguments": args}),
-        )?;
-        let result = body.as_ref().and_then(|b| b.get("result"));
-        let mut problems = Vec::new();
-        if status != 200 {
-            problems.push(format!("expected HTTP 200, got {status}"));
-        }
-        if result
-            .and_then(|r| r.get("isError"))
-            .and_then(Value::as_bool)
-            != Some(false)
-        {
-            problems.push("expected isError false".to_owned());
-        }
+        let (status, body, text) = call_tool(target, Some(token), tool, &args)?;
+        let (mut problems, result) = result_problems(status, body.as_ref(), false);
         let envelope = result
             .and_then(|r| r.pointer("/structuredContent/status"))
             .and_then(Value::as_str);
@@ -237,27 +258,12 @@ pub(crate) fn drive(
     steps.step(&format!("runtime: {handle}: MCP refusals"));
     let mut args = arguments(expected[0]);
     args["bogus_param"] = json!(1);
-    let (_, body, text) = rpc(
-        target,
-        Some(token),
-        ROUTE,
-        Generation::Discovery,
-        "tools/call",
-        json!({"name": expected[0], "arguments": args}),
-    )?;
-    let result = body.as_ref().and_then(|b| b.get("result"));
+    let (status, body, text) = call_tool(target, Some(token), expected[0], &args)?;
+    let (mut problems, result) = result_problems(status, body.as_ref(), true);
     let first_text = result
         .and_then(|r| r.pointer("/content/0/text"))
         .and_then(Value::as_str)
         .unwrap_or("");
-    let mut problems = Vec::new();
-    if result
-        .and_then(|r| r.get("isError"))
-        .and_then(Value::as_bool)
-        != Some(true)
-    {
-        problems.push("expected isError true".to_owned());
-    }
     if !first_text.starts_with("error (invalid_arguments): bogus_param: unknown parameter") {
         problems.push("expected a refusal naming bogus_param".to_owned());
     }
@@ -269,14 +275,7 @@ pub(crate) fn drive(
         problems,
     );
 
-    let (_, body, text) = rpc(
-        target,
-        Some(token),
-        ROUTE,
-        Generation::Discovery,
-        "tools/call",
-        json!({"name": "no_such_tool", "arguments": {}}),
-    )?;
+    let (_, body, text) = call_tool(target, Some(token), "no_such_tool", &json!({}))?;
     let code = body
         .as_ref()
         .and_then(|b| b.pointer("/error/code"))
@@ -355,29 +354,12 @@ pub(crate) fn fault_probe(target: &Target, out: &mut Outcome) -> anyhow::Result<
     let Some(token) = target.tokens.get("you").map(String::as_str) else {
         anyhow::bail!("no token for `you` in the tokens file");
     };
-    let (status, body, text) = rpc(
-        target,
-        Some(token),
-        ROUTE,
-        Generation::Discovery,
-        "tools/call",
-        json!({"name": "query_health_indicators", "arguments": {}}),
-    )?;
-    let result = body.as_ref().and_then(|b| b.get("result"));
+    let (status, body, text) =
+        call_tool(target, Some(token), "query_health_indicators", &json!({}))?;
+    let (mut problems, result) = result_problems(status, body.as_ref(), true);
     let kind = result
         .and_then(|r| r.pointer("/structuredContent/error_kind"))
         .and_then(Value::as_str);
-    let mut problems = Vec::new();
-    if status != 200 {
-        problems.push(format!("expected HTTP 200, got {status}"));
-    }
-    if result
-        .and_then(|r| r.get("isError"))
-        .and_then(Value::as_bool)
-        != Some(true)
-    {
-        problems.push("expected isError true".to_owned());
-    }
     if !matches!(kind, Some("store_fault" | "store_unavailable")) {
         problems.push(format!("expected a store fault, got {kind:?}"));
     }

@@ -222,33 +222,7 @@ impl ToolSchema {
     /// ```
     #[must_use]
     pub fn json_schema(&self) -> Value {
-        let mut properties = Map::new();
-        for p in self.params {
-            let mut schema = p.ty.json_schema();
-            if let Some(obj) = schema.as_object_mut() {
-                obj.insert("description".into(), p.description.into());
-            }
-            properties.insert(p.name.into(), schema);
-        }
-        let required: Vec<&str> = self
-            .params
-            .iter()
-            .filter(|p| p.required)
-            .map(|p| p.name)
-            .collect();
-        let examples: Vec<Value> = self
-            .examples
-            .iter()
-            .filter_map(|e| serde_json::from_str(e).ok())
-            .collect();
-        json!({
-            "type": "object",
-            "description": self.description,
-            "properties": properties,
-            "required": required,
-            "additionalProperties": false,
-            "examples": examples,
-        })
+        closed_object_schema(self.description, self.params, self.examples)
     }
 
     /// The arguments as [`ValidArgs`], or a refusal envelope naming the first problem, with the
@@ -274,6 +248,40 @@ impl ToolSchema {
                 .with_next_steps(repair::next_steps(self, args))
         })
     }
+}
+
+/// The flat, closed JSON Schema of a tool's parameters (`additionalProperties: false`), with
+/// the examples that parse: what every tool of either MCP surface publishes.
+pub(crate) fn closed_object_schema(
+    description: &str,
+    params: &[Param],
+    examples: &[&str],
+) -> Value {
+    let mut properties = Map::new();
+    for p in params {
+        let mut schema = p.ty.json_schema();
+        if let Some(obj) = schema.as_object_mut() {
+            obj.insert("description".into(), p.description.into());
+        }
+        properties.insert(p.name.into(), schema);
+    }
+    let required: Vec<&str> = params
+        .iter()
+        .filter(|p| p.required)
+        .map(|p| p.name)
+        .collect();
+    let examples: Vec<Value> = examples
+        .iter()
+        .filter_map(|e| serde_json::from_str(e).ok())
+        .collect();
+    json!({
+        "type": "object",
+        "description": description,
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false,
+        "examples": examples,
+    })
 }
 
 /// Items a list argument (`indicators`, `keywords`, `rsids`, `drugs`, `genes`) holds at most:

@@ -20,10 +20,13 @@ fn local_passes_all_three_layers() {
         "{runtime}"
     );
     assert!(runtime.contains("stop clean"), "{runtime}");
-    // 2 accounts × (catalogue, keywords, 8 views, a window, 4 argument errors, 2 token
-    // errors) + the fault and the call after the repair.
+    // Over HTTP: 2 accounts × (catalogue, keywords, 8 views, a window, 4 argument errors, 2
+    // token errors) + the fault and the call after the repair = 36. Over MCP, per account:
+    // tools/list, one call per listed tool and view (mom: 10 over seven tools, you: 4 over
+    // four), an unknown parameter, an unknown tool, the personal URL secret and a forged token
+    // (mom 15, you 9), + the fault over MCP = 25.
     assert!(
-        runtime.contains("tool calls 36, as expected 36, served 36"),
+        runtime.contains("tool calls 61, as expected 61, served 61"),
         "{runtime}"
     );
     let e2e = layer_line(&stdout, 3);

@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::{ArgValue, Param, ParamType, Refused, ToolSchema, ValidArgs, lenient};
 use crate::envelope::Envelope;
@@ -143,33 +143,7 @@ impl VocabSchema {
     /// ```
     #[must_use]
     pub fn json_schema(&self) -> Value {
-        let mut properties = Map::new();
-        for p in self.params {
-            let mut schema = p.ty.json_schema();
-            if let Some(obj) = schema.as_object_mut() {
-                obj.insert("description".into(), p.description.into());
-            }
-            properties.insert(p.name.into(), schema);
-        }
-        let required: Vec<&str> = self
-            .params
-            .iter()
-            .filter(|p| p.required)
-            .map(|p| p.name)
-            .collect();
-        let examples: Vec<Value> = self
-            .examples
-            .iter()
-            .filter_map(|e| serde_json::from_str(e).ok())
-            .collect();
-        json!({
-            "type": "object",
-            "description": self.description,
-            "properties": properties,
-            "required": required,
-            "additionalProperties": false,
-            "examples": examples,
-        })
+        super::closed_object_schema(self.description, self.params, self.examples)
     }
 
     /// The arguments, or a refusal naming the first parameter that is unknown, missing or of
