@@ -81,6 +81,36 @@ pub(crate) fn say_empty(env: Envelope, query: &MedicationQuery, unfiltered: usiz
     }
 }
 
+/// The answer both plan-shaped views give (`plan`, `history`): the plans in effect at some
+/// point in the window that match the keywords, in `order`, one `row` each in a table called
+/// `name`, or the empty answer that says why; always with the plan-is-intent note, since a
+/// course's dates are its plan's.
+pub(crate) fn plans_answer<const N: usize>(
+    ctx: &Ctx<'_>,
+    query: &MedicationQuery,
+    (name, columns): (&'static str, [&'static str; N]),
+    order: impl FnMut(&&Plan, &&Plan) -> std::cmp::Ordering,
+    row: impl Fn(&Plan) -> [Cell; N],
+) -> Result<Envelope, ToolError> {
+    let all = ctx.store.plans_in_effect(&ctx.subject.id, &query.window)?;
+    let mut plans: Vec<&Plan> = all.iter().filter(|p| matches(p, &query.keywords)).collect();
+    plans.sort_by(order);
+    let mut env = envelope(ctx, query.window);
+    if plans.is_empty() {
+        env = say_empty(env, query, all.len());
+    } else {
+        let mut table = Table::new(name, columns);
+        for p in plans {
+            push(&mut table, row(p))?;
+        }
+        env = env.with_table(table);
+    }
+    if query.window.is_all_recorded() {
+        env = env.with_assumption(Assumption::WindowAllRecorded);
+    }
+    Ok(env.with_assumption(Assumption::PlanIsIntent))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
