@@ -83,17 +83,7 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
         .prefix("phi-ci-local-")
         .tempdir()
         .context("cannot create a temporary directory")?;
-    let mut report = Report {
-        title: format!(
-            "phi-ci local{}",
-            if options.leak_drill {
-                " (leak drill)"
-            } else {
-                ""
-            }
-        ),
-        layers: Vec::new(),
-    };
+    let mut report = Report::pipeline("local", options.leak_drill);
 
     steps.step("static: phi-lint");
     report.layers.push(lint::layer(&lint::check(&root, None)?));

@@ -53,6 +53,16 @@ pub(crate) struct Report {
 }
 
 impl Report {
+    /// An empty report for `pipeline` (`local`, `release`), its title saying whether this run
+    /// is the leak drill.
+    pub(crate) fn pipeline(pipeline: &str, leak_drill: bool) -> Report {
+        let drill = if leak_drill { " (leak drill)" } else { "" };
+        Report {
+            title: format!("phi-ci {pipeline}{drill}"),
+            layers: Vec::new(),
+        }
+    }
+
     pub(crate) fn exit_code(&self) -> u8 {
         if !self.layers.is_empty() && self.layers.iter().all(Layer::passed) {
             exit::PASS

@@ -91,18 +91,7 @@ fn rules(args: &ValidArgs) -> Result<(), Refused> {
             .repair(Repair::new(NextAction::CallCatalogue).remove("view"))
             .repair(Repair::new(NextAction::UseIndicators).supply("indicators")));
     }
-    if let (Some(start), Some(end)) = (args.date("start"), args.date("end"))
-        && end < start
-    {
-        return Err(
-            Refused::new(Some("end"), ArgProblem::EndBeforeStart).repair(
-                Repair::new(NextAction::FixArguments)
-                    .set("start", end.to_string().into())
-                    .set("end", start.to_string().into()),
-            ),
-        );
-    }
-    Ok(())
+    super::repair::window_in_order(args)
 }
 
 /// What a readings call selects.

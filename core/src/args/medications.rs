@@ -8,11 +8,9 @@
 use phi_macros::ClosedEnum;
 use serde_json::{Value, json};
 
-use super::repair::Repair;
-use super::{Domain, Param, ParamType, Refused, ToolSchema, ValidArgs};
+use super::{Domain, Param, ParamType, ToolSchema, ValidArgs};
 use crate::date::LocalDate;
 use crate::envelope::Envelope;
-use crate::envelope::error::ArgProblem;
 use crate::envelope::next_step::{NextAction, NextStep};
 use crate::tool::ToolName;
 use crate::window::Window;
@@ -89,7 +87,8 @@ pub static QUERY_MEDICATIONS: ToolSchema = ToolSchema {
             "last local day of the window, YYYY-MM-DD, inclusive",
         ),
     ],
-    rules,
+    // The one rule: `end` is not before `start`.
+    rules: super::repair::window_in_order,
     examples: &[
         r"{}",
         r#"{"view": "plan", "start": "2026-03-01", "end": "2026-03-31"}"#,
@@ -99,22 +98,6 @@ pub static QUERY_MEDICATIONS: ToolSchema = ToolSchema {
         r#"{"view": "log", "keywords": ["atorvastatin"], "start": "2026-08-01", "end": "2026-08-31"}"#,
     ],
 };
-
-/// The argument matrix.
-fn rules(args: &ValidArgs) -> Result<(), Refused> {
-    if let (Some(start), Some(end)) = (args.date("start"), args.date("end"))
-        && end < start
-    {
-        return Err(
-            Refused::new(Some("end"), ArgProblem::EndBeforeStart).repair(
-                Repair::new(NextAction::FixArguments)
-                    .set("start", end.to_string().into())
-                    .set("end", start.to_string().into()),
-            ),
-        );
-    }
-    Ok(())
-}
 
 /// A validated medications call.
 ///

@@ -200,3 +200,22 @@ pub fn next_steps(schema: &ToolSchema, args: &Value) -> Vec<NextStep> {
     }
     accepted.into_iter().map(|c| c.into_step(schema)).collect()
 }
+
+/// The rule every dated tool shares: `end` is not before `start`. A violation names `end`, and
+/// its repair swaps the two dates.
+pub(crate) fn window_in_order(args: &super::ValidArgs) -> Result<(), super::Refused> {
+    if let (Some(start), Some(end)) = (args.date("start"), args.date("end"))
+        && end < start
+    {
+        return Err(super::Refused::new(
+            Some("end"),
+            crate::envelope::error::ArgProblem::EndBeforeStart,
+        )
+        .repair(
+            Repair::new(crate::envelope::next_step::NextAction::FixArguments)
+                .set("start", end.to_string().into())
+                .set("end", start.to_string().into()),
+        ));
+    }
+    Ok(())
+}

@@ -129,8 +129,24 @@ async def vocab(binary):
             check(c.protocol_version == version, f"stdio/{mode}: negotiated {version} (got {c.protocol_version})")
             await exercise(c, VOCAB_TOOLS, f"stdio/{mode}")
             r = await c.call_tool("standardize_reading", CALLS["standardize_reading"])
-            obs = r.structured_content
-            check(obs is not None, "stdio: standardize_reading has structured content")
+            observations = [
+                cell
+                for table in (r.structured_content or {}).get("data", [])
+                for row in table.get("rows", [])
+                for cell in row
+                if isinstance(cell, dict) and cell.get("resourceType") == "Observation"
+            ]
+            check(len(observations) == 1, f"stdio/{mode}: standardize_reading carries one FHIR Observation")
+            obs = observations[0]
+            codings = obs.get("code", {}).get("coding", [])
+            check(any(c.get("system") == "http://loinc.org" and c.get("code") == "8867-4" for c in codings),
+                  f"stdio/{mode}: 心率 is coded as LOINC 8867-4 (heart rate)")
+            quantity = obs.get("valueQuantity", {})
+            check(quantity.get("value") == 62 and quantity.get("system") == "http://unitsofmeasure.org"
+                  and quantity.get("code") == "/min",
+                  f"stdio/{mode}: bpm becomes the UCUM quantity 62 /min")
+            r = await c.call_tool("standardize_complaint", CALLS["standardize_complaint"])
+            check("N01" in r.content[0].text, f"stdio/{mode}: 头疼 is coded N01 (headache)")
 
 
 def main():
