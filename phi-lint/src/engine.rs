@@ -17,9 +17,12 @@ use crate::source::{SourceFile, pos};
 use crate::suppress;
 use crate::walk::{Scan, io_message};
 
+mod expand;
+mod imports;
 mod instrument;
 mod tokens;
 mod visit;
+mod writers;
 
 /// Stack size of the lint's worker threads.
 const STACK_SIZE: usize = 64 << 20;
@@ -174,8 +177,17 @@ fn lint_text(
         skipped: Vec::new(),
         modules: Vec::new(),
         test_modules: Vec::new(),
+        imports: imports::Imports::default(),
+        macros: Vec::new(),
+        expansion: None,
+        expanded: 0,
+        std_streams: Vec::new(),
     };
     if !test_file {
+        linter.imports.push(file.items.iter());
+        if text.contains("macro_rules") {
+            linter.collect_macros(&file);
+        }
         syn::visit::Visit::visit_file(&mut linter, &file);
     }
     let Linter {
@@ -215,6 +227,16 @@ pub(crate) struct Linter<'a> {
     modules: Vec<String>,
     /// Out-of-line test modules this file declares (see [`FileLint::test_modules`]).
     test_modules: Vec<String>,
+    /// `use` renames in scope.
+    imports: imports::Imports,
+    /// The file's `macro_rules!`, expanded at their call sites.
+    macros: Vec<expand::LocalMacro>,
+    /// The macro expansion being linted, if any.
+    expansion: Option<expand::Expansion>,
+    /// Token trees expanded so far in this file.
+    expanded: usize,
+    /// Locals and parameters of the current function bound to stdout or stderr.
+    std_streams: Vec<String>,
 }
 
 impl Linter<'_> {
@@ -247,15 +269,30 @@ impl Linter<'_> {
             }
         };
         let Err(bad) = verdict else { return };
-        let (start, end) = match &interp.value {
+        let (mut start, mut end) = match &interp.value {
             Value::Capture { .. } => (whole_start, whole_end),
             Value::Expr(_) => (bad.span.start(), bad.span.end()),
         };
-        let culprit = self.text(start, end).unwrap_or(&bad.tokens).to_owned();
+        let mut culprit = self.text(start, end).unwrap_or(&bad.tokens).to_owned();
+        let mut through = String::new();
+        if let Some(exp) = &self.expansion {
+            // In a macro's expansion only what the caller passed is judged here; the macro's
+            // own tokens are judged at its definition.
+            let Some(at) = expand::caller_token(exp, &interp.value, bad.span) else {
+                return;
+            };
+            if !exp.holds(bad.span) {
+                culprit.clone_from(&bad.tokens);
+            }
+            (start, end) = at;
+            through = exp.through();
+        }
         let (rule, message) = match &bad.why {
             Why::Error => (
                 Rule::ErrorMessage,
-                format!("`{culprit}` is an error: its message can quote the data it failed on"),
+                format!(
+                    "`{culprit}` is an error: its message can quote the data it failed on{through}"
+                ),
             ),
             Why::Denied { name, stem } => (
                 if sink.is_print() {
@@ -263,7 +300,7 @@ impl Linter<'_> {
                 } else {
                     Rule::Interpolation
                 },
-                format!("`{name}` contains the deny stem `{stem}`"),
+                format!("`{name}` contains the deny stem `{stem}`{through}"),
             ),
             Why::Unknown => (
                 if sink.is_print() {
@@ -271,7 +308,9 @@ impl Linter<'_> {
                 } else {
                     Rule::Interpolation
                 },
-                format!("`{culprit}` is not an opaque id, count, duration, status or type name"),
+                format!(
+                    "`{culprit}` is not an opaque id, count, duration, status or type name{through}"
+                ),
             ),
         };
         let expr = self
@@ -302,6 +341,11 @@ impl Linter<'_> {
         message: String,
         statement_lines: (u32, u32),
     ) {
+        // A token a macro's transcriber wrote has no place in this file: the call stands for it.
+        let (start, end) = match &self.expansion {
+            Some(exp) if !(start >= exp.call.0 && end <= exp.call.1) => exp.call,
+            _ => (start, end),
+        };
         let end = if end.line < start.line || (end.line == start.line && end.column <= start.column)
         {
             LineColumn {
@@ -329,7 +373,18 @@ impl Linter<'_> {
     }
 
     fn text(&self, start: LineColumn, end: LineColumn) -> Option<&str> {
+        if let Some(e) = &self.expansion
+            && !(start >= e.call.0 && end <= e.call.1)
+        {
+            return None; // a transcriber's token, at `Span::call_site()`
+        }
         self.source.slice(start, end)
+    }
+
+    /// The lines of the statement at `span`, or of the macro call whose expansion holds it.
+    fn statement_lines(&self, span: (LineColumn, LineColumn)) -> (u32, u32) {
+        let span = self.expansion.as_ref().map_or(span, |e| e.call);
+        (span.0.line as u32, span.1.line as u32)
     }
 
     /// A sink call: parse its arguments and check each recorded value, then look for logging
@@ -342,7 +397,7 @@ impl Linter<'_> {
         span: (LineColumn, LineColumn),
     ) {
         self.statements += 1;
-        let stmt = (span.0.line as u32, span.1.line as u32);
+        let stmt = self.statement_lines(span);
         match parse_sink(sink, tokens) {
             Ok(parsed) => {
                 for interp in &parsed.interps {
@@ -388,30 +443,13 @@ impl Linter<'_> {
             return Some(sink);
         }
         let last = path.rsplit("::").next().unwrap_or(path);
-        (matches!(last, "write" | "writeln") && writes_to_std_stream(tokens)).then_some(
-            Sink::Format {
-                skip: 1,
-                printed: 0,
-            },
-        )
-    }
-}
-
-/// Whether the first argument of a `write!` (its destination) names `stdout` or `stderr`.
-fn writes_to_std_stream(tokens: &TokenStream) -> bool {
-    fn mentions(ts: TokenStream) -> bool {
-        ts.into_iter().any(|tt| match tt {
-            proc_macro2::TokenTree::Ident(id) => id == "stdout" || id == "stderr",
-            proc_macro2::TokenTree::Group(g) => mentions(g.stream()),
-            proc_macro2::TokenTree::Punct(_) | proc_macro2::TokenTree::Literal(_) => false,
+        (matches!(last, "write" | "writeln")
+            && writers::writes_to_std_stream(tokens, &self.std_streams))
+        .then_some(Sink::Format {
+            skip: 1,
+            printed: 0,
         })
     }
-    let dest: TokenStream = tokens
-        .clone()
-        .into_iter()
-        .take_while(|tt| !matches!(tt, proc_macro2::TokenTree::Punct(p) if p.as_char() == ','))
-        .collect();
-    mentions(dest)
 }
 
 /// The verdict on an inline format capture `{name}`.

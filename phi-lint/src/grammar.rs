@@ -12,9 +12,11 @@ use syn::{Expr, Ident, LitStr, Token, token};
 
 mod format;
 mod instrument;
+mod macro_rules;
 
 pub(crate) use format::{FormatArgs, parse_format_args};
 pub(crate) use instrument::parse_instrument;
+pub(crate) use macro_rules::{ExpandError, MAX_EXPANSION, MacroDef};
 
 /// The grammar a sink macro's arguments follow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

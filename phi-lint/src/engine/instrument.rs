@@ -14,11 +14,17 @@ use crate::rules::Rule;
 const MACRO: &str = "#[instrument]";
 
 impl Linter<'_> {
-    pub(super) fn instrument(&mut self, attr: &syn::Attribute, sig: &syn::Signature) {
+    /// An `#[instrument]` (`meta`, which `attr` holds, maybe inside a `cfg_attr`) on `sig`.
+    pub(super) fn instrument(
+        &mut self,
+        attr: &syn::Attribute,
+        meta: &syn::Meta,
+        sig: &syn::Signature,
+    ) {
         self.statements += 1;
         let attr_span = attr.span();
-        let stmt = (attr_span.start().line as u32, attr_span.end().line as u32);
-        let args = match parse_instrument(attr) {
+        let stmt = self.statement_lines((attr_span.start(), attr_span.end()));
+        let args = match parse_instrument(meta) {
             Ok(a) => a,
             Err(e) => {
                 let message = format!("cannot check `#[instrument]` arguments: {e}");

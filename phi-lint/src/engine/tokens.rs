@@ -1,6 +1,7 @@
 //! Macro calls, and logging calls hidden in token streams that `syn::visit` never reaches:
 //! other macros' arguments (`tokio::select!`, `futures::join!`, user macros) and `macro_rules!`
-//! bodies, whose `$var` metavariables are read by name.
+//! bodies, whose `$var` metavariables are read by name. Every token walk here is bounded by
+//! [`MAX_TOKEN_DEPTH`].
 
 use proc_macro2::{Delimiter, Group, LineColumn, Spacing, TokenStream, TokenTree};
 use syn::parse::{Parse, ParseStream, Parser};
@@ -12,16 +13,45 @@ use super::Linter;
 use crate::grammar::{Interp, Sink, Value};
 use crate::rules::Rule;
 
+/// Deepest group nesting a token walk descends into.
+pub(super) const MAX_TOKEN_DEPTH: usize = 256;
+
 impl Linter<'_> {
-    /// A macro call at `span`: a sink is parsed and checked; any other macro's tokens are
-    /// searched for nested logging calls.
+    /// A macro call at `span`: a sink is parsed and checked; a call to a `macro_rules!` of this
+    /// file that can reach a sink is expanded and its expansion linted; any other macro's tokens
+    /// are searched for nested logging calls.
+    ///
+    /// A macro of the file beats a sink of the same name (`macro_rules! info` is not
+    /// `tracing::info!`), unless it is a configured wrapper; `use` renames are followed
+    /// (`use tracing::info as note;` makes `note!` a sink).
     pub(super) fn macro_call(
         &mut self,
         path: &str,
         tokens: TokenStream,
         span: (LineColumn, LineColumn),
     ) {
-        let Some(sink) = self.sink_of(path, &tokens) else {
+        let wrapper = self
+            .config
+            .wrapper(path.rsplit("::").next().unwrap_or(path))
+            .is_some();
+        if !wrapper && let Some(idx) = self.local_macro(path, span.0) {
+            self.expand_call(idx, path, tokens, span);
+            return;
+        }
+        let shadowed = !wrapper && self.defines_macro(path);
+        let resolved = self.imports.resolve(path);
+        let sink = match resolved.as_deref() {
+            Some(r) => self.sink_of(r, &tokens),
+            None => None,
+        }
+        .or_else(|| {
+            if shadowed {
+                None
+            } else {
+                self.sink_of(path, &tokens)
+            }
+        });
+        let Some(sink) = sink else {
             self.nested(tokens);
             return;
         };
@@ -48,7 +78,7 @@ impl Linter<'_> {
         let message = format!(
             "`{name}!` forwards its arguments to `{path}!`, so calls to `{name}!` are not checked"
         );
-        let stmt = (span.0.line as u32, span.1.line as u32);
+        let stmt = self.statement_lines(span);
         let expr = format!("macro_rules! {name}");
         self.push(
             Rule::UncheckedWrapper,
@@ -65,7 +95,7 @@ impl Linter<'_> {
     /// The tokens of a macro that is not a sink: parsed as expressions, statements or items
     /// where they are, so the full visitor sees closures and `#[instrument]`; otherwise scanned
     /// token by token.
-    fn nested(&mut self, tokens: TokenStream) {
+    pub(super) fn nested(&mut self, tokens: TokenStream) {
         // Most macros (`vec!`, `format!`, `matches!`) hold no logging call: a cheap token walk
         // decides whether a parse is worth it.
         if !may_log(&tokens) {
@@ -94,6 +124,13 @@ impl Linter<'_> {
 
     /// Finds macro calls (`path!(..)`) and `.record("k", v)` calls in raw tokens.
     pub(super) fn scan_tokens(&mut self, tokens: TokenStream) {
+        self.scan_tokens_at(tokens, 0);
+    }
+
+    fn scan_tokens_at(&mut self, tokens: TokenStream, depth: usize) {
+        if depth > MAX_TOKEN_DEPTH {
+            return;
+        }
         let tts: Vec<TokenTree> = tokens.into_iter().collect();
         let mut i = 0;
         while i < tts.len() {
@@ -108,7 +145,7 @@ impl Linter<'_> {
                 continue;
             }
             if let TokenTree::Group(g) = &tts[i] {
-                self.scan_tokens(g.stream());
+                self.scan_tokens_at(g.stream(), depth + 1);
             }
             i += 1;
         }
@@ -140,10 +177,7 @@ impl Linter<'_> {
         .parse2(stream);
         let (key, value) = parsed.ok()?;
         self.statements += 1;
-        let stmt = (
-            dot.span().start().line as u32,
-            args.span().end().line as u32,
-        );
+        let stmt = self.statement_lines((dot.span().start(), args.span().end()));
         let interp = Interp {
             field: key.value(),
             value: Value::Expr(value),
@@ -154,15 +188,68 @@ impl Linter<'_> {
     }
 }
 
-/// Whether `tokens` can hold a logging statement: a macro call (`!`), a `.record` call, or an
-/// `#[instrument]` attribute. Anything else cannot reach a log, so is not parsed again.
+/// Whether `tokens` can hold a logging statement: a macro call (`!`), a `.record` call, an
+/// `#[instrument]` attribute, a write to stdout or stderr, or a `log::Record`. Anything else
+/// cannot reach a log, so is not parsed again.
 fn may_log(tokens: &TokenStream) -> bool {
-    tokens.clone().into_iter().any(|tt| match tt {
-        TokenTree::Punct(p) => p.as_char() == '!',
-        TokenTree::Ident(id) => id == "record" || id == "instrument",
-        TokenTree::Group(g) => may_log(&g.stream()),
-        TokenTree::Literal(_) => false,
-    })
+    may_log_at(tokens, 0)
+}
+
+fn may_log_at(tokens: &TokenStream, depth: usize) -> bool {
+    // Too deep to look into: parse it, and let the parse decide.
+    depth > MAX_TOKEN_DEPTH
+        || tokens.clone().into_iter().any(|tt| match tt {
+            TokenTree::Punct(p) => p.as_char() == '!',
+            TokenTree::Ident(id) => is_log_ident(&id),
+            TokenTree::Group(g) => may_log_at(&g.stream(), depth + 1),
+            TokenTree::Literal(_) => false,
+        })
+}
+
+/// Identifiers that mark a sink that is not a macro call.
+fn is_log_ident(id: &proc_macro2::Ident) -> bool {
+    [
+        "record",
+        "instrument",
+        "write_all",
+        "write_fmt",
+        "write",
+        "stdout",
+        "stderr",
+        "Record",
+    ]
+    .iter()
+    .any(|s| id == s)
+}
+
+/// Calls `f` with the path of every macro call in `tokens` (nested groups included), and
+/// returns whether the tokens name a sink that is not a macro call (see [`may_log`]).
+pub(super) fn macro_calls(tokens: TokenStream, f: &mut dyn FnMut(&str)) -> bool {
+    let mut other = false;
+    let mut stack = vec![(tokens, 0usize)];
+    while let Some((ts, depth)) = stack.pop() {
+        if depth > MAX_TOKEN_DEPTH {
+            other = true;
+            continue;
+        }
+        let tts: Vec<TokenTree> = ts.into_iter().collect();
+        let mut i = 0;
+        while i < tts.len() {
+            if let Some((path, group, next)) = macro_call_at(&tts, i) {
+                f(&path);
+                stack.push((group.stream(), depth + 1));
+                i = next;
+                continue;
+            }
+            match &tts[i] {
+                TokenTree::Group(g) => stack.push((g.stream(), depth + 1)),
+                TokenTree::Ident(id) => other |= is_log_ident(id),
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    other
 }
 
 /// A macro call starting at `i`: `[::]a::b!(..)` or `$crate::a!(..)`. Returns its path, its
@@ -232,6 +319,13 @@ fn is_path_sep_before(tts: &[TokenTree], i: usize) -> bool {
 /// `$crate` becomes `crate`, and a repetition `$( .. ) sep? *` becomes its contents. Returns
 /// whether a repetition was present (the body forwards a variable number of arguments).
 fn strip_metavariables(tokens: TokenStream) -> (TokenStream, bool) {
+    strip_at(tokens, 0)
+}
+
+fn strip_at(tokens: TokenStream, depth: usize) -> (TokenStream, bool) {
+    if depth > MAX_TOKEN_DEPTH {
+        return (TokenStream::new(), true);
+    }
     let tts: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out = Vec::with_capacity(tts.len());
     let mut repeats = false;
@@ -246,7 +340,7 @@ fn strip_metavariables(tokens: TokenStream) -> (TokenStream, bool) {
                 if p.as_char() == '$' && g.delimiter() == Delimiter::Parenthesis =>
             {
                 repeats = true;
-                let (inner, _) = strip_metavariables(g.stream());
+                let (inner, _) = strip_at(g.stream(), depth + 1);
                 out.extend(inner);
                 i += 2;
                 let is_op = |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if matches!(p.as_char(), '*' | '+' | '?'));
@@ -257,7 +351,7 @@ fn strip_metavariables(tokens: TokenStream) -> (TokenStream, bool) {
                 }
             }
             (TokenTree::Group(g), _) => {
-                let (inner, r) = strip_metavariables(g.stream());
+                let (inner, r) = strip_at(g.stream(), depth + 1);
                 repeats |= r;
                 let mut ng = Group::new(g.delimiter(), inner);
                 ng.set_span(g.span());

@@ -1,5 +1,6 @@
-//! The syn visitor: items (with test code skipped), functions and their `#[instrument]`s,
-//! macro calls, and `.record("k", v)` calls.
+//! The syn visitor: items (with test code skipped), functions and their `#[instrument]`s
+//! (also under `cfg_attr`), macro calls, `.record("k", v)` calls, writers to stdout and stderr,
+//! and the `use` renames of each module and block.
 
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
@@ -24,8 +25,31 @@ impl<'ast> Visit<'ast> for Linter<'_> {
 
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
         self.modules.push(m.ident.to_string());
+        let items = m.content.as_ref().map(|(_, items)| items.iter());
+        self.imports.push(items.into_iter().flatten());
         visit::visit_item_mod(self, m);
+        self.imports.pop();
         self.modules.pop();
+    }
+
+    fn visit_block(&mut self, b: &'ast syn::Block) {
+        self.imports.push(b.stmts.iter().filter_map(|s| match s {
+            syn::Stmt::Item(i) => Some(i),
+            _ => None,
+        }));
+        visit::visit_block(self, b);
+        self.imports.pop();
+    }
+
+    fn visit_local(&mut self, l: &'ast syn::Local) {
+        visit::visit_local(self, l);
+        self.note_local(l);
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        if !self.writer_fn(c) {
+            visit::visit_expr_call(self, c);
+        }
     }
 
     fn visit_item_fn(&mut self, i: &'ast syn::ItemFn) {
@@ -84,6 +108,9 @@ impl<'ast> Visit<'ast> for Linter<'_> {
     }
 
     fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        if self.writer_method(m) {
+            return;
+        }
         if m.method == "record"
             && m.args.len() == 2
             && let Expr::Lit(ExprLit {
@@ -91,10 +118,8 @@ impl<'ast> Visit<'ast> for Linter<'_> {
             }) = &m.args[0]
         {
             self.statements += 1;
-            let stmt = (
-                m.receiver.span_start().line as u32,
-                m.paren_token.span.close().end().line as u32,
-            );
+            let stmt =
+                self.statement_lines((m.receiver.span_start(), m.paren_token.span.close().end()));
             let interp = Interp {
                 field: key.value(),
                 value: Value::Expr(m.args[1].clone()),
@@ -135,13 +160,41 @@ impl Linter<'_> {
         }
         self.context.push(sig.ident.to_string());
         for attr in attrs {
-            let last = attr.path().segments.last().map(|s| s.ident.to_string());
-            if last.as_deref() == Some("instrument") {
-                self.instrument(attr, sig);
+            let mut metas = Vec::new();
+            self.instrument_metas(&attr.meta, &mut metas, 0);
+            for meta in &metas {
+                self.instrument(attr, meta, sig);
             }
         }
+        let params = super::writers::stream_params(sig);
+        let outer = std::mem::replace(&mut self.std_streams, params);
         walk(self);
+        self.std_streams = outer;
         self.context.pop();
+    }
+
+    /// The `#[instrument]`s an attribute applies: itself (also renamed by a `use`), or the
+    /// attributes of a `cfg_attr(pred, a, b, ..)`, nested ones included. The predicate is not
+    /// evaluated: any configuration may be the one that ships.
+    fn instrument_metas(&self, meta: &Meta, out: &mut Vec<Meta>, depth: usize) {
+        const MAX_CFG_ATTR_DEPTH: usize = 8;
+        let path = path_text(meta.path());
+        let resolved = self.imports.resolve(&path).unwrap_or(path);
+        match resolved.rsplit("::").next() {
+            Some("instrument") => out.push(meta.clone()),
+            Some("cfg_attr") if depth < MAX_CFG_ATTR_DEPTH => {
+                let Meta::List(list) = meta else { return };
+                let Ok(args) = list.parse_args_with(
+                    syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated,
+                ) else {
+                    return;
+                };
+                for m in args.iter().skip(1) {
+                    self.instrument_metas(m, out, depth + 1);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// `#[cfg(test)] mod tests;`: the module's file (`tests.rs` or `tests/mod.rs`, or its

@@ -4,7 +4,7 @@
 use proc_macro2::Span;
 use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
-use syn::{Attribute, Ident, Meta, Token, token};
+use syn::{Ident, Meta, Token, token};
 
 use super::{FieldMode, Parsed, fields};
 
@@ -24,9 +24,9 @@ pub(crate) struct InstrumentArgs {
     pub(crate) ret: Option<Span>,
 }
 
-/// Parses an `#[instrument]` attribute (`#[instrument]` alone records every argument).
-pub(crate) fn parse_instrument(attr: &Attribute) -> syn::Result<InstrumentArgs> {
-    match &attr.meta {
+/// Parses an `#[instrument]` attribute's meta (`#[instrument]` alone records every argument).
+pub(crate) fn parse_instrument(meta: &Meta) -> syn::Result<InstrumentArgs> {
+    match meta {
         Meta::Path(_) => Ok(InstrumentArgs::default()),
         Meta::List(list) => (|input: ParseStream| args(input)).parse2(list.tokens.clone()),
         Meta::NameValue(nv) => Err(syn::Error::new_spanned(nv, "expected `#[instrument(...)]`")),

@@ -153,6 +153,26 @@ fn nested_and_wrappers() {
 }
 
 #[test]
+fn renamed_imports() {
+    insta::assert_snapshot!(check("renamed_imports.rs", &Config::default()));
+}
+
+#[test]
+fn instrument_under_cfg_attr() {
+    insta::assert_snapshot!(check("cfg_attr.rs", &Config::default()));
+}
+
+#[test]
+fn macro_rules_at_call_sites() {
+    insta::assert_snapshot!(check("macro_calls.rs", &Config::default()));
+}
+
+#[test]
+fn writers_to_stdout_and_stderr() {
+    insta::assert_snapshot!(check("writers.rs", &Config::default()));
+}
+
+#[test]
 fn suppressions() {
     let text = fixture("suppressions.rs");
     let out = lint_source(&Config::default(), "src/s.rs", &text).expect("parses");

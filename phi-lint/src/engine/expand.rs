@@ -1,0 +1,276 @@
+//! `macro_rules!` judged at each call site: a call to a macro this file defines is matched
+//! against the macro's arms and its expansion is linted with the caller's arguments substituted,
+//! so `($user_id:expr) => eprintln!("{}", $user_id)` called as `m!(patient.name)` is a finding at
+//! `patient.name`. The definition is still linted on its own (for what its body logs by itself);
+//! at a call site only the values the caller passed are reported.
+//!
+//! Limits: macros defined in the same file, visible everywhere in it (the last definition before
+//! the call wins, else the first after it); calls by bare name or by `crate::`/`$crate::`/
+//! `self::`/`super::` path. Macros from other files or crates are not expanded. A call no arm
+//! matches (as [`MacroDef`] reads them), or whose expansion exceeds the bounds, is an
+//! `unchecked-wrapper` finding at the call: it fails closed.
+
+use proc_macro2::{Delimiter, LineColumn, Span, TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::visit::Visit;
+
+use super::Linter;
+use super::tokens::macro_calls;
+use crate::grammar::{ExpandError, MacroDef, Value, sink_for};
+use crate::rules::Rule;
+
+/// Deepest chain of expansions followed (a macro calling a macro calling …).
+const MAX_DEPTH: usize = 32;
+/// Token trees expanded per file, over all calls.
+const FILE_BUDGET: usize = 2_000_000;
+/// Most definitions read per file.
+const MAX_MACROS: usize = 4096;
+
+/// A `macro_rules!` of the file being linted.
+pub(super) struct LocalMacro {
+    name: String,
+    at: LineColumn,
+    def: MacroDef,
+    /// Whether its expansion can reach a sink; a macro that cannot is not expanded.
+    logs: bool,
+}
+
+/// The expansion being linted.
+#[derive(Clone)]
+pub(super) struct Expansion {
+    /// The outermost call, in the file's source: where every finding of the expansion goes.
+    pub(super) call: (LineColumn, LineColumn),
+    /// The macros expanded, outermost first.
+    names: Vec<String>,
+}
+
+impl Expansion {
+    /// Whether a token came from the call's own text (an argument), not from a transcriber.
+    pub(super) fn holds(&self, span: Span) -> bool {
+        !span.byte_range().is_empty() && span.start() >= self.call.0 && span.end() <= self.call.1
+    }
+
+    /// ` (through `a!` → `b!`)`, for messages.
+    pub(super) fn through(&self) -> String {
+        format!(" (through `{}!`)", self.names.join("!` → `"))
+    }
+}
+
+/// Collects the `macro_rules!` a file defines, anywhere in it.
+struct Defs(Vec<(String, LineColumn, TokenStream)>);
+
+impl<'ast> Visit<'ast> for Defs {
+    fn visit_item_macro(&mut self, i: &'ast syn::ItemMacro) {
+        if i.mac.path.is_ident("macro_rules")
+            && let Some(name) = &i.ident
+            && self.0.len() < MAX_MACROS
+        {
+            self.0
+                .push((name.to_string(), name.span().start(), i.mac.tokens.clone()));
+        }
+    }
+}
+
+impl Linter<'_> {
+    /// Reads the file's `macro_rules!` definitions before it is linted.
+    pub(super) fn collect_macros(&mut self, file: &syn::File) {
+        let mut defs = Defs(Vec::new());
+        defs.visit_file(file);
+        self.macros = defs
+            .0
+            .into_iter()
+            .filter_map(|(name, at, tokens)| {
+                Some(LocalMacro {
+                    name,
+                    at,
+                    def: MacroDef::parse(tokens)?,
+                    logs: false,
+                })
+            })
+            .collect();
+        // Which macros reach a sink, directly or through another macro of the file.
+        loop {
+            let mut changed = false;
+            for i in 0..self.macros.len() {
+                if !self.macros[i].logs && self.body_logs(&self.macros[i].def.bodies) {
+                    self.macros[i].logs = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    fn body_logs(&self, bodies: &[TokenStream]) -> bool {
+        bodies.iter().any(|b| {
+            let mut found = false;
+            macro_calls(b.clone(), &mut |path: &str| {
+                let resolved = self.imports.resolve(path);
+                let p = resolved.as_deref().unwrap_or(path);
+                let last = p.rsplit("::").next().unwrap_or(p);
+                found |= sink_for(p, Some(&|n: &str| self.config.wrapper(n))).is_some()
+                    || matches!(last, "write" | "writeln")
+                    || self.macros.iter().any(|m| m.logs && m.name == last);
+            }) || found
+        })
+    }
+
+    /// Whether a bare macro name is one of the file's `macro_rules!` (then it is not the sink
+    /// of that name).
+    pub(super) fn defines_macro(&self, path: &str) -> bool {
+        !path.contains("::") && self.macros.iter().any(|m| m.name == path)
+    }
+
+    /// The file's macro a call at `at` names, if it reaches a sink.
+    pub(super) fn local_macro(&self, path: &str, at: LineColumn) -> Option<usize> {
+        if self.macros.is_empty() || self.macro_rules.is_some() {
+            return None;
+        }
+        let name = match path.split_once("::") {
+            None => path,
+            Some(("crate" | "$crate" | "self" | "super", rest)) if !rest.contains("::") => rest,
+            Some(_) => return None,
+        };
+        let at = self.expansion.as_ref().map_or(at, |e| e.call.0);
+        let same = || {
+            self.macros
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| m.name == name)
+        };
+        let chosen = same()
+            .rfind(|(_, m)| m.at <= at)
+            .or_else(|| same().next())?;
+        chosen.1.logs.then_some(chosen.0)
+    }
+
+    /// Lints the expansion of a call to the file's macro `idx`.
+    pub(super) fn expand_call(
+        &mut self,
+        idx: usize,
+        path: &str,
+        tokens: TokenStream,
+        span: (LineColumn, LineColumn),
+    ) {
+        let name = self.macros[idx].name.clone();
+        let depth = self.expansion.as_ref().map_or(0, |e| e.names.len());
+        let result = if depth >= MAX_DEPTH || self.expanded > FILE_BUDGET {
+            Err(ExpandError::Limit)
+        } else {
+            self.macros[idx].def.expand(&tokens)
+        };
+        let expansion = match result {
+            Ok(ts) => ts,
+            Err(e) => {
+                self.unexpanded(&name, path, e, span);
+                self.nested(tokens);
+                return;
+            }
+        };
+        self.expanded += count(&expansion);
+        let outer = self.expansion.clone();
+        let mut inner = outer.clone().unwrap_or(Expansion {
+            call: span,
+            names: Vec::new(),
+        });
+        inner.names.push(name);
+        self.expansion = Some(inner);
+        self.nested(expansion);
+        self.expansion = outer;
+    }
+
+    /// A call that cannot be expanded: its arguments are not checked, which is a finding.
+    fn unexpanded(
+        &mut self,
+        name: &str,
+        path: &str,
+        e: ExpandError,
+        span: (LineColumn, LineColumn),
+    ) {
+        self.statements += 1;
+        let why = match e {
+            ExpandError::NoMatch => "phi-lint cannot match this call against its rules",
+            ExpandError::Limit => "its expansion exceeds phi-lint's bounds",
+        };
+        let message =
+            format!("`{name}!` reaches a log, but {why}, so the values it passes are not checked");
+        let stmt = self.statement_lines(span);
+        let expr = self.text(span.0, span.1).unwrap_or(path).to_owned();
+        self.push(
+            Rule::UncheckedWrapper,
+            span,
+            path,
+            "",
+            expr,
+            format!("{path}!"),
+            message,
+            stmt,
+        );
+    }
+}
+
+/// Where, in the call, the caller wrote the part of a value that is not safe: the culprit's own
+/// span if the caller wrote it, else the first token of the value the caller wrote. `None` if
+/// the value is the transcriber's alone.
+pub(super) fn caller_token(
+    exp: &Expansion,
+    value: &Value,
+    culprit: Span,
+) -> Option<(LineColumn, LineColumn)> {
+    match value {
+        Value::Capture { start, end, .. } => {
+            (*start >= exp.call.0 && *end <= exp.call.1).then_some((*start, *end))
+        }
+        Value::Expr(e) => {
+            if exp.holds(culprit) {
+                return Some((culprit.start(), culprit.end()));
+            }
+            let mut stack = vec![e.to_token_stream()];
+            let mut seen = 0usize;
+            while let Some(ts) = stack.pop() {
+                let mut groups = Vec::new();
+                for tt in ts {
+                    seen += 1;
+                    if seen > crate::grammar::MAX_EXPANSION {
+                        return None;
+                    }
+                    match tt {
+                        TokenTree::Group(g) if g.delimiter() == Delimiter::None => {
+                            groups.push(g.stream());
+                        }
+                        TokenTree::Group(g) => {
+                            if exp.holds(g.span_open()) {
+                                return Some((g.span().start(), g.span().end()));
+                            }
+                            groups.push(g.stream());
+                        }
+                        other if exp.holds(other.span()) => {
+                            return Some((other.span().start(), other.span().end()));
+                        }
+                        _ => {}
+                    }
+                }
+                // Depth-first in source order: the first group's tokens before the next ones'.
+                stack.extend(groups.into_iter().rev());
+            }
+            None
+        }
+    }
+}
+
+/// Token trees in a stream, nested ones included (bounded by the expansion's own bound).
+fn count(ts: &TokenStream) -> usize {
+    let mut n = 0;
+    let mut stack = vec![ts.clone()];
+    while let Some(ts) = stack.pop() {
+        for tt in ts {
+            n += 1;
+            if let TokenTree::Group(g) = tt {
+                stack.push(g.stream());
+            }
+        }
+    }
+    n
+}

@@ -1,0 +1,220 @@
+//! Writers to stdout and stderr other than `print!`: `write!`/`writeln!` and the `Write`
+//! methods (`write_all`, `write`, `write_fmt`) on `stdout()`, `stderr()`, their `lock()`s and the
+//! locals and parameters bound to them; `Write::write_fmt(&mut stderr(), ..)`; and a
+//! `log::Record` built with `.args(format_args!(..))`, which only exists to be logged.
+
+use proc_macro2::{LineColumn, TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::{Expr, FnArg, Pat};
+
+use super::Linter;
+use super::tokens::MAX_TOKEN_DEPTH;
+use crate::grammar::{Interp, Sink, Value};
+
+/// `write_fmt`'s and the format macros' grammar.
+const FORMAT: Sink = Sink::Format {
+    skip: 0,
+    printed: 0,
+};
+
+/// A `log::Record`'s message: a log event's grammar, so its findings are `phi::interpolation`.
+const RECORD: Sink = Sink::Event { level_arg: false };
+
+/// Identifiers that name a standard stream or its lock type.
+fn is_stream_ident(id: &proc_macro2::Ident) -> bool {
+    [
+        "stdout",
+        "stderr",
+        "Stdout",
+        "Stderr",
+        "StdoutLock",
+        "StderrLock",
+    ]
+    .iter()
+    .any(|s| id == s)
+}
+
+/// Whether `tokens` name stdout or stderr, or one of `locals` bound to them.
+fn mentions_stream(tokens: TokenStream, locals: &[String]) -> bool {
+    let mut stack = vec![(tokens, 0usize)];
+    while let Some((ts, depth)) = stack.pop() {
+        if depth > MAX_TOKEN_DEPTH {
+            continue;
+        }
+        for tt in ts {
+            match tt {
+                TokenTree::Ident(id) => {
+                    if is_stream_ident(&id) || locals.iter().any(|l| id == l) {
+                        return true;
+                    }
+                }
+                TokenTree::Group(g) => stack.push((g.stream(), depth + 1)),
+                TokenTree::Punct(_) | TokenTree::Literal(_) => {}
+            }
+        }
+    }
+    false
+}
+
+/// Whether the first argument of a `write!` (its destination) is stdout or stderr.
+pub(super) fn writes_to_std_stream(tokens: &TokenStream, locals: &[String]) -> bool {
+    let dest: TokenStream = tokens
+        .clone()
+        .into_iter()
+        .take_while(|tt| !matches!(tt, TokenTree::Punct(p) if p.as_char() == ','))
+        .collect();
+    mentions_stream(dest, locals)
+}
+
+impl Linter<'_> {
+    /// `let mut w = stderr();`, `let out = io::stdout().lock();`: `w` and `out` are streams
+    /// from here on; a `let` that rebinds a stream's name to something else ends that.
+    pub(super) fn note_local(&mut self, l: &syn::Local) {
+        let (pat, ty) = match &l.pat {
+            Pat::Type(t) => (&*t.pat, Some(&t.ty)),
+            other => (other, None),
+        };
+        let Pat::Ident(pi) = pat else { return };
+        let name = pi.ident.to_string();
+        let stream = ty.is_some_and(|t| mentions_stream(t.to_token_stream(), &[]))
+            || l.init
+                .as_ref()
+                .is_some_and(|i| mentions_stream(i.expr.to_token_stream(), &self.std_streams));
+        self.std_streams.retain(|s| *s != name);
+        if stream {
+            self.std_streams.push(name);
+        }
+    }
+
+    /// `stream.write_all(..)`, `.write(..)`, `.write_fmt(..)` and `Record::builder().args(..)`.
+    /// Returns whether the call was a sink (its receiver and arguments are then visited).
+    pub(super) fn writer_method(&mut self, m: &syn::ExprMethodCall) -> bool {
+        let method = m.method.to_string();
+        let span = (m.receiver.span().start(), m.paren_token.span.close().end());
+        let is_write = matches!(method.as_str(), "write_all" | "write" | "write_fmt");
+        if is_write
+            && m.args.len() == 1
+            && mentions_stream(m.receiver.to_token_stream(), &self.std_streams)
+        {
+            self.written(&method, &m.args[0], span);
+        } else if method == "args" && m.args.len() == 1 && builds_record(&m.receiver) {
+            self.written_to(RECORD, "log::Record::args", &m.args[0], span);
+        } else {
+            return false;
+        }
+        self.visit_expr(&m.receiver);
+        true
+    }
+
+    /// `Write::write_fmt(&mut stderr(), format_args!(..))` and `write_all` alike.
+    pub(super) fn writer_fn(&mut self, c: &syn::ExprCall) -> bool {
+        let Expr::Path(p) = &*c.func else {
+            return false;
+        };
+        let Some(last) = p.path.segments.last().map(|s| s.ident.to_string()) else {
+            return false;
+        };
+        if !matches!(last.as_str(), "write_all" | "write" | "write_fmt")
+            || c.args.len() != 2
+            || !mentions_stream(c.args[0].to_token_stream(), &self.std_streams)
+        {
+            return false;
+        }
+        let span = (c.func.span().start(), c.paren_token.span.close().end());
+        self.written(&last, &c.args[1], span);
+        self.visit_expr(&c.args[0]);
+        true
+    }
+
+    /// What a writer call writes: format macros are checked argument by argument, a byte or
+    /// string literal is safe, any other buffer is judged as a value.
+    fn written(&mut self, path: &str, arg: &Expr, span: (LineColumn, LineColumn)) {
+        self.written_to(FORMAT, path, arg, span);
+    }
+
+    fn written_to(&mut self, sink: Sink, path: &str, arg: &Expr, span: (LineColumn, LineColumn)) {
+        let inner = bytes_of(arg);
+        if let Expr::Macro(mac) = inner
+            && mac
+                .mac
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "format" || s.ident == "format_args")
+        {
+            self.sink_call(path, sink, mac.mac.tokens.clone(), span);
+            return;
+        }
+        self.statements += 1;
+        let stmt = self.statement_lines(span);
+        if !matches!(inner, Expr::Lit(_)) {
+            let interp = Interp {
+                field: "{fmt}".into(),
+                value: Value::Expr(inner.clone()),
+                err_capture: false,
+            };
+            self.check_interp(path, sink, &interp, stmt);
+        }
+        self.visit_expr(arg);
+    }
+}
+
+/// Parameters typed as a stream (`out: &mut StdoutLock<'_>`).
+pub(super) fn stream_params(sig: &syn::Signature) -> Vec<String> {
+    sig.inputs
+        .iter()
+        .filter_map(|a| match a {
+            FnArg::Typed(pt) => match &*pt.pat {
+                Pat::Ident(pi) if mentions_stream(pt.ty.to_token_stream(), &[]) => {
+                    Some(pi.ident.to_string())
+                }
+                _ => None,
+            },
+            FnArg::Receiver(_) => None,
+        })
+        .collect()
+}
+
+/// The buffer under `&`, `.as_bytes()`, `.as_ref()`, `.as_slice()` and `.as_str()`.
+fn bytes_of(mut e: &Expr) -> &Expr {
+    loop {
+        e = match e {
+            Expr::Reference(r) => &r.expr,
+            Expr::Paren(p) => &p.expr,
+            Expr::Group(g) => &g.expr,
+            Expr::MethodCall(m)
+                if m.args.is_empty()
+                    && ["as_bytes", "as_ref", "as_slice", "as_str"]
+                        .iter()
+                        .any(|n| m.method == n) =>
+            {
+                &m.receiver
+            }
+            _ => return e,
+        };
+    }
+}
+
+/// Whether a method chain starts at `Record::builder()` or `RecordBuilder::new()`.
+fn builds_record(mut e: &Expr) -> bool {
+    loop {
+        e = match e {
+            Expr::MethodCall(m) => &m.receiver,
+            Expr::Paren(p) => &p.expr,
+            Expr::Group(g) => &g.expr,
+            Expr::Call(c) => {
+                let Expr::Path(p) = &*c.func else {
+                    return false;
+                };
+                return p
+                    .path
+                    .segments
+                    .iter()
+                    .any(|s| s.ident == "Record" || s.ident == "RecordBuilder");
+            }
+            _ => return false,
+        };
+    }
+}
