@@ -36,7 +36,8 @@ fn is_stream_ident(id: &proc_macro2::Ident) -> bool {
     .any(|s| id == s)
 }
 
-/// Whether `tokens` name stdout or stderr, or one of `locals` bound to them.
+/// Whether `tokens` name stdout or stderr, or one of `locals` bound to them (for types, and for
+/// a `write!` destination that is not an expression).
 fn mentions_stream(tokens: TokenStream, locals: &[String]) -> bool {
     let mut stack = vec![(tokens, 0usize)];
     while let Some((ts, depth)) = stack.pop() {
@@ -65,7 +66,73 @@ pub(super) fn writes_to_std_stream(tokens: &TokenStream, locals: &[String]) -> b
         .into_iter()
         .take_while(|tt| !matches!(tt, TokenTree::Punct(p) if p.as_char() == ','))
         .collect();
-    mentions_stream(dest, locals)
+    match syn::parse2::<Expr>(dest.clone()) {
+        Ok(e) => is_stream(&e, locals),
+        Err(_) => mentions_stream(dest, locals),
+    }
+}
+
+/// Whether an expression is stdout or stderr: `stdout()`, `io::stderr()`, `tokio::io::stdout()`,
+/// their `.lock()`, a `BufWriter`/`LineWriter`/`Box` around one, a local or parameter bound to
+/// one, or anything named `stdout`/`stderr` (`self.stdout`, a binding `Stdout(stdout)`). A
+/// builder's `.stdout(Stdio::piped())` or a child's `child.stdout.take()` is not.
+pub(super) fn is_stream(mut e: &Expr, locals: &[String]) -> bool {
+    let named = |id: &proc_macro2::Ident| id == "stdout" || id == "stderr";
+    loop {
+        e = match e {
+            Expr::Reference(r) => &r.expr,
+            Expr::Paren(p) => &p.expr,
+            Expr::Group(g) => &g.expr,
+            Expr::Try(t) => &t.expr,
+            Expr::Await(a) => &a.base,
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => &u.expr,
+            Expr::MethodCall(m) => {
+                let method = m.method.to_string();
+                if matches!(
+                    method.as_str(),
+                    "lock" | "unwrap" | "expect" | "by_ref" | "as_mut" | "borrow_mut"
+                ) {
+                    &m.receiver
+                } else {
+                    return m.args.is_empty() && named(&m.method);
+                }
+            }
+            Expr::Call(c) => {
+                let Expr::Path(p) = &*c.func else {
+                    return false;
+                };
+                let segs: Vec<String> = p
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect();
+                match segs.as_slice() {
+                    [.., last] if c.args.is_empty() && (last == "stdout" || last == "stderr") => {
+                        return true;
+                    }
+                    [.., ty, new]
+                        if c.args.len() == 1
+                            && new == "new"
+                            && matches!(ty.as_str(), "BufWriter" | "LineWriter" | "Box") =>
+                    {
+                        &c.args[0]
+                    }
+                    _ => return false,
+                }
+            }
+            Expr::Path(p) => {
+                return p
+                    .path
+                    .get_ident()
+                    .is_some_and(|id| named(id) || locals.iter().any(|l| id == l));
+            }
+            Expr::Field(f) => {
+                return matches!(&f.member, syn::Member::Named(id) if named(id));
+            }
+            _ => return false,
+        };
+    }
 }
 
 impl Linter<'_> {
@@ -81,7 +148,7 @@ impl Linter<'_> {
         let stream = ty.is_some_and(|t| mentions_stream(t.to_token_stream(), &[]))
             || l.init
                 .as_ref()
-                .is_some_and(|i| mentions_stream(i.expr.to_token_stream(), &self.std_streams));
+                .is_some_and(|i| is_stream(&i.expr, &self.std_streams));
         self.std_streams.retain(|s| *s != name);
         if stream {
             self.std_streams.push(name);
@@ -94,10 +161,7 @@ impl Linter<'_> {
         let method = m.method.to_string();
         let span = (m.receiver.span().start(), m.paren_token.span.close().end());
         let is_write = matches!(method.as_str(), "write_all" | "write" | "write_fmt");
-        if is_write
-            && m.args.len() == 1
-            && mentions_stream(m.receiver.to_token_stream(), &self.std_streams)
-        {
+        if is_write && m.args.len() == 1 && is_stream(&m.receiver, &self.std_streams) {
             self.written(&method, &m.args[0], span);
         } else if method == "args" && m.args.len() == 1 && builds_record(&m.receiver) {
             self.written_to(RECORD, "log::Record::args", &m.args[0], span);
@@ -118,7 +182,7 @@ impl Linter<'_> {
         };
         if !matches!(last.as_str(), "write_all" | "write" | "write_fmt")
             || c.args.len() != 2
-            || !mentions_stream(c.args[0].to_token_stream(), &self.std_streams)
+            || !is_stream(&c.args[0], &self.std_streams)
         {
             return false;
         }
