@@ -4,7 +4,6 @@
 //! `log::Record` built with `.args(format_args!(..))`, which only exists to be logged.
 
 use proc_macro2::{LineColumn, TokenStream, TokenTree};
-use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::{Expr, FnArg, Pat};
@@ -87,11 +86,10 @@ pub(super) fn is_stream(mut e: &Expr, locals: &[String]) -> bool {
             Expr::Await(a) => &a.base,
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => &u.expr,
             Expr::MethodCall(m) => {
-                let method = m.method.to_string();
-                if matches!(
-                    method.as_str(),
-                    "lock" | "unwrap" | "expect" | "by_ref" | "as_mut" | "borrow_mut"
-                ) {
+                if ["lock", "unwrap", "expect", "by_ref", "as_mut", "borrow_mut"]
+                    .iter()
+                    .any(|n| m.method == n)
+                {
                     &m.receiver
                 } else {
                     return m.args.is_empty() && named(&m.method);
@@ -101,24 +99,20 @@ pub(super) fn is_stream(mut e: &Expr, locals: &[String]) -> bool {
                 let Expr::Path(p) = &*c.func else {
                     return false;
                 };
-                let segs: Vec<String> = p
-                    .path
-                    .segments
-                    .iter()
-                    .map(|s| s.ident.to_string())
-                    .collect();
-                match segs.as_slice() {
-                    [.., last] if c.args.is_empty() && (last == "stdout" || last == "stderr") => {
-                        return true;
-                    }
-                    [.., ty, new]
-                        if c.args.len() == 1
-                            && new == "new"
-                            && matches!(ty.as_str(), "BufWriter" | "LineWriter" | "Box") =>
-                    {
-                        &c.args[0]
-                    }
-                    _ => return false,
+                let mut segs = p.path.segments.iter().rev();
+                let (Some(last), ty) = (segs.next(), segs.next()) else {
+                    return false;
+                };
+                if c.args.is_empty() && named(&last.ident) {
+                    return true;
+                }
+                let wraps = ty.is_some_and(|t| {
+                    t.ident == "BufWriter" || t.ident == "LineWriter" || t.ident == "Box"
+                });
+                if c.args.len() == 1 && last.ident == "new" && wraps {
+                    &c.args[0]
+                } else {
+                    return false;
                 }
             }
             Expr::Path(p) => {
@@ -145,7 +139,7 @@ impl Linter<'_> {
         };
         let Pat::Ident(pi) = pat else { return };
         let name = pi.ident.to_string();
-        let stream = ty.is_some_and(|t| mentions_stream(t.to_token_stream(), &[]))
+        let stream = ty.is_some_and(|t| type_is_stream(t, 0))
             || l.init
                 .as_ref()
                 .is_some_and(|i| is_stream(&i.expr, &self.std_streams));
@@ -158,12 +152,13 @@ impl Linter<'_> {
     /// `stream.write_all(..)`, `.write(..)`, `.write_fmt(..)` and `Record::builder().args(..)`.
     /// Returns whether the call was a sink (its receiver and arguments are then visited).
     pub(super) fn writer_method(&mut self, m: &syn::ExprMethodCall) -> bool {
-        let method = m.method.to_string();
+        if m.args.len() != 1 {
+            return false;
+        }
         let span = (m.receiver.span().start(), m.paren_token.span.close().end());
-        let is_write = matches!(method.as_str(), "write_all" | "write" | "write_fmt");
-        if is_write && m.args.len() == 1 && is_stream(&m.receiver, &self.std_streams) {
-            self.written(&method, &m.args[0], span);
-        } else if method == "args" && m.args.len() == 1 && builds_record(&m.receiver) {
+        if is_write_method(&m.method) && is_stream(&m.receiver, &self.std_streams) {
+            self.written(&m.method.to_string(), &m.args[0], span);
+        } else if m.method == "args" && builds_record(&m.receiver) {
             self.written_to(RECORD, "log::Record::args", &m.args[0], span);
         } else {
             return false;
@@ -177,17 +172,17 @@ impl Linter<'_> {
         let Expr::Path(p) = &*c.func else {
             return false;
         };
-        let Some(last) = p.path.segments.last().map(|s| s.ident.to_string()) else {
+        let Some(last) = p.path.segments.last() else {
             return false;
         };
-        if !matches!(last.as_str(), "write_all" | "write" | "write_fmt")
-            || c.args.len() != 2
+        if c.args.len() != 2
+            || !is_write_method(&last.ident)
             || !is_stream(&c.args[0], &self.std_streams)
         {
             return false;
         }
         let span = (c.func.span().start(), c.paren_token.span.close().end());
-        self.written(&last, &c.args[1], span);
+        self.written(&last.ident.to_string(), &c.args[1], span);
         self.visit_expr(&c.args[0]);
         true
     }
@@ -231,14 +226,36 @@ pub(super) fn stream_params(sig: &syn::Signature) -> Vec<String> {
         .iter()
         .filter_map(|a| match a {
             FnArg::Typed(pt) => match &*pt.pat {
-                Pat::Ident(pi) if mentions_stream(pt.ty.to_token_stream(), &[]) => {
-                    Some(pi.ident.to_string())
-                }
+                Pat::Ident(pi) if type_is_stream(&pt.ty, 0) => Some(pi.ident.to_string()),
                 _ => None,
             },
             FnArg::Receiver(_) => None,
         })
         .collect()
+}
+
+fn is_write_method(id: &proc_macro2::Ident) -> bool {
+    id == "write_all" || id == "write" || id == "write_fmt"
+}
+
+/// Whether a type names a stream (`Stdout`, `&mut StderrLock<'_>`, `BufWriter<Stdout>`).
+fn type_is_stream(ty: &syn::Type, depth: usize) -> bool {
+    const MAX_TYPE_DEPTH: usize = 8;
+    if depth > MAX_TYPE_DEPTH {
+        return false;
+    }
+    match ty {
+        syn::Type::Reference(r) => type_is_stream(&r.elem, depth + 1),
+        syn::Type::Paren(p) => type_is_stream(&p.elem, depth + 1),
+        syn::Type::Group(g) => type_is_stream(&g.elem, depth + 1),
+        syn::Type::Path(p) => p.path.segments.iter().any(|s| {
+            is_stream_ident(&s.ident)
+                || matches!(&s.arguments, syn::PathArguments::AngleBracketed(a)
+                    if a.args.iter().any(|g| matches!(g,
+                        syn::GenericArgument::Type(t) if type_is_stream(t, depth + 1))))
+        }),
+        _ => false,
+    }
 }
 
 /// The buffer under `&`, `.as_bytes()`, `.as_ref()`, `.as_slice()` and `.as_str()`.
