@@ -1,6 +1,7 @@
 //! The lint itself: parse each file with syn, walk every item, expression and macro (and the
 //! token streams of macros syn cannot see into), and check every value that reaches a log.
 
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use phi_filter::names::NamePolicy;
@@ -58,17 +59,37 @@ pub struct FileLint {
     /// Files (`a/tests.rs`) and directories (`a/tests/`) of modules declared
     /// `#[cfg(test)] mod tests;` in this file: test code, unless `scan-tests` is set.
     pub test_modules: Vec<String>,
+    /// The `macro_rules!` this file defines: name and the text of its rules.
+    pub(crate) macro_defs: Vec<(String, String)>,
+    /// Macros this file calls by bare name that it does not define and that are not sinks.
+    pub(crate) wanted: Vec<String>,
 }
 
 /// Lints every file of a scan, in parallel on all cores; the output order is deterministic.
 #[must_use]
 pub fn lint(scan: &Scan) -> LintResult {
     let names = scan.config.name_policy();
+    let none = HashMap::new();
     let run = || -> Vec<Result<FileLint, FileError>> {
-        scan.files
+        let mut results: Vec<_> = scan
+            .files
             .par_iter()
-            .map(|(path, rel)| lint_path(&scan.config, &names, path, rel))
-            .collect()
+            .map(|(path, rel)| lint_path(&scan.config, &names, path, rel, &none))
+            .collect();
+        // A file that calls a macro another file defines is linted again with that macro, so
+        // its calls are judged with their arguments substituted.
+        let foreign = foreign_macros(&results);
+        let again: Vec<(usize, Result<FileLint, FileError>)> = foreign
+            .par_iter()
+            .map(|(i, defs)| {
+                let (path, rel) = &scan.files[*i];
+                (*i, lint_path(&scan.config, &names, path, rel, defs))
+            })
+            .collect();
+        for (i, r) in again {
+            results[i] = r;
+        }
+        results
     };
     // syn parses recursively: deeply nested input needs deeper stacks than rayon's default.
     let results = match rayon::ThreadPoolBuilder::new()
@@ -110,11 +131,50 @@ pub fn lint(scan: &Scan) -> LintResult {
     out
 }
 
+/// For each file that calls, by bare name, a macro that exactly one other file of the scan
+/// defines: those definitions (name → the text of its rules).
+fn foreign_macros(
+    results: &[Result<FileLint, FileError>],
+) -> Vec<(usize, HashMap<String, String>)> {
+    let mut defs: HashMap<&str, Vec<(usize, &str)>> = HashMap::new();
+    for (i, r) in results.iter().enumerate() {
+        if let Ok(f) = r {
+            for (name, body) in &f.macro_defs {
+                defs.entry(name.as_str())
+                    .or_default()
+                    .push((i, body.as_str()));
+            }
+        }
+    }
+    if defs.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (i, r) in results.iter().enumerate() {
+        let Ok(f) = r else { continue };
+        let mut wanted = HashMap::new();
+        for name in &f.wanted {
+            let Some(found) = defs.get(name.as_str()) else {
+                continue;
+            };
+            let files: HashSet<usize> = found.iter().map(|(file, _)| *file).collect();
+            if files.len() == 1 && !files.contains(&i) {
+                wanted.insert(name.clone(), found[0].1.to_owned());
+            }
+        }
+        if !wanted.is_empty() {
+            out.push((i, wanted));
+        }
+    }
+    out
+}
+
 fn lint_path(
     config: &Config,
     names: &NamePolicy,
     path: &Path,
     rel: &str,
+    foreign: &HashMap<String, String>,
 ) -> Result<FileLint, FileError> {
     let bytes = std::fs::read(path).map_err(|e| FileError {
         file: rel.to_owned(),
@@ -126,7 +186,7 @@ fn lint_path(
         pos: None,
         message: "not valid UTF-8".into(),
     })?;
-    lint_text(config, names, rel, &text)
+    lint_text(config, names, rel, &text, foreign)
 }
 
 /// Lints one file's text as if it were at `rel` under the scan root.
@@ -138,7 +198,7 @@ fn lint_path(
 /// # Ok::<(), phi_lint::FileError>(())
 /// ```
 pub fn lint_source(config: &Config, rel: &str, text: &str) -> Result<FileLint, FileError> {
-    lint_text(config, &config.name_policy(), rel, text)
+    lint_text(config, &config.name_policy(), rel, text, &HashMap::new())
 }
 
 fn lint_text(
@@ -146,6 +206,7 @@ fn lint_text(
     names: &NamePolicy,
     rel: &str,
     text: &str,
+    foreign: &HashMap<String, String>,
 ) -> Result<FileLint, FileError> {
     let file = syn::parse_file(text).map_err(|e| {
         let start = e.span().start();
@@ -182,11 +243,13 @@ fn lint_text(
         expansion: None,
         expanded: 0,
         std_streams: Vec::new(),
+        macro_defs: Vec::new(),
+        wanted: HashSet::new(),
     };
     if !test_file {
         linter.imports.push(file.items.iter());
-        if text.contains("macro_rules") {
-            linter.collect_macros(&file);
+        if text.contains("macro_rules") || !foreign.is_empty() {
+            linter.collect_macros(&file, foreign);
         }
         syn::visit::Visit::visit_file(&mut linter, &file);
     }
@@ -195,8 +258,12 @@ fn lint_text(
         statements,
         skipped,
         test_modules,
+        macro_defs,
+        wanted,
         ..
     } = linter;
+    let mut wanted: Vec<String> = wanted.into_iter().collect();
+    wanted.sort_unstable();
     let (mut findings, suppressions, suppressed) = apply_suppressions(text, rel, raw, &skipped);
     findings.sort_by(|a, b| (a.start, a.rule, &a.field).cmp(&(b.start, b.rule, &b.field)));
     assign_fingerprints(&mut findings);
@@ -206,6 +273,8 @@ fn lint_text(
         suppressions,
         suppressed,
         test_modules,
+        macro_defs,
+        wanted,
     })
 }
 
@@ -237,6 +306,10 @@ pub(crate) struct Linter<'a> {
     expanded: usize,
     /// Locals and parameters of the current function bound to stdout or stderr.
     std_streams: Vec<String>,
+    /// The `macro_rules!` this file defines, for the files that call them.
+    macro_defs: Vec<(String, String)>,
+    /// See [`FileLint::wanted`].
+    wanted: HashSet<String>,
 }
 
 impl Linter<'_> {

@@ -4,11 +4,14 @@
 //! `patient.name`. The definition is still linted on its own (for what its body logs by itself);
 //! at a call site only the values the caller passed are reported.
 //!
-//! Limits: macros defined in the same file, visible everywhere in it (the last definition before
-//! the call wins, else the first after it); calls by bare name or by `crate::`/`$crate::`/
-//! `self::`/`super::` path. Macros from other files or crates are not expanded. A call no arm
-//! matches (as [`MacroDef`] reads them), or whose expansion exceeds the bounds, is an
-//! `unchecked-wrapper` finding at the call: it fails closed.
+//! Which macro a call means: one defined in the same file, visible everywhere in it (the last
+//! definition before the call wins, else the first after it), else the one that exactly one other
+//! file of the scan defines (handed in by [`super::lint`], which lints such a caller twice); calls
+//! by bare name or by `crate::`/`$crate::`/`self::`/`super::` path. A call no arm matches (as
+//! [`MacroDef`] reads them), or whose expansion exceeds the bounds, is an `unchecked-wrapper`
+//! finding at the call: it fails closed.
+
+use std::collections::HashMap;
 
 use proc_macro2::{Delimiter, LineColumn, Span, TokenStream, TokenTree};
 use quote::ToTokens;
@@ -72,13 +75,30 @@ impl<'ast> Visit<'ast> for Defs {
 }
 
 impl Linter<'_> {
-    /// Reads the file's `macro_rules!` definitions before it is linted.
-    pub(super) fn collect_macros(&mut self, file: &syn::File) {
+    /// Reads the file's `macro_rules!` definitions, and those of other files it calls
+    /// (`foreign`: name → the text of its rules), before it is linted.
+    pub(super) fn collect_macros(&mut self, file: &syn::File, foreign: &HashMap<String, String>) {
         let mut defs = Defs(Vec::new());
         defs.visit_file(file);
+        self.macro_defs = defs
+            .0
+            .iter()
+            .map(|(name, _, tokens)| (name.clone(), tokens.to_string()))
+            .collect();
+        let own: Vec<String> = defs.0.iter().map(|(n, _, _)| n.clone()).collect();
+        let mut foreign: Vec<(&String, &String)> = foreign
+            .iter()
+            .filter(|(name, _)| !own.contains(name))
+            .collect();
+        foreign.sort_unstable();
+        let start = LineColumn { line: 0, column: 0 };
+        let foreign = foreign
+            .into_iter()
+            .filter_map(|(name, text)| Some((name.clone(), start, text.parse().ok()?)));
         self.macros = defs
             .0
             .into_iter()
+            .chain(foreign)
             .filter_map(|(name, at, tokens)| {
                 Some(LocalMacro {
                     name,
@@ -115,6 +135,18 @@ impl Linter<'_> {
                     || self.macros.iter().any(|m| m.logs && m.name == last);
             }) || found
         })
+    }
+
+    /// Notes a call the file cannot resolve: a macro another file may define.
+    pub(super) fn want(&mut self, path: &str) {
+        let name = match path.split_once("::") {
+            None => path,
+            Some(("crate" | "$crate" | "self" | "super", rest)) if !rest.contains("::") => rest,
+            Some(_) => return,
+        };
+        if !self.wanted.contains(name) {
+            self.wanted.insert(name.to_owned());
+        }
     }
 
     /// Whether a bare macro name is one of the file's `macro_rules!` (then it is not the sink

@@ -52,6 +52,9 @@ impl Linter<'_> {
             }
         });
         let Some(sink) = sink else {
+            if !shadowed {
+                self.want(path);
+            }
             self.nested(tokens);
             return;
         };

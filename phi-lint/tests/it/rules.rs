@@ -168,6 +168,32 @@ fn macro_rules_at_call_sites() {
 }
 
 #[test]
+fn macro_rules_from_another_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rules/cross_file");
+    std::fs::create_dir(dir.path().join("src")).expect("mkdir");
+    let mut want = BTreeMap::new();
+    for name in ["lib.rs", "macros.rs", "user.rs", "other.rs"] {
+        let text = fixture(&format!("cross_file/{name}"));
+        std::fs::write(dir.path().join("src").join(name), &text).expect("write");
+        for ((line, rule), n) in expected(&text, false) {
+            want.insert((format!("src/{name}"), line, rule), n);
+        }
+    }
+    assert!(fixtures.is_dir() && !want.is_empty());
+    let scan = phi_lint::Scan::new(&[dir.path().to_path_buf()], None).expect("scan");
+    let out = phi_lint::lint(&scan);
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let mut got = BTreeMap::new();
+    for f in &out.findings {
+        *got.entry((f.file.clone(), f.start.line, f.rule.code().to_owned()))
+            .or_insert(0) += 1;
+    }
+    assert_eq!(got, want, "{}", render(&out.findings));
+    insta::assert_snapshot!(render(&out.findings));
+}
+
+#[test]
 fn writers_to_stdout_and_stderr() {
     insta::assert_snapshot!(check("writers.rs", &Config::default()));
 }
