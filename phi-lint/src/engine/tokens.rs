@@ -34,12 +34,18 @@ impl Linter<'_> {
             .config
             .wrapper(path.rsplit("::").next().unwrap_or(path))
             .is_some();
-        if !wrapper && let Some(idx) = self.local_macro(path, span.0) {
+        let resolved = self.imports.resolve(path);
+        // `use crate::show as s;` then `s!(..)`: the file's macro under another name.
+        let local = self.local_macro(path, span.0).or_else(|| {
+            resolved
+                .as_deref()
+                .and_then(|r| self.local_macro(r, span.0))
+        });
+        if !wrapper && let Some(idx) = local {
             self.expand_call(idx, path, tokens, span);
             return;
         }
         let shadowed = !wrapper && self.defines_macro(path);
-        let resolved = self.imports.resolve(path);
         let sink = match resolved.as_deref() {
             Some(r) => self.sink_of(r, &tokens),
             None => None,
