@@ -36,6 +36,8 @@ pub(super) struct LocalMacro {
     def: MacroDef,
     /// Whether its expansion can reach a sink; a macro that cannot is not expanded.
     logs: bool,
+    /// The text of its rules, for other files, if this file defines it.
+    text: Option<String>,
 }
 
 /// The expansion being linted.
@@ -80,11 +82,8 @@ impl Linter<'_> {
     pub(super) fn collect_macros(&mut self, file: &syn::File, foreign: &HashMap<String, String>) {
         let mut defs = Defs(Vec::new());
         defs.visit_file(file);
-        self.macro_defs = defs
-            .0
-            .iter()
-            .map(|(name, _, tokens)| (name.clone(), tokens.to_string()))
-            .collect();
+        let own_count = defs.0.len();
+        let texts: Vec<String> = defs.0.iter().map(|(_, _, t)| t.to_string()).collect();
         let own: Vec<String> = defs.0.iter().map(|(n, _, _)| n.clone()).collect();
         let mut foreign: Vec<(&String, &String)> = foreign
             .iter()
@@ -99,12 +98,14 @@ impl Linter<'_> {
             .0
             .into_iter()
             .chain(foreign)
-            .filter_map(|(name, at, tokens)| {
+            .enumerate()
+            .filter_map(|(i, (name, at, tokens))| {
                 Some(LocalMacro {
                     name,
                     at,
                     def: MacroDef::parse(tokens)?,
                     logs: false,
+                    text: texts.get(i).cloned().filter(|_| i < own_count),
                 })
             })
             .collect();
@@ -121,19 +122,43 @@ impl Linter<'_> {
                 break;
             }
         }
+        // Other files need only the macros their arguments can reach a sink through.
+        self.macro_defs = self
+            .macros
+            .iter()
+            .filter(|m| m.logs)
+            .filter_map(|m| Some((m.name.clone(), m.text.clone()?)))
+            .collect();
     }
 
+    /// Whether a caller's arguments can reach a sink through these transcribers: a sink call
+    /// (or a call to a macro of the file that logs) with a metavariable among its arguments, a
+    /// `write!` whose destination is a metavariable or a stream, or, where the body uses
+    /// metavariables at all, a sink that is not a macro call (`.record`, `#[instrument]`, a
+    /// writer method). A sink call the caller cannot reach is judged at the definition alone.
     fn body_logs(&self, bodies: &[TokenStream]) -> bool {
         bodies.iter().any(|b| {
             let mut found = false;
-            macro_calls(b.clone(), &mut |path: &str| {
+            let other = macro_calls(b.clone(), &mut |path: &str, args: &TokenStream| {
+                if found || !has_metavariable(args) {
+                    return;
+                }
                 let resolved = self.imports.resolve(path);
                 let p = resolved.as_deref().unwrap_or(path);
                 let last = p.rsplit("::").next().unwrap_or(p);
-                found |= sink_for(p, Some(&|n: &str| self.config.wrapper(n))).is_some()
-                    || matches!(last, "write" | "writeln")
-                    || self.macros.iter().any(|m| m.logs && m.name == last);
-            }) || found
+                found = if matches!(last, "write" | "writeln") {
+                    let dest: TokenStream = args
+                        .clone()
+                        .into_iter()
+                        .take_while(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+                        .collect();
+                    has_metavariable(&dest) || super::writers::writes_to_std_stream(&dest, &[])
+                } else {
+                    sink_for(p, Some(&|n: &str| self.config.wrapper(n))).is_some()
+                        || self.macros.iter().any(|m| m.logs && m.name == last)
+                };
+            });
+            found || (other && has_metavariable(b))
         })
     }
 
@@ -241,6 +266,27 @@ impl Linter<'_> {
             stmt,
         );
     }
+}
+
+/// Whether tokens hold a metavariable (`$x`, `$( .. )`), other than `$crate`.
+fn has_metavariable(ts: &TokenStream) -> bool {
+    let mut stack = vec![(ts.clone(), 0usize)];
+    while let Some((ts, depth)) = stack.pop() {
+        if depth > super::tokens::MAX_TOKEN_DEPTH {
+            return true;
+        }
+        let mut dollar = false;
+        for tt in ts {
+            match &tt {
+                TokenTree::Ident(id) if dollar && id != "crate" => return true,
+                TokenTree::Group(_) if dollar => return true,
+                TokenTree::Group(g) => stack.push((g.stream(), depth + 1)),
+                _ => {}
+            }
+            dollar = matches!(&tt, TokenTree::Punct(p) if p.as_char() == '$');
+        }
+    }
+    false
 }
 
 /// Where, in the call, the caller wrote the part of a value that is not safe: the culprit's own

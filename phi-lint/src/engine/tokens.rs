@@ -231,9 +231,10 @@ fn is_log_ident(id: &proc_macro2::Ident) -> bool {
     .any(|s| id == s)
 }
 
-/// Calls `f` with the path of every macro call in `tokens` (nested groups included), and
-/// returns whether the tokens name a sink that is not a macro call (see [`may_log`]).
-pub(super) fn macro_calls(tokens: TokenStream, f: &mut dyn FnMut(&str)) -> bool {
+/// Calls `f` with the path and the arguments of every macro call in `tokens` (nested groups
+/// included), and returns whether the tokens name a sink that is not a macro call (see
+/// [`may_log`]).
+pub(super) fn macro_calls(tokens: TokenStream, f: &mut dyn FnMut(&str, &TokenStream)) -> bool {
     let mut other = false;
     let mut stack = vec![(tokens, 0usize)];
     while let Some((ts, depth)) = stack.pop() {
@@ -245,8 +246,9 @@ pub(super) fn macro_calls(tokens: TokenStream, f: &mut dyn FnMut(&str)) -> bool 
         let mut i = 0;
         while i < tts.len() {
             if let Some((path, group, next)) = macro_call_at(&tts, i) {
-                f(&path);
-                stack.push((group.stream(), depth + 1));
+                let args = group.stream();
+                f(&path, &args);
+                stack.push((args, depth + 1));
                 i = next;
                 continue;
             }
