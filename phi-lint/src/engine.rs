@@ -131,11 +131,11 @@ pub fn lint(scan: &Scan) -> LintResult {
     out
 }
 
-/// For each file that calls, by bare name, a macro that exactly one other file of the scan
-/// defines: those definitions (name → the text of its rules).
+/// For each file that calls, by bare name, a macro it does not define and other files of the
+/// scan do: those definitions (name → the text of the rules of each).
 fn foreign_macros(
     results: &[Result<FileLint, FileError>],
-) -> Vec<(usize, HashMap<String, String>)> {
+) -> Vec<(usize, HashMap<String, Vec<String>>)> {
     let mut defs: HashMap<&str, Vec<(usize, &str)>> = HashMap::new();
     for (i, r) in results.iter().enumerate() {
         if let Ok(f) = r {
@@ -157,10 +157,11 @@ fn foreign_macros(
             let Some(found) = defs.get(name.as_str()) else {
                 continue;
             };
-            let files: HashSet<usize> = found.iter().map(|(file, _)| *file).collect();
-            if files.len() == 1 && !files.contains(&i) {
-                wanted.insert(name.clone(), found[0].1.to_owned());
+            if found.iter().any(|(file, _)| *file == i) {
+                continue;
             }
+            let texts = found.iter().map(|(_, text)| (*text).to_owned()).collect();
+            wanted.insert(name.clone(), texts);
         }
         if !wanted.is_empty() {
             out.push((i, wanted));
@@ -174,7 +175,7 @@ fn lint_path(
     names: &NamePolicy,
     path: &Path,
     rel: &str,
-    foreign: &HashMap<String, String>,
+    foreign: &HashMap<String, Vec<String>>,
 ) -> Result<FileLint, FileError> {
     let bytes = std::fs::read(path).map_err(|e| FileError {
         file: rel.to_owned(),
@@ -206,7 +207,7 @@ fn lint_text(
     names: &NamePolicy,
     rel: &str,
     text: &str,
-    foreign: &HashMap<String, String>,
+    foreign: &HashMap<String, Vec<String>>,
 ) -> Result<FileLint, FileError> {
     let file = syn::parse_file(text).map_err(|e| {
         let start = e.span().start();

@@ -5,8 +5,8 @@
 //! at a call site only the values the caller passed are reported.
 //!
 //! Which macro a call means: one defined in the same file, visible everywhere in it (the last
-//! definition before the call wins, else the first after it), else the one that exactly one other
-//! file of the scan defines (handed in by [`super::lint`], which lints such a caller twice); calls
+//! definition before the call wins, else the first after it), else each one other files of the
+//! scan define (handed in by [`super::lint`], which lints such a caller twice); calls
 //! by bare name or by `crate::`/`$crate::`/`self::`/`super::` path. A call no arm matches (as
 //! [`MacroDef`] reads them), or whose expansion exceeds the bounds, is an `unchecked-wrapper`
 //! finding at the call: it fails closed.
@@ -79,7 +79,11 @@ impl<'ast> Visit<'ast> for Defs {
 impl Linter<'_> {
     /// Reads the file's `macro_rules!` definitions, and those of other files it calls
     /// (`foreign`: name → the text of its rules), before it is linted.
-    pub(super) fn collect_macros(&mut self, file: &syn::File, foreign: &HashMap<String, String>) {
+    pub(super) fn collect_macros(
+        &mut self,
+        file: &syn::File,
+        foreign: &HashMap<String, Vec<String>>,
+    ) {
         let mut defs = Defs(Vec::new());
         defs.visit_file(file);
         let own_count = defs.0.len();
@@ -88,6 +92,7 @@ impl Linter<'_> {
         let mut foreign: Vec<(&String, &String)> = foreign
             .iter()
             .filter(|(name, _)| !own.contains(name))
+            .flat_map(|(name, texts)| texts.iter().map(move |t| (name, t)))
             .collect();
         foreign.sort_unstable();
         let start = LineColumn { line: 0, column: 0 };
@@ -181,60 +186,80 @@ impl Linter<'_> {
     }
 
     /// The file's macro a call at `at` names, if it reaches a sink.
-    pub(super) fn local_macro(&self, path: &str, at: LineColumn) -> Option<usize> {
+    /// A macro of this file wins; a name several other files define means each of them.
+    pub(super) fn local_macros(&self, path: &str, at: LineColumn) -> Vec<usize> {
         if self.macros.is_empty() || self.macro_rules.is_some() {
-            return None;
+            return Vec::new();
         }
         let name = match path.split_once("::") {
             None => path,
             Some(("crate" | "$crate" | "self" | "super", rest)) if !rest.contains("::") => rest,
-            Some(_) => return None,
+            Some(_) => return Vec::new(),
         };
         let at = self.expansion.as_ref().map_or(at, |e| e.call.0);
-        let same = || {
+        let same = |own: bool| {
             self.macros
                 .iter()
                 .enumerate()
-                .filter(|(_, m)| m.name == name)
+                .filter(move |(_, m)| m.name == name && m.text.is_some() == own)
         };
-        let chosen = same()
+        let chosen = same(true)
             .rfind(|(_, m)| m.at <= at)
-            .or_else(|| same().next())?;
-        chosen.1.logs.then_some(chosen.0)
+            .or_else(|| same(true).next());
+        match chosen {
+            Some((i, m)) => m.logs.then_some(i).into_iter().collect(),
+            None => same(false)
+                .filter(|(_, m)| m.logs)
+                .map(|(i, _)| i)
+                .collect(),
+        }
     }
 
-    /// Lints the expansion of a call to the file's macro `idx`.
+    /// Lints the expansions of a call with each of the macros `idxs` (one, unless several other
+    /// files define the name). A call none of them expands is a finding.
     pub(super) fn expand_call(
         &mut self,
-        idx: usize,
+        idxs: &[usize],
         path: &str,
         tokens: TokenStream,
         span: (LineColumn, LineColumn),
     ) {
-        let name = self.macros[idx].name.clone();
         let depth = self.expansion.as_ref().map_or(0, |e| e.names.len());
-        let result = if depth >= MAX_DEPTH || self.expanded > FILE_BUDGET {
-            Err(ExpandError::Limit)
-        } else {
-            self.macros[idx].def.expand(&tokens)
-        };
-        let expansion = match result {
-            Ok(ts) => ts,
-            Err(e) => {
-                self.unexpanded(&name, path, e, span);
-                self.nested(tokens);
-                return;
+        let mut expansions = Vec::new();
+        let mut failure = None;
+        for &idx in idxs {
+            let result = if depth >= MAX_DEPTH || self.expanded > FILE_BUDGET {
+                Err(ExpandError::Limit)
+            } else {
+                self.macros[idx].def.expand(&tokens)
+            };
+            match result {
+                Ok(ts) => {
+                    self.expanded += count(&ts);
+                    expansions.push((self.macros[idx].name.clone(), ts));
+                }
+                Err(e) => {
+                    failure.get_or_insert(e);
+                }
             }
-        };
-        self.expanded += count(&expansion);
+        }
+        if expansions.is_empty() {
+            let name = idxs.first().map(|&i| self.macros[i].name.clone());
+            let name = name.unwrap_or_else(|| path.to_owned());
+            self.unexpanded(&name, path, failure.unwrap_or(ExpandError::NoMatch), span);
+            self.nested(tokens);
+            return;
+        }
         let outer = self.expansion.clone();
-        let mut inner = outer.clone().unwrap_or(Expansion {
-            call: span,
-            names: Vec::new(),
-        });
-        inner.names.push(name);
-        self.expansion = Some(inner);
-        self.nested(expansion);
+        for (name, expansion) in expansions {
+            let mut inner = outer.clone().unwrap_or(Expansion {
+                call: span,
+                names: Vec::new(),
+            });
+            inner.names.push(name);
+            self.expansion = Some(inner);
+            self.nested(expansion);
+        }
         self.expansion = outer;
     }
 

@@ -36,13 +36,14 @@ impl Linter<'_> {
             .is_some();
         let resolved = self.imports.resolve(path);
         // `use crate::show as s;` then `s!(..)`: the file's macro under another name.
-        let local = self.local_macro(path, span.0).or_else(|| {
-            resolved
-                .as_deref()
-                .and_then(|r| self.local_macro(r, span.0))
-        });
-        if !wrapper && let Some(idx) = local {
-            self.expand_call(idx, path, tokens, span);
+        let mut local = self.local_macros(path, span.0);
+        if local.is_empty()
+            && let Some(r) = resolved.as_deref()
+        {
+            local = self.local_macros(r, span.0);
+        }
+        if !wrapper && !local.is_empty() {
+            self.expand_call(&local, path, tokens, span);
             return;
         }
         let shadowed = !wrapper && self.defines_macro(path);
