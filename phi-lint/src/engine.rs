@@ -188,6 +188,7 @@ fn lint_text(
     let (mut findings, suppressions, suppressed) = apply_suppressions(text, rel, raw, &skipped);
     findings.sort_by(|a, b| (a.start, a.rule, &a.field).cmp(&(b.start, b.rule, &b.field)));
     assign_fingerprints(&mut findings);
+    crate::rules::error_message::fix::attach(&file, &source, &mut findings);
     Ok(FileLint {
         findings,
         statements,
@@ -325,6 +326,7 @@ impl Linter<'_> {
             statement_lines,
             fingerprint: String::new(),
             baselined: false,
+            fix: None,
         });
     }
 
@@ -496,6 +498,7 @@ fn apply_suppressions(
             statement_lines: (s.line, s.line),
             fingerprint: String::new(),
             baselined: false,
+            fix: None,
         });
     }
     (kept, used.iter().filter(|u| **u).count(), suppressed)

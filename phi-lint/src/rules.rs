@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
-mod error_message;
+pub(crate) mod error_message;
 mod instrument_arg;
 mod instrument_ret;
 mod interpolation;

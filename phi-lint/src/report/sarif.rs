@@ -1,7 +1,8 @@
 //! The `sarif` format: SARIF 2.1.0 for GitHub code scanning, one run.
 //!
 //! Findings and stale baseline entries are results; baseline growth and unreadable files are
-//! tool execution notifications. **Invariant:** no source text reaches SARIF (no `snippet`, no
+//! tool execution notifications. A finding with a machine-applicable rewrite carries it as
+//! `fixes` (the edits `phi-lint fix` applies). **Invariant:** no source text reaches SARIF (no `snippet`, no
 //! `contextRegion`): the line of a finding may hold protected health information in a literal,
 //! and SARIF is uploaded to a third party. Messages name expressions, never values.
 
@@ -10,8 +11,9 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use phi_sarif::{
-    ArtifactLocation, Configuration, Driver, Invocation, Location, Message, Notification, Region,
-    ReportingDescriptor, Run, SarifResult, Suppression, Tags, Tool, percent_encode,
+    ArtifactChange, ArtifactContent, ArtifactLocation, Configuration, Driver, Fix, Invocation,
+    Location, Message, Notification, Region, Replacement, ReportingDescriptor, Run, SarifResult,
+    Suppression, Tags, Tool, percent_encode,
 };
 
 use super::Report;
@@ -91,6 +93,7 @@ fn results(report: &Report) -> Vec<SarifResult> {
             result.locations = vec![location(&f.file, Some(region(f.start, f.end)))];
             result.partial_fingerprints = fingerprint(f.fingerprint.clone());
             result.baseline_state = Some(if f.baselined { "unchanged" } else { "new" }.to_owned());
+            result.fixes = f.fix.iter().map(|fix| sarif_fix(&f.file, fix)).collect();
             if f.baselined {
                 result.suppressions = vec![Suppression {
                     kind: "external".to_owned(),
@@ -111,6 +114,27 @@ fn results(report: &Report) -> Vec<SarifResult> {
         results.push(result);
     }
     results
+}
+
+/// A finding's fix: its edits as replacements in its file. The inserted text is code phi-lint
+/// wrote (a field naming the error's type), never text it read beyond the error's own name.
+fn sarif_fix(file: &str, fix: &crate::finding::Fix) -> Fix {
+    Fix {
+        description: Some(Message::text(fix.description.clone())),
+        artifact_changes: vec![ArtifactChange {
+            artifact_location: artifact(file),
+            replacements: fix
+                .edits
+                .iter()
+                .map(|e| Replacement {
+                    deleted_region: region(e.start, e.end),
+                    inserted_content: (!e.replacement.is_empty()).then(|| ArtifactContent {
+                        text: e.replacement.clone(),
+                    }),
+                })
+                .collect(),
+        }],
+    }
 }
 
 fn fingerprint(value: String) -> BTreeMap<String, String> {

@@ -2,6 +2,8 @@
 
 use super::RuleInfo;
 
+pub(crate) mod fix;
+
 pub(super) const INFO: RuleInfo = RuleInfo {
     code: "phi::error-message",
     summary: "an error's message reaches a log",
