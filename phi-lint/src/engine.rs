@@ -12,7 +12,7 @@ use crate::classify::{Classifier, Unsafe, Why, is_error_name};
 use crate::config::Config;
 use crate::finding::{FileError, Finding, assign_fingerprints};
 use crate::grammar::{Interp, Sink, Value, parse_sink, sink_for, tokens_text};
-use crate::rules::Rule;
+use crate::rules::{self, Rule};
 use crate::source::{SourceFile, pos};
 use crate::suppress;
 use crate::walk::{Scan, io_message};
@@ -254,17 +254,14 @@ impl Linter<'_> {
         };
         let culprit = self.text(start, end).unwrap_or(&bad.tokens).to_owned();
         let (rule, message) = match &bad.why {
-            Why::Error => (
-                Rule::ErrorMessage,
-                format!("`{culprit}` is an error: its message can quote the data it failed on"),
-            ),
+            Why::Error => (Rule::ErrorMessage, rules::error_message::message(&culprit)),
             Why::Denied { name, stem } => (
                 if sink.is_print() {
                     Rule::Print
                 } else {
                     Rule::Interpolation
                 },
-                format!("`{name}` contains the deny stem `{stem}`"),
+                rules::interpolation::denied(name, stem),
             ),
             Why::Unknown => (
                 if sink.is_print() {
@@ -272,7 +269,7 @@ impl Linter<'_> {
                 } else {
                     Rule::Interpolation
                 },
-                format!("`{culprit}` is not an opaque id, count, duration, status or type name"),
+                rules::interpolation::unknown(&culprit),
             ),
         };
         let expr = self
@@ -366,7 +363,7 @@ impl Linter<'_> {
                 } else {
                     (at.start(), at.end())
                 };
-                let message = format!("cannot check the arguments of `{path}!`: {e}");
+                let message = rules::unparsed_macro::message(path, &e);
                 let expr = self.text(span.0, span.1).unwrap_or(path).to_owned();
                 self.push(
                     Rule::UnparsedMacro,
@@ -472,7 +469,7 @@ fn apply_suppressions(
             Some(p) => (Rule::SuppressionReason, p.clone()),
             None if !used => (
                 Rule::UnusedSuppression,
-                "this suppression does not cover any finding".to_owned(),
+                rules::unused_suppression::MESSAGE.to_owned(),
             ),
             None => continue,
         };

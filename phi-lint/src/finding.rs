@@ -19,7 +19,8 @@ pub struct Pos {
 /// unrelated edits above a grandfathered finding do not make it new.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
-    /// The rule it breaks.
+    /// The rule it breaks (serialized as its code, `phi::error-message`).
+    #[serde(serialize_with = "crate::rules::serialize_code")]
     pub rule: Rule,
     /// The file, relative to the scan root, with `/` separators.
     pub file: String,

@@ -256,7 +256,7 @@ pub fn run(
             f.file.escape_debug(),
             f.start.line,
             f.start.column,
-            f.rule,
+            f.rule.code(),
             f.expr.escape_debug()
         )?;
     }

@@ -51,8 +51,8 @@ fn driver() -> Driver {
         .map(|rule| {
             let info = rule.info();
             ReportingDescriptor {
-                id: info.code.to_owned(),
-                name: pascal_case(info.code),
+                id: rule.code().to_owned(),
+                name: pascal_case(rule.code()),
                 short_description: Message::text(info.summary),
                 full_description: Message::text(info.summary),
                 help: Some(Message {
