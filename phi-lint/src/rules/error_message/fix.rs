@@ -3,18 +3,19 @@
 //!
 //! A rewrite is attached only where it is certain (see the README's `phi-lint fix` section):
 //! - the call is a `tracing` or `log` event macro (`info!`, `error!`, `event!`, `log!`, ...) that
-//!   syn sees as a macro call, and the file's paths or `use` items say which crate it is from;
-//!   calls found only inside another macro's tokens are left alone;
+//!   syn sees as a macro call; calls found only inside another macro's tokens are left alone;
 //! - the call has exactly one error-message finding, and the error is a local or a field chain
 //!   (`e`, `self.last_error`) logged as itself, `&e` or `e.to_string()`;
-//! - a format-string placeholder is `{}`, `{:?}`, `{:#?}` or the same with a name, used once, in
-//!   a format string without explicit indices, width or precision arguments;
+//! - a format-string placeholder is `{}`, `{:?}`, `{:#?}`, `{:#}` or the same with a name, used
+//!   once, in a format string without explicit indices, width or precision arguments;
 //! - the call has no other `error_type` field.
 //!
 //! Fields become `error_type = %phi_filter::error_type(&e)`. A format-string use loses its
 //! placeholder and argument and gains that field before the message (tracing), or the key-value
 //! `error_type = phi_filter::error_type(&e)` when the file already uses `log`'s key-values.
-//! Elsewhere a `log` call keeps its message and prints the type in the placeholder's place.
+//! Elsewhere a `log` call keeps its message and prints the type in the placeholder's place, and so
+//! does a bare level macro whose crate the file does not name (its fields stay in tracing's
+//! syntax and its key-values in log's: the original compiled, so the crate accepts them).
 
 use std::collections::BTreeMap;
 
@@ -44,11 +45,16 @@ pub(crate) fn attach(file: &syn::File, source: &SourceFile<'_>, findings: &mut [
             && has_semi(&c.tokens)
     });
     for call in &calls.list {
-        let Some((krate, name)) = calls.imports.origin(&call.path) else {
+        let Some((krate, name)) = calls.imports.origin(&call.path).or_else(|| {
+            // A bare level macro the file does not import: tracing's or log's, or a wrapper
+            // like them. Only forms both accept are rewritten.
+            (!call.path.contains("::")).then(|| (Crate::Unknown, call.path.clone()))
+        }) else {
             continue;
         };
         let level_arg = match name.as_str() {
             "trace" | "debug" | "info" | "warn" | "error" => false,
+            _ if krate == Crate::Unknown => continue,
             "event" if krate == Crate::Tracing => true,
             "log" if krate == Crate::Log => true,
             _ => continue,
@@ -91,6 +97,9 @@ pub(crate) fn attach(file: &syn::File, source: &SourceFile<'_>, findings: &mut [
 enum Crate {
     Tracing,
     Log,
+    /// The file does not say: a field is written in tracing's syntax, a key-value in log's,
+    /// and a format string is rewritten in place (the form both accept).
+    Unknown,
 }
 
 impl Crate {
@@ -359,9 +368,11 @@ fn plan(
         i += 1;
     }
     let kv_end = segs.iter().position(|s| s.semi);
-    if kv_end.is_some() && target.krate != Crate::Log {
-        return None;
-    }
+    let krate = match (target.krate, kv_end) {
+        (Crate::Tracing, Some(_)) => return None,
+        (Crate::Unknown, Some(_)) => Crate::Log,
+        (krate, _) => krate,
+    };
     let message = match kv_end {
         Some(k) => Some(k + 1).filter(|&m| m < segs.len()),
         None => (i..segs.len())
@@ -375,8 +386,8 @@ fn plan(
                 && matches!(s.toks.first(), Some(TokenTree::Ident(id)) if id == "error_type")
         })
     };
-    let sigil = match target.krate {
-        Crate::Tracing => "%",
+    let sigil = match krate {
+        Crate::Tracing | Crate::Unknown => "%",
         Crate::Log => "",
     };
     let field = format!("error_type = {sigil}phi_filter::error_type(&{culprit})");
@@ -453,13 +464,14 @@ fn plan(
         return None;
     }
     let (open, close, spec) = extent(content, ph)?;
-    if !matches!(spec, "" | ":?" | ":#?") {
+    if !matches!(spec, "" | ":?" | ":#?" | ":#") {
         return None;
     }
 
-    let kv = target.krate == Crate::Log;
-    if kv && !target.uses_kv {
-        // `log` without key-values: print the type where the error was.
+    let kv = krate == Crate::Log;
+    if (kv && !target.uses_kv && kv_end.is_none()) || krate == Crate::Unknown {
+        // `log` without key-values, or a crate the file does not name: print the type where
+        // the error was.
         if arg.is_none()
             && (placeholders
                 .iter()

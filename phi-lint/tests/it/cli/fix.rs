@@ -10,7 +10,12 @@ use std::process;
 
 use super::{ONE_LEAK, SAFE, Tree};
 
-const FIXTURES: [&str; 3] = ["tracing_forms.rs", "log_forms.rs", "log_kv_forms.rs"];
+const FIXTURES: [&str; 4] = [
+    "tracing_forms.rs",
+    "log_forms.rs",
+    "log_kv_forms.rs",
+    "unknown_forms.rs",
+];
 
 fn fixture(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -79,7 +84,7 @@ log = {{ version = "0.4", features = ["kv"] }}
         let _ = writeln!(modules, "    pub mod {};", name.trim_end_matches(".rs"));
     }
     let lib = format!(
-        "#![allow(warnings)]\n\n#[derive(Debug)]\npub struct StoreError;\n\n\
+        "#![allow(warnings)]\n\n#[macro_use]\nextern crate tracing;\n\n#[derive(Debug)]\npub struct StoreError;\n\n\
          impl std::fmt::Display for StoreError {{\n    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {{\n        f.write_str(\"store\")\n    }}\n}}\n\n\
          impl std::error::Error for StoreError {{}}\n\n\
          pub mod original {{\n    pub use super::StoreError;\n{modules}}}\n\n\
@@ -130,7 +135,7 @@ fn rewritten_fixtures_compile_and_only_the_uncertain_findings_remain() {
     assert_eq!(run.stdout, "", "{run}");
     assert!(
         run.stderr.starts_with(&format!(
-            "phi-lint: fixed {fixable} findings in 3 files; {} error-message findings left",
+            "phi-lint: fixed {fixable} findings in 4 files; {} error-message findings left",
             left.values().sum::<usize>()
         )),
         "{run}"
