@@ -237,7 +237,14 @@ pub fn run(
         return Ok(plan.exit_code());
     }
     if dry_run {
-        out.write_all(plan.diff().as_bytes())?;
+        // A reader that goes away early (`phi-lint fix --dry-run | head`) is not an error.
+        match out
+            .write_all(plan.diff().as_bytes())
+            .and_then(|()| out.flush())
+        {
+            Err(e) if e.kind() != io::ErrorKind::BrokenPipe => return Err(e),
+            _ => {}
+        }
     } else {
         plan.write()?;
     }
@@ -249,7 +256,7 @@ pub fn run(
         plural(plan.files.len(), "file"),
         plural(plan.remaining.len(), "error-message finding"),
     )?;
-    for f in &plan.remaining {
+    for f in plan.remaining.iter().take(LISTED) {
         writeln!(
             diag,
             "  {}:{}:{} {} `{}`",
@@ -260,8 +267,18 @@ pub fn run(
             f.expr.escape_debug()
         )?;
     }
+    if plan.remaining.len() > LISTED {
+        writeln!(
+            diag,
+            "  ... and {} more (`phi-lint check` lists them all)",
+            plan.remaining.len() - LISTED
+        )?;
+    }
     Ok(plan.exit_code())
 }
+
+/// How many findings left to fix by hand the summary lists.
+const LISTED: usize = 20;
 
 fn plural(n: usize, one: &str) -> String {
     format!("{n} {one}{}", if n == 1 { "" } else { "s" })

@@ -148,9 +148,12 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         } => {
             let scan = Scan::new(&paths, config.as_deref())?;
             let mut out = BufWriter::new(io::stdout().lock());
-            let code = phi_lint::fix::run(&scan, dry_run, &mut out, &mut io::stderr().lock());
-            let code = ignore_broken_pipe(out.flush()).and(code)?;
-            Ok(code)
+            Ok(phi_lint::fix::run(
+                &scan,
+                dry_run,
+                &mut out,
+                &mut io::stderr().lock(),
+            )?)
         }
         Command::Explain { rule } => explain(rule.as_deref()),
     }

@@ -499,6 +499,22 @@ fn sarif_carries_the_fixes_phi_lint_fix_applies() {
     }
     out.push_str(&text[at..]);
     assert_eq!(out, rewritten.0);
+    // The JSON format carries the same edits, by line and column.
+    let json: Value = serde_json::from_str(&render(&report, Format::Json)).expect("JSON");
+    let edits = &json["findings"][0]["fix"]["edits"];
+    assert_eq!(edits.as_array().map(Vec::len), Some(3), "{json}");
+    assert_eq!(
+        edits[0]["replacement"],
+        "error_type = %phi_filter::error_type(&e), "
+    );
+    assert_eq!(
+        (
+            &edits[1]["line"],
+            &edits[1]["column"],
+            &edits[1]["end_column"]
+        ),
+        (&Value::from(2), &Value::from(53), &Value::from(57))
+    );
     assert!(
         out.contains("error_type = %phi_filter::error_type(&e), \"save failed\")"),
         "{out}"

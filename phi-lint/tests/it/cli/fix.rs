@@ -212,3 +212,21 @@ fn fix_help_documents_the_exit_codes() {
     run.assert_out(0, &["Exit codes:", "--dry-run"]);
     insta::assert_snapshot!("fix_help", run.stdout);
 }
+
+#[test]
+fn the_summary_lists_twenty_findings_left_and_counts_the_rest() {
+    let body = "    tracing::error!(\"{:>8}\", e);\n".repeat(21);
+    let tree = Tree::new(&[("src/lib.rs", &format!("pub fn f(e: E) {{\n{body}}}\n"))]);
+    let run = tree.run(&["fix"]);
+    run.assert_code(1);
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 22, "{run}");
+    assert_eq!(
+        lines[1], "  src/lib.rs:2:30 phi::error-message `e`",
+        "{run}"
+    );
+    assert_eq!(
+        lines[21], "  ... and 1 more (`phi-lint check` lists them all)",
+        "{run}"
+    );
+}
