@@ -13,7 +13,7 @@ use crate::classify::{Classifier, Unsafe, Why, is_error_name};
 use crate::config::Config;
 use crate::finding::{FileError, Finding, assign_fingerprints};
 use crate::grammar::{Interp, Sink, Value, parse_sink, sink_for, tokens_text};
-use crate::rules::Rule;
+use crate::rules::{self, Rule};
 use crate::source::{SourceFile, pos};
 use crate::suppress;
 use crate::walk::{Scan, io_message};
@@ -268,6 +268,7 @@ fn lint_text(
     let (mut findings, suppressions, suppressed) = apply_suppressions(text, rel, raw, &skipped);
     findings.sort_by(|a, b| (a.start, a.rule, &a.field).cmp(&(b.start, b.rule, &b.field)));
     assign_fingerprints(&mut findings);
+    crate::rules::error_message::fix::attach(&file, &source, &mut findings);
     Ok(FileLint {
         findings,
         statements,
@@ -364,9 +365,7 @@ impl Linter<'_> {
         let (rule, message) = match &bad.why {
             Why::Error => (
                 Rule::ErrorMessage,
-                format!(
-                    "`{culprit}` is an error: its message can quote the data it failed on{through}"
-                ),
+                format!("{}{through}", rules::error_message::message(&culprit)),
             ),
             Why::Denied { name, stem } => (
                 if sink.is_print() {
@@ -374,7 +373,7 @@ impl Linter<'_> {
                 } else {
                     Rule::Interpolation
                 },
-                format!("`{name}` contains the deny stem `{stem}`{through}"),
+                format!("{}{through}", rules::interpolation::denied(name, stem)),
             ),
             Why::Unknown => (
                 if sink.is_print() {
@@ -382,9 +381,7 @@ impl Linter<'_> {
                 } else {
                     Rule::Interpolation
                 },
-                format!(
-                    "`{culprit}` is not an opaque id, count, duration, status or type name{through}"
-                ),
+                format!("{}{through}", rules::interpolation::unknown(&culprit)),
             ),
         };
         let expr = self
@@ -443,6 +440,7 @@ impl Linter<'_> {
             statement_lines,
             fingerprint: String::new(),
             baselined: false,
+            fix: None,
         });
     }
 
@@ -493,7 +491,7 @@ impl Linter<'_> {
                 } else {
                     (at.start(), at.end())
                 };
-                let message = format!("cannot check the arguments of `{path}!`: {e}");
+                let message = rules::unparsed_macro::message(path, &e);
                 let expr = self.text(span.0, span.1).unwrap_or(path).to_owned();
                 self.push(
                     Rule::UnparsedMacro,
@@ -582,7 +580,7 @@ fn apply_suppressions(
             Some(p) => (Rule::SuppressionReason, p.clone()),
             None if !used => (
                 Rule::UnusedSuppression,
-                "this suppression does not cover any finding".to_owned(),
+                rules::unused_suppression::MESSAGE.to_owned(),
             ),
             None => continue,
         };
@@ -608,6 +606,7 @@ fn apply_suppressions(
             statement_lines: (s.line, s.line),
             fingerprint: String::new(),
             baselined: false,
+            fix: None,
         });
     }
     (kept, used.iter().filter(|u| **u).count(), suppressed)

@@ -19,7 +19,8 @@ pub struct Pos {
 /// unrelated edits above a grandfathered finding do not make it new.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
-    /// The rule it breaks.
+    /// The rule it breaks (serialized as its code, `phi::error-message`).
+    #[serde(serialize_with = "crate::rules::serialize_code")]
     pub rule: Rule,
     /// The file, relative to the scan root, with `/` separators.
     pub file: String,
@@ -45,6 +46,34 @@ pub struct Finding {
     pub fingerprint: String,
     /// Whether the baseline grandfathers it.
     pub baselined: bool,
+    /// The machine-applicable rewrite that resolves it, if there is a certain one
+    /// (`phi-lint fix` applies it; SARIF carries it as `fixes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<Fix>,
+}
+
+/// A machine-applicable rewrite: edits to the finding's file, none overlapping, in file order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fix {
+    /// What the rewrite does, lower-case, no trailing period.
+    pub description: String,
+    /// The edits.
+    pub edits: Vec<Edit>,
+}
+
+/// One edit: the text between two positions replaced. `start == end` is an insertion.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Edit {
+    /// Byte offset of the start in the file.
+    pub start_byte: usize,
+    /// Byte offset of the end (exclusive).
+    pub end_byte: usize,
+    /// Where it starts.
+    pub start: Pos,
+    /// Where it ends (exclusive column).
+    pub end: Pos,
+    /// The text put in its place.
+    pub replacement: String,
 }
 
 /// The identity of a finding in the baseline: no line numbers.

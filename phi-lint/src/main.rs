@@ -18,6 +18,13 @@ Exit codes:
   1  new findings, stale baseline entries, or baseline growth
   2  the tool could not do its job: usage, config, I/O, or a file that does not parse";
 
+const FIX_EXIT_CODES: &str = "\
+Exit codes:
+  0  no error-message finding is left: all were fixed, or there was nothing to fix
+  1  error-message findings are left that have no certain rewrite (listed on stderr)
+  2  the tool could not do its job: usage, config, I/O, or a file that does not parse;
+     nothing is written";
+
 /// Fails a change that logs anything but opaque ids, counts, durations, status codes or type
 /// names.
 #[derive(Parser)]
@@ -75,6 +82,18 @@ Exit codes:
         #[arg(long, value_name = "TEXT", requires = "allow_growth")]
         reason: Option<String>,
     },
+    /// Rewrite every error logged by value into its type: `error_type = %phi_filter::error_type(&e)`.
+    #[command(after_help = FIX_EXIT_CODES)]
+    Fix {
+        /// Files or directories; a single directory is the scan root.
+        paths: Vec<PathBuf>,
+        /// Configuration file.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Write nothing; print the rewrite as a unified diff on stdout.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Show a rule's documentation, or list the rules.
     Explain {
         /// A rule code, with or without `phi::` (e.g. `phi::error-message`).
@@ -122,6 +141,20 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             init,
             reason.as_deref(),
         ),
+        Command::Fix {
+            paths,
+            config,
+            dry_run,
+        } => {
+            let scan = Scan::new(&paths, config.as_deref())?;
+            let mut out = BufWriter::new(io::stdout().lock());
+            Ok(phi_lint::fix::run(
+                &scan,
+                dry_run,
+                &mut out,
+                &mut io::stderr().lock(),
+            )?)
+        }
         Command::Explain { rule } => explain(rule.as_deref()),
     }
 }

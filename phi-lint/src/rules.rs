@@ -1,25 +1,28 @@
 //! The rules: stable codes, each documented in one file under `rules/` (What it does / Why is
 //! this bad / Example / Use instead), shown by `phi-lint explain RULE`.
+//!
+//! The rule list is a [`phi_macros::ClosedEnum`]: its wire names are the codes, and
+//! [`RuleTable`] (one field per rule) is the registry, so a rule without documentation does not
+//! compile. Each file under `rules/` holds the rule's documentation, its messages and, where the
+//! rule has one, the code that decides or fixes it (`error_message/fix.rs`).
 
-use std::fmt;
+use phi_macros::ClosedEnum;
 
-use serde::{Serialize, Serializer};
-
-mod error_message;
-mod instrument_arg;
-mod instrument_ret;
-mod interpolation;
+pub(crate) mod error_message;
+pub(crate) mod instrument_arg;
+pub(crate) mod instrument_ret;
+pub(crate) mod interpolation;
 mod print;
 mod stale_baseline;
 mod suppression_reason;
 mod unchecked_wrapper;
-mod unparsed_macro;
-mod unused_suppression;
+pub(crate) mod unparsed_macro;
+pub(crate) mod unused_suppression;
 
 /// The documentation of one rule.
 #[derive(Debug)]
 pub struct RuleInfo {
-    /// Stable code, e.g. `phi::interpolation`.
+    /// Stable code, e.g. `phi::interpolation`: `phi::` and the rule's wire name.
     pub code: &'static str,
     /// One line, lower-case, for SARIF `shortDescription` and listings.
     pub summary: &'static str,
@@ -29,8 +32,12 @@ pub struct RuleInfo {
     pub docs: &'static str,
 }
 
-/// A rule phi-lint checks. The codes are stable: baselines, suppressions and SARIF alerts use them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// A rule phi-lint checks. The codes are stable: baselines, suppressions and SARIF alerts use
+/// them. The wire name (`as_str`, `Display`, serde) is the code without `phi::`
+/// (`error-message`); [`Rule::code`] is the full code. Declaration order is importance order (the order of GitHub annotations and SARIF's
+/// `ruleIndex`).
+#[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[closed(rename_all = "kebab-case")]
 pub enum Rule {
     /// An error's message is logged.
     ErrorMessage,
@@ -54,36 +61,25 @@ pub enum Rule {
     StaleBaseline,
 }
 
-impl Rule {
-    /// Every rule, most important first (the order of GitHub annotations).
-    pub const ALL: &'static [Rule] = &[
-        Rule::ErrorMessage,
-        Rule::InstrumentArg,
-        Rule::InstrumentRet,
-        Rule::Interpolation,
-        Rule::Print,
-        Rule::UnparsedMacro,
-        Rule::UncheckedWrapper,
-        Rule::SuppressionReason,
-        Rule::UnusedSuppression,
-        Rule::StaleBaseline,
-    ];
+/// The registry: each rule's documentation, from its own file.
+static INFO: RuleTable<&RuleInfo> = RuleTable {
+    error_message: &error_message::INFO,
+    instrument_arg: &instrument_arg::INFO,
+    instrument_ret: &instrument_ret::INFO,
+    interpolation: &interpolation::INFO,
+    print: &print::INFO,
+    unparsed_macro: &unparsed_macro::INFO,
+    unchecked_wrapper: &unchecked_wrapper::INFO,
+    suppression_reason: &suppression_reason::INFO,
+    unused_suppression: &unused_suppression::INFO,
+    stale_baseline: &stale_baseline::INFO,
+};
 
+impl Rule {
     /// The rule's documentation.
     #[must_use]
     pub fn info(self) -> &'static RuleInfo {
-        match self {
-            Rule::ErrorMessage => &error_message::INFO,
-            Rule::InstrumentArg => &instrument_arg::INFO,
-            Rule::InstrumentRet => &instrument_ret::INFO,
-            Rule::Interpolation => &interpolation::INFO,
-            Rule::Print => &print::INFO,
-            Rule::UnparsedMacro => &unparsed_macro::INFO,
-            Rule::UncheckedWrapper => &unchecked_wrapper::INFO,
-            Rule::SuppressionReason => &suppression_reason::INFO,
-            Rule::UnusedSuppression => &unused_suppression::INFO,
-            Rule::StaleBaseline => &stale_baseline::INFO,
-        }
+        INFO.get(self)
     }
 
     /// The stable code, e.g. `phi::interpolation`.
@@ -96,11 +92,7 @@ impl Rule {
     #[must_use]
     pub fn from_code(code: &str) -> Option<Rule> {
         let code = code.trim();
-        let bare = code.strip_prefix("phi::").unwrap_or(code);
-        Rule::ALL
-            .iter()
-            .copied()
-            .find(|r| r.code().strip_prefix("phi::") == Some(bare))
+        code.strip_prefix("phi::").unwrap_or(code).parse().ok()
     }
 
     /// Index in [`Rule::ALL`], used to order output by importance.
@@ -113,16 +105,10 @@ impl Rule {
     }
 }
 
-impl fmt::Display for Rule {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.code())
-    }
-}
-
-impl Serialize for Rule {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.code())
-    }
+/// Serializes a rule as its full code (`phi::error-message`), as [`crate::Finding`] does.
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `serialize_with` passes a reference
+pub(crate) fn serialize_code<S: serde::Serializer>(rule: &Rule, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(rule.code())
 }
 
 #[cfg(test)]
@@ -145,7 +131,21 @@ mod tests {
             assert!(!info.summary.ends_with('.'), "{}", r.code());
         }
         let mut codes: Vec<_> = Rule::ALL.iter().map(|r| r.code()).collect();
+        codes.sort_unstable();
         codes.dedup();
         assert_eq!(codes.len(), Rule::ALL.len());
+        assert_eq!(Rule::ALL.len(), Rule::VARIANTS.len());
+        for r in Rule::ALL {
+            assert_eq!(r.code(), format!("phi::{}", r.as_str()), "{r:?}");
+        }
+        assert_eq!(Rule::from_code("stale-baseline"), Some(Rule::StaleBaseline));
+        assert_eq!(Rule::from_code("phi::phi::print"), None);
+        let mut json = Vec::new();
+        super::serialize_code(
+            &Rule::ErrorMessage,
+            &mut serde_json::Serializer::new(&mut json),
+        )
+        .expect("serializes");
+        assert_eq!(json, b"\"phi::error-message\"");
     }
 }

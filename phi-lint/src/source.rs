@@ -29,6 +29,22 @@ impl<'a> SourceFile<'a> {
             .map_or(self.text.len(), |(i, _)| start + i)
     }
 
+    /// The whole text.
+    pub(crate) fn text(&self) -> &'a str {
+        self.text
+    }
+
+    /// The 1-based position of a byte offset (which must be on a character boundary).
+    pub(crate) fn pos_at(&self, byte: usize) -> Pos {
+        let line = self.line_starts.partition_point(|&s| s <= byte);
+        let start = self.line_starts[line.max(1) - 1];
+        let column = self.text[start..byte.min(self.text.len())].chars().count();
+        Pos {
+            line: line.max(1) as u32,
+            column: column as u32 + 1,
+        }
+    }
+
     /// The source text between two proc-macro2 positions, or `None` if they do not form a range.
     pub(crate) fn slice(&self, start: LineColumn, end: LineColumn) -> Option<&'a str> {
         let (s, e) = (self.offset(start), self.offset(end));
@@ -77,6 +93,9 @@ mod tests {
         let lc = |line, column| LineColumn { line, column };
         assert_eq!(f.slice(lc(2, 0), lc(2, 1)), Some("é"));
         assert_eq!(f.slice(lc(2, 2), lc(2, 3)), Some("x"));
+        assert_eq!(f.pos_at(0), Pos { line: 1, column: 1 });
+        assert_eq!(f.pos_at(f.offset(lc(2, 2))), Pos { line: 2, column: 3 });
+        assert_eq!(f.pos_at(f.text().len()), Pos { line: 3, column: 5 });
         assert_eq!(advance(lc(3, 4), "\"a\nbc", 4), lc(4, 1));
         assert_eq!(advance(lc(3, 4), "\"abc", 2), lc(3, 6));
     }

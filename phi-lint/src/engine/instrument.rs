@@ -9,7 +9,7 @@ use syn::{FnArg, GenericArgument, Pat, PathArguments, ReturnType, Type};
 
 use super::Linter;
 use crate::grammar::{Sink, parse_instrument, tokens_text};
-use crate::rules::Rule;
+use crate::rules::{self, Rule};
 
 const MACRO: &str = "#[instrument]";
 
@@ -27,7 +27,7 @@ impl Linter<'_> {
         let args = match parse_instrument(meta) {
             Ok(a) => a,
             Err(e) => {
-                let message = format!("cannot check `#[instrument]` arguments: {e}");
+                let message = rules::unparsed_macro::instrument(&e);
                 let text = tokens_text(attr);
                 let span = (attr_span.start(), attr_span.end());
                 self.push(
@@ -56,9 +56,7 @@ impl Linter<'_> {
             && let Some(err_ty) = err_ty.filter(|t| !self.type_is_safe(t))
         {
             let text = self.shown(err_ty);
-            let message = format!(
-                "`#[instrument(err)]` records the message of the `{text}` error this function returns"
-            );
+            let message = rules::error_message::instrument_err(&text);
             self.push(
                 Rule::ErrorMessage,
                 (at.start(), at.end()),
@@ -80,8 +78,7 @@ impl Linter<'_> {
                 .is_allowed();
             if !self.type_is_safe(ty) && !fn_name_safe {
                 let text = self.shown(ty);
-                let message =
-                    format!("`#[instrument(ret)]` records the returned `{text}` with Debug");
+                let message = rules::instrument_ret::message(&text);
                 self.push(
                     Rule::InstrumentRet,
                     (at.start(), at.end()),
@@ -110,7 +107,7 @@ impl Linter<'_> {
             FnArg::Receiver(r) => {
                 if recorded("self") {
                     let span = (r.self_token.span.start(), r.self_token.span.end());
-                    let message = "`self` is recorded with Debug".to_owned();
+                    let message = rules::instrument_arg::SELF.to_owned();
                     self.push(
                         Rule::InstrumentArg,
                         span,
@@ -133,14 +130,9 @@ impl Linter<'_> {
                     }
                     let message = match self.classifier.names.classify(name) {
                         v if v.is_allowed() => return,
-                        NameVerdict::Denied { stem } => {
-                            format!("argument `{name}` contains the deny stem `{stem}`")
-                        }
+                        NameVerdict::Denied { stem } => rules::instrument_arg::denied(name, &stem),
                         _ if self.type_is_safe(&pt.ty) => return,
-                        _ => format!(
-                            "argument `{name}: {}` is recorded, and is not an opaque id, count, duration, status or type name",
-                            self.shown(&*pt.ty)
-                        ),
+                        _ => rules::instrument_arg::recorded(name, &self.shown(&*pt.ty)),
                     };
                     let at: (LineColumn, LineColumn) =
                         (pi.ident.span().start(), pi.ident.span().end());
@@ -157,8 +149,7 @@ impl Linter<'_> {
                 }
                 other => {
                     let text = self.shown(other);
-                    let message =
-                        "a destructured argument is always recorded with Debug".to_owned();
+                    let message = rules::instrument_arg::DESTRUCTURED.to_owned();
                     self.push(
                         Rule::InstrumentArg,
                         span,

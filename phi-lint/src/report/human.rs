@@ -67,6 +67,12 @@ fn write_finding(out: &mut dyn Write, finding: &Finding, line: Option<&str>) -> 
         writeln!(out, "{pad} |")?;
     }
     writeln!(out, "{pad} = help: {}", info.help)?;
+    if finding.fix.is_some() {
+        writeln!(
+            out,
+            "{pad} = fix: `phi-lint fix` rewrites this (`--dry-run` shows the diff)"
+        )?;
+    }
     writeln!(out)
 }
 

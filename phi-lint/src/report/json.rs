@@ -58,6 +58,26 @@ struct FindingOut<'a> {
     fingerprint: &'a str,
     baselined: bool,
     help: &'static str,
+    /// The rewrite `phi-lint fix` would apply, when there is a certain one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fix: Option<FixOut<'a>>,
+}
+
+/// A finding's machine-applicable rewrite: edits with 1-based lines and character columns
+/// (`end_column` exclusive), in file order; an edit whose end is its start is an insertion.
+#[derive(Serialize)]
+struct FixOut<'a> {
+    description: &'a str,
+    edits: Vec<EditOut<'a>>,
+}
+
+#[derive(Serialize)]
+struct EditOut<'a> {
+    line: u32,
+    column: u32,
+    end_line: u32,
+    end_column: u32,
+    replacement: &'a str,
 }
 
 /// A file that could not be read or parsed; `line` and `column` are `null` when unknown.
@@ -73,7 +93,7 @@ impl<'a> From<&'a Finding> for FindingOut<'a> {
     fn from(f: &'a Finding) -> Self {
         let info = f.rule.info();
         FindingOut {
-            rule: info.code,
+            rule: f.rule.code(),
             file: &f.file,
             line: f.start.line,
             column: f.start.column,
@@ -87,6 +107,20 @@ impl<'a> From<&'a Finding> for FindingOut<'a> {
             fingerprint: &f.fingerprint,
             baselined: f.baselined,
             help: info.help,
+            fix: f.fix.as_ref().map(|fix| FixOut {
+                description: &fix.description,
+                edits: fix
+                    .edits
+                    .iter()
+                    .map(|e| EditOut {
+                        line: e.start.line,
+                        column: e.start.column,
+                        end_line: e.end.line,
+                        end_column: e.end.column,
+                        replacement: &e.replacement,
+                    })
+                    .collect(),
+            }),
         }
     }
 }

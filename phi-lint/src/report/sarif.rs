@@ -1,16 +1,20 @@
 //! The `sarif` format: SARIF 2.1.0 for GitHub code scanning, one run.
 //!
 //! Findings and stale baseline entries are results; baseline growth and unreadable files are
-//! tool execution notifications. **Invariant:** no source text reaches SARIF (no `snippet`, no
+//! tool execution notifications. A finding with a machine-applicable rewrite carries it as
+//! `fixes` (the edits `phi-lint fix` applies). **Invariant:** no source text reaches SARIF (no `snippet`, no
 //! `contextRegion`): the line of a finding may hold protected health information in a literal,
 //! and SARIF is uploaded to a third party. Messages name expressions, never values.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;
 
-use serde::Serialize;
+use phi_sarif::{
+    ArtifactChange, ArtifactContent, ArtifactLocation, Configuration, Driver, Fix, Invocation,
+    Location, Message, Notification, Region, Replacement, ReportingDescriptor, Run, SarifResult,
+    Suppression, Tags, Tool, percent_encode,
+};
 
 use super::Report;
 use super::human::{GROWTH_CODE, file_error_message, growth_message, key_note, stale_message};
@@ -23,199 +27,48 @@ const SRCROOT: &str = "%SRCROOT%";
 /// The key of our partial fingerprint; bump `v1` if the fingerprint's recipe changes.
 const FINGERPRINT: &str = "phiLint/v1";
 
-#[derive(Serialize)]
-struct Log {
-    #[serde(rename = "$schema")]
-    schema: &'static str,
-    version: &'static str,
-    runs: [Run; 1],
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Run {
-    tool: Tool,
-    invocations: [Invocation; 1],
-    original_uri_base_ids: BTreeMap<&'static str, Uri>,
-    column_kind: &'static str,
-    results: Vec<SarifResult>,
-}
-
-#[derive(Serialize)]
-struct Tool {
-    driver: Driver,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Driver {
-    name: &'static str,
-    information_uri: &'static str,
-    version: &'static str,
-    semantic_version: &'static str,
-    rules: Vec<RuleDescriptor>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct RuleDescriptor {
-    id: &'static str,
-    name: String,
-    short_description: Text<&'static str>,
-    full_description: Text<&'static str>,
-    help: Markdown,
-    default_configuration: Level,
-    properties: Tags,
-}
-
-#[derive(Serialize)]
-struct Text<T> {
-    text: T,
-}
-
-#[derive(Serialize)]
-struct Markdown {
-    text: &'static str,
-    markdown: &'static str,
-}
-
-#[derive(Serialize)]
-struct Level {
-    level: &'static str,
-}
-
-#[derive(Serialize)]
-struct Tags {
-    tags: [&'static str; 3],
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Invocation {
-    execution_successful: bool,
-    exit_code: i32,
-    tool_execution_notifications: Vec<Notification>,
-}
-
-#[derive(Serialize)]
-struct Notification {
-    level: &'static str,
-    message: Text<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    locations: Vec<Location>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct SarifResult {
-    rule_id: &'static str,
-    rule_index: usize,
-    level: &'static str,
-    message: Text<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    locations: Vec<Location>,
-    partial_fingerprints: BTreeMap<&'static str, String>,
-    baseline_state: &'static str,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    suppressions: Vec<Suppression>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Location {
-    physical_location: PhysicalLocation,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PhysicalLocation {
-    artifact_location: ArtifactLocation,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    region: Option<Region>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ArtifactLocation {
-    uri: String,
-    uri_base_id: &'static str,
-}
-
-#[derive(Serialize)]
-struct Uri {
-    uri: String,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Region {
-    start_line: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    start_column: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    end_line: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    end_column: Option<u32>,
-}
-
-#[derive(Serialize)]
-struct Suppression {
-    kind: &'static str,
-    status: &'static str,
-    justification: String,
-}
-
 /// Writes the report as one SARIF log and a newline.
 pub(super) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    let log = Log {
-        schema: "https://json.schemastore.org/sarif-2.1.0.json",
-        version: "2.1.0",
-        runs: [Run {
-            tool: Tool { driver: driver() },
-            invocations: [invocation(report)],
-            original_uri_base_ids: BTreeMap::from([(
-                SRCROOT,
-                Uri {
-                    uri: root_uri(&report.root),
-                },
-            )]),
-            column_kind: "unicodeCodePoints",
-            results: results(report),
-        }],
-    };
-    serde_json::to_writer_pretty(&mut *out, &log)?;
-    writeln!(out)
+    let mut run: Run = Run::new(Tool { driver: driver() });
+    run.invocations = vec![invocation(report)];
+    run.original_uri_base_ids = BTreeMap::from([(
+        SRCROOT.to_owned(),
+        ArtifactLocation {
+            uri: root_uri(&report.root),
+            uri_base_id: None,
+        },
+    )]);
+    run.column_kind = Some("unicodeCodePoints".to_owned());
+    run.results = results(report);
+    phi_sarif::Log::new(run).write(out)
 }
 
 /// phi-lint and every rule it has, in [`Rule::ALL`] order so `ruleIndex` is [`Rule::rank`].
 fn driver() -> Driver {
-    let rules = Rule::ALL
+    let mut driver = Driver::new("phi-lint", information_uri(), env!("CARGO_PKG_VERSION"));
+    driver.rules = Rule::ALL
         .iter()
         .map(|rule| {
             let info = rule.info();
-            RuleDescriptor {
-                id: info.code,
-                name: pascal_case(info.code),
-                short_description: Text { text: info.summary },
-                full_description: Text { text: info.summary },
-                help: Markdown {
-                    text: info.help,
-                    markdown: info.docs,
+            ReportingDescriptor {
+                id: rule.code().to_owned(),
+                name: pascal_case(rule.code()),
+                short_description: Message::text(info.summary),
+                full_description: Message::text(info.summary),
+                help: Some(Message {
+                    text: info.help.to_owned(),
+                    markdown: Some(info.docs.to_owned()),
+                }),
+                default_configuration: Configuration {
+                    level: "error".to_owned(),
                 },
-                default_configuration: Level { level: "error" },
-                properties: Tags {
-                    tags: ["security", "phi", "cwe-532"],
-                },
+                properties: Some(Tags {
+                    tags: ["security", "phi", "cwe-532"].map(str::to_owned).to_vec(),
+                }),
             }
         })
         .collect();
-    Driver {
-        name: "phi-lint",
-        information_uri: information_uri(),
-        version: env!("CARGO_PKG_VERSION"),
-        semantic_version: env!("CARGO_PKG_VERSION"),
-        rules,
-    }
+    driver
 }
 
 /// The crate's repository, or the workspace's when the crate does not inherit it.
@@ -235,40 +88,57 @@ fn results(report: &Report) -> Vec<SarifResult> {
     let mut results: Vec<SarifResult> = report
         .findings
         .iter()
-        .map(|f| SarifResult {
-            rule_id: f.rule.code(),
-            rule_index: f.rule.rank(),
-            level: "error",
-            message: text(f.message.clone()),
-            locations: vec![location(&f.file, Some(region(f.start, f.end)))],
-            partial_fingerprints: BTreeMap::from([(FINGERPRINT, f.fingerprint.clone())]),
-            baseline_state: if f.baselined { "unchanged" } else { "new" },
-            suppressions: if f.baselined {
-                vec![Suppression {
-                    kind: "external",
-                    status: "accepted",
+        .map(|f| {
+            let mut result = SarifResult::error(f.rule.code(), f.rule.rank(), f.message.clone());
+            result.locations = vec![location(&f.file, Some(region(f.start, f.end)))];
+            result.partial_fingerprints = fingerprint(f.fingerprint.clone());
+            result.baseline_state = Some(if f.baselined { "unchanged" } else { "new" }.to_owned());
+            result.fixes = f.fix.iter().map(|fix| sarif_fix(&f.file, fix)).collect();
+            if f.baselined {
+                result.suppressions = vec![Suppression {
+                    kind: "external".to_owned(),
+                    status: "accepted".to_owned(),
                     justification: justification.clone(),
-                }]
-            } else {
-                Vec::new()
-            },
+                }];
+            }
+            result
         })
         .collect();
     for stale in &report.stale {
         let rule = Rule::StaleBaseline;
         let message = format!("{}: {}", stale_message(stale), key_note(&stale.key));
-        results.push(SarifResult {
-            rule_id: rule.code(),
-            rule_index: rule.rank(),
-            level: "error",
-            message: text(message),
-            locations: baseline_location(report),
-            partial_fingerprints: BTreeMap::from([(FINGERPRINT, key_fingerprint(&stale.key))]),
-            baseline_state: "new",
-            suppressions: Vec::new(),
-        });
+        let mut result = SarifResult::error(rule.code(), rule.rank(), message);
+        result.locations = baseline_location(report);
+        result.partial_fingerprints = fingerprint(key_fingerprint(&stale.key));
+        result.baseline_state = Some("new".to_owned());
+        results.push(result);
     }
     results
+}
+
+/// A finding's fix: its edits as replacements in its file. The inserted text is code phi-lint
+/// wrote (a field naming the error's type), never text it read beyond the error's own name.
+fn sarif_fix(file: &str, fix: &crate::finding::Fix) -> Fix {
+    Fix {
+        description: Some(Message::text(fix.description.clone())),
+        artifact_changes: vec![ArtifactChange {
+            artifact_location: artifact(file),
+            replacements: fix
+                .edits
+                .iter()
+                .map(|e| Replacement {
+                    deleted_region: region(e.start, e.end),
+                    inserted_content: (!e.replacement.is_empty()).then(|| ArtifactContent {
+                        text: e.replacement.clone(),
+                    }),
+                })
+                .collect(),
+        }],
+    }
+}
+
+fn fingerprint(value: String) -> BTreeMap<String, String> {
+    BTreeMap::from([(FINGERPRINT.to_owned(), value)])
 }
 
 /// Baseline growth and files that could not be checked.
@@ -278,16 +148,16 @@ fn invocation(report: &Report) -> Invocation {
         let message = growth_message(growth, report.baseline_ref.as_deref());
         let message = format!("{GROWTH_CODE}: {message}: {}", key_note(&growth.key));
         notifications.push(Notification {
-            level: "error",
-            message: text(message),
+            level: "error".to_owned(),
+            message: Message::text(message),
             locations: baseline_location(report),
         });
     }
     for error in &report.errors {
-        let region = error.pos.map(|pos| Region::at(pos.line, Some(pos.column)));
+        let region = error.pos.map(|pos| point(pos.line, Some(pos.column)));
         notifications.push(Notification {
-            level: "error",
-            message: text(format!("cannot check {}", file_error_message(error))),
+            level: "error".to_owned(),
+            message: Message::text(format!("cannot check {}", file_error_message(error))),
             locations: vec![location(&error.file, region)],
         });
     }
@@ -303,30 +173,17 @@ fn baseline_location(report: &Report) -> Vec<Location> {
     report
         .baseline_path
         .iter()
-        .map(|path| location(path, Some(Region::at(1, None))))
+        .map(|path| location(path, Some(point(1, None))))
         .collect()
 }
 
-impl Region {
-    /// A line, or a point on it: no end.
-    fn at(line: u32, column: Option<u32>) -> Region {
-        let column = column.map(|c| c.max(1));
-        Region {
-            start_line: line.max(1),
-            start_column: column,
-            end_line: None,
-            end_column: None,
-        }
-    }
-}
-
-/// A plain-text message.
-fn text(text: String) -> Text<String> {
-    Text { text }
+/// A line, or a point on it: no end. Lines and columns are at least 1.
+fn point(line: u32, column: Option<u32>) -> Region {
+    Region::line(u64::from(line.max(1)), column.map(|c| u64::from(c.max(1))))
 }
 
 /// A region SARIF accepts: lines and columns at least 1, the end not before the start.
-fn region(start: crate::finding::Pos, end: crate::finding::Pos) -> Region {
+pub(super) fn region(start: crate::finding::Pos, end: crate::finding::Pos) -> Region {
     let start_line = start.line.max(1);
     let start_column = start.column.max(1);
     let end_line = end.line.max(start_line);
@@ -336,22 +193,22 @@ fn region(start: crate::finding::Pos, end: crate::finding::Pos) -> Region {
         end.column.max(1)
     };
     Region {
-        start_line,
-        start_column: Some(start_column),
-        end_line: Some(end_line),
-        end_column: Some(end_column),
+        start_line: u64::from(start_line),
+        start_column: Some(u64::from(start_column)),
+        end_line: Some(u64::from(end_line)),
+        end_column: Some(u64::from(end_column)),
     }
 }
 
-fn location(file: &str, region: Option<Region>) -> Location {
-    Location {
-        physical_location: PhysicalLocation {
-            artifact_location: ArtifactLocation {
-                uri: file_uri(file),
-                uri_base_id: SRCROOT,
-            },
-            region,
-        },
+pub(super) fn location(file: &str, region: Option<Region>) -> Location {
+    Location::physical(artifact(file), region)
+}
+
+/// A file relative to the scan root.
+pub(super) fn artifact(file: &str) -> ArtifactLocation {
+    ArtifactLocation {
+        uri: file_uri(file),
+        uri_base_id: Some(SRCROOT.to_owned()),
     }
 }
 
@@ -403,17 +260,4 @@ pub(super) fn root_uri(root: &Path) -> String {
         path.push('/');
     }
     format!("file://{path}")
-}
-
-/// Percent-encodes every byte but RFC 3986 unreserved characters and `keep`.
-fn percent_encode(bytes: &[u8], keep: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len());
-    for &b in bytes {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) || keep.contains(&b) {
-            out.push(char::from(b));
-        } else {
-            let _ = write!(out, "%{b:02X}");
-        }
-    }
-    out
 }

@@ -64,6 +64,7 @@ fn finding(rule: Rule, file: &str, span: (Pos, Pos), parts: [&str; 4], message: 
         statement_lines: (span.0.line, span.1.line),
         fingerprint: String::new(),
         baselined: false,
+        fix: None,
     }
 }
 
@@ -436,4 +437,86 @@ fn github_escapes_data_and_properties() {
         out.contains("\nsrc/a,b:c.rs:20:9: phi::interpolation: 100% of `x` ::warning::pwned\n")
     );
     assert!(!out.lines().any(|l| l.starts_with("::warning")), "{out}");
+}
+
+#[test]
+fn sarif_carries_the_fixes_phi_lint_fix_applies() {
+    let text = "fn f(e: E, user: User) {\n    tracing::error!(user_id = %user.id, \"save failed: {}\", e);\n}\n";
+    let lint = crate::lint_source(&crate::Config::default(), "src/a.rs", text).expect("parses");
+    let dir = root();
+    let report = Report {
+        root: dir.path().to_path_buf(),
+        files: 1,
+        statements: lint.statements,
+        findings: lint.findings,
+        ..Report::default()
+    };
+    let rewritten = crate::fix::apply_fixes(text, &report.findings);
+    assert_eq!(rewritten.1, 1, "{:?}", report.findings);
+    let sarif: Value = serde_json::from_str(&render(&report, Format::Sarif)).expect("JSON");
+    assert_valid_sarif(&sarif_validator(), &sarif);
+    let fixes = &sarif["runs"][0]["results"][0]["fixes"];
+    insta::assert_snapshot!(
+        "sarif_fixes",
+        serde_json::to_string_pretty(fixes).expect("JSON")
+    );
+    // Applying the SARIF replacements by line and column gives what `phi-lint fix` writes.
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let offset = |region: &Value, line: &str, column: &str| {
+        let l = usize::try_from(region[line].as_u64().expect("line")).expect("line") - 1;
+        let c = usize::try_from(region[column].as_u64().expect("column")).expect("column") - 1;
+        let before: usize = lines[..l].iter().map(|s| s.len()).sum();
+        before
+            + lines[l]
+                .char_indices()
+                .nth(c)
+                .map_or(lines[l].len(), |(i, _)| i)
+    };
+    let mut edits: Vec<(usize, usize, String)> = fixes[0]["artifactChanges"][0]["replacements"]
+        .as_array()
+        .expect("replacements")
+        .iter()
+        .map(|r| {
+            let region = &r["deletedRegion"];
+            let text = r["insertedContent"]["text"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned();
+            (
+                offset(region, "startLine", "startColumn"),
+                offset(region, "endLine", "endColumn"),
+                text,
+            )
+        })
+        .collect();
+    edits.sort();
+    let mut out = String::new();
+    let mut at = 0;
+    for (start, end, insert) in edits {
+        out.push_str(&text[at..start]);
+        out.push_str(&insert);
+        at = end;
+    }
+    out.push_str(&text[at..]);
+    assert_eq!(out, rewritten.0);
+    // The JSON format carries the same edits, by line and column.
+    let json: Value = serde_json::from_str(&render(&report, Format::Json)).expect("JSON");
+    let edits = &json["findings"][0]["fix"]["edits"];
+    assert_eq!(edits.as_array().map(Vec::len), Some(3), "{json}");
+    assert_eq!(
+        edits[0]["replacement"],
+        "error_type = %phi_filter::error_type(&e), "
+    );
+    assert_eq!(
+        (
+            &edits[1]["line"],
+            &edits[1]["column"],
+            &edits[1]["end_column"]
+        ),
+        (&Value::from(2), &Value::from(53), &Value::from(57))
+    );
+    assert!(
+        out.contains("error_type = %phi_filter::error_type(&e), \"save failed\")"),
+        "{out}"
+    );
 }

@@ -2,6 +2,8 @@
 
 use super::RuleInfo;
 
+pub(crate) mod fix;
+
 pub(super) const INFO: RuleInfo = RuleInfo {
     code: "phi::error-message",
     summary: "an error's message reaches a log",
@@ -31,3 +33,15 @@ if let Err(e) = store.insert(&reading) {
 ```
 "#,
 };
+
+/// The message of an error logged by value.
+pub(crate) fn message(culprit: &str) -> String {
+    format!("`{culprit}` is an error: its message can quote the data it failed on")
+}
+
+/// The message of `#[instrument(err)]` on a function whose error type is not safe.
+pub(crate) fn instrument_err(error_type: &str) -> String {
+    format!(
+        "`#[instrument(err)]` records the message of the `{error_type}` error this function returns"
+    )
+}

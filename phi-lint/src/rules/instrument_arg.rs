@@ -29,3 +29,21 @@ async fn store_reading(&self, user_id: Uuid, reading: Reading) { /* ... */ }
 ```
 ",
 };
+
+/// `self` is recorded.
+pub(crate) const SELF: &str = "`self` is recorded with Debug";
+
+/// A destructured argument is recorded.
+pub(crate) const DESTRUCTURED: &str = "a destructured argument is always recorded with Debug";
+
+/// The message of an argument whose name holds a deny stem.
+pub(crate) fn denied(name: &str, stem: &str) -> String {
+    format!("argument `{name}` contains the deny stem `{stem}`")
+}
+
+/// The message of an argument in no safe class.
+pub(crate) fn recorded(name: &str, ty: &str) -> String {
+    format!(
+        "argument `{name}: {ty}` is recorded, and is not an opaque id, count, duration, status or type name"
+    )
+}

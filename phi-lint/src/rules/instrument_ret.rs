@@ -33,3 +33,8 @@ fn latest_reading(&self, code: &str) -> Option<Reading> {
 ```
 "#,
 };
+
+/// The message of a return value recorded by `ret`.
+pub(crate) fn message(ty: &str) -> String {
+    format!("`#[instrument(ret)]` records the returned `{ty}` with Debug")
+}

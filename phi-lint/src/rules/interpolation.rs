@@ -39,3 +39,13 @@ tracing::info!(patient_id = %patient.id, readings = patient.readings.len(), "loa
 ```
 "#,
 };
+
+/// The message of a value whose name holds a deny stem (also used by `phi::print`).
+pub(crate) fn denied(name: &str, stem: &str) -> String {
+    format!("`{name}` contains the deny stem `{stem}`")
+}
+
+/// The message of a value in no safe class (also used by `phi::print`).
+pub(crate) fn unknown(culprit: &str) -> String {
+    format!("`{culprit}` is not an opaque id, count, duration, status or type name")
+}

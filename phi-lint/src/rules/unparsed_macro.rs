@@ -26,3 +26,13 @@ my_macro! { tracing::info!(user_id = %user.id, "ok") }
 ```
 "#,
 };
+
+/// The message of a sink call whose arguments do not parse.
+pub(crate) fn message(path: &str, error: &dyn std::fmt::Display) -> String {
+    format!("cannot check the arguments of `{path}!`: {error}")
+}
+
+/// The message of an `#[instrument]` whose arguments do not parse.
+pub(crate) fn instrument(error: &dyn std::fmt::Display) -> String {
+    format!("cannot check `#[instrument]` arguments: {error}")
+}

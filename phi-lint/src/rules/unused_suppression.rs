@@ -25,3 +25,6 @@ tracing::info!(user_id = %user.id, "ok");
 ```
 "#,
 };
+
+/// The message of a suppression that suppresses nothing.
+pub(crate) const MESSAGE: &str = "this suppression does not cover any finding";

@@ -8,6 +8,7 @@
 mod baseline;
 mod exit_codes;
 mod explain;
+mod fix;
 mod formats;
 mod walk;
 

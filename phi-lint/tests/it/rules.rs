@@ -62,7 +62,7 @@ fn render(findings: &[Finding]) -> String {
             f.start.column,
             f.end.line,
             f.end.column,
-            f.rule,
+            f.rule.code(),
             f.field,
             f.expr,
             if f.function.is_empty() {
