@@ -3,9 +3,7 @@
 
 use std::os::unix::fs::PermissionsExt;
 
-use serde_json::Value;
-
-use super::{Cmd, Dir, NONCE, Run};
+use super::{Dir, NONCE, Run, cli};
 
 const FAKE_DOCKER: &str = r#"#!/bin/sh
 # A stand-in for the docker CLI: answers from files next to it.
@@ -60,7 +58,7 @@ impl Fake {
     /// script open for writing in a concurrently forked test process ("Text file busy").
     fn run(&self, args: &[&str]) -> Run {
         for _ in 0..5 {
-            let run = Cmd::new(args).path_first(self.dir.path()).run();
+            let run = cli(args).path_first(self.dir.path()).run();
             if !run.stdout.contains("Text file busy") {
                 return run;
             }
@@ -78,10 +76,6 @@ fn marked(body: &str) -> String {
     format!("phiguard-marker start {NONCE}\n{body}phiguard-marker end {NONCE}\n")
 }
 
-fn json_of(run: &Run) -> Value {
-    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("JSON: {e}\n{run}"))
-}
-
 #[test]
 fn stdout_and_stderr_are_separate_streams_read_concurrently() {
     let fake = Fake::json_file();
@@ -97,7 +91,7 @@ fn stdout_and_stderr_are_separate_streams_read_concurrently() {
         "web",
     ]);
     assert_eq!(run.code, 1, "{run}");
-    let json = json_of(&run);
+    let json = run.json();
     let streams = &json["sources"][0]["streams"];
     assert_eq!(streams[0]["name"], "stdout");
     assert_eq!(streams[1]["name"], "stderr");
@@ -120,7 +114,7 @@ fn stdout_and_stderr_are_separate_streams_read_concurrently() {
     // The same logs without the leak are clean, with the markers proven on both streams.
     fake.logs(&marked("GET /health 200\n"), &marked(&noise), 0);
     let run = fake.run(&["scan", "--expect-marker", NONCE, "docker:web"]);
-    run.assert_out(0);
+    run.assert_out(0, &[]);
     assert!(
         run.summary().ends_with("markers proven on 2 of 2 streams"),
         "{run}"
@@ -134,7 +128,7 @@ fn a_failing_docker_logs_is_exit_2_and_its_stderr_is_not_echoed() {
     let daemon = "error from daemon in stream: Error grabbing logs: invalid character\n";
     fake.logs(partial, daemon, 1);
     let run = fake.run(&["docker", "--expect-marker", NONCE, "web"]);
-    run.assert_out(2);
+    run.assert_out(2, &[]);
     assert!(
         run.stdout.contains(
             "error: docker:web: `docker logs web` failed (exit status 1); its message is not \
@@ -165,7 +159,7 @@ fn an_unreadable_logging_driver_is_refused_before_reading() {
         let fake = Fake::new(driver, "{}", false);
         fake.logs(&marked(""), &marked(""), 0);
         let run = fake.run(&["docker", "--expect-marker", NONCE, "web"]);
-        run.assert_out(2);
+        run.assert_out(2, &[]);
         assert!(
             run.stdout
                 .contains(&format!("logging driver `{driver}` cannot be read back: ")),
@@ -181,7 +175,7 @@ fn an_unreadable_logging_driver_is_refused_before_reading() {
         let fake = Fake::new(driver, "null", false);
         fake.logs(&marked(""), &marked(""), 0);
         fake.run(&["docker", "--expect-marker", NONCE, "web"])
-            .assert_out(0);
+            .assert_out(0, &[]);
     }
 }
 
@@ -194,7 +188,7 @@ fn non_blocking_mode_is_a_warning() {
     );
     fake.logs(&marked("ok\n"), &marked(""), 0);
     let run = fake.run(&["docker", "--expect-marker", NONCE, "web"]);
-    run.assert_out(0);
+    run.assert_out(0, &[]);
     assert!(
         run.stdout.starts_with(
             "warning: docker:web: logging mode is non-blocking: docker drops lines when its \
@@ -210,7 +204,7 @@ fn non_blocking_mode_is_a_warning() {
         "sarif",
         "web",
     ]);
-    let sarif = json_of(&run);
+    let sarif = run.json();
     let note = &sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"][0];
     assert_eq!(note["level"], "warning");
 }
@@ -228,8 +222,8 @@ fn a_tty_container_is_one_tty_stream() {
         "json",
         "web",
     ]);
-    run.assert_out(0);
-    let json = json_of(&run);
+    run.assert_out(0, &[]);
+    let json = run.json();
     let streams = &json["sources"][0]["streams"];
     assert_eq!(streams[0]["name"], "tty");
     assert_eq!(streams[0]["markers"]["start"], 1);
@@ -239,7 +233,7 @@ fn a_tty_container_is_one_tty_stream() {
     fake.logs(&tty.replace("ok", phi_canary::canary::DEMO), "", 0);
     let run = fake.run(&["docker", "--format", "json", "web"]);
     assert_eq!(run.code, 1, "{run}");
-    assert_eq!(json_of(&run)["hits"][0]["stream"], "tty");
+    assert_eq!(run.json()["hits"][0]["stream"], "tty");
 }
 
 #[test]
@@ -247,7 +241,7 @@ fn missing_markers_on_one_stream_are_inconclusive() {
     let fake = Fake::json_file();
     fake.logs(&marked("ok\n"), "only a warning\n", 0);
     let run = fake.run(&["docker", "--expect-marker", NONCE, "web"]);
-    run.assert_out(3);
+    run.assert_out(3, &[]);
     assert!(
         run.stdout.starts_with(&format!(
             "inconclusive: docker:web (stderr): no `phiguard-marker start {NONCE}` line\n"
@@ -262,7 +256,7 @@ fn no_container_and_no_docker_are_exit_2() {
     fake.dir
         .write("inspect.err", "Error: No such object: web\n");
     let run = fake.run(&["docker", "web"]);
-    run.assert_out(2);
+    run.assert_out(2, &[]);
     assert!(
         run.stdout.contains(
             "error: docker:web: `docker inspect web` failed (exit status 1): Error: No such \
@@ -272,7 +266,7 @@ fn no_container_and_no_docker_are_exit_2() {
     );
 
     let empty = Dir::new();
-    let run = Cmd::new(&["docker", "web"]).env("PATH", empty.path()).run();
-    run.assert_out(2);
+    let run = cli(&["docker", "web"]).env("PATH", empty.path()).run();
+    run.assert_out(2, &[]);
     assert!(run.stdout.contains("cannot run `docker`: "), "{run}");
 }

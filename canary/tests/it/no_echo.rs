@@ -1,6 +1,6 @@
 //! The guarantee the tool exists for: no output shows any part of a leaking line but the canary.
 
-use super::{Cmd, Dir};
+use super::{Dir, cli};
 
 /// Distinctive stand-ins for PHI around the canary, each found nowhere in phi-canary's output
 /// vocabulary.
@@ -42,11 +42,11 @@ fn no_byte_of_a_leaking_line_but_the_canary_reaches_any_format() {
         .collect();
     for format in ["human", "json", "sarif"] {
         let runs = [
-            Cmd::new(&["scan", "--format", format, &path]).run(),
-            Cmd::new(&["scan", "--format", format, "-"])
+            cli(&["scan", "--format", format, &path]).run(),
+            cli(&["scan", "--format", format, "-"])
                 .stdin(log.clone())
                 .run(),
-            Cmd::new(&["scan", "--format", format, "--output", &report, &path]).run(),
+            cli(&["scan", "--format", format, "--output", &report, &path]).run(),
         ];
         for run in runs {
             assert_eq!(run.code, 1, "{run}");
