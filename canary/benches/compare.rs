@@ -22,6 +22,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use base64::Engine as _;
+
 const REPS: usize = 5;
 const DEMO: &str = "self-tracked PHI-CANARY-3f9a";
 const CORE: &str = "PHI-CANARY-3f9a";
@@ -233,21 +235,9 @@ fn generate(path: &Path, target: u64) -> u64 {
     written
 }
 
+/// Standard base64 with padding, as a logger would write it.
 fn base64(data: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in data.chunks(3) {
-        let b = [0, 1, 2].map(|i| chunk.get(i).copied().unwrap_or(0));
-        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
-        for i in 0..4 {
-            out.push(if i <= chunk.len() {
-                char::from(ALPHABET[(n >> (18 - 6 * i) & 0x3f) as usize])
-            } else {
-                '='
-            });
-        }
-    }
-    out
+    base64::engine::general_purpose::STANDARD.encode(data)
 }
 
 /// Runs `argv` with stdout captured; returns stdout.

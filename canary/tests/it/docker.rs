@@ -67,6 +67,18 @@ impl Fake {
         panic!("the fake docker stayed busy");
     }
 
+    /// `phi-canary docker --expect-marker NONCE --format json web`.
+    fn json(&self) -> Run {
+        self.run(&[
+            "docker",
+            "--expect-marker",
+            NONCE,
+            "--format",
+            "json",
+            "web",
+        ])
+    }
+
     fn calls(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("calls")).unwrap_or_default()
     }
@@ -82,14 +94,7 @@ fn stdout_and_stderr_are_separate_streams_read_concurrently() {
     let noise = "warn: slow query\n".repeat(64 * 1024); // 1 MiB, more than a pipe holds
     let stderr = marked(&format!("{noise}err {}\n", phi_canary::canary::CORE));
     fake.logs(&marked("GET /health 200\n"), &stderr, 0);
-    let run = fake.run(&[
-        "docker",
-        "--expect-marker",
-        NONCE,
-        "--format",
-        "json",
-        "web",
-    ]);
+    let run = fake.json();
     assert_eq!(run.code, 1, "{run}");
     let json = run.json();
     let streams = &json["sources"][0]["streams"];
@@ -214,14 +219,7 @@ fn a_tty_container_is_one_tty_stream() {
     let fake = Fake::new("json-file", "{}", true);
     let tty = format!("phiguard-marker start {NONCE}\r\nok\r\nphiguard-marker end {NONCE}\r\n");
     fake.logs(&tty, "", 0);
-    let run = fake.run(&[
-        "docker",
-        "--expect-marker",
-        NONCE,
-        "--format",
-        "json",
-        "web",
-    ]);
+    let run = fake.json();
     run.assert_out(0, &[]);
     let json = run.json();
     let streams = &json["sources"][0]["streams"];
