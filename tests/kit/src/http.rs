@@ -36,18 +36,29 @@ pub enum Method {
     Post,
 }
 
-/// An answer: its status, content type and body.
+/// An answer: its status, headers and body.
 #[derive(Debug, Clone)]
 pub struct Response {
     /// The HTTP status.
     pub status: u16,
     /// The `Content-Type` header, if any.
     pub content_type: Option<String>,
+    /// Every header that is text, names in lower case, in order.
+    pub headers: Vec<(String, String)>,
     /// The whole body.
     pub body: Vec<u8>,
 }
 
 impl Response {
+    /// The first header called `name` (any case).
+    #[must_use]
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
     /// The body as JSON, if it is JSON.
     #[must_use]
     pub fn json(&self) -> Option<serde_json::Value> {
@@ -122,6 +133,11 @@ pub fn send(addr: SocketAddr, req: &Request<'_>) -> Result<Response, HttpError> 
         .get("content-type")
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
+    let headers = answer
+        .headers()
+        .iter()
+        .filter_map(|(k, v)| Some((k.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+        .collect();
     let body = answer
         .into_body()
         .with_config()
@@ -131,6 +147,7 @@ pub fn send(addr: SocketAddr, req: &Request<'_>) -> Result<Response, HttpError> 
     Ok(Response {
         status,
         content_type,
+        headers,
         body,
     })
 }
@@ -193,6 +210,7 @@ mod tests {
         assert_eq!(r.status, 400);
         assert_eq!(r.json().unwrap()["a"], 1);
         assert_eq!(r.content_type.as_deref(), Some("application/json"));
+        assert_eq!(r.header("Transfer-Encoding"), Some("chunked"));
         let head = server.join().unwrap().to_ascii_lowercase();
         assert!(head.starts_with("get /api?x=a%20b http/1.1\r\n"), "{head}");
         assert!(head.contains("authorization: bearer tok-1\r\n"), "{head}");
