@@ -284,59 +284,58 @@ fn median(t: &[f64]) -> f64 {
     v[v.len() / 2]
 }
 
-/// `cat FILE | /usr/bin/time -v phi-canary ARGS`: wall seconds and phi-canary's peak RSS (KiB).
+/// Runs `cmd` with stdout discarded, fed `cat FILE` on stdin when `stdin` is given: wall
+/// seconds and its stderr.
+fn timed(cmd: &mut Command, stdin: Option<&Path>) -> (f64, String) {
+    let t = Instant::now();
+    let mut cat = stdin.map(|path| {
+        Command::new("cat")
+            .arg(path)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("cat")
+    });
+    if let Some(cat) = &mut cat {
+        cmd.stdin(cat.stdout.take().expect("piped"));
+    }
+    let out = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run the timed command");
+    if let Some(mut cat) = cat {
+        cat.wait().expect("cat ends");
+    }
+    (
+        t.elapsed().as_secs_f64(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `cat FILE | /usr/bin/time -v phi-canary ARGS`: wall seconds and peak RSS (KiB).
 fn stdin_rss(bin: &str, args: &[&str], path: &Path) -> (f64, u64) {
-    let t = Instant::now();
-    let mut cat = Command::new("cat")
-        .arg(path)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("cat");
-    let out = Command::new("/usr/bin/time")
-        .arg("-v")
-        .arg(bin)
-        .args(args)
-        .stdin(cat.stdout.take().expect("piped"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .expect("/usr/bin/time");
-    cat.wait().expect("cat ends");
-    (
-        t.elapsed().as_secs_f64(),
-        max_rss(&String::from_utf8_lossy(&out.stderr)),
-    )
+    let (secs, stderr) = timed(
+        Command::new("/usr/bin/time").arg("-v").arg(bin).args(args),
+        Some(path),
+    );
+    (secs, max_rss(&stderr))
 }
 
+/// `/usr/bin/time -v phi-canary scan --threads N FILE`.
 fn file_rss(bin: &str, file: &str, threads: &str) -> (f64, u64) {
-    let t = Instant::now();
-    let out = Command::new("/usr/bin/time")
-        .args(["-v", bin, "scan", "--threads", threads, file])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .expect("/usr/bin/time");
-    (
-        t.elapsed().as_secs_f64(),
-        max_rss(&String::from_utf8_lossy(&out.stderr)),
-    )
+    let (secs, stderr) = timed(
+        Command::new("/usr/bin/time").args(["-v", bin, "scan", "--threads", threads, file]),
+        None,
+    );
+    (secs, max_rss(&stderr))
 }
 
+/// `cat FILE | rg -F -c CORE`: wall seconds only.
 fn pipe_rg(path: &Path) -> (f64, u64) {
-    let t = Instant::now();
-    let mut cat = Command::new("cat")
-        .arg(path)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("cat");
-    Command::new("rg")
-        .args(["-F", "-c", CORE])
-        .stdin(cat.stdout.take().expect("piped"))
-        .stdout(Stdio::null())
-        .status()
-        .expect("rg");
-    cat.wait().expect("cat ends");
-    (t.elapsed().as_secs_f64(), 0)
+    (
+        timed(Command::new("rg").args(["-F", "-c", CORE]), Some(path)).0,
+        0,
+    )
 }
 
 fn max_rss(time_output: &str) -> u64 {
