@@ -22,6 +22,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use base64::Engine as _;
+
 const REPS: usize = 5;
 const DEMO: &str = "self-tracked PHI-CANARY-3f9a";
 const CORE: &str = "PHI-CANARY-3f9a";
@@ -233,21 +235,9 @@ fn generate(path: &Path, target: u64) -> u64 {
     written
 }
 
+/// Standard base64 with padding, as a logger would write it.
 fn base64(data: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in data.chunks(3) {
-        let b = [0, 1, 2].map(|i| chunk.get(i).copied().unwrap_or(0));
-        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
-        for i in 0..4 {
-            out.push(if i <= chunk.len() {
-                char::from(ALPHABET[(n >> (18 - 6 * i) & 0x3f) as usize])
-            } else {
-                '='
-            });
-        }
-    }
-    out
+    base64::engine::general_purpose::STANDARD.encode(data)
 }
 
 /// Runs `argv` with stdout captured; returns stdout.
@@ -294,59 +284,58 @@ fn median(t: &[f64]) -> f64 {
     v[v.len() / 2]
 }
 
-/// `cat FILE | /usr/bin/time -v phi-canary ARGS`: wall seconds and phi-canary's peak RSS (KiB).
+/// Runs `cmd` with stdout discarded, fed `cat FILE` on stdin when `stdin` is given: wall
+/// seconds and its stderr.
+fn timed(cmd: &mut Command, stdin: Option<&Path>) -> (f64, String) {
+    let t = Instant::now();
+    let mut cat = stdin.map(|path| {
+        Command::new("cat")
+            .arg(path)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("cat")
+    });
+    if let Some(cat) = &mut cat {
+        cmd.stdin(cat.stdout.take().expect("piped"));
+    }
+    let out = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run the timed command");
+    if let Some(mut cat) = cat {
+        cat.wait().expect("cat ends");
+    }
+    (
+        t.elapsed().as_secs_f64(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `cat FILE | /usr/bin/time -v phi-canary ARGS`: wall seconds and peak RSS (KiB).
 fn stdin_rss(bin: &str, args: &[&str], path: &Path) -> (f64, u64) {
-    let t = Instant::now();
-    let mut cat = Command::new("cat")
-        .arg(path)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("cat");
-    let out = Command::new("/usr/bin/time")
-        .arg("-v")
-        .arg(bin)
-        .args(args)
-        .stdin(cat.stdout.take().expect("piped"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .expect("/usr/bin/time");
-    cat.wait().expect("cat ends");
-    (
-        t.elapsed().as_secs_f64(),
-        max_rss(&String::from_utf8_lossy(&out.stderr)),
-    )
+    let (secs, stderr) = timed(
+        Command::new("/usr/bin/time").arg("-v").arg(bin).args(args),
+        Some(path),
+    );
+    (secs, max_rss(&stderr))
 }
 
+/// `/usr/bin/time -v phi-canary scan --threads N FILE`.
 fn file_rss(bin: &str, file: &str, threads: &str) -> (f64, u64) {
-    let t = Instant::now();
-    let out = Command::new("/usr/bin/time")
-        .args(["-v", bin, "scan", "--threads", threads, file])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .expect("/usr/bin/time");
-    (
-        t.elapsed().as_secs_f64(),
-        max_rss(&String::from_utf8_lossy(&out.stderr)),
-    )
+    let (secs, stderr) = timed(
+        Command::new("/usr/bin/time").args(["-v", bin, "scan", "--threads", threads, file]),
+        None,
+    );
+    (secs, max_rss(&stderr))
 }
 
+/// `cat FILE | rg -F -c CORE`: wall seconds only.
 fn pipe_rg(path: &Path) -> (f64, u64) {
-    let t = Instant::now();
-    let mut cat = Command::new("cat")
-        .arg(path)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("cat");
-    Command::new("rg")
-        .args(["-F", "-c", CORE])
-        .stdin(cat.stdout.take().expect("piped"))
-        .stdout(Stdio::null())
-        .status()
-        .expect("rg");
-    cat.wait().expect("cat ends");
-    (t.elapsed().as_secs_f64(), 0)
+    (
+        timed(Command::new("rg").args(["-F", "-c", CORE]), Some(path)).0,
+        0,
+    )
 }
 
 fn max_rss(time_output: &str) -> u64 {

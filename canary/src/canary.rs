@@ -64,8 +64,8 @@ pub enum CanaryError {
         id: String,
     },
     /// The operating system's random number generator failed.
-    #[error("the OS random number generator failed: {0}")]
-    Random(String),
+    #[error(transparent)]
+    Random(#[from] phi_marker::RandomError),
 }
 
 impl Canary {
@@ -106,14 +106,7 @@ impl Canary {
     /// # Ok::<(), phi_canary::CanaryError>(())
     /// ```
     pub fn generate() -> Result<Canary, CanaryError> {
-        let mut bytes = [0u8; 16];
-        getrandom::fill(&mut bytes).map_err(|e| CanaryError::Random(e.to_string()))?;
-        let mut text = String::with_capacity(RUN_PREFIX.len() + 32);
-        text.push_str(RUN_PREFIX);
-        for b in bytes {
-            text.push(char::from(HEX_LOWER[usize::from(b >> 4)]));
-            text.push(char::from(HEX_LOWER[usize::from(b & 0xf)]));
-        }
+        let text = format!("{RUN_PREFIX}{}", phi_marker::random_hex(16)?);
         Canary::from_text(&text, 1)
     }
 

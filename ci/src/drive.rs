@@ -4,15 +4,15 @@
 //! loop.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::net::SocketAddr;
 
 use anyhow::Context;
 use serde_json::Value;
 
 use crate::fault::StoreFault;
-use crate::http::{self, Request};
 use crate::progress::Steps;
+use crate::tools::Tools;
+use phi_testkit::http::{self, Method, Request};
 
 /// The REST route of the readings tool.
 pub(crate) const ROUTE: &str = "/api/v1/health-indicators";
@@ -81,16 +81,16 @@ fn call(handle: &'static str, label: &str, query: String, expect: Expect) -> Cal
     }
 }
 
+/// Every byte but the unreserved characters of RFC 3986 is percent-encoded.
+const QUERY_VALUE: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// `s` as a query value.
 fn enc(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(b));
-        } else {
-            let _ = write!(out, "%{b:02X}");
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(s, QUERY_VALUE).to_string()
 }
 
 /// The calls for one account, given indicator names from its catalogue: keywords, every view
@@ -172,6 +172,8 @@ pub(crate) struct Target {
     pub(crate) tokens: BTreeMap<String, String>,
     /// Strings no answer may carry (the canaries): a body that does is a failure.
     pub(crate) forbidden: Vec<String>,
+    /// The tools the service offers, from its registry.
+    pub(crate) tools: Tools,
 }
 
 /// Reads a `handle=token` tokens file.
@@ -256,7 +258,7 @@ fn run_call(target: &Target, c: &Call, out: &mut Outcome) -> anyhow::Result<Opti
     let response = http::send(
         target.addr,
         &Request {
-            method: "GET",
+            method: Method::Get,
             target: &target_path,
             bearer,
             json_body: None,

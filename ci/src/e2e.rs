@@ -37,10 +37,10 @@ pub(crate) fn present(answers: &Path, db: &Path, canary: &str) -> anyhow::Result
 pub(crate) fn scan(
     sources: &[String],
     run_canary: &str,
-    nonce: &str,
+    nonce: &Nonce,
 ) -> anyhow::Result<phi_canary::Report> {
     let canaries = canary::select(&[run_canary.to_owned()], true)?;
-    let matcher = Matcher::new(canaries, VariantSet::All, Some(Nonce::new(nonce)?))?;
+    let matcher = Matcher::new(canaries, VariantSet::All, Some(nonce.clone()))?;
     let sources = sources
         .iter()
         .map(|s| source::parse(s))

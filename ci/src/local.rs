@@ -1,6 +1,5 @@
 //! `phi-ci local`: the three layers on this machine, with no Docker and no network.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -12,8 +11,10 @@ use crate::drive::{self, Target};
 use crate::fault::RenameTable;
 use crate::progress::Steps;
 use crate::report::{Layer, Report};
-use crate::service::{self, Service};
+use crate::tools::Tools;
 use crate::{default_root, e2e, lint};
+use phi_marker::Nonce;
+use phi_testkit::{Service, ShutdownFigures, Spawn};
 
 pub(crate) const HELP: &str = "\
 Layers:
@@ -49,14 +50,8 @@ pub(crate) struct Options {
 }
 
 /// A fresh nonce for the marker lines: `phi-ci-` and 32 hex digits from the OS RNG.
-pub(crate) fn fresh_nonce() -> anyhow::Result<String> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("the OS RNG failed: {e}"))?;
-    let hex = bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    });
-    Ok(format!("phi-ci-{hex}"))
+pub(crate) fn fresh_nonce() -> anyhow::Result<Nonce> {
+    Ok(Nonce::random("phi-ci")?)
 }
 
 /// Seeds the demo record with `canary` and writes the tokens file.
@@ -121,21 +116,22 @@ fn runtime_and_e2e(answers: &Path, dir: &Path, steps: &Steps) -> anyhow::Result<
     seed(answers, &db, &tokens, &canary)?;
 
     steps.step("runtime: start answers serve");
-    let service = Service::start(answers, &db, &nonce, dir)?;
+    let spawn = Spawn::serve(answers, &db).env(phi_marker::NONCE_ENV, nonce.as_str());
+    let service = Service::start(&spawn, dir)?;
     let target = Target {
         addr: service.addr,
         tokens: drive::read_tokens(&std::fs::read_to_string(&tokens)?),
         forbidden: vec![canary.clone(), phi_canary::Canary::core().text().to_owned()],
+        tools: Tools::of_binary(answers)?,
     };
     let mut fault = RenameTable::new(&db);
     let driven = drive::drive(&target, &mut fault, steps);
     steps.step("runtime: stop answers serve (SIGTERM)");
     let stopped = service.stop()?;
     let driven = driven?;
-    let stdout = std::fs::read_to_string(dir.join("answers.stdout.log")).unwrap_or_default();
     let runtime = runtime_layer(
         &driven,
-        service::shutdown_figures(&stdout),
+        phi_testkit::shutdown_figures(&stopped.stdout),
         &stopped.how,
         stopped.clean,
     );
@@ -156,7 +152,7 @@ fn runtime_and_e2e(answers: &Path, dir: &Path, steps: &Steps) -> anyhow::Result<
 /// The runtime layer's line: calls made and passed, the service's own count, fields redacted.
 pub(crate) fn runtime_layer(
     driven: &drive::Outcome,
-    figures: Option<service::ShutdownFigures>,
+    figures: Option<ShutdownFigures>,
     how: &str,
     clean: bool,
 ) -> Layer {

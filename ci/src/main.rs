@@ -12,7 +12,6 @@ mod build;
 mod drive;
 mod e2e;
 mod fault;
-mod http;
 mod lint;
 mod local;
 mod mcp;
@@ -20,7 +19,7 @@ mod pr;
 mod progress;
 mod release;
 mod report;
-mod service;
+mod tools;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -18,11 +18,11 @@ use clap::Args;
 use crate::build::{self, Flavour};
 use crate::drive::{self, Target};
 use crate::fault::RenameTable;
-use crate::http::{self, Request};
 use crate::local::{fresh_nonce, runtime_layer, seed};
 use crate::progress::Steps;
 use crate::report::{Layer, Report};
-use crate::{default_root, e2e, lint, service};
+use crate::tools::Tools;
+use crate::{default_root, e2e, lint};
 
 pub(crate) const HELP: &str = "\
 Steps: phi-lint (layer 1); a static `answers` (RUSTFLAGS=-C target-feature=+crt-static,
@@ -200,14 +200,14 @@ fn in_container(
     seed(bin, &db, &tokens, &canary)?;
 
     steps.step("runtime: docker run");
-    let name = format!("phi-ci-{}", &nonce["phi-ci-".len()..]);
+    let name = nonce.to_string();
     let container = Container {
         docker: d,
         name: name.clone(),
     };
     let user = uid_gid()?;
     let mount = format!("{}:/data", data.display());
-    let env = format!("PHIGUARD_MARKER_NONCE={nonce}");
+    let env = format!("{}={nonce}", phi_marker::NONCE_ENV);
     docker(
         d,
         &[
@@ -245,6 +245,7 @@ fn in_container(
         addr,
         tokens: drive::read_tokens(&std::fs::read_to_string(&tokens)?),
         forbidden: vec![canary.clone(), phi_canary::Canary::core().text().to_owned()],
+        tools: Tools::of_binary(bin)?,
     };
     let mut fault = RenameTable::new(&db);
     let driven = drive::drive(&target, &mut fault, steps);
@@ -266,7 +267,7 @@ fn in_container(
         .args(["logs", &name])
         .output()
         .context("cannot run docker logs")?;
-    let figures = service::shutdown_figures(&String::from_utf8_lossy(&logs.stdout));
+    let figures = phi_testkit::shutdown_figures(&String::from_utf8_lossy(&logs.stdout));
     let runtime = runtime_layer(
         &driven,
         figures,
@@ -286,16 +287,7 @@ fn in_container(
 fn wait_healthy(addr: std::net::SocketAddr) -> anyhow::Result<()> {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let r = http::send(
-            addr,
-            &Request {
-                method: "GET",
-                target: "/healthz",
-                bearer: None,
-                json_body: None,
-                headers: &[],
-            },
-        );
+        let r = phi_testkit::http::get(addr, "/healthz", None);
         if matches!(r, Ok(ref r) if r.status == 200) {
             return Ok(());
         }

@@ -3,9 +3,7 @@
 
 use std::os::unix::fs::PermissionsExt;
 
-use serde_json::Value;
-
-use super::{Cmd, Dir, NONCE, Run};
+use super::{Dir, NONCE, Run, cli};
 
 const FAKE_DOCKER: &str = r#"#!/bin/sh
 # A stand-in for the docker CLI: answers from files next to it.
@@ -60,13 +58,25 @@ impl Fake {
     /// script open for writing in a concurrently forked test process ("Text file busy").
     fn run(&self, args: &[&str]) -> Run {
         for _ in 0..5 {
-            let run = Cmd::new(args).path_first(self.dir.path()).run();
+            let run = cli(args).path_first(self.dir.path()).run();
             if !run.stdout.contains("Text file busy") {
                 return run;
             }
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
         panic!("the fake docker stayed busy");
+    }
+
+    /// `phi-canary docker --expect-marker NONCE --format json web`.
+    fn json(&self) -> Run {
+        self.run(&[
+            "docker",
+            "--expect-marker",
+            NONCE,
+            "--format",
+            "json",
+            "web",
+        ])
     }
 
     fn calls(&self) -> String {
@@ -78,26 +88,15 @@ fn marked(body: &str) -> String {
     format!("phiguard-marker start {NONCE}\n{body}phiguard-marker end {NONCE}\n")
 }
 
-fn json_of(run: &Run) -> Value {
-    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("JSON: {e}\n{run}"))
-}
-
 #[test]
 fn stdout_and_stderr_are_separate_streams_read_concurrently() {
     let fake = Fake::json_file();
     let noise = "warn: slow query\n".repeat(64 * 1024); // 1 MiB, more than a pipe holds
     let stderr = marked(&format!("{noise}err {}\n", phi_canary::canary::CORE));
     fake.logs(&marked("GET /health 200\n"), &stderr, 0);
-    let run = fake.run(&[
-        "docker",
-        "--expect-marker",
-        NONCE,
-        "--format",
-        "json",
-        "web",
-    ]);
+    let run = fake.json();
     assert_eq!(run.code, 1, "{run}");
-    let json = json_of(&run);
+    let json = run.json();
     let streams = &json["sources"][0]["streams"];
     assert_eq!(streams[0]["name"], "stdout");
     assert_eq!(streams[1]["name"], "stderr");
@@ -120,7 +119,7 @@ fn stdout_and_stderr_are_separate_streams_read_concurrently() {
     // The same logs without the leak are clean, with the markers proven on both streams.
     fake.logs(&marked("GET /health 200\n"), &marked(&noise), 0);
     let run = fake.run(&["scan", "--expect-marker", NONCE, "docker:web"]);
-    run.assert_out(0);
+    run.assert_out(0, &[]);
     assert!(
         run.summary().ends_with("markers proven on 2 of 2 streams"),
         "{run}"
@@ -134,7 +133,7 @@ fn a_failing_docker_logs_is_exit_2_and_its_stderr_is_not_echoed() {
     let daemon = "error from daemon in stream: Error grabbing logs: invalid character\n";
     fake.logs(partial, daemon, 1);
     let run = fake.run(&["docker", "--expect-marker", NONCE, "web"]);
-    run.assert_out(2);
+    run.assert_out(2, &[]);
     assert!(
         run.stdout.contains(
             "error: docker:web: `docker logs web` failed (exit status 1); its message is not \
@@ -165,7 +164,7 @@ fn an_unreadable_logging_driver_is_refused_before_reading() {
         let fake = Fake::new(driver, "{}", false);
         fake.logs(&marked(""), &marked(""), 0);
         let run = fake.run(&["docker", "--expect-marker", NONCE, "web"]);
-        run.assert_out(2);
+        run.assert_out(2, &[]);
         assert!(
             run.stdout
                 .contains(&format!("logging driver `{driver}` cannot be read back: ")),
@@ -181,7 +180,7 @@ fn an_unreadable_logging_driver_is_refused_before_reading() {
         let fake = Fake::new(driver, "null", false);
         fake.logs(&marked(""), &marked(""), 0);
         fake.run(&["docker", "--expect-marker", NONCE, "web"])
-            .assert_out(0);
+            .assert_out(0, &[]);
     }
 }
 
@@ -194,7 +193,7 @@ fn non_blocking_mode_is_a_warning() {
     );
     fake.logs(&marked("ok\n"), &marked(""), 0);
     let run = fake.run(&["docker", "--expect-marker", NONCE, "web"]);
-    run.assert_out(0);
+    run.assert_out(0, &[]);
     assert!(
         run.stdout.starts_with(
             "warning: docker:web: logging mode is non-blocking: docker drops lines when its \
@@ -210,7 +209,7 @@ fn non_blocking_mode_is_a_warning() {
         "sarif",
         "web",
     ]);
-    let sarif = json_of(&run);
+    let sarif = run.json();
     let note = &sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"][0];
     assert_eq!(note["level"], "warning");
 }
@@ -220,16 +219,9 @@ fn a_tty_container_is_one_tty_stream() {
     let fake = Fake::new("json-file", "{}", true);
     let tty = format!("phiguard-marker start {NONCE}\r\nok\r\nphiguard-marker end {NONCE}\r\n");
     fake.logs(&tty, "", 0);
-    let run = fake.run(&[
-        "docker",
-        "--expect-marker",
-        NONCE,
-        "--format",
-        "json",
-        "web",
-    ]);
-    run.assert_out(0);
-    let json = json_of(&run);
+    let run = fake.json();
+    run.assert_out(0, &[]);
+    let json = run.json();
     let streams = &json["sources"][0]["streams"];
     assert_eq!(streams[0]["name"], "tty");
     assert_eq!(streams[0]["markers"]["start"], 1);
@@ -239,7 +231,7 @@ fn a_tty_container_is_one_tty_stream() {
     fake.logs(&tty.replace("ok", phi_canary::canary::DEMO), "", 0);
     let run = fake.run(&["docker", "--format", "json", "web"]);
     assert_eq!(run.code, 1, "{run}");
-    assert_eq!(json_of(&run)["hits"][0]["stream"], "tty");
+    assert_eq!(run.json()["hits"][0]["stream"], "tty");
 }
 
 #[test]
@@ -247,7 +239,7 @@ fn missing_markers_on_one_stream_are_inconclusive() {
     let fake = Fake::json_file();
     fake.logs(&marked("ok\n"), "only a warning\n", 0);
     let run = fake.run(&["docker", "--expect-marker", NONCE, "web"]);
-    run.assert_out(3);
+    run.assert_out(3, &[]);
     assert!(
         run.stdout.starts_with(&format!(
             "inconclusive: docker:web (stderr): no `phiguard-marker start {NONCE}` line\n"
@@ -262,7 +254,7 @@ fn no_container_and_no_docker_are_exit_2() {
     fake.dir
         .write("inspect.err", "Error: No such object: web\n");
     let run = fake.run(&["docker", "web"]);
-    run.assert_out(2);
+    run.assert_out(2, &[]);
     assert!(
         run.stdout.contains(
             "error: docker:web: `docker inspect web` failed (exit status 1): Error: No such \
@@ -272,7 +264,7 @@ fn no_container_and_no_docker_are_exit_2() {
     );
 
     let empty = Dir::new();
-    let run = Cmd::new(&["docker", "web"]).env("PATH", empty.path()).run();
-    run.assert_out(2);
+    let run = cli(&["docker", "web"]).env("PATH", empty.path()).run();
+    run.assert_out(2, &[]);
     assert!(run.stdout.contains("cannot run `docker`: "), "{run}");
 }

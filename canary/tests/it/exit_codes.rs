@@ -4,7 +4,7 @@
 use std::io::Read;
 use std::process::{Command, Stdio};
 
-use super::{Cmd, Dir, NONCE, fixture};
+use super::{Dir, NONCE, cli, fixture};
 
 /// Where the canary is in `leak.log` (and in the decompressed `rotated.log.gz`).
 const LEAK_LINE: u64 = 4;
@@ -13,8 +13,8 @@ const LEAK_OFFSET: u64 = 497;
 #[test]
 fn exit_0_when_clean_and_both_markers_were_read() {
     let log = fixture("clean.log");
-    let run = Cmd::new(&["scan", "--expect-marker", NONCE, &log]).run();
-    run.assert_out(0);
+    let run = cli(&["scan", "--expect-marker", NONCE, &log]).run();
+    run.assert_out(0, &[]);
     assert_eq!(
         run.stdout,
         "phi-canary: clean: no canary found; 1 source, 1 stream, 695 bytes, 6 lines; canaries \
@@ -25,16 +25,16 @@ fn exit_0_when_clean_and_both_markers_were_read() {
 
 #[test]
 fn exit_0_without_markers_says_they_were_not_requested() {
-    let run = Cmd::new(&["scan", &fixture("clean.log")]).run();
-    run.assert_out(0);
+    let run = cli(&["scan", &fixture("clean.log")]).run();
+    run.assert_out(0, &[]);
     assert!(run.summary().ends_with("; markers not requested"), "{run}");
 }
 
 #[test]
 fn exit_1_on_a_leak() {
     let log = fixture("leak.log");
-    let run = Cmd::new(&["scan", "--expect-marker", NONCE, &log]).run();
-    run.assert_out(1);
+    let run = cli(&["scan", "--expect-marker", NONCE, &log]).run();
+    run.assert_out(1, &[]);
     assert!(
         run.stdout.starts_with(&format!(
             "error[leak]: canary `demo` found, variant `exact`\n \
@@ -51,8 +51,8 @@ fn exit_1_on_a_leak() {
 #[test]
 fn exit_1_in_a_rotated_gzip_log_and_on_stdin() {
     let gz = fixture("rotated.log.gz");
-    let run = Cmd::new(&["scan", "--format", "json", &gz]).run();
-    run.assert_out(1);
+    let run = cli(&["scan", "--format", "json", &gz]).run();
+    run.assert_out(1, &[]);
     let hit = &run.json()["hits"][0];
     assert_eq!(
         (hit["line"].as_u64(), hit["offset"].as_u64()),
@@ -60,10 +60,8 @@ fn exit_1_in_a_rotated_gzip_log_and_on_stdin() {
     );
 
     let text = std::fs::read(fixture("leak.log")).expect("fixture");
-    let run = Cmd::new(&["scan", "--format", "json", "-"])
-        .stdin(text)
-        .run();
-    run.assert_out(1);
+    let run = cli(&["scan", "--format", "json", "-"]).stdin(text).run();
+    run.assert_out(1, &[]);
     let hit = &run.json()["hits"][0];
     assert_eq!(hit["source"], "stdin");
     assert_eq!(hit["stream"], "stdin");
@@ -73,8 +71,8 @@ fn exit_1_in_a_rotated_gzip_log_and_on_stdin() {
 #[test]
 fn exit_2_on_a_truncated_gzip_log() {
     let gz = fixture("truncated.log.gz");
-    let run = Cmd::new(&["scan", "--expect-marker", NONCE, &gz]).run();
-    run.assert_out(2);
+    let run = cli(&["scan", "--expect-marker", NONCE, &gz]).run();
+    run.assert_out(2, &[]);
     assert!(
         run.stdout
             .starts_with(&format!("error: {gz}: cannot read {gz} file: ")),
@@ -90,8 +88,8 @@ fn exit_2_on_a_truncated_gzip_log() {
 fn exit_2_on_a_missing_file_with_the_others_still_scanned() {
     let dir = Dir::new();
     let missing = dir.path().join("gone.log").to_string_lossy().into_owned();
-    let run = Cmd::new(&["scan", "--format", "json", &fixture("clean.log"), &missing]).run();
-    run.assert_out(2);
+    let run = cli(&["scan", "--format", "json", &fixture("clean.log"), &missing]).run();
+    run.assert_out(2, &[]);
     let json = run.json();
     assert_eq!(json["verdict"], "unreadable");
     assert_eq!(json["sources"][0]["streams"][0]["bytes"], 695);
@@ -134,15 +132,15 @@ fn exit_2_on_usage_errors() {
         ),
         (vec![], "Usage: phi-canary <COMMAND>"),
     ] {
-        Cmd::new(&args).run().assert_err(2, needle);
+        cli(&args).run().assert_err(2, &[needle]);
     }
 }
 
 #[test]
 fn exit_3_when_the_end_marker_was_not_flushed() {
     let log = fixture("unflushed.log");
-    let run = Cmd::new(&["scan", "--expect-marker", NONCE, &log]).run();
-    run.assert_out(3);
+    let run = cli(&["scan", "--expect-marker", NONCE, &log]).run();
+    run.assert_out(3, &[]);
     assert!(
         run.stdout.starts_with(&format!(
             "inconclusive: {log} (file): no `phiguard-marker end {NONCE}` line\n\nphi-canary: \
@@ -154,22 +152,22 @@ fn exit_3_when_the_end_marker_was_not_flushed() {
 
 #[test]
 fn exit_3_on_an_empty_source_or_a_wrong_nonce() {
-    let run = Cmd::new(&["scan", "-"]).stdin("").run();
-    run.assert_out(3);
+    let run = cli(&["scan", "-"]).stdin("").run();
+    run.assert_out(3, &[]);
     assert!(
         run.stdout
             .starts_with("inconclusive: stdin: no bytes were read\n"),
         "{run}"
     );
     // Markers from another run do not count.
-    let run = Cmd::new(&[
+    let run = cli(&[
         "scan",
         "--expect-marker",
         "fixture-0002",
         &fixture("clean.log"),
     ])
     .run();
-    run.assert_out(3);
+    run.assert_out(3, &[]);
 }
 
 #[test]
@@ -178,22 +176,22 @@ fn markers_are_required_in_each_file_given() {
     let marked = format!("phiguard-marker start {NONCE}\nok\nphiguard-marker end {NONCE}\n");
     let out = dir.write("stdout.log", &marked);
     let err = dir.write("stderr.log", "only a warning\n");
-    let run = Cmd::new(&["scan", "--expect-marker", NONCE, &out, &err]).run();
-    run.assert_out(3);
+    let run = cli(&["scan", "--expect-marker", NONCE, &out, &err]).run();
+    run.assert_out(3, &[]);
     assert!(
         run.stdout
             .contains(&format!("{err} (file): no `phiguard-marker start")),
         "{run}"
     );
     let err = dir.write("stderr.log", &marked);
-    Cmd::new(&["scan", "--expect-marker", NONCE, &out, &err])
+    cli(&["scan", "--expect-marker", NONCE, &out, &err])
         .run()
-        .assert_out(0);
+        .assert_out(0, &[]);
 }
 
 #[test]
 fn per_run_canaries_replace_the_demo_one_unless_asked() {
-    let canary = Cmd::new(&["new"]).run().stdout.trim_end().to_owned();
+    let canary = cli(&["new"]).run().stdout.trim_end().to_owned();
     let dir = Dir::new();
     let log = dir.write(
         "app.log",
@@ -202,8 +200,8 @@ fn per_run_canaries_replace_the_demo_one_unless_asked() {
             phi_canary::canary::DEMO.to_uppercase()
         ),
     );
-    let run = Cmd::new(&["scan", "--format", "json", "--canary", &canary, &log]).run();
-    run.assert_out(1);
+    let run = cli(&["scan", "--format", "json", "--canary", &canary, &log]).run();
+    run.assert_out(1, &[]);
     let json = run.json();
     assert_eq!(json["hits_total"], 1);
     assert_eq!(
@@ -216,7 +214,7 @@ fn per_run_canaries_replace_the_demo_one_unless_asked() {
     );
 
     let list = dir.write("canaries.txt", format!("{canary}\n"));
-    let run = Cmd::new(&[
+    let run = cli(&[
         "scan",
         "--format",
         "json",
@@ -238,7 +236,7 @@ fn output_file_gets_the_report_and_stderr_the_summary() {
         .to_string_lossy()
         .into_owned();
     let log = fixture("leak.log");
-    let run = Cmd::new(&["scan", "--format", "sarif", "--output", &report, &log]).run();
+    let run = cli(&["scan", "--format", "sarif", "--output", &report, &log]).run();
     assert_eq!((run.code, run.stdout.as_str()), (1, ""), "{run}");
     assert!(run.stderr.starts_with("phi-canary: leak: 1 hit; "), "{run}");
     let sarif: serde_json::Value =
@@ -250,9 +248,9 @@ fn output_file_gets_the_report_and_stderr_the_summary() {
         .join("no/such/dir/r.json")
         .to_string_lossy()
         .into_owned();
-    Cmd::new(&["scan", "--output", &bad, &log])
+    cli(&["scan", "--output", &bad, &log])
         .run()
-        .assert_err(2, "cannot create ");
+        .assert_err(2, &["cannot create "]);
 }
 
 #[test]
@@ -260,7 +258,7 @@ fn a_reader_that_goes_away_is_not_an_error() {
     let dir = Dir::new();
     let line = format!("x {}\n", phi_canary::canary::CORE);
     let log = dir.write("many.log", line.repeat(3000));
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("phi-canary"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_phi-canary"))
         .args(["scan", &log])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

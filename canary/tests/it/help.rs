@@ -1,6 +1,6 @@
 //! `--help` of every command, snapshotted, and `new`.
 
-use super::Cmd;
+use super::cli;
 
 #[test]
 fn help() {
@@ -10,8 +10,8 @@ fn help() {
         ("docker_help", vec!["docker", "--help"]),
         ("new_help", vec!["new", "--help"]),
     ] {
-        let run = Cmd::new(&args).run();
-        run.assert_out(0);
+        let run = cli(&args).run();
+        run.assert_out(0, &[]);
         insta::assert_snapshot!(name, run.stdout);
     }
 }
@@ -23,7 +23,7 @@ fn the_exit_codes_are_in_every_help() {
         vec!["scan", "--help"],
         vec!["docker", "--help"],
     ] {
-        let run = Cmd::new(&args).run();
+        let run = cli(&args).run();
         for code in [
             "  0  clean",
             "  1  leak",
@@ -37,9 +37,9 @@ fn the_exit_codes_are_in_every_help() {
 
 #[test]
 fn new_prints_a_fresh_canary_in_the_safe_alphabet() {
-    let a = Cmd::new(&["new"]).run();
-    let b = Cmd::new(&["new"]).run();
-    a.assert_out(0);
+    let a = cli(&["new"]).run();
+    let b = cli(&["new"]).run();
+    a.assert_out(0, &[]);
     let canary = a.stdout.strip_suffix('\n').expect("one line");
     let hex = canary.strip_prefix("PHI-CANARY-").expect("the prefix");
     assert_eq!(hex.len(), 32);

@@ -1,35 +1,37 @@
 //! `phi-ci local` against the debug `answers`, and against its leak-drill build.
 
-use super::{answers_debug, answers_leak_drill, assert_no_canary_text, layer_line, phi_ci, text};
+use super::{answers_debug, answers_leak_drill, assert_no_canary_text, layer_line, phi_ci, utf8};
 
 #[test]
 fn local_passes_all_three_layers() {
-    let bin = answers_debug().to_str().expect("utf-8 path").to_owned();
-    let out = phi_ci(&["local", "--answers-bin", &bin]);
-    let (stdout, stderr) = text(&out);
-    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
-    let static_ = layer_line(&stdout, 1);
+    let bin = utf8(answers_debug());
+    let out = phi_ci(&["local", "--answers-bin", bin]);
+    out.assert_code(0);
+    let stdout = out.stdout.as_str();
+    let static_ = layer_line(stdout, 1);
     assert!(
         static_.contains("static") && static_.contains("PASS"),
         "{static_}"
     );
     assert!(static_.contains("new findings 0"), "{static_}");
-    let runtime = layer_line(&stdout, 2);
+    let runtime = layer_line(stdout, 2);
     assert!(
         runtime.contains("runtime") && runtime.contains("PASS"),
         "{runtime}"
     );
     assert!(runtime.contains("stop clean"), "{runtime}");
     // Over HTTP: 2 accounts × (catalogue, keywords, 8 views, a window, 4 argument errors, 2
-    // token errors) + the fault and the call after the repair = 36. Over MCP, per account:
-    // tools/list, one call per listed tool and view (mom: 10 over seven tools, you: 4 over
-    // four), an unknown parameter, an unknown tool, the personal URL secret and a forged token
-    // (mom 15, you 9), + the fault over MCP = 25.
+    // token errors) + the fault and the call after the repair = 36. Over MCP, every POST
+    // rmcp's client makes, per account: tools/list after the handshake (initialize,
+    // notifications/initialized, tools/list: 3), server/discover (1), one call per listed tool
+    // and view (mom: 10 over seven tools, you: 4 over four), an unknown parameter, an unknown
+    // tool, the personal URL secret (3) and a forged token (1: initialize, refused), so mom 20
+    // and you 14; + the fault over MCP (discover and the call: 2) = 36.
     assert!(
-        runtime.contains("tool calls 61, as expected 61, served 61"),
+        runtime.contains("tool calls 72, as expected 72, served 72"),
         "{runtime}"
     );
-    let e2e = layer_line(&stdout, 3);
+    let e2e = layer_line(stdout, 3);
     assert!(e2e.contains("end-to-end") && e2e.contains("PASS"), "{e2e}");
     assert!(e2e.contains("canary present yes"), "{e2e}");
     assert!(e2e.contains("markers proven 2/2"), "{e2e}");
@@ -40,16 +42,13 @@ fn local_passes_all_three_layers() {
 
 #[test]
 fn local_with_the_leak_drill_fails_at_layer_3_with_exit_1() {
-    let bin = answers_leak_drill()
-        .to_str()
-        .expect("utf-8 path")
-        .to_owned();
-    let out = phi_ci(&["local", "--answers-bin", &bin]);
-    let (stdout, stderr) = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
-    assert!(layer_line(&stdout, 1).contains("PASS"), "{stdout}");
-    assert!(layer_line(&stdout, 2).contains("PASS"), "{stdout}");
-    let e2e = layer_line(&stdout, 3);
+    let bin = utf8(answers_leak_drill());
+    let out = phi_ci(&["local", "--answers-bin", bin]);
+    out.assert_code(1);
+    let stdout = out.stdout.as_str();
+    assert!(layer_line(stdout, 1).contains("PASS"), "{stdout}");
+    assert!(layer_line(stdout, 2).contains("PASS"), "{stdout}");
+    let e2e = layer_line(stdout, 3);
     assert!(
         e2e.contains("FAIL") && e2e.contains("verdict leak"),
         "{e2e}"
@@ -64,5 +63,5 @@ fn local_with_the_leak_drill_fails_at_layer_3_with_exit_1() {
 #[test]
 fn a_missing_answers_binary_is_an_error_not_a_pass() {
     let out = phi_ci(&["local", "--answers-bin", "/nonexistent/answers"]);
-    assert_eq!(out.status.code(), Some(2), "{:?}", text(&out));
+    out.assert_code(2);
 }

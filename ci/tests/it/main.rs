@@ -10,7 +10,9 @@ mod pr;
 mod release;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
+
+use phi_testkit::{Cmd, Run};
 use std::sync::OnceLock;
 
 const PHI_CI: &str = env!("CARGO_BIN_EXE_phi-ci");
@@ -73,19 +75,13 @@ fn answers_leak_drill() -> &'static Path {
     })
 }
 
-fn phi_ci(args: &[&str]) -> Output {
-    Command::new(PHI_CI)
-        .args(args)
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("run phi-ci")
+/// A binary's path as an argument.
+fn utf8(path: &'static Path) -> &'static str {
+    path.to_str().expect("utf-8 path")
 }
 
-fn text(out: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+fn phi_ci(args: &[&str]) -> Run {
+    Cmd::new(PHI_CI, args).run()
 }
 
 /// The line of layer `n` in a report.
@@ -98,9 +94,8 @@ fn layer_line(stdout: &str, n: u8) -> &str {
 
 /// No output of a pipeline may carry the demo comment around the canary, nor a per-run canary:
 /// the report gives positions and ids only.
-fn assert_no_canary_text(out: &Output) {
-    let (stdout, stderr) = text(out);
-    for t in [&stdout, &stderr] {
+fn assert_no_canary_text(run: &Run) {
+    for t in [&run.stdout, &run.stderr] {
         assert!(!t.contains("self-tracked"), "{t}");
         assert!(!t.contains("PHI-CANARY-"), "{t}");
     }
@@ -114,9 +109,9 @@ fn help_documents_the_exit_codes() {
         &["release", "--help"],
         &["pr", "--help"],
     ] {
-        let out = phi_ci(args);
-        assert!(out.status.success(), "{args:?}");
-        let (stdout, _) = text(&out);
+        let run = phi_ci(args);
+        run.assert_code(0);
+        let stdout = run.stdout.as_str();
         for code in [
             "0  every layer passed",
             "1  a layer failed",
@@ -125,5 +120,5 @@ fn help_documents_the_exit_codes() {
             assert!(stdout.contains(code), "{args:?}: {stdout}");
         }
     }
-    assert_eq!(phi_ci(&["local", "--no-such-flag"]).status.code(), Some(2));
+    phi_ci(&["local", "--no-such-flag"]).assert_code(2);
 }

@@ -1,6 +1,6 @@
 //! `phi-ci pr --base REF` on this workspace.
 
-use super::{phi_ci, text};
+use super::phi_ci;
 
 #[test]
 fn pr_gate_writes_sarif_and_annotations_and_passes_on_a_clean_workspace() {
@@ -16,8 +16,8 @@ fn pr_gate_writes_sarif_and_annotations_and_passes_on_a_clean_workspace() {
         "--annotations",
         notes.to_str().unwrap(),
     ]);
-    let (stdout, stderr) = text(&out);
-    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    out.assert_code(0);
+    let stdout = out.stdout.as_str();
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
     assert_eq!(doc["version"], "2.1.0");
@@ -29,5 +29,5 @@ fn pr_gate_writes_sarif_and_annotations_and_passes_on_a_clean_workspace() {
 #[test]
 fn pr_gate_with_an_unknown_ref_is_an_error() {
     let out = phi_ci(&["pr", "--base", "no-such-ref-phi-ci", "--sarif", "/dev/null"]);
-    assert_eq!(out.status.code(), Some(2), "{:?}", text(&out));
+    out.assert_code(2);
 }
