@@ -64,7 +64,10 @@ pub fn lint(scan: &Scan) -> LintResult {
     let run = || -> Vec<Result<FileLint, FileError>> {
         scan.files
             .par_iter()
-            .map(|(path, rel)| lint_path(&scan.config, &names, path, rel))
+            .map(|(path, rel)| {
+                let build_script = scan.build_scripts.contains(rel);
+                lint_path(&scan.config, &names, path, rel, build_script)
+            })
             .collect()
     };
     // syn parses recursively: deeply nested input needs deeper stacks than rayon's default.
@@ -112,6 +115,7 @@ fn lint_path(
     names: &NamePolicy,
     path: &Path,
     rel: &str,
+    build_script: bool,
 ) -> Result<FileLint, FileError> {
     let bytes = std::fs::read(path).map_err(|e| FileError {
         file: rel.to_owned(),
@@ -123,7 +127,7 @@ fn lint_path(
         pos: None,
         message: "not valid UTF-8".into(),
     })?;
-    lint_text(config, names, rel, &text)
+    lint_text(config, names, rel, &text, build_script)
 }
 
 /// Lints one file's text as if it were at `rel` under the scan root.
@@ -135,7 +139,7 @@ fn lint_path(
 /// # Ok::<(), phi_lint::FileError>(())
 /// ```
 pub fn lint_source(config: &Config, rel: &str, text: &str) -> Result<FileLint, FileError> {
-    lint_text(config, &config.name_policy(), rel, text)
+    lint_text(config, &config.name_policy(), rel, text, false)
 }
 
 fn lint_text(
@@ -143,6 +147,7 @@ fn lint_text(
     names: &NamePolicy,
     rel: &str,
     text: &str,
+    build_script: bool,
 ) -> Result<FileLint, FileError> {
     let file = syn::parse_file(text).map_err(|e| {
         let start = e.span().start();
@@ -153,12 +158,6 @@ fn lint_text(
         }
     })?;
     let source = SourceFile::new(text);
-    let test_file = !config.scan_tests
-        && rel
-            .split('/')
-            .rev()
-            .skip(1)
-            .any(|c| matches!(c, "tests" | "benches" | "examples"));
     let mut linter = Linter {
         config,
         classifier: Classifier {
@@ -174,10 +173,9 @@ fn lint_text(
         skipped: Vec::new(),
         modules: Vec::new(),
         test_modules: Vec::new(),
+        build_script,
     };
-    if !test_file {
-        syn::visit::Visit::visit_file(&mut linter, &file);
-    }
+    syn::visit::Visit::visit_file(&mut linter, &file);
     let Linter {
         raw,
         statements,
@@ -215,6 +213,8 @@ pub(crate) struct Linter<'a> {
     modules: Vec<String>,
     /// Out-of-line test modules this file declares (see [`FileLint::test_modules`]).
     test_modules: Vec<String>,
+    /// Whether the file is a build script (or its module), whose `cargo:` lines are not logs.
+    build_script: bool,
 }
 
 impl Linter<'_> {
@@ -341,6 +341,9 @@ impl Linter<'_> {
         tokens: TokenStream,
         span: (LineColumn, LineColumn),
     ) {
+        if self.build_script && is_cargo_instruction(path, &tokens) {
+            return;
+        }
         self.statements += 1;
         let stmt = (span.0.line as u32, span.1.line as u32);
         match parse_sink(sink, tokens) {
@@ -395,6 +398,15 @@ impl Linter<'_> {
             },
         )
     }
+}
+
+/// `println!("cargo:…")` (and `print!`): an instruction from a build script to cargo.
+fn is_cargo_instruction(path: &str, tokens: &TokenStream) -> bool {
+    let last = path.rsplit("::").next().unwrap_or(path);
+    matches!(last, "println" | "print")
+        && tokens.clone().into_iter().next().is_some_and(|tt| {
+            syn::parse2::<syn::LitStr>(tt.into()).is_ok_and(|lit| lit.value().starts_with("cargo:"))
+        })
 }
 
 /// Whether the first argument of a `write!` (its destination) names `stdout` or `stderr`.
