@@ -12,7 +12,7 @@
 //! scan-tests = false                 # lint test code (#[cfg(test)], #[test], test targets)
 //! test-attributes = ["my_case"]      # more attributes that mark a test function
 //! allow-no-statements = false        # a scan that checks no logging statement is not an error
-//! max-file-size = 8388608            # bytes; a larger file is an error (exit 2)
+//! max-file-size = 67108864           # bytes; a larger file is an error (exit 2)
 //!
 //! [wrappers]                         # a macro of yours, and the macro it forwards to
 //! admin_error = "tracing::error"
@@ -28,9 +28,9 @@ use toml::Spanned;
 
 use crate::grammar::Sink;
 
-/// The default of `max-file-size`: 8 MiB. syn's syntax tree takes about 100 times the size of
-/// the source, so the largest file costs at most about 800 MB while it is linted.
-pub const DEFAULT_MAX_FILE_SIZE: u64 = 8 << 20;
+/// The default of `max-file-size`: 64 MiB. Files over 256 KiB are parsed a run of whole items at
+/// a time, so memory follows the largest item, not the file.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 64 << 20;
 
 /// The configuration in force for one scan.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -66,7 +66,7 @@ pub struct Config {
     /// that checked nothing is usually pointed at the wrong directory).
     #[serde(default)]
     pub allow_no_statements: bool,
-    /// The largest file phi-lint parses, in bytes [default: 8 MiB]. A larger file is an error.
+    /// The largest file phi-lint parses, in bytes [default: 64 MiB]. A larger file is an error.
     #[serde(default)]
     pub max_file_size: Option<u64>,
     /// Wrapper macros: a macro name mapped to the sink macro it forwards to.

@@ -24,6 +24,9 @@ mod visit;
 /// Stack size of the lint's worker threads.
 const STACK_SIZE: usize = 64 << 20;
 
+/// Files larger than this are parsed in chunks of about this size (whole top-level items).
+const CHUNK_BYTES: usize = 256 << 10;
+
 /// What linting a set of files found, before the baseline is applied.
 #[derive(Debug, Clone, Default)]
 pub struct LintResult {
@@ -149,40 +152,60 @@ fn lint_text(
     text: &str,
     build_script: bool,
 ) -> Result<FileLint, FileError> {
-    let file = syn::parse_file(text).map_err(|e| {
-        let start = e.span().start();
-        FileError {
-            file: rel.to_owned(),
-            pos: (start.line > 0).then(|| pos(start)),
-            message: format!("cannot parse: {e}"),
+    // A large file is parsed one run of whole top-level items at a time, so syn's tree (about
+    // 100 times the size of the source) stays bounded by the chunk, not the file.
+    let (mut raw, mut statements, mut skipped, mut test_modules) =
+        (Vec::new(), 0, Vec::new(), Vec::new());
+    for (range, lines_before) in crate::resolve::outline::chunks(text, CHUNK_BYTES) {
+        let chunk = &text[range];
+        let file = syn::parse_file(chunk).map_err(|e| {
+            let start = e.span().start();
+            FileError {
+                file: rel.to_owned(),
+                pos: (start.line > 0).then(|| {
+                    let mut p = pos(start);
+                    p.line += lines_before;
+                    p
+                }),
+                message: format!("cannot parse: {e}"),
+            }
+        })?;
+        let source = SourceFile::new(chunk);
+        let mut linter = Linter {
+            config,
+            classifier: Classifier {
+                names,
+                safe_functions: &config.safe_functions,
+            },
+            source: &source,
+            rel,
+            context: Vec::new(),
+            macro_rules: None,
+            raw: Vec::new(),
+            statements: 0,
+            skipped: Vec::new(),
+            modules: Vec::new(),
+            test_modules: Vec::new(),
+            build_script,
+        };
+        syn::visit::Visit::visit_file(&mut linter, &file);
+        drop(file);
+        for mut f in linter.raw {
+            f.start.line += lines_before;
+            f.end.line += lines_before;
+            f.statement_lines.0 += lines_before;
+            f.statement_lines.1 += lines_before;
+            raw.push(f);
         }
-    })?;
-    let source = SourceFile::new(text);
-    let mut linter = Linter {
-        config,
-        classifier: Classifier {
-            names,
-            safe_functions: &config.safe_functions,
-        },
-        source: &source,
-        rel,
-        context: Vec::new(),
-        macro_rules: None,
-        raw: Vec::new(),
-        statements: 0,
-        skipped: Vec::new(),
-        modules: Vec::new(),
-        test_modules: Vec::new(),
-        build_script,
-    };
-    syn::visit::Visit::visit_file(&mut linter, &file);
-    let Linter {
-        raw,
-        statements,
-        skipped,
-        test_modules,
-        ..
-    } = linter;
+        skipped.extend(
+            linter
+                .skipped
+                .iter()
+                .map(|&(a, b)| (a + lines_before, b + lines_before)),
+        );
+        statements += linter.statements;
+        test_modules.extend(linter.test_modules);
+    }
     let (mut findings, suppressions, suppressed) = apply_suppressions(text, rel, raw, &skipped);
     findings.sort_by(|a, b| (a.start, a.rule, &a.field).cmp(&(b.start, b.rule, &b.field)));
     assign_fingerprints(&mut findings);

@@ -96,10 +96,11 @@ impl Report {
         self.findings.iter().filter(|f| f.baselined).count()
     }
 
-    /// Whether the report fails because it checked no logging statement at all.
+    /// Whether the report fails because it checked no logging statement at all (and no file
+    /// failed, which would explain it).
     #[must_use]
     pub fn no_statements(&self) -> bool {
-        self.require_statements && self.statements == 0
+        self.require_statements && self.statements == 0 && self.errors.is_empty()
     }
 
     /// Errors: files that could not be checked, plus one when no statement was checked.

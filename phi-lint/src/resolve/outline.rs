@@ -543,6 +543,53 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
     Ok(out)
 }
 
+/// Splits `text` into runs of whole top-level items of at least `target` bytes (the last may be
+/// shorter), each starting at a line start, so that positions inside a chunk only shift by the
+/// lines before it: `(byte range, lines before it)`. A text no longer than `target` is one
+/// chunk. Cuts fall only after a top-level `;` or `}` that ends its line.
+pub(crate) fn chunks(text: &str, target: usize) -> Vec<(std::ops::Range<usize>, u32)> {
+    if text.len() <= target {
+        return vec![(0..text.len(), 0)];
+    }
+    let mut lx = Lexer {
+        b: text.as_bytes(),
+        text,
+        i: 0,
+        line: 1,
+    };
+    let mut out = Vec::new();
+    let (mut chunk_start, mut chunk_lines) = (0usize, 0u32);
+    let mut open: Vec<u8> = Vec::new();
+    // The last top-level `;` or `}`: its line and the byte after it.
+    let mut boundary: Option<(u32, usize)> = None;
+    while let Some((tok, line)) = lx.next() {
+        if let Some((bline, bend)) = boundary.take()
+            && line > bline
+            && tok != Tok::Punct(b';')
+            && let Some(nl) = text[bend..].find('\n')
+        {
+            let cut = bend + nl + 1;
+            if cut - chunk_start >= target && !text[bend..cut].contains("/*") {
+                out.push((chunk_start..cut, chunk_lines));
+                (chunk_start, chunk_lines) = (cut, bline);
+            }
+        }
+        match tok {
+            Tok::Open(d) => open.push(d),
+            Tok::Close => {
+                let closed = open.pop();
+                if closed == Some(b'{') && open.is_empty() {
+                    boundary = Some((line, lx.i));
+                }
+            }
+            Tok::Punct(b';') if open.is_empty() => boundary = Some((line, lx.i)),
+            _ => {}
+        }
+    }
+    out.push((chunk_start..text.len(), chunk_lines));
+    out
+}
+
 /// The inline modules enclosing the innermost frame, outermost first.
 fn inline_stack(stack: &[Frame<'_>]) -> Vec<Inline> {
     stack
@@ -662,6 +709,27 @@ mod tests {
             "[".repeat(1000)
         );
         assert!(outline(&quoted).is_ok());
+    }
+
+    #[test]
+    fn chunks_cut_after_whole_items_at_line_starts() {
+        let item = "/// doc\n#[derive(Debug)]\npub struct S {\n    a: u8,\n}\nconst X: S = S {\n    a: 1 }\n;\nfn f() {} /* a\n b */\n";
+        let text = item.repeat(50);
+        let chunks = chunks(&text, 100);
+        assert!(chunks.len() > 10, "{}", chunks.len());
+        let mut next = 0;
+        for (range, lines_before) in &chunks {
+            assert_eq!(range.start, next);
+            next = range.end;
+            let chunk = &text[range.clone()];
+            assert_eq!(
+                *lines_before as usize,
+                text[..range.start].matches('\n').count()
+            );
+            syn::parse_file(chunk).unwrap_or_else(|e| panic!("{e}: {chunk}"));
+        }
+        assert_eq!(next, text.len());
+        assert_eq!(super::chunks("fn f() {}\n", 100), [(0..10, 0)]);
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod baseline;
 mod exit_codes;
 mod explain;
 mod formats;
+mod resolve;
 mod walk;
 
 use std::fmt;
