@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 use phi_lint::baseline::{self, Baseline};
-use phi_lint::report::{Format, Report, exit};
+use phi_lint::report::{Format, Report, exit, printable};
 use phi_lint::{CheckOptions, Rule, Scan};
 
 const EXIT_CODES: &str = "\
@@ -93,8 +93,8 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(2)),
         Err(err) => {
-            // phi-lint: allow(phi::error-message, reason = "its errors name config keys, paths and git refs, never scanned values")
-            eprintln!("phi-lint: error: {err:#}");
+            // phi-lint: allow(phi::print, reason = "its errors name config keys, paths and git refs, never scanned values; escaped for the terminal")
+            eprintln!("phi-lint: error: {}", printable(&format!("{err:#}")));
             ExitCode::from(2)
         }
     }
@@ -151,12 +151,13 @@ fn update_baseline(
     if !result.errors.is_empty() {
         let mut msg = String::from("cannot update the baseline while files fail to parse:");
         for e in &result.errors {
-            let _ = write!(msg, "\n  {}: {}", e.file, e.message);
+            let _ = write!(msg, "\n  {}: {}", printable(&e.file), printable(&e.message));
         }
         bail!(msg);
     }
     let path = baseline.map_or_else(|| scan.root.join(baseline::FILE_NAME), Path::to_path_buf);
-    let shown = path.display();
+    let shown = path.display().to_string();
+    let shown = printable(&shown);
     let existing = Baseline::load(&path)?;
     let mut stdout = io::stdout().lock();
     if init {
@@ -189,10 +190,10 @@ fn update_baseline(
                     out,
                     "  {} {} in {} ({}): `{}` {} -> {}",
                     g.key.rule,
-                    g.key.field,
-                    g.key.path,
-                    g.key.function,
-                    g.key.expr,
+                    printable(&g.key.field),
+                    printable(&g.key.path),
+                    printable(&g.key.function),
+                    printable(&g.key.expr),
                     g.ref_count,
                     g.count
                 );

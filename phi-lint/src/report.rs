@@ -73,6 +73,17 @@ pub struct Report {
     pub require_statements: bool,
 }
 
+/// `text` safe to print on one terminal line: control characters (line breaks, escape
+/// sequences), Unicode line separators and bidi overrides are shown escaped (`\n`, `\u{1b}`).
+///
+/// ```
+/// assert_eq!(phi_lint::report::printable("a\n::error::x"), "a\\n::error::x");
+/// ```
+#[must_use]
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    human::clean(text)
+}
+
 /// The exit code of `phi-lint check`: a contract, documented in `--help` and the README.
 pub mod exit {
     /// No new finding, no stale entry, no growth.

@@ -440,6 +440,10 @@ fn crafted_file_names_cannot_forge_lines() {
         sarif.to_string().contains("forged"),
         "the file is in the SARIF log"
     );
+    // Error messages on stderr too.
+    let run = tree.run(&["check", "gone\n::error::forged"]);
+    run.assert_err(2, &["cannot scan `gone\\n::error::forged`"]);
+    assert_eq!(run.stderr.lines().count(), 1, "{run}");
 }
 
 #[test]
