@@ -8,8 +8,11 @@
 //! deny-stems = ["token"]             # added to the built-in stems
 //! safe-functions = ["fingerprint"]   # calls whose result is safe (last segment or full path)
 //! safe-types = ["TenantRef"]         # types `#[instrument]` may record
-//! exclude = ["vendor/**"]            # globs, relative to the scan root
-//! scan-tests = false                 # lint #[cfg(test)], #[test] and tests/ benches/ examples/
+//! exclude = ["vendor/**"]            # globs, relative to the scan root; counted in the summary
+//! scan-tests = false                 # lint test code (#[cfg(test)], #[test], test targets)
+//! test-attributes = ["my_case"]      # more attributes that mark a test function
+//! allow-no-statements = false        # a scan that checks no logging statement is not an error
+//! max-file-size = 67108864           # bytes; a larger file is an error (exit 2)
 //!
 //! [wrappers]                         # a macro of yours, and the macro it forwards to
 //! admin_error = "tracing::error"
@@ -24,6 +27,10 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::grammar::Sink;
+
+/// The default of `max-file-size`: 64 MiB. Files over 256 KiB are parsed a run of whole items at
+/// a time, so memory follows the largest item, not the file.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 64 << 20;
 
 /// The configuration in force for one scan.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -47,9 +54,21 @@ pub struct Config {
     /// Globs of paths, relative to the scan root, not to lint.
     #[serde(default)]
     pub exclude: Vec<Spanned<String>>,
-    /// Whether to lint test code (`#[cfg(test)]`, `#[test]`, `tests/`, `benches/`, `examples/`).
+    /// Whether to lint test code (`#[cfg(test)]`, `#[test]`, test attributes, and the files of
+    /// integration tests, benches and examples).
     #[serde(default)]
     pub scan_tests: bool,
+    /// Attributes that mark a test function, besides any whose last path segment ends in `test`
+    /// (`#[tokio::test]`, `#[rstest]`): a last segment (`case`) or a full path (`my::case`).
+    #[serde(default)]
+    pub test_attributes: Vec<String>,
+    /// Whether a scan that checks no logging statement is clean (else it fails, exit 2: a gate
+    /// that checked nothing is usually pointed at the wrong directory).
+    #[serde(default)]
+    pub allow_no_statements: bool,
+    /// The largest file phi-lint parses, in bytes [default: 64 MiB]. A larger file is an error.
+    #[serde(default)]
+    pub max_file_size: Option<u64>,
     /// Wrapper macros: a macro name mapped to the sink macro it forwards to.
     #[serde(default)]
     pub wrappers: BTreeMap<String, Spanned<String>>,
@@ -198,6 +217,20 @@ impl Config {
             p = p.deny_stem(s.as_str());
         }
         p
+    }
+
+    /// The largest file phi-lint parses, in bytes.
+    #[must_use]
+    pub fn max_file_size(&self) -> u64 {
+        self.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE)
+    }
+
+    /// Whether an attribute path (`tokio::test`, `rstest`, `my::case`) marks a test function:
+    /// its last segment ends in `test`, or it is listed in `test-attributes`.
+    #[must_use]
+    pub fn is_test_attribute(&self, path: &str) -> bool {
+        let last = path.rsplit("::").next().unwrap_or(path);
+        last.ends_with("test") || self.test_attributes.iter().any(|t| t == path || t == last)
     }
 
     /// The sink grammar a configured wrapper macro forwards to.

@@ -28,6 +28,9 @@ mod writers;
 /// Stack size of the lint's worker threads.
 const STACK_SIZE: usize = 64 << 20;
 
+/// Files larger than this are parsed in chunks of about this size (whole top-level items).
+const CHUNK_BYTES: usize = 256 << 10;
+
 /// What linting a set of files found, before the baseline is applied.
 #[derive(Debug, Clone, Default)]
 pub struct LintResult {
@@ -74,7 +77,10 @@ pub fn lint(scan: &Scan) -> LintResult {
         let mut results: Vec<_> = scan
             .files
             .par_iter()
-            .map(|(path, rel)| lint_path(&scan.config, &names, path, rel, &none))
+            .map(|(path, rel)| {
+                let build_script = scan.build_scripts.contains(rel);
+                lint_path(&scan.config, &names, path, rel, build_script, &none)
+            })
             .collect();
         // A file that calls a macro another file defines is linted again with that macro, so
         // its calls are judged with their arguments substituted.
@@ -83,7 +89,11 @@ pub fn lint(scan: &Scan) -> LintResult {
             .par_iter()
             .map(|(i, defs)| {
                 let (path, rel) = &scan.files[*i];
-                (*i, lint_path(&scan.config, &names, path, rel, defs))
+                let build_script = scan.build_scripts.contains(rel);
+                (
+                    *i,
+                    lint_path(&scan.config, &names, path, rel, build_script, defs),
+                )
             })
             .collect();
         for (i, r) in again {
@@ -175,6 +185,7 @@ fn lint_path(
     names: &NamePolicy,
     path: &Path,
     rel: &str,
+    build_script: bool,
     foreign: &HashMap<String, Vec<String>>,
 ) -> Result<FileLint, FileError> {
     let bytes = std::fs::read(path).map_err(|e| FileError {
@@ -187,7 +198,7 @@ fn lint_path(
         pos: None,
         message: "not valid UTF-8".into(),
     })?;
-    lint_text(config, names, rel, &text, foreign)
+    lint_text(config, names, rel, &text, build_script, foreign)
 }
 
 /// Lints one file's text as if it were at `rel` under the scan root.
@@ -199,7 +210,14 @@ fn lint_path(
 /// # Ok::<(), phi_lint::FileError>(())
 /// ```
 pub fn lint_source(config: &Config, rel: &str, text: &str) -> Result<FileLint, FileError> {
-    lint_text(config, &config.name_policy(), rel, text, &HashMap::new())
+    lint_text(
+        config,
+        &config.name_policy(),
+        rel,
+        text,
+        false,
+        &HashMap::new(),
+    )
 }
 
 fn lint_text(
@@ -207,77 +225,95 @@ fn lint_text(
     names: &NamePolicy,
     rel: &str,
     text: &str,
+    build_script: bool,
     foreign: &HashMap<String, Vec<String>>,
 ) -> Result<FileLint, FileError> {
-    let file = syn::parse_file(text).map_err(|e| {
-        let start = e.span().start();
-        FileError {
-            file: rel.to_owned(),
-            pos: (start.line > 0).then(|| pos(start)),
-            message: format!("cannot parse: {e}"),
-        }
-    })?;
-    let source = SourceFile::new(text);
-    let test_file = !config.scan_tests
-        && rel
-            .split('/')
-            .rev()
-            .skip(1)
-            .any(|c| matches!(c, "tests" | "benches" | "examples"));
-    let mut linter = Linter {
-        config,
-        classifier: Classifier {
-            names,
-            safe_functions: &config.safe_functions,
-        },
-        source: &source,
-        rel,
-        context: Vec::new(),
-        macro_rules: None,
-        raw: Vec::new(),
-        statements: 0,
-        skipped: Vec::new(),
-        modules: Vec::new(),
-        test_modules: Vec::new(),
-        imports: imports::Imports::default(),
-        macros: Vec::new(),
-        expansion: None,
-        expanded: 0,
-        std_streams: Vec::new(),
-        macro_defs: Vec::new(),
-        wanted: HashSet::new(),
-    };
-    if !test_file {
+    // A large file is parsed one run of whole top-level items at a time, so syn's tree (about
+    // 100 times the size of the source) stays bounded by the chunk, not the file. Each chunk
+    // sees its own `use` renames and `macro_rules!`; fixes are offered for a file of one chunk.
+    let mut out = FileLint::default();
+    let (mut raw, mut skipped, mut wanted) = (Vec::new(), Vec::new(), HashSet::new());
+    let chunks = crate::resolve::outline::chunks(text, CHUNK_BYTES);
+    let whole = chunks.len() == 1;
+    let mut whole_file = None;
+    for (range, lines_before) in chunks {
+        let chunk = &text[range];
+        let file = syn::parse_file(chunk).map_err(|e| {
+            let start = e.span().start();
+            FileError {
+                file: rel.to_owned(),
+                pos: (start.line > 0).then(|| {
+                    let mut p = pos(start);
+                    p.line += lines_before;
+                    p
+                }),
+                message: format!("cannot parse: {e}"),
+            }
+        })?;
+        let source = SourceFile::new(chunk);
+        let mut linter = Linter {
+            config,
+            classifier: Classifier {
+                names,
+                safe_functions: &config.safe_functions,
+            },
+            source: &source,
+            rel,
+            context: Vec::new(),
+            macro_rules: None,
+            raw: Vec::new(),
+            statements: 0,
+            skipped: Vec::new(),
+            modules: Vec::new(),
+            test_modules: Vec::new(),
+            build_script,
+            imports: imports::Imports::default(),
+            macros: Vec::new(),
+            expansion: None,
+            expanded: 0,
+            std_streams: Vec::new(),
+            macro_defs: Vec::new(),
+            wanted: HashSet::new(),
+        };
         linter.imports.push(file.items.iter());
-        if text.contains("macro_rules") || !foreign.is_empty() {
+        if chunk.contains("macro_rules") || !foreign.is_empty() {
             linter.collect_macros(&file, foreign);
         }
         syn::visit::Visit::visit_file(&mut linter, &file);
+        for mut f in linter.raw {
+            f.start.line += lines_before;
+            f.end.line += lines_before;
+            f.statement_lines.0 += lines_before;
+            f.statement_lines.1 += lines_before;
+            raw.push(f);
+        }
+        skipped.extend(
+            linter
+                .skipped
+                .iter()
+                .map(|&(a, b)| (a + lines_before, b + lines_before)),
+        );
+        out.statements += linter.statements;
+        out.test_modules.extend(linter.test_modules);
+        out.macro_defs.extend(linter.macro_defs);
+        wanted.extend(linter.wanted);
+        if whole {
+            whole_file = Some(file);
+        }
     }
-    let Linter {
-        raw,
-        statements,
-        skipped,
-        test_modules,
-        macro_defs,
-        wanted,
-        ..
-    } = linter;
     let mut wanted: Vec<String> = wanted.into_iter().collect();
     wanted.sort_unstable();
+    out.wanted = wanted;
     let (mut findings, suppressions, suppressed) = apply_suppressions(text, rel, raw, &skipped);
     findings.sort_by(|a, b| (a.start, a.rule, &a.field).cmp(&(b.start, b.rule, &b.field)));
     assign_fingerprints(&mut findings);
-    crate::rules::error_message::fix::attach(&file, &source, &mut findings);
-    Ok(FileLint {
-        findings,
-        statements,
-        suppressions,
-        suppressed,
-        test_modules,
-        macro_defs,
-        wanted,
-    })
+    if let Some(file) = &whole_file {
+        crate::rules::error_message::fix::attach(file, &SourceFile::new(text), &mut findings);
+    }
+    out.findings = findings;
+    out.suppressions = suppressions;
+    out.suppressed = suppressed;
+    Ok(out)
 }
 
 /// Walks one file's syntax tree and collects findings.
@@ -298,6 +334,8 @@ pub(crate) struct Linter<'a> {
     modules: Vec<String>,
     /// Out-of-line test modules this file declares (see [`FileLint::test_modules`]).
     test_modules: Vec<String>,
+    /// Whether the file is a build script (or its module), whose `cargo:` lines are not logs.
+    build_script: bool,
     /// `use` renames in scope.
     imports: imports::Imports,
     /// The file's `macro_rules!`, expanded at their call sites.
@@ -468,6 +506,9 @@ impl Linter<'_> {
         tokens: TokenStream,
         span: (LineColumn, LineColumn),
     ) {
+        if self.build_script && is_cargo_instruction(path, &tokens) {
+            return;
+        }
         self.statements += 1;
         let stmt = self.statement_lines(span);
         match parse_sink(sink, tokens) {
@@ -522,6 +563,15 @@ impl Linter<'_> {
             printed: 0,
         })
     }
+}
+
+/// `println!("cargo:…")` (and `print!`): an instruction from a build script to cargo.
+fn is_cargo_instruction(path: &str, tokens: &TokenStream) -> bool {
+    let last = path.rsplit("::").next().unwrap_or(path);
+    matches!(last, "println" | "print")
+        && tokens.clone().into_iter().next().is_some_and(|tt| {
+            syn::parse2::<syn::LitStr>(tt.into()).is_ok_and(|lit| lit.value().starts_with("cargo:"))
+        })
 }
 
 /// The verdict on an inline format capture `{name}`.

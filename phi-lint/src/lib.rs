@@ -21,6 +21,7 @@
 //! ```
 
 pub mod baseline;
+mod check;
 mod classify;
 pub mod config;
 mod engine;
@@ -29,18 +30,20 @@ pub mod fix;
 mod fmtspec;
 mod grammar;
 pub mod report;
+mod resolve;
 pub mod rules;
 mod source;
 mod suppress;
 mod walk;
 
 pub use baseline::Baseline;
+pub use check::{CheckOptions, check};
 pub use config::{Config, ConfigError};
 pub use engine::{FileLint, LintResult, lint, lint_source};
 pub use finding::{Edit, FileError, Finding, FindingKey, Fix, Pos};
 pub use report::{Format, Report};
 pub use rules::Rule;
-pub use walk::Scan;
+pub use walk::{Scan, ScanCounts};
 
 /// Why phi-lint could not do its job.
 #[derive(Debug, thiserror::Error)]
@@ -51,6 +54,12 @@ pub enum Error {
     /// The baseline file is invalid or unreadable.
     #[error(transparent)]
     Baseline(#[from] baseline::BaselineError),
+    /// The paths hold no Rust file at all: nothing to check is not `clean`.
+    #[error("no Rust file found under {path}")]
+    NoRustFiles {
+        /// The paths as given.
+        path: String,
+    },
     /// A path given on the command line cannot be scanned.
     #[error("cannot scan `{path}`: {message}")]
     Path {

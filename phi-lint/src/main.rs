@@ -9,14 +9,17 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 use phi_lint::baseline::{self, Baseline};
-use phi_lint::report::{Format, Report, exit};
-use phi_lint::{Rule, Scan};
+use phi_lint::report::{Format, Report, exit, printable};
+use phi_lint::{CheckOptions, Rule, Scan};
 
 const EXIT_CODES: &str = "\
 Exit codes:
   0  no new finding, no stale baseline entry, no baseline growth
   1  new findings, stale baseline entries, or baseline growth
-  2  the tool could not do its job: usage, config, I/O, or a file that does not parse";
+  2  the tool could not do its job: usage, config, I/O, a file that cannot be read, resolved
+     or parsed (a missing module, a #[path] outside the root, a FIFO, a dangling symlink, a
+     file over max-file-size or nested too deep), no Rust file found, or no logging statement
+     checked (unless --allow-no-statements)";
 
 const FIX_EXIT_CODES: &str = "\
 Exit codes:
@@ -56,6 +59,9 @@ enum Command {
         /// Write the report to FILE instead of stdout.
         #[arg(long, value_name = "FILE")]
         output: Option<PathBuf>,
+        /// Do not fail when no logging statement is checked (as `allow-no-statements = true`).
+        #[arg(long)]
+        allow_no_statements: bool,
     },
     /// Prune stale baseline entries; refuses to add or raise one without --allow-growth.
     #[command(after_help = "\
@@ -106,8 +112,8 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(2)),
         Err(err) => {
-            // phi-lint: allow(phi::error-message, reason = "its errors name config keys, paths and git refs, never scanned values")
-            eprintln!("phi-lint: error: {err:#}");
+            // phi-lint: allow(phi::print, reason = "its errors name config keys, paths and git refs, never scanned values; escaped for the terminal")
+            eprintln!("phi-lint: error: {}", printable(&format!("{err:#}")));
             ExitCode::from(2)
         }
     }
@@ -122,8 +128,15 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             baseline_ref,
             format,
             output,
+            allow_no_statements,
         } => {
-            let report = check(&paths, config.as_deref(), baseline.as_deref(), baseline_ref)?;
+            let report = phi_lint::check(&CheckOptions {
+                paths,
+                config,
+                baseline,
+                baseline_ref,
+                allow_no_statements,
+            })?;
             emit(&report, format, output.as_deref())?;
             Ok(report.exit_code())
         }
@@ -159,45 +172,6 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
     }
 }
 
-fn check(
-    paths: &[PathBuf],
-    config: Option<&Path>,
-    baseline: Option<&Path>,
-    baseline_ref: Option<String>,
-) -> anyhow::Result<Report> {
-    let scan = Scan::new(paths, config)?;
-    let result = phi_lint::lint(&scan);
-    let path = baseline.map_or_else(|| scan.root.join(baseline::FILE_NAME), Path::to_path_buf);
-    let current = Baseline::load(&path)?;
-    let mut findings = result.findings;
-    let stale = current
-        .as_ref()
-        .map(|b| b.apply(&mut findings))
-        .unwrap_or_default();
-    let growth = match &baseline_ref {
-        Some(r) => {
-            let old = Baseline::at_git_ref(&path, r)?.unwrap_or_default();
-            current.clone().unwrap_or_default().growth_since(&old)
-        }
-        None => Vec::new(),
-    };
-    Ok(Report {
-        baseline_path: current
-            .as_ref()
-            .map(|_| relative_display(&scan.root, &path)),
-        baseline_ref,
-        root: scan.root,
-        files: result.files,
-        statements: result.statements,
-        findings,
-        stale,
-        growth,
-        errors: result.errors,
-        suppressions: result.suppressions,
-        suppressed: result.suppressed,
-    })
-}
-
 fn update_baseline(
     paths: &[PathBuf],
     config: Option<&Path>,
@@ -210,12 +184,13 @@ fn update_baseline(
     if !result.errors.is_empty() {
         let mut msg = String::from("cannot update the baseline while files fail to parse:");
         for e in &result.errors {
-            let _ = write!(msg, "\n  {}: {}", e.file, e.message);
+            let _ = write!(msg, "\n  {}: {}", printable(&e.file), printable(&e.message));
         }
         bail!(msg);
     }
     let path = baseline.map_or_else(|| scan.root.join(baseline::FILE_NAME), Path::to_path_buf);
-    let shown = path.display();
+    let shown = path.display().to_string();
+    let shown = printable(&shown);
     let existing = Baseline::load(&path)?;
     let mut stdout = io::stdout().lock();
     if init {
@@ -248,10 +223,10 @@ fn update_baseline(
                     out,
                     "  {} {} in {} ({}): `{}` {} -> {}",
                     g.key.rule,
-                    g.key.field,
-                    g.key.path,
-                    g.key.function,
-                    g.key.expr,
+                    printable(&g.key.field),
+                    printable(&g.key.path),
+                    printable(&g.key.function),
+                    printable(&g.key.expr),
                     g.ref_count,
                     g.count
                 );
@@ -328,12 +303,4 @@ fn ignore_broken_pipe(r: io::Result<()>) -> io::Result<()> {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         other => other,
     }
-}
-
-fn relative_display(root: &Path, path: &Path) -> String {
-    path.strip_prefix(root)
-        .unwrap_or(path)
-        .to_string_lossy()
-        .trim_start_matches("./")
-        .to_owned()
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::finding::{FileError, Finding, FindingKey};
+use crate::walk::ScanCounts;
 
 mod github;
 mod human;
@@ -63,6 +64,24 @@ pub struct Report {
     pub suppressions: usize,
     /// Findings those comments suppressed.
     pub suppressed: usize,
+    /// How the linted files were found, and what was counted but not linted.
+    pub scope: ScanCounts,
+    /// Files matched by `exclude`, root-relative: counted, not linted.
+    pub excluded: Vec<String>,
+    /// Whether a report that checked no logging statement fails (exit 2). [`crate::check`] sets
+    /// it unless `allow-no-statements` is configured.
+    pub require_statements: bool,
+}
+
+/// `text` safe to print on one terminal line: control characters (line breaks, escape
+/// sequences), Unicode line separators and bidi overrides are shown escaped (`\n`, `\u{1b}`).
+///
+/// ```
+/// assert_eq!(phi_lint::report::printable("a\n::error::x"), "a\\n::error::x");
+/// ```
+#[must_use]
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    human::clean(text)
 }
 
 /// The exit code of `phi-lint check`: a contract, documented in `--help` and the README.
@@ -71,7 +90,8 @@ pub mod exit {
     pub const CLEAN: i32 = 0;
     /// New findings, stale baseline entries, or baseline growth.
     pub const FINDINGS: i32 = 1;
-    /// The tool could not do its job: usage, config, I/O, or a file that does not parse.
+    /// The tool could not do its job: usage, config, I/O, a file that cannot be read, resolved or
+    /// parsed, no Rust file, or no logging statement checked (unless allowed).
     pub const ERROR: i32 = 2;
 }
 
@@ -87,10 +107,23 @@ impl Report {
         self.findings.iter().filter(|f| f.baselined).count()
     }
 
+    /// Whether the report fails because it checked no logging statement at all (and no file
+    /// failed, which would explain it).
+    #[must_use]
+    pub fn no_statements(&self) -> bool {
+        self.require_statements && self.statements == 0 && self.errors.is_empty()
+    }
+
+    /// Errors: files that could not be checked, plus one when no statement was checked.
+    #[must_use]
+    pub fn error_count(&self) -> usize {
+        self.errors.len() + usize::from(self.no_statements())
+    }
+
     /// The exit code this report calls for (see [`exit`]).
     #[must_use]
     pub fn exit_code(&self) -> i32 {
-        if !self.errors.is_empty() {
+        if self.error_count() > 0 {
             exit::ERROR
         } else if self.new_findings().next().is_some()
             || !self.stale.is_empty()

@@ -1,19 +1,31 @@
 //! What to lint: the scan root, its configuration, and the `.rs` files under the given paths.
 //!
-//! The walk follows `.gitignore` (also outside a git repository), skips `target/`, the
-//! configured `exclude` globs and, unless `scan-tests` is set, `tests/`, `benches/` and
-//! `examples/`. A file given explicitly is always linted.
+//! Two sources, both counted in the summary:
+//! - **reached** files: what the crates under the scan root compile, from their `Cargo.toml`
+//!   targets through `mod`, `#[path]` and `include!` (see [`crate::resolve`]), whatever
+//!   `.gitignore`, `.ignore`, hidden directories or symlinks say;
+//! - **unreached** files: every other `.rs` file the directory walk finds. The walk follows
+//!   `.gitignore` and `.ignore` (also outside a git repository), skips hidden entries and
+//!   `target/`, and treats a file under a `tests/`, `benches/` or `examples/` directory as test
+//!   code, since no crate says otherwise.
+//!
+//! Test code (a test target's files, `#[cfg(test)]` modules, and those unreached test-directory
+//! files) is linted only with `scan-tests`. A file given by path is always linted. Files matching
+//! `exclude` are counted, never linted. Everything that cannot be read or resolved fails closed.
 
+use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
 use globset::{GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
+use rayon::prelude::*;
 
 use crate::Error;
 use crate::config::{Config, Source};
 use crate::finding::FileError;
+use crate::resolve::{self, Role};
 
-/// Directories that hold test code, skipped unless `scan-tests` is set.
+/// Directories whose unreached files are test code.
 const TEST_DIRS: &[&str] = &["tests", "benches", "examples"];
 
 /// A resolved scan: root, configuration and files, ready for [`crate::lint`].
@@ -28,8 +40,29 @@ pub struct Scan {
     pub config_source: Source,
     /// The files to lint, sorted, each with its path relative to the root (`/` separators).
     pub files: Vec<(PathBuf, String)>,
-    /// Entries the walk could not read. The check fails closed on them.
+    /// Entries the walk or the resolver could not read or resolve. The check fails closed on them.
     pub walk_errors: Vec<FileError>,
+    /// How the files to lint were found.
+    pub counts: ScanCounts,
+    /// Files matched by `exclude`, root-relative, sorted: counted, not linted.
+    pub excluded: Vec<String>,
+    /// Build scripts and their modules (root-relative), whose `cargo:` lines are not logs.
+    pub build_scripts: BTreeSet<String>,
+}
+
+/// How many files of each kind a scan found.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScanCounts {
+    /// Files to lint that a crate compiles (reached from its `Cargo.toml` targets).
+    pub reached: usize,
+    /// Files to lint that no crate under the root reaches, found by the directory walk.
+    pub unreached: usize,
+    /// Files to lint given by path on the command line.
+    pub given: usize,
+    /// Test code not linted (without `scan-tests`).
+    pub test_files: usize,
+    /// Files matched by `exclude`.
+    pub excluded: usize,
 }
 
 impl Scan {
@@ -41,67 +74,166 @@ impl Scan {
             paths.to_vec()
         };
         for p in &paths {
-            if !p.exists() {
-                return Err(Error::Path {
-                    path: p.display().to_string(),
-                    message: "no such file or directory".into(),
-                });
-            }
+            check_given(p)?;
         }
         let root = match paths.as_slice() {
             [one] if one.is_dir() => one.clone(),
             _ => PathBuf::from("."),
         };
         let (config, config_source) = Config::load(&root, config)?;
-        let excludes = exclude_set(&config);
-        let mut files = Vec::new();
+        let exclude_globs = exclude_set(&config);
+        let max = config.max_file_size();
+
+        let mut given = Vec::new();
+        let mut walked = BTreeSet::new();
+        let mut manifests = Vec::new();
         let mut walk_errors = Vec::new();
         for p in &paths {
             if p.is_file() {
-                files.push((p.clone(), relative(&root, p)));
+                given.push(relative(&root, p));
                 continue;
             }
-            let walk_root = root.clone();
-            let walk_excludes = excludes.clone();
-            let scan_tests = config.scan_tests;
-            let walker = WalkBuilder::new(p)
-                .require_git(false)
-                .filter_entry(move |entry| {
-                    let rel = relative(&walk_root, entry.path());
-                    keep(
-                        &rel,
-                        entry.file_type().is_some_and(|t| t.is_dir()),
-                        scan_tests,
-                        &walk_excludes,
-                    )
-                })
-                .build();
-            for entry in walker {
-                match entry {
-                    Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
-                        if e.path().extension().is_some_and(|x| x == "rs") {
-                            files.push((e.path().to_owned(), relative(&root, e.path())));
-                        }
+            walk(&root, p, &mut walked, &mut manifests, &mut walk_errors);
+        }
+
+        let resolved = resolve::resolve(&root, &manifests, &exclude_globs, max);
+        walk_errors.extend(resolved.errors);
+        let mut counts = ScanCounts::default();
+        let mut excluded: BTreeSet<String> = resolved.excluded;
+        let mut build_scripts = BTreeSet::new();
+        let mut files: Vec<(PathBuf, String)> = Vec::new();
+        for (rel, role) in &resolved.files {
+            match role {
+                Role::Test if !config.scan_tests => counts.test_files += 1,
+                _ => {
+                    if *role == Role::BuildScript {
+                        build_scripts.insert(rel.clone());
                     }
-                    Ok(_) => {}
-                    Err(err) => walk_errors.push(FileError {
-                        file: p.display().to_string(),
-                        pos: None,
-                        message: format!("cannot walk: {}", lower_first(&err.to_string())),
-                    }),
+                    counts.reached += 1;
+                    files.push((root.join(rel), rel.clone()));
+                }
+            }
+        }
+
+        // What the walk found that no crate reaches.
+        let mut unreached = Vec::new();
+        for rel in walked {
+            if resolved.files.contains_key(&rel) || resolved.seen.contains(&rel) {
+                continue;
+            }
+            if exclude_globs.is_match(&rel) {
+                excluded.insert(rel);
+            } else if !config.scan_tests && in_test_dir(&rel) {
+                counts.test_files += 1;
+            } else {
+                unreached.push(rel);
+            }
+        }
+        let checked: Vec<Result<(), FileError>> = unreached
+            .par_iter()
+            .chain(given.par_iter())
+            .map(|rel| resolve::load(&root, rel, max).map(|_| ()))
+            .collect();
+        let n_unreached = unreached.len();
+        for (i, (rel, ok)) in unreached.into_iter().chain(given).zip(checked).enumerate() {
+            match ok {
+                Err(e) => walk_errors.push(e),
+                Ok(()) if i < n_unreached => {
+                    counts.unreached += 1;
+                    files.push((root.join(&rel), rel));
+                }
+                Ok(()) => {
+                    counts.given += 1;
+                    files.push((root.join(&rel), rel));
                 }
             }
         }
         files.sort_by(|a, b| a.1.cmp(&b.1));
         files.dedup_by(|a, b| a.1 == b.1);
+        counts.excluded = excluded.len();
+        if files.is_empty()
+            && counts.test_files == 0
+            && excluded.is_empty()
+            && walk_errors.is_empty()
+        {
+            return Err(Error::NoRustFiles {
+                path: paths
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
         Ok(Scan {
             root,
             config,
             config_source,
             files,
             walk_errors,
+            counts,
+            excluded: excluded.into_iter().collect(),
+            build_scripts,
         })
     }
+}
+
+/// A path given on the command line: it must exist, and a file must be a regular file.
+fn check_given(p: &Path) -> Result<(), Error> {
+    let fail = |message: &str| Error::Path {
+        path: p.display().to_string(),
+        message: message.to_owned(),
+    };
+    match std::fs::metadata(p) {
+        Ok(m) if m.is_file() || m.is_dir() => Ok(()),
+        Ok(_) => Err(fail("not a regular file or directory")),
+        Err(_) if std::fs::symlink_metadata(p).is_ok() => Err(fail("dangling symlink")),
+        Err(_) => Err(fail("no such file or directory")),
+    }
+}
+
+/// Walks the directory `dir`: `.rs` files and `Cargo.toml`s, root-relative.
+fn walk(
+    root: &Path,
+    dir: &Path,
+    rust: &mut BTreeSet<String>,
+    manifests: &mut Vec<String>,
+    errors: &mut Vec<FileError>,
+) {
+    let walker = WalkBuilder::new(dir)
+        .require_git(false)
+        .filter_entry(|entry| {
+            !(entry.depth() > 0
+                && entry.file_name() == "target"
+                && entry.file_type().is_some_and(|t| t.is_dir()))
+        })
+        .build();
+    for entry in walker {
+        match entry {
+            Ok(e) => {
+                let Some(t) = e.file_type() else { continue };
+                if t.is_dir() {
+                    continue;
+                }
+                let rel = relative(root, e.path());
+                if e.path().extension().is_some_and(|x| x == "rs") {
+                    // Symlinks too: loading follows them, and fails on a dangling one.
+                    rust.insert(rel);
+                } else if t.is_file() && e.file_name() == "Cargo.toml" {
+                    manifests.push(rel);
+                }
+            }
+            Err(err) => errors.push(FileError {
+                file: dir.display().to_string(),
+                pos: None,
+                message: format!("cannot walk: {}", lower_first(&err.to_string())),
+            }),
+        }
+    }
+}
+
+/// Whether an unreached file sits under a `tests/`, `benches/` or `examples/` directory.
+fn in_test_dir(rel: &str) -> bool {
+    rel.split('/').rev().skip(1).any(|c| TEST_DIRS.contains(&c))
 }
 
 fn exclude_set(config: &Config) -> GlobSet {
@@ -113,23 +245,6 @@ fn exclude_set(config: &Config) -> GlobSet {
         }
     }
     b.build().unwrap_or_else(|_| GlobSet::empty())
-}
-
-/// Whether the walk keeps an entry with root-relative path `rel`.
-fn keep(rel: &str, is_dir: bool, scan_tests: bool, excludes: &GlobSet) -> bool {
-    if rel.is_empty() || rel == "." {
-        return true;
-    }
-    if excludes.is_match(rel) {
-        return false;
-    }
-    if is_dir {
-        let name = rel.rsplit('/').next().unwrap_or(rel);
-        if name == "target" || (!scan_tests && TEST_DIRS.contains(&name)) {
-            return false;
-        }
-    }
-    true
 }
 
 /// `path` relative to `root`, with `/` separators and no leading `./`.
@@ -169,17 +284,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keeps_and_skips() {
-        let none = GlobSet::empty();
-        assert!(keep("src/lib.rs", false, false, &none));
-        assert!(!keep("target", true, false, &none));
-        assert!(!keep("crates/a/tests", true, false, &none));
-        assert!(keep("crates/a/tests", true, true, &none));
-        assert!(keep("src/tests.rs", false, false, &none));
-        let mut b = GlobSetBuilder::new();
-        b.add(globset::Glob::new("vendor/**").unwrap());
-        let ex = b.build().unwrap();
-        assert!(!keep("vendor/x/y.rs", false, false, &ex));
+    fn test_directories() {
+        assert!(in_test_dir("crates/a/tests/t.rs"));
+        assert!(in_test_dir("examples/e/main.rs"));
+        assert!(!in_test_dir("src/tests.rs"));
+        assert!(!in_test_dir("tests.rs"));
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! The project holds itself to its own rules: phi-lint, run on this workspace with its
-//! configuration and baseline, finds nothing new and nothing stale.
+//! configuration and baseline through the same pipeline as `phi-lint check`, finds nothing new
+//! and nothing stale.
 
 use std::path::{Path, PathBuf};
 
-use phi_lint::{Baseline, Scan};
+use phi_lint::{CheckOptions, Scan};
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -15,39 +16,53 @@ fn workspace_root() -> PathBuf {
 #[test]
 fn phi_lint_passes_on_this_workspace() {
     let root = workspace_root();
-    let scan = Scan::new(std::slice::from_ref(&root), None).expect("scan the workspace");
-    let result = phi_lint::lint(&scan);
 
-    // Preconditions, so a clean result cannot come from linting nothing.
+    // Preconditions, so a clean result cannot come from linting nothing: the files come from
+    // the crates' targets, and test code and target/ are out of scope.
+    let scan = Scan::new(std::slice::from_ref(&root), None).expect("scan the workspace");
     let linted: Vec<&str> = scan.files.iter().map(|(_, rel)| rel.as_str()).collect();
     for must in [
         "phi-lint/src/main.rs",
         "phi-lint/src/engine.rs",
         "phi-filter/src/names.rs",
+        "tests/src/lib.rs",
     ] {
         assert!(linted.contains(&must), "{must} was not linted: {linted:?}");
     }
     assert!(
-        !linted
-            .iter()
-            .any(|f| f.starts_with("target/") || f.contains("/tests/")),
+        !linted.iter().any(|f| f.starts_with("target/")
+            || f.contains("/tests/")
+            || f.starts_with("tests/it/")
+            || f.ends_with("/tests.rs")),
         "test code and target/ are out of scope: {linted:?}"
     );
-    assert!(result.statements > 0, "no logging statement was checked");
+    assert_eq!(scan.counts.reached, scan.files.len(), "{:?}", scan.counts);
+    assert!(scan.counts.test_files > 0, "{:?}", scan.counts);
     assert!(
-        result.errors.is_empty(),
-        "files failed to parse: {:?}",
-        result.errors
+        scan.excluded
+            .iter()
+            .all(|f| f.starts_with("phi-lint/tests/fixtures/")),
+        "only the deliberate leaks of the fixtures are excluded: {:?}",
+        scan.excluded
     );
 
-    let baseline = Baseline::load(&root.join(phi_lint::baseline::FILE_NAME))
-        .expect("the baseline parses")
-        .expect("the workspace keeps a baseline, even an empty one");
-    let mut findings = result.findings;
-    let stale = baseline.apply(&mut findings);
-    let new: Vec<String> = findings
-        .iter()
-        .filter(|f| !f.baselined)
+    let report = phi_lint::check(&CheckOptions {
+        paths: vec![root],
+        ..CheckOptions::default()
+    })
+    .expect("check the workspace");
+    assert!(report.statements > 0, "no logging statement was checked");
+    assert!(
+        report.errors.is_empty(),
+        "files could not be checked: {:?}",
+        report.errors
+    );
+    assert!(
+        report.baseline_path.is_some(),
+        "the workspace keeps a baseline, even an empty one"
+    );
+    let new: Vec<String> = report
+        .new_findings()
         .map(|f| format!("{}:{}: {}: {}", f.file, f.start.line, f.rule, f.message))
         .collect();
     assert!(
@@ -55,5 +70,10 @@ fn phi_lint_passes_on_this_workspace() {
         "new findings in this workspace:\n{}",
         new.join("\n")
     );
-    assert!(stale.is_empty(), "stale baseline entries: {stale:?}");
+    assert!(
+        report.stale.is_empty(),
+        "stale baseline entries: {:?}",
+        report.stale
+    );
+    assert_eq!(report.exit_code(), 0);
 }

@@ -11,7 +11,7 @@ use crate::grammar::{Interp, Sink, Value};
 
 impl<'ast> Visit<'ast> for Linter<'_> {
     fn visit_item(&mut self, i: &'ast syn::Item) {
-        if !self.config.scan_tests && item_attrs(i).is_some_and(|a| is_test_code(a)) {
+        if !self.config.scan_tests && item_attrs(i).is_some_and(|a| is_test_code(a, self.config)) {
             if let syn::Item::Mod(m) = i
                 && m.content.is_none()
             {
@@ -136,7 +136,7 @@ impl<'ast> Visit<'ast> for Linter<'_> {
             syn::Stmt::Macro(m) => Some(&m.attrs),
             _ => None,
         };
-        if !self.config.scan_tests && attrs.is_some_and(|a| is_test_code(a)) {
+        if !self.config.scan_tests && attrs.is_some_and(|a| is_test_code(a, self.config)) {
             return;
         }
         visit::visit_stmt(self, s);
@@ -153,7 +153,7 @@ impl Linter<'_> {
         span: proc_macro2::Span,
         walk: impl FnOnce(&mut Self),
     ) {
-        if !self.config.scan_tests && is_test_code(attrs) {
+        if !self.config.scan_tests && is_test_code(attrs, self.config) {
             self.skipped
                 .push((span.start().line as u32, span.end().line as u32));
             return;
@@ -263,19 +263,20 @@ fn item_attrs(i: &syn::Item) -> Option<&Vec<Attribute>> {
     })
 }
 
-/// `#[test]`, `#[tokio::test]` and the like, or `#[cfg(test)]` (also inside `all(..)`).
-pub(crate) fn is_test_code(attrs: &[Attribute]) -> bool {
+/// A test attribute (`#[test]`, `#[tokio::test]`, `#[rstest]`, any path whose last segment ends
+/// in `test`, or one listed in `test-attributes`), or `#[cfg(test)]` (also inside `all(..)`).
+pub(crate) fn is_test_code(attrs: &[Attribute], config: &crate::config::Config) -> bool {
     attrs.iter().any(|a| {
         let attr_name = a.path().segments.last().map(|s| s.ident.to_string());
         match attr_name.as_deref() {
-            Some("test") => true,
             Some("cfg") => match &a.meta {
                 Meta::List(list) => list
                     .parse_args::<Meta>()
                     .is_ok_and(|pred| cfg_is_test(&pred)),
                 _ => false,
             },
-            _ => false,
+            Some(_) => config.is_test_attribute(&path_text(a.path())),
+            None => false,
         }
     })
 }

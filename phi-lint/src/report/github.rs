@@ -12,7 +12,8 @@ use std::io::{self, Write};
 
 use super::Report;
 use super::human::{
-    GROWTH_CODE, file_error_message, growth_message, key_note, stale_message, summary,
+    GROWTH_CODE, clean, file_error_message, growth_message, key_note, no_statements_message,
+    stale_message, summary,
 };
 use crate::finding::Finding;
 use crate::rules::Rule;
@@ -59,6 +60,10 @@ pub(super) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         properties.push(("title", "phi-lint: cannot check file".to_owned()));
         annotate(out, &properties, &file_error_message(error))?;
     }
+    if report.no_statements() {
+        let properties = [("title", "phi-lint: no statement checked".to_owned())];
+        annotate(out, &properties, &no_statements_message(report))?;
+    }
 
     writeln!(out, "::group::phi-lint: full list ({})", new.len())?;
     for f in report.new_findings() {
@@ -66,7 +71,7 @@ pub(super) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "{}:{line}:{column}: {code}: {}",
-            plain(&f.file),
+            plain(&f.file).replace(':', "%3A"),
             plain(&f.message)
         )?;
     }
@@ -99,11 +104,14 @@ fn annotate(out: &mut dyn Write, properties: &[(&str, String)], message: &str) -
     )
 }
 
-/// Escapes a workflow command's message: `%`, `\r`, `\n`.
+/// Escapes a workflow command's message: `%`, `\r`, `\n` as `%25`, `%0D`, `%0A`, then any
+/// other control character as the `human` format shows it.
 pub(super) fn escape_data(text: &str) -> String {
-    text.replace('%', "%25")
+    let escaped = text
+        .replace('%', "%25")
         .replace('\r', "%0D")
-        .replace('\n', "%0A")
+        .replace('\n', "%0A");
+    clean(&escaped).into_owned()
 }
 
 /// Escapes a workflow command's property value: as [`escape_data`], plus `:` and `,`.
@@ -111,8 +119,8 @@ pub(super) fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// Text for a plain log line: line breaks become spaces, so it stays one line and cannot start a
-/// workflow command.
+/// Text for a plain log line: escaped as a workflow command's message, so it stays one line; the
+/// file name at the start of a line also has its `:` escaped, so it cannot start a command.
 fn plain(text: &str) -> String {
-    text.replace(['\r', '\n'], " ")
+    escape_data(text)
 }

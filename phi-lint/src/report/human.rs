@@ -1,6 +1,7 @@
 //! The `human` format: rustc-style diagnostics with the source line and a caret under the value,
 //! then one summary line. Also the wording the other formats share (summary, counts, keys).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -40,10 +41,49 @@ pub(super) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         write_entry(out, &headline, baseline, &growth.key, GROWTH_HELP)?;
     }
     for error in &report.errors {
-        writeln!(out, "error: {}", file_error_message(error))?;
+        writeln!(out, "error: {}", clean(&file_error_message(error)))?;
+        writeln!(out)?;
+    }
+    if report.no_statements() {
+        writeln!(out, "error: {}", no_statements_message(report))?;
         writeln!(out)?;
     }
     writeln!(out, "{}", summary(report))
+}
+
+/// Why a scan that checked no statement fails.
+pub(super) fn no_statements_message(report: &Report) -> String {
+    format!(
+        "no logging statement was checked in {}: is the gate pointed at the right directory? if this is expected, set `allow-no-statements = true` or pass --allow-no-statements",
+        count(report.files, "file", "files")
+    )
+}
+
+/// `text` safe to print on one terminal line: control characters (line breaks, escape
+/// sequences), Unicode line separators and bidirectional overrides are shown as `\n`,
+/// `\u{1b}`, …, so a crafted file name or expression cannot start a line of its own (a forged
+/// `::error` in GitHub Actions) or reorder what the reader sees.
+pub(super) fn clean(text: &str) -> Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if unsafe_char(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// One finding: headline, location, source line with carets (when the file can be read), help.
@@ -51,8 +91,8 @@ fn write_finding(out: &mut dyn Write, finding: &Finding, line: Option<&str>) -> 
     let info = finding.rule.info();
     let (line_no, column) = (finding.start.line, finding.start.column);
     let pad = " ".repeat(line_no.to_string().len());
-    writeln!(out, "error[{}]: {}", info.code, finding.message)?;
-    writeln!(out, "{pad}--> {}:{line_no}:{column}", finding.file)?;
+    writeln!(out, "error[{}]: {}", info.code, clean(&finding.message))?;
+    writeln!(out, "{pad}--> {}:{line_no}:{column}", clean(&finding.file))?;
     writeln!(out, "{pad} |")?;
     if let Some(text) = line {
         let end = (finding.end.line == line_no).then_some(finding.end.column);
@@ -84,12 +124,12 @@ fn write_entry(
     key: &FindingKey,
     help: &str,
 ) -> io::Result<()> {
-    writeln!(out, "{headline}")?;
+    writeln!(out, "{}", clean(headline))?;
     if let Some(path) = baseline {
-        writeln!(out, " --> {path}")?;
+        writeln!(out, " --> {}", clean(path))?;
     }
     writeln!(out, "  |")?;
-    writeln!(out, "  = note: {}", key_note(key))?;
+    writeln!(out, "  = note: {}", clean(&key_note(key)))?;
     writeln!(out, "  = help: {help}")?;
     writeln!(out)
 }
@@ -234,7 +274,7 @@ pub(super) fn summary(report: &Report) -> String {
             "grown baseline entries",
         ));
         line.push_str(", ");
-        line.push_str(&count(report.errors.len(), "error", "errors"));
+        line.push_str(&count(report.error_count(), "error", "errors"));
         line.push_str("; ");
     }
     line.push_str(&count(report.files, "file", "files"));
@@ -251,5 +291,30 @@ pub(super) fn summary(report: &Report) -> String {
     if report.exit_code() == super::exit::CLEAN && baselined > 0 {
         let _ = write!(line, ", {baselined} baselined");
     }
+    line.push_str("; ");
+    line.push_str(&scope(report));
     line
+}
+
+/// Where the linted files came from, and what was found but not linted: `2 reached by a crate,
+/// 1 unreached, 3 test files not linted, 1 excluded`.
+pub(super) fn scope(report: &Report) -> String {
+    let s = &report.scope;
+    let mut parts = vec![
+        format!("{} reached by a crate", s.reached),
+        format!("{} unreached", s.unreached),
+    ];
+    if s.given > 0 {
+        parts.push(format!("{} given by path", s.given));
+    }
+    if s.test_files > 0 {
+        parts.push(format!(
+            "{} not linted",
+            count(s.test_files, "test file", "test files")
+        ));
+    }
+    if s.excluded > 0 {
+        parts.push(format!("{} excluded", s.excluded));
+    }
+    parts.join(", ")
 }

@@ -20,12 +20,19 @@ struct Document<'a> {
     stale: &'a [Stale],
     growth: &'a [Growth],
     errors: Vec<ErrorOut<'a>>,
+    /// Files matched by `exclude`.
+    excluded: &'a [String],
 }
 
 /// The counts, and the exit code the report calls for.
 #[derive(Serialize)]
 struct Summary {
     files: usize,
+    reached: usize,
+    unreached: usize,
+    given: usize,
+    test_files: usize,
+    excluded: usize,
     statements: usize,
     /// All findings, new and baselined.
     findings: usize,
@@ -36,6 +43,8 @@ struct Summary {
     errors: usize,
     suppressions: usize,
     suppressed: usize,
+    /// The scan checked no statement and that is not allowed: an error.
+    no_statements: bool,
     exit_code: i32,
 }
 
@@ -143,21 +152,28 @@ pub(super) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         version: VERSION,
         summary: Summary {
             files: report.files,
+            reached: report.scope.reached,
+            unreached: report.scope.unreached,
+            given: report.scope.given,
+            test_files: report.scope.test_files,
+            excluded: report.scope.excluded,
             statements: report.statements,
             findings: report.findings.len(),
             new: report.findings.len() - baselined,
             baselined,
             stale: report.stale.len(),
             growth: report.growth.len(),
-            errors: report.errors.len(),
+            errors: report.error_count(),
             suppressions: report.suppressions,
             suppressed: report.suppressed,
+            no_statements: report.no_statements(),
             exit_code: report.exit_code(),
         },
         findings: report.findings.iter().map(FindingOut::from).collect(),
         stale: &report.stale,
         growth: &report.growth,
         errors: report.errors.iter().map(ErrorOut::from).collect(),
+        excluded: &report.excluded,
     };
     serde_json::to_writer_pretty(&mut *out, &document)?;
     writeln!(out)

@@ -161,6 +161,7 @@ fn full_report(root: &Path) -> Report {
         ],
         suppressions: 1,
         suppressed: 2,
+        ..Report::default()
     }
 }
 
@@ -339,6 +340,8 @@ fn json_parses_and_counts_match() {
     let summary = serde_json::json!({
         "files": 5, "statements": 23, "findings": 5, "new": 4, "baselined": 1, "stale": 1,
         "growth": 1, "errors": 2, "suppressions": 1, "suppressed": 2, "exit_code": exit::ERROR,
+        "reached": 0, "unreached": 0, "given": 0, "test_files": 0, "excluded": 0,
+        "no_statements": false,
     });
     assert_eq!(json["summary"], summary);
     let findings = json["findings"].as_array().expect("findings");
@@ -434,7 +437,10 @@ fn github_escapes_data_and_properties() {
                       title=phi%3A%3Ainterpolation::100%25 of `x`%0A::warning::pwned\n";
     assert!(out.starts_with(annotation), "{out}");
     assert!(
-        out.contains("\nsrc/a,b:c.rs:20:9: phi::interpolation: 100% of `x` ::warning::pwned\n")
+        out.contains(
+            "\nsrc/a,b%3Ac.rs:20:9: phi::interpolation: 100%25 of `x`%0A::warning::pwned\n"
+        ),
+        "{out}"
     );
     assert!(!out.lines().any(|l| l.starts_with("::warning")), "{out}");
 }

@@ -10,6 +10,7 @@ mod exit_codes;
 mod explain;
 mod fix;
 mod formats;
+mod resolve;
 mod walk;
 
 use std::fmt;

@@ -85,7 +85,8 @@ fn baseline_lifecycle() {
     run.assert_out(0, &[]);
     assert_eq!(
         run.stdout,
-        "phi-lint: clean; 1 file, 2 statements, no suppressions, 2 baselined\n"
+        "phi-lint: clean; 1 file, 2 statements, no suppressions, 2 baselined; \
+         0 reached by a crate, 1 unreached\n"
     );
 
     // (b) A new leak fails, and only it is named.

@@ -14,7 +14,8 @@ fn exit_0_on_a_clean_tree() {
     run.assert_out(0, &[]);
     // "1 statement": the logging was checked, so the pass is not vacuous.
     assert_eq!(
-        run.stdout, "phi-lint: clean; 1 file, 1 statement, no suppressions\n",
+        run.stdout,
+        "phi-lint: clean; 1 file, 1 statement, no suppressions; 0 reached by a crate, 1 unreached\n",
         "{run}"
     );
 }
@@ -33,7 +34,7 @@ fn exit_1_on_a_leak() {
     assert_eq!(
         run.summary(),
         "phi-lint: 1 new finding, 0 baselined, 0 stale baseline entries, 0 grown baseline \
-         entries, 0 errors; 1 file, 1 statement, no suppressions",
+         entries, 0 errors; 1 file, 1 statement, no suppressions; 0 reached by a crate, 1 unreached",
         "{run}"
     );
 }

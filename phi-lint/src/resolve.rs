@@ -1,0 +1,495 @@
+//! The files rustc compiles: from each crate's targets (see [`manifest`]), every `mod NAME;`,
+//! `#[path]` and `include!` is followed, whatever `.gitignore`, `.ignore`, hidden directories or
+//! symlinks say. A file inherits its role from the target that reaches it: the library, binaries
+//! and build scripts are production code; examples, integration tests and benches are test code;
+//! a module declared under `#[cfg(test)]`, or a file whose first attribute is `#![cfg(test)]`, is
+//! test code. A file reached both ways is production code.
+//!
+//! Fails closed, by name: a `mod NAME;` with no file (unless it sits under a `#[cfg]`, where
+//! rustc need not load it), a `#[path]` or `include!` outside the scan root, a file found at both
+//! `NAME.rs` and `NAME/mod.rs`, a dangling symlink, a non-regular file, an unreadable file, one
+//! over `max-file-size`, or one beyond the nesting bounds of [`outline`].
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use globset::GlobSet;
+use rayon::prelude::*;
+use syn::{Attribute, Expr, ExprLit, Lit, Meta};
+
+use crate::finding::{FileError, Pos};
+use outline::{Inline, Outline};
+
+mod manifest;
+pub(crate) mod outline;
+
+/// What a file is to the crate that compiles it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Role {
+    /// Library, binary and their modules.
+    Production,
+    /// A build script (`build.rs`) and its modules: production code whose `cargo:` lines on
+    /// stdout are instructions to cargo, not logs.
+    BuildScript,
+    /// Integration tests, benches, examples, and `#[cfg(test)]` modules.
+    Test,
+}
+
+impl Role {
+    /// Of two ways to reach a file, the one that makes it linted.
+    fn stronger(self, other: Role) -> Role {
+        self.min(other)
+    }
+}
+
+/// The files the crates under a scan root compile.
+#[derive(Debug, Default)]
+pub(crate) struct Resolved {
+    /// Reached files (root-relative, `/` separators) and their roles, errors excluded.
+    pub(crate) files: BTreeMap<String, Role>,
+    /// Reached files matched by `exclude` (not read, not followed).
+    pub(crate) excluded: BTreeSet<String>,
+    /// Everything that failed closed.
+    pub(crate) errors: Vec<FileError>,
+    /// Every file the resolver tried, errors included, so the walk does not report them again.
+    pub(crate) seen: BTreeSet<String>,
+}
+
+/// A file to load, and where its child modules live.
+#[derive(Debug, Clone)]
+struct Node {
+    rel: String,
+    role: Role,
+    /// The directory of `mod NAME;` files declared at the top level of this file.
+    mod_dir: String,
+    /// The directory of the file itself (for a top-level `#[path]`).
+    file_dir: String,
+}
+
+impl Node {
+    /// A crate root, a `mod.rs`, or a file loaded through `#[path]`: its modules live beside it.
+    fn mod_rs(rel: String, role: Role) -> Node {
+        let dir = parent(&rel);
+        Node {
+            rel,
+            role,
+            mod_dir: dir.clone(),
+            file_dir: dir,
+        }
+    }
+
+    /// `a/foo.rs`: its modules live in `a/foo/`.
+    fn non_mod_rs(rel: String, role: Role) -> Node {
+        let dir = parent(&rel);
+        let stem = rel
+            .rsplit('/')
+            .next()
+            .unwrap_or(&rel)
+            .trim_end_matches(".rs");
+        let mod_dir = join_rel(&dir, stem).unwrap_or_default();
+        Node {
+            rel,
+            role,
+            mod_dir,
+            file_dir: dir,
+        }
+    }
+}
+
+/// Resolves every crate whose manifest is in `manifests` (root-relative paths of `Cargo.toml`s).
+pub(crate) fn resolve(
+    root: &Path,
+    manifests: &[String],
+    excludes: &GlobSet,
+    max_file_size: u64,
+) -> Resolved {
+    let mut out = Resolved::default();
+    let mut queue: Vec<Node> = Vec::new();
+    let mut manifests: Vec<String> = manifests.to_vec();
+    let mut done_manifests = BTreeSet::new();
+    while let Some(m) = manifests.pop() {
+        if !done_manifests.insert(m.clone()) || excludes.is_match(&m) {
+            continue;
+        }
+        let dir = parent(&m);
+        let text = match read_checked(root, &m, max_file_size) {
+            Ok(t) => t,
+            Err(e) => {
+                out.errors.push(e);
+                continue;
+            }
+        };
+        match manifest::read(root, &dir, &text) {
+            Ok(declared) => {
+                for problem in declared.problems {
+                    out.errors.push(error(&m, None, problem));
+                }
+                for member in declared.members {
+                    manifests.push(join_rel(&member, "Cargo.toml").unwrap_or_default());
+                }
+                for t in declared.targets {
+                    queue.push(Node::mod_rs(t.rel, t.role));
+                }
+            }
+            Err(message) => out.errors.push(error(&m, None, message)),
+        }
+    }
+
+    let mut best: BTreeMap<String, Role> = BTreeMap::new();
+    while !queue.is_empty() {
+        // Keep only nodes that are new, or reach a file in a stronger role than before.
+        let level: Vec<Node> = std::mem::take(&mut queue)
+            .into_iter()
+            .filter(|n| {
+                if excludes.is_match(&n.rel) {
+                    out.excluded.insert(n.rel.clone());
+                    return false;
+                }
+                match best.get(&n.rel) {
+                    Some(r) if r.stronger(n.role) == *r => false,
+                    _ => {
+                        best.insert(n.rel.clone(), n.role);
+                        true
+                    }
+                }
+            })
+            .collect();
+        let loaded: Vec<Result<Outline, FileError>> = level
+            .par_iter()
+            .map(|n| load(root, &n.rel, max_file_size))
+            .collect();
+        for (node, result) in level.into_iter().zip(loaded) {
+            out.seen.insert(node.rel.clone());
+            let outline = match result {
+                Ok(o) => o,
+                Err(e) => {
+                    out.errors.push(e);
+                    out.files.remove(&node.rel);
+                    continue;
+                }
+            };
+            let mut node = node;
+            if is_cfg_test(&parse_attrs(&outline.inner_attrs)) {
+                node.role = Role::Test;
+            }
+            let entry = out.files.entry(node.rel.clone()).or_insert(node.role);
+            *entry = entry.stronger(node.role);
+            children(root, &node, &outline, &mut queue, &mut out.errors);
+        }
+    }
+    // A file that failed once is an error, however else it was reached.
+    let failed: BTreeSet<&str> = out.errors.iter().map(|e| e.file.as_str()).collect();
+    out.files.retain(|rel, _| !failed.contains(rel.as_str()));
+    out
+}
+
+/// Queues the modules and includes `node` declares.
+fn children(
+    root: &Path,
+    node: &Node,
+    outline: &Outline,
+    queue: &mut Vec<Node>,
+    errors: &mut Vec<FileError>,
+) {
+    let at = |line: u32| Some(Pos { line, column: 1 });
+    for decl in &outline.mods {
+        let attrs = parse_attrs(&decl.attrs);
+        let inline_attrs: Vec<Vec<Attribute>> =
+            decl.inline.iter().map(|i| parse_attrs(&i.attrs)).collect();
+        let test = node.role == Role::Test
+            || is_cfg_test(&attrs)
+            || inline_attrs.iter().any(|a| is_cfg_test(a));
+        let role = if test { Role::Test } else { node.role };
+        let gated = has_cfg(&attrs) || inline_attrs.iter().any(|a| has_cfg(a));
+        let Some(base) = inline_dir(&node.mod_dir, &decl.inline, &inline_attrs) else {
+            errors.push(error(
+                &node.rel,
+                at(decl.line),
+                format!(
+                    "the inline modules around `mod {}` point outside the scan root",
+                    decl.name
+                ),
+            ));
+            continue;
+        };
+        if let Some(path) = path_attr(&attrs) {
+            let from = if decl.inline.is_empty() {
+                &node.file_dir
+            } else {
+                &base
+            };
+            match join_rel(from, &path) {
+                Some(rel) if present(root, &rel) => queue.push(Node::mod_rs(rel, role)),
+                Some(_) if gated || decl.in_macro => {}
+                Some(rel) => errors.push(error(
+                    &node.rel,
+                    at(decl.line),
+                    format!("`mod {}` has no file: #[path] names `{rel}`", decl.name),
+                )),
+                None => errors.push(error(
+                    &node.rel,
+                    at(decl.line),
+                    format!(
+                        "#[path = \"{path}\"] of `mod {}` points outside the scan root",
+                        decl.name
+                    ),
+                )),
+            }
+            continue;
+        }
+        let flat = join_rel(&base, &format!("{}.rs", decl.name)).unwrap_or_default();
+        let nested = join_rel(&base, &format!("{}/mod.rs", decl.name)).unwrap_or_default();
+        match (present(root, &flat), present(root, &nested)) {
+            (true, false) => queue.push(Node::non_mod_rs(flat, role)),
+            (false, true) => queue.push(Node::mod_rs(nested, role)),
+            (true, true) => errors.push(error(
+                &node.rel,
+                at(decl.line),
+                format!(
+                    "`mod {}` has a file at both `{flat}` and `{nested}`",
+                    decl.name
+                ),
+            )),
+            (false, false) if gated || decl.in_macro => {}
+            (false, false) => errors.push(error(
+                &node.rel,
+                at(decl.line),
+                format!(
+                    "`mod {}` has no file: neither `{flat}` nor `{nested}` exists",
+                    decl.name
+                ),
+            )),
+        }
+    }
+    for inc in &outline.includes {
+        // `include!` reads relative to the including file; the text lands in the module where
+        // the call is, so its own `mod`s resolve from there.
+        match join_rel(&node.file_dir, &inc.path) {
+            Some(rel) if present(root, &rel) => {
+                let inline_attrs: Vec<Vec<Attribute>> =
+                    inc.inline.iter().map(|i| parse_attrs(&i.attrs)).collect();
+                let mod_dir = inline_dir(&node.mod_dir, &inc.inline, &inline_attrs)
+                    .unwrap_or_else(|| node.mod_dir.clone());
+                queue.push(Node {
+                    file_dir: parent(&rel),
+                    rel,
+                    role: node.role,
+                    mod_dir,
+                });
+            }
+            Some(rel) => errors.push(error(
+                &node.rel,
+                at(inc.line),
+                format!(
+                    "include!(\"{}\") has no file: `{rel}` does not exist",
+                    inc.path
+                ),
+            )),
+            None => errors.push(error(
+                &node.rel,
+                at(inc.line),
+                format!("include!(\"{}\") points outside the scan root", inc.path),
+            )),
+        }
+    }
+}
+
+/// The directory of modules declared inside inline `mod a { mod b { .. } }` blocks.
+fn inline_dir(mod_dir: &str, inline: &[Inline], attrs: &[Vec<Attribute>]) -> Option<String> {
+    let mut dir = mod_dir.to_owned();
+    for (m, a) in inline.iter().zip(attrs) {
+        let part = path_attr(a).unwrap_or_else(|| m.name.clone());
+        dir = join_rel(&dir, &part)?;
+    }
+    Some(dir)
+}
+
+/// Whether a path exists as a directory entry (a dangling symlink counts: loading it fails).
+fn present(root: &Path, rel: &str) -> bool {
+    std::fs::symlink_metadata(root.join(rel)).is_ok()
+}
+
+/// Reads and outlines one file, failing closed on anything that keeps it from being linted.
+pub(crate) fn load(root: &Path, rel: &str, max_file_size: u64) -> Result<Outline, FileError> {
+    let text = read_checked(root, rel, max_file_size)?;
+    outline::outline(&text).map_err(|b| error(rel, None, b.message()))
+}
+
+/// Reads a regular file of at most `max_file_size` bytes as UTF-8.
+pub(crate) fn read_checked(
+    root: &Path,
+    rel: &str,
+    max_file_size: u64,
+) -> Result<String, FileError> {
+    let path = root.join(rel);
+    let meta = match std::fs::metadata(&path) {
+        Ok(m) => m,
+        Err(e) => {
+            let dangling = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_symlink());
+            let message = if dangling {
+                "dangling symlink".to_owned()
+            } else {
+                format!("cannot read: {}", crate::walk::io_message(&e))
+            };
+            return Err(error(rel, None, message));
+        }
+    };
+    if !meta.is_file() {
+        return Err(error(rel, None, "not a regular file".to_owned()));
+    }
+    if meta.len() > max_file_size {
+        return Err(error(
+            rel,
+            None,
+            format!(
+                "{} bytes, over max-file-size ({max_file_size}); raise max-file-size or exclude the file",
+                meta.len()
+            ),
+        ));
+    }
+    let bytes = std::fs::read(&path).map_err(|e| {
+        error(
+            rel,
+            None,
+            format!("cannot read: {}", crate::walk::io_message(&e)),
+        )
+    })?;
+    String::from_utf8(bytes).map_err(|_| error(rel, None, "not valid UTF-8".to_owned()))
+}
+
+fn error(file: &str, pos: Option<Pos>, message: String) -> FileError {
+    FileError {
+        file: file.to_owned(),
+        pos,
+        message,
+    }
+}
+
+/// Attributes from their source text; text syn cannot read is dropped.
+fn parse_attrs(texts: &[String]) -> Vec<Attribute> {
+    use syn::parse::Parser;
+    texts
+        .iter()
+        .filter_map(|t| {
+            if t.starts_with("#!") {
+                Attribute::parse_inner.parse_str(t).ok()
+            } else {
+                Attribute::parse_outer.parse_str(t).ok()
+            }
+        })
+        .flatten()
+        .collect()
+}
+
+/// `#[path = "…"]`.
+fn path_attr(attrs: &[Attribute]) -> Option<String> {
+    attrs.iter().find_map(|a| match &a.meta {
+        Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }) => Some(s.value()),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
+/// Any `#[cfg(..)]`: rustc does not load a module whose cfg is false.
+fn has_cfg(attrs: &[Attribute]) -> bool {
+    attrs.iter().any(|a| a.path().is_ident("cfg"))
+}
+
+/// `#[cfg(test)]`, also inside `all(..)`.
+fn is_cfg_test(attrs: &[Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg")
+            && match &a.meta {
+                Meta::List(list) => list.parse_args::<Meta>().is_ok_and(|m| cfg_is_test(&m)),
+                _ => false,
+            }
+    })
+}
+
+fn cfg_is_test(m: &Meta) -> bool {
+    match m {
+        Meta::Path(p) => p.is_ident("test"),
+        Meta::List(l) => {
+            let Ok(items) = l.parse_args_with(
+                syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated,
+            ) else {
+                return false;
+            };
+            if l.path.is_ident("all") {
+                items.iter().any(cfg_is_test)
+            } else if l.path.is_ident("any") {
+                !items.is_empty() && items.iter().all(cfg_is_test)
+            } else {
+                false
+            }
+        }
+        Meta::NameValue(_) => false,
+    }
+}
+
+/// The directory part of a root-relative path (`""` at the root).
+fn parent(rel: &str) -> String {
+    rel.rsplit_once('/')
+        .map(|(d, _)| d.to_owned())
+        .unwrap_or_default()
+}
+
+/// `tail` joined to the root-relative directory `base`, lexically normalised; `None` if it is
+/// absolute or climbs out of the scan root.
+pub(crate) fn join_rel(base: &str, tail: &str) -> Option<String> {
+    if tail.starts_with('/') || tail.starts_with('\\') || Path::new(tail).is_absolute() {
+        return None;
+    }
+    let mut parts: Vec<&str> = base.split('/').filter(|p| !p.is_empty()).collect();
+    for part in tail.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joins_and_refuses_to_climb_out() {
+        assert_eq!(join_rel("a/b", "c.rs").as_deref(), Some("a/b/c.rs"));
+        assert_eq!(join_rel("a/b", "../c.rs").as_deref(), Some("a/c.rs"));
+        assert_eq!(join_rel("", "./x/./y.rs").as_deref(), Some("x/y.rs"));
+        assert_eq!(join_rel("a", "../../x.rs"), None);
+        assert_eq!(join_rel("a", "/etc/x.rs"), None);
+    }
+
+    #[test]
+    fn module_directories() {
+        let n = Node::non_mod_rs("src/a/foo.rs".into(), Role::Production);
+        assert_eq!(
+            (n.mod_dir.as_str(), n.file_dir.as_str()),
+            ("src/a/foo", "src/a")
+        );
+        let n = Node::mod_rs("src/lib.rs".into(), Role::Production);
+        assert_eq!(n.mod_dir, "src");
+    }
+
+    #[test]
+    fn cfg_test_attributes() {
+        let attrs = parse_attrs(&[
+            "#[cfg(all(test, feature = \"x\"))]".to_owned(),
+            "#[path = \"p.rs\"]".to_owned(),
+        ]);
+        assert!(is_cfg_test(&attrs));
+        assert_eq!(path_attr(&attrs).as_deref(), Some("p.rs"));
+        assert!(!is_cfg_test(&parse_attrs(&["#[cfg(unix)]".to_owned()])));
+        assert!(is_cfg_test(&parse_attrs(&["#![cfg(test)]".to_owned()])));
+    }
+}

@@ -1,0 +1,740 @@
+//! A file's outline, from one cheap pass over its bytes before syn sees it: the `mod`
+//! declarations and `include!`s the resolver follows, and the nesting bounds that keep syn's
+//! recursive parser (and the visitor, and `Drop`) inside their stacks.
+//!
+//! The pass is a small Rust lexer (comments, strings, raw strings, chars and lifetimes) feeding a
+//! state machine that knows only item prefixes: attributes, `pub(..)`, `mod NAME;`,
+//! `mod NAME { .. }`, `macro_rules! NAME { .. }` and `include!("..")`. It never recurses.
+
+/// Brackets may nest at most this deep. Real code stays under 30; syn needs a few kilobytes of
+/// stack per level, so 40,000 levels overflow any thread.
+pub(crate) const MAX_DEPTH: usize = 256;
+
+/// At most this many operator tokens (`.`, `+`, `!`, `else`, `as`, …) may follow one another
+/// without a `,` or `;` at the same bracket level. Such a run is one deeply nested expression
+/// (`a.b.c…`, `!!!x`, `if .. else if ..`), which syn's visitor and `Drop` walk recursively.
+pub(crate) const MAX_CHAIN: usize = 4096;
+
+/// What the lexer found in one file.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Outline {
+    /// The file's inner attributes (`#![cfg(test)]`), as source text.
+    pub(crate) inner_attrs: Vec<String>,
+    /// Out-of-line `mod NAME;` declarations.
+    pub(crate) mods: Vec<ModDecl>,
+    /// `include!("path")` calls with a string-literal path.
+    pub(crate) includes: Vec<Include>,
+}
+
+/// An inline `mod NAME { .. }` enclosing a declaration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Inline {
+    pub(crate) name: String,
+    /// Its outer attributes, as source text.
+    pub(crate) attrs: Vec<String>,
+}
+
+/// One `mod NAME;`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ModDecl {
+    pub(crate) name: String,
+    /// 1-based line of the `mod` keyword.
+    pub(crate) line: u32,
+    /// Its outer attributes, as source text (`#[cfg(test)]`, `#[path = "x.rs"]`).
+    pub(crate) attrs: Vec<String>,
+    /// Enclosing inline modules, outermost first.
+    pub(crate) inline: Vec<Inline>,
+    /// Whether it sits in another macro's arguments (`cfg_if! { .. }`): the macro may not expand
+    /// it into a module, so a missing file is not an error.
+    pub(crate) in_macro: bool,
+}
+
+/// One `include!("path")`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Include {
+    pub(crate) path: String,
+    pub(crate) line: u32,
+    pub(crate) inline: Vec<Inline>,
+}
+
+/// A file beyond the nesting bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Bound {
+    /// Brackets nest deeper than [`MAX_DEPTH`], first at this line.
+    Depth(u32),
+    /// A run of more than [`MAX_CHAIN`] operators, ending at this line.
+    Chain(u32),
+}
+
+impl Bound {
+    /// Why the file is not parsed, lower-case.
+    pub(crate) fn message(self) -> String {
+        match self {
+            Bound::Depth(line) => format!(
+                "brackets nest deeper than {MAX_DEPTH} levels (line {line}); not parsed, to bound the lint's stack"
+            ),
+            Bound::Chain(line) => format!(
+                "an expression chains more than {MAX_CHAIN} operators (line {line}); not parsed, to bound the lint's stack"
+            ),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tok<'a> {
+    Ident(&'a str),
+    Punct(u8),
+    /// A string literal's source text, quotes (and `r#`) included.
+    Str(&'a str),
+    /// Any other literal, or a lifetime.
+    Lit,
+    Open(u8),
+    Close,
+}
+
+struct Lexer<'a> {
+    b: &'a [u8],
+    text: &'a str,
+    i: usize,
+    line: u32,
+}
+
+fn is_ident_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
+}
+
+impl<'a> Lexer<'a> {
+    fn peek(&self, k: usize) -> u8 {
+        self.b.get(self.i + k).copied().unwrap_or(0)
+    }
+
+    /// Advances over `n` bytes, counting newlines.
+    fn bump_to(&mut self, end: usize) {
+        let end = end.min(self.b.len());
+        self.line += memchr_count(&self.b[self.i..end]);
+        self.i = end;
+    }
+
+    fn skip_trivia(&mut self) {
+        loop {
+            match (self.peek(0), self.peek(1)) {
+                (b'\n', _) => {
+                    self.line += 1;
+                    self.i += 1;
+                }
+                (c, _) if c.is_ascii_whitespace() => self.i += 1,
+                (b'/', b'/') => {
+                    let end = self.b[self.i..]
+                        .iter()
+                        .position(|&c| c == b'\n')
+                        .map_or(self.b.len(), |p| self.i + p);
+                    self.i = end;
+                }
+                (b'/', b'*') => {
+                    let mut depth = 0usize;
+                    let mut j = self.i;
+                    while j < self.b.len() {
+                        match (self.b[j], self.b.get(j + 1).copied().unwrap_or(0)) {
+                            (b'/', b'*') => {
+                                depth += 1;
+                                j += 2;
+                            }
+                            (b'*', b'/') => {
+                                depth -= 1;
+                                j += 2;
+                                if depth == 0 {
+                                    break;
+                                }
+                            }
+                            _ => j += 1,
+                        }
+                    }
+                    self.bump_to(j);
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// A quoted string starting at the `"` at `self.i`; returns the end (after the quote).
+    fn string_end(&self, from: usize) -> usize {
+        let mut j = from + 1;
+        while j < self.b.len() {
+            match self.b[j] {
+                b'\\' => j += 2,
+                b'"' => return j + 1,
+                _ => j += 1,
+            }
+        }
+        self.b.len()
+    }
+
+    /// A raw string whose `#`s start at `from` (just after `r`); returns the end, or `None` if
+    /// this is not a raw string.
+    fn raw_string_end(&self, from: usize) -> Option<usize> {
+        let hashes = self.b[from..].iter().take_while(|&&c| c == b'#').count();
+        if self.b.get(from + hashes) != Some(&b'"') {
+            return None;
+        }
+        let mut j = from + hashes + 1;
+        while j < self.b.len() {
+            if self.b[j] == b'"'
+                && self
+                    .b
+                    .get(j + 1..j + 1 + hashes)
+                    .is_some_and(|h| h.iter().all(|&c| c == b'#'))
+            {
+                return Some(j + 1 + hashes);
+            }
+            j += 1;
+        }
+        Some(self.b.len())
+    }
+
+    fn next(&mut self) -> Option<(Tok<'a>, u32)> {
+        self.skip_trivia();
+        let start = self.i;
+        let c = *self.b.get(start)?;
+        let line = self.line;
+        let tok = match c {
+            b'"' => {
+                let end = self.string_end(start);
+                self.bump_to(end);
+                Tok::Str(&self.text[start..end])
+            }
+            b'\'' => {
+                // A char literal, or a lifetime / label.
+                let next = self.peek(1);
+                let end = if next == b'\\' {
+                    let mut j = start + 3;
+                    while j < self.b.len() && self.b[j] != b'\'' {
+                        j += 1;
+                    }
+                    j + 1
+                } else {
+                    let width = utf8_width(next);
+                    if self.b.get(start + 1 + width) == Some(&b'\'') {
+                        start + 2 + width
+                    } else {
+                        let mut j = start + 1;
+                        while j < self.b.len() && is_ident_byte(self.b[j]) {
+                            j += 1;
+                        }
+                        j
+                    }
+                };
+                self.bump_to(end);
+                Tok::Lit
+            }
+            b'(' | b'[' | b'{' => {
+                self.i += 1;
+                Tok::Open(c)
+            }
+            b')' | b']' | b'}' => {
+                self.i += 1;
+                Tok::Close
+            }
+            c if c.is_ascii_digit() => {
+                let mut j = start;
+                while j < self.b.len()
+                    && (is_ident_byte(self.b[j])
+                        || (self.b[j] == b'.' && self.b.get(j + 1).is_some_and(u8::is_ascii_digit)))
+                {
+                    j += 1;
+                }
+                self.i = j;
+                Tok::Lit
+            }
+            c if is_ident_byte(c) => {
+                let mut j = start;
+                while j < self.b.len() && is_ident_byte(self.b[j]) {
+                    j += 1;
+                }
+                let word = &self.text[start..j];
+                let after = self.b.get(j).copied().unwrap_or(0);
+                match (word, after) {
+                    ("r" | "br" | "cr", b'"' | b'#') => {
+                        if let Some(end) = self.raw_string_end(j) {
+                            self.bump_to(end);
+                            return Some((Tok::Str(&self.text[start..end]), line));
+                        }
+                        if word == "r" && after == b'#' {
+                            // A raw identifier, `r#mod`.
+                            let mut k = j + 1;
+                            while k < self.b.len() && is_ident_byte(self.b[k]) {
+                                k += 1;
+                            }
+                            self.i = k;
+                            return Some((Tok::Ident(&self.text[j + 1..k]), line));
+                        }
+                        self.i = j;
+                        Tok::Ident(word)
+                    }
+                    ("b" | "c", b'"') => {
+                        let end = self.string_end(j);
+                        self.bump_to(end);
+                        Tok::Lit
+                    }
+                    ("b", b'\'') => {
+                        self.i = j;
+                        return self.next().map(|(_, l)| (Tok::Lit, l));
+                    }
+                    _ => {
+                        self.i = j;
+                        Tok::Ident(word)
+                    }
+                }
+            }
+            c => {
+                self.i += 1;
+                Tok::Punct(c)
+            }
+        };
+        Some((tok, line))
+    }
+}
+
+fn utf8_width(lead: u8) -> usize {
+    match lead {
+        0xf0..=0xff => 4,
+        0xe0..=0xef => 3,
+        0xc0..=0xdf => 2,
+        _ => 1,
+    }
+}
+
+#[allow(clippy::naive_bytecount)] // spans of a few bytes to a comment; not worth a dependency
+fn memchr_count(b: &[u8]) -> u32 {
+    b.iter().filter(|&&c| c == b'\n').count() as u32
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Kind {
+    Root,
+    /// An attribute's brackets: where its `#` started, and whether it is `#!`.
+    Attr {
+        start: usize,
+        inner: bool,
+    },
+    InlineMod(Inline),
+    MacroRules,
+    /// Another macro's arguments; `include` when the macro is `include!`.
+    Macro {
+        include: bool,
+    },
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum State {
+    Idle,
+    Hash { start: usize, inner: bool },
+    Pub,
+    Mod,
+    ModName(String),
+}
+
+struct Frame<'a> {
+    kind: Kind,
+    pending: Vec<String>,
+    state: State,
+    /// Operators since the last `,` or `;`.
+    run: usize,
+    /// The last three tokens, newest first, to recognise `macro_rules! NAME {` and `NAME!(`.
+    last: [Option<Tok<'a>>; 3],
+    /// An `include!`'s tokens: the string literal, and how many tokens there were.
+    include: (Option<&'a str>, usize),
+    /// Whether the state before this frame opened was `Pub` (a `pub(crate)` group).
+    after_pub: bool,
+}
+
+impl<'a> Frame<'a> {
+    fn new(kind: Kind, after_pub: bool) -> Self {
+        Frame {
+            kind,
+            pending: Vec::new(),
+            state: State::Idle,
+            run: 0,
+            last: [None; 3],
+            include: (None, 0),
+            after_pub,
+        }
+    }
+
+    fn push_last(&mut self, t: Tok<'a>) {
+        self.last = [Some(t), self.last[0], self.last[1]];
+    }
+}
+
+/// Reads `text`'s outline, or the bound it breaks.
+pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
+    let mut lx = Lexer {
+        b: text.as_bytes(),
+        text,
+        i: 0,
+        line: 1,
+    };
+    let mut out = Outline::default();
+    let mut stack: Vec<Frame<'_>> = vec![Frame::new(Kind::Root, false)];
+    // Open `macro_rules!` bodies and other macros' arguments around the current token.
+    let (mut macro_rules_depth, mut macro_depth) = (0usize, 0usize);
+    while let Some((tok, line)) = lx.next() {
+        let top = stack.last_mut().expect("the root frame is never popped");
+        if tok != Tok::Close
+            && top.include.1 < 2
+            && matches!(top.kind, Kind::Macro { include: true })
+        {
+            if let Tok::Str(s) = tok {
+                top.include.0 = Some(s);
+            }
+            top.include.1 += 1;
+        }
+        match tok {
+            Tok::Open(delim) => {
+                let kind = match (&top.state, top.last) {
+                    (State::Hash { start, inner }, _) if delim == b'[' => Kind::Attr {
+                        start: *start,
+                        inner: *inner,
+                    },
+                    (State::ModName(name), _) if delim == b'{' => Kind::InlineMod(Inline {
+                        name: name.clone(),
+                        attrs: std::mem::take(&mut top.pending),
+                    }),
+                    (
+                        _,
+                        [
+                            Some(Tok::Ident(_)),
+                            Some(Tok::Punct(b'!')),
+                            Some(Tok::Ident("macro_rules")),
+                        ],
+                    ) => Kind::MacroRules,
+                    (_, [Some(Tok::Punct(b'!')), Some(Tok::Ident(name)), _]) => Kind::Macro {
+                        include: name == "include" && delim == b'(',
+                    },
+                    _ => Kind::Other,
+                };
+                let after_pub = top.state == State::Pub;
+                top.push_last(tok);
+                match kind {
+                    Kind::MacroRules => macro_rules_depth += 1,
+                    Kind::Macro { .. } => macro_depth += 1,
+                    _ => {}
+                }
+                stack.push(Frame::new(kind, after_pub));
+                if stack.len() > MAX_DEPTH + 1 {
+                    return Err(Bound::Depth(line));
+                }
+            }
+            Tok::Close => {
+                if stack.len() == 1 {
+                    continue; // unbalanced: syn reports it
+                }
+                let frame = stack.pop().expect("more than the root");
+                match frame.kind {
+                    Kind::MacroRules => macro_rules_depth -= 1,
+                    Kind::Macro { .. } => macro_depth -= 1,
+                    _ => {}
+                }
+                let inline = if matches!(frame.kind, Kind::Macro { include: true }) {
+                    inline_stack(&stack)
+                } else {
+                    Vec::new()
+                };
+                let parent = stack.last_mut().expect("the root");
+                parent.push_last(tok);
+                match frame.kind {
+                    Kind::Attr { start, inner } => {
+                        let attr = text[start..lx.i].to_owned();
+                        if inner {
+                            if matches!(parent.kind, Kind::Root) {
+                                out.inner_attrs.push(attr);
+                            } else if let Kind::InlineMod(m) = &mut parent.kind {
+                                m.attrs.push(attr);
+                            }
+                        } else {
+                            parent.pending.push(attr);
+                        }
+                        parent.state = State::Idle;
+                    }
+                    Kind::Macro { include: true } if macro_rules_depth == 0 => {
+                        if let (Some(lit), 1) = frame.include
+                            && let Some(path) = plain_string(lit)
+                        {
+                            out.includes.push(Include { path, line, inline });
+                        }
+                        parent.state = State::Idle;
+                        parent.pending.clear();
+                    }
+                    _ if frame.after_pub => parent.state = State::Pub,
+                    _ => {
+                        parent.state = State::Idle;
+                        parent.pending.clear();
+                    }
+                }
+            }
+            Tok::Punct(c) => {
+                match c {
+                    b',' | b';' => top.run = 0,
+                    _ => top.run += 1,
+                }
+                if top.run > MAX_CHAIN {
+                    return Err(Bound::Chain(line));
+                }
+                if let (State::ModName(name), b';') = (&top.state, c) {
+                    let name = name.clone();
+                    let attrs = std::mem::take(&mut top.pending);
+                    top.state = State::Idle;
+                    top.push_last(tok);
+                    if macro_rules_depth == 0 {
+                        out.mods.push(ModDecl {
+                            name,
+                            line,
+                            attrs,
+                            inline: inline_stack(&stack),
+                            in_macro: macro_depth > 0,
+                        });
+                    }
+                    continue;
+                }
+                top.state = match (&top.state, c) {
+                    (
+                        State::Hash {
+                            start,
+                            inner: false,
+                        },
+                        b'!',
+                    ) => State::Hash {
+                        start: *start,
+                        inner: true,
+                    },
+                    (_, b'#') => State::Hash {
+                        start: lx.i - 1,
+                        inner: false,
+                    },
+                    _ => {
+                        top.pending.clear();
+                        State::Idle
+                    }
+                };
+                top.push_last(tok);
+            }
+            Tok::Ident(word) => {
+                if matches!(word, "else" | "as") {
+                    top.run += 1;
+                }
+                top.state = match (&top.state, word) {
+                    (State::Idle | State::Pub, "pub") => State::Pub,
+                    (State::Idle | State::Pub, "mod") => State::Mod,
+                    (State::Mod, name) => State::ModName(name.to_owned()),
+                    _ => {
+                        top.pending.clear();
+                        State::Idle
+                    }
+                };
+                top.push_last(tok);
+            }
+            Tok::Str(_) | Tok::Lit => {
+                top.state = State::Idle;
+                top.pending.clear();
+                top.push_last(tok);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Splits `text` into runs of whole top-level items of at least `target` bytes (the last may be
+/// shorter), each starting at a line start, so that positions inside a chunk only shift by the
+/// lines before it: `(byte range, lines before it)`. A text no longer than `target` is one
+/// chunk. Cuts fall only after a top-level `;` or `}` that ends its line.
+pub(crate) fn chunks(text: &str, target: usize) -> Vec<(std::ops::Range<usize>, u32)> {
+    if text.len() <= target {
+        return vec![(0..text.len(), 0)];
+    }
+    let mut lx = Lexer {
+        b: text.as_bytes(),
+        text,
+        i: 0,
+        line: 1,
+    };
+    let mut out = Vec::new();
+    let (mut chunk_start, mut chunk_lines) = (0usize, 0u32);
+    let mut open: Vec<u8> = Vec::new();
+    // The last top-level `;` or `}`: its line and the byte after it.
+    let mut boundary: Option<(u32, usize)> = None;
+    while let Some((tok, line)) = lx.next() {
+        if let Some((bline, bend)) = boundary.take()
+            && line > bline
+            && tok != Tok::Punct(b';')
+            && let Some(nl) = text[bend..].find('\n')
+        {
+            let cut = bend + nl + 1;
+            if cut - chunk_start >= target && !text[bend..cut].contains("/*") {
+                out.push((chunk_start..cut, chunk_lines));
+                (chunk_start, chunk_lines) = (cut, bline);
+            }
+        }
+        match tok {
+            Tok::Open(d) => open.push(d),
+            Tok::Close => {
+                let closed = open.pop();
+                if closed == Some(b'{') && open.is_empty() {
+                    boundary = Some((line, lx.i));
+                }
+            }
+            Tok::Punct(b';') if open.is_empty() => boundary = Some((line, lx.i)),
+            _ => {}
+        }
+    }
+    out.push((chunk_start..text.len(), chunk_lines));
+    out
+}
+
+/// The inline modules enclosing the innermost frame, outermost first.
+fn inline_stack(stack: &[Frame<'_>]) -> Vec<Inline> {
+    stack
+        .iter()
+        .filter_map(|f| match &f.kind {
+            Kind::InlineMod(m) => Some(m.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The value of a string literal without escapes (`"a/b.rs"`, `r#"a.rs"#`).
+fn plain_string(lit: &str) -> Option<String> {
+    let body = if let Some(raw) = lit.strip_prefix('r') {
+        let hashes = raw.len() - raw.trim_start_matches('#').len();
+        raw.get(hashes + 1..raw.len() - hashes - 1)?
+    } else {
+        let body = lit.strip_prefix('"')?.strip_suffix('"')?;
+        if body.contains('\\') {
+            return None;
+        }
+        body
+    };
+    Some(body.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mods(text: &str) -> Vec<(String, Vec<String>, Vec<String>, bool)> {
+        outline(text)
+            .expect("within bounds")
+            .mods
+            .into_iter()
+            .map(|m| {
+                (
+                    m.name,
+                    m.attrs,
+                    m.inline.into_iter().map(|i| i.name).collect(),
+                    m.in_macro,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn finds_declarations_with_attributes_and_inline_parents() {
+        let text = r##"
+            //! docs
+            #![cfg_attr(x, y)]
+            use a::b;
+            #[cfg(test)]
+            mod tests;
+            pub(crate) mod a;
+            /// doc comment
+            #[path = ".gen/leak.rs"] pub mod leak;
+            mod outer { #[cfg(test)] mod inner { mod deep; } pub mod next; }
+            fn f() { let s = "mod fake;"; let c = '{'; let l: &'static str = r#"mod x;"#; }
+            /* mod commented; /* nested */ */
+            macro_rules! m { () => { mod not_a_module; } }
+            cfg_if::cfg_if! { if #[cfg(unix)] { mod unix; } }
+            mod r#type;
+        "##;
+        let found = mods(text);
+        let names: Vec<&str> = found.iter().map(|m| m.0.as_str()).collect();
+        assert_eq!(
+            names,
+            ["tests", "a", "leak", "deep", "next", "unix", "type"]
+        );
+        assert_eq!(found[0].1, ["#[cfg(test)]"]);
+        assert!(found[1].1.is_empty());
+        assert_eq!(found[2].1, ["#[path = \".gen/leak.rs\"]"]);
+        assert_eq!(found[3].2, ["outer", "inner"]);
+        assert_eq!(found[4].2, ["outer"]);
+        assert!(found[5].3, "inside cfg_if!");
+        assert!(!found[0].3);
+        let o = outline(text).unwrap();
+        assert_eq!(o.inner_attrs, ["#![cfg_attr(x, y)]"]);
+    }
+
+    #[test]
+    fn inline_module_attributes_are_kept() {
+        let o = outline("#[path = \"x\"] mod a { #![allow(y)] mod b; }").unwrap();
+        assert_eq!(
+            o.mods[0].inline[0].attrs,
+            ["#[path = \"x\"]", "#![allow(y)]"]
+        );
+    }
+
+    #[test]
+    fn includes_with_literal_paths() {
+        let o = outline(
+            "include!(\"gen.rs\");\nfn f() { include!(concat!(env!(\"OUT_DIR\"), \"/x.rs\")); }\nmod m { include!(r\"in.rs\"); }\n",
+        )
+        .unwrap();
+        let paths: Vec<&str> = o.includes.iter().map(|i| i.path.as_str()).collect();
+        assert_eq!(paths, ["gen.rs", "in.rs"]);
+        assert_eq!(o.includes[1].line, 3);
+        assert_eq!(o.includes[1].inline[0].name, "m");
+    }
+
+    #[test]
+    fn bounds_nesting_and_chains() {
+        let deep = format!("fn f() {{ {}x{} }}", "(".repeat(40_000), ")".repeat(40_000));
+        assert_eq!(outline(&deep), Err(Bound::Depth(1)));
+        let ok = format!("fn f() {{ {}x{} }}", "(".repeat(200), ")".repeat(200));
+        assert!(outline(&ok).is_ok());
+        let chain = format!("fn f() {{ x{}; }}", ".a".repeat(5000));
+        assert_eq!(outline(&chain), Err(Bound::Chain(1)));
+        let long_but_separated = format!("fn f() {{ {} }}", "a.b.c;".repeat(5000));
+        assert!(outline(&long_but_separated).is_ok());
+        // Brackets in strings, chars and comments do not count.
+        let quoted = format!(
+            "const S: &str = \"{}\"; // {}\n",
+            "(".repeat(1000),
+            "[".repeat(1000)
+        );
+        assert!(outline(&quoted).is_ok());
+    }
+
+    #[test]
+    fn chunks_cut_after_whole_items_at_line_starts() {
+        let item = "/// doc\n#[derive(Debug)]\npub struct S {\n    a: u8,\n}\nconst X: S = S {\n    a: 1 }\n;\nfn f() {} /* a\n b */\n";
+        let text = item.repeat(50);
+        let chunks = chunks(&text, 100);
+        assert!(chunks.len() > 10, "{}", chunks.len());
+        let mut next = 0;
+        for (range, lines_before) in &chunks {
+            assert_eq!(range.start, next);
+            next = range.end;
+            let chunk = &text[range.clone()];
+            assert_eq!(
+                *lines_before as usize,
+                text[..range.start].matches('\n').count()
+            );
+            syn::parse_file(chunk).unwrap_or_else(|e| panic!("{e}: {chunk}"));
+        }
+        assert_eq!(next, text.len());
+        assert_eq!(super::chunks("fn f() {}\n", 100), [(0..10, 0)]);
+    }
+
+    #[test]
+    fn lines_count_across_strings_and_comments() {
+        let o = outline("/* a\nb */\nconst S: &str = \"x\ny\";\nmod m;\n").unwrap();
+        assert_eq!(o.mods[0].line, 5);
+    }
+}

@@ -1,0 +1,488 @@
+//! The gate sees what the compiler sees: files reached from a crate's targets are linted
+//! whatever the ignore files, hidden directories or symlinks say; test code is recognised by
+//! `cfg(test)`, test attributes and test targets; everything that cannot be resolved fails
+//! closed, by name.
+
+use std::os::unix::fs::symlink;
+use std::process;
+
+use serde_json::Value;
+
+use super::{ONE_LEAK, SAFE, Tree};
+
+const MANIFEST: &str = "[package]\nname = \"a\"\nversion = \"0.1.0\"\nedition = \"2024\"\n";
+
+/// The files the JSON report has findings in, sorted.
+fn files_with_findings(json: &Value) -> Vec<String> {
+    let mut files: Vec<String> = json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["file"].as_str().expect("file").to_owned())
+        .collect();
+    files.sort();
+    files.dedup();
+    files
+}
+
+/// The messages of the JSON report's errors, as `file: message`.
+fn errors(json: &Value) -> Vec<String> {
+    json["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .map(|e| format!("{}: {}", e["file"].as_str().unwrap_or(""), e["message"]))
+        .collect()
+}
+
+#[test]
+fn every_walk_around_of_the_issue_is_linted() {
+    let lib = r#"pub mod tests;
+pub mod examples;
+pub mod benches;
+#[path = ".gen/leak.rs"]
+mod leak;
+mod ignored;
+mod forced;
+mod linked;
+mod outer {
+    #[path = "deep.rs"]
+    mod inner;
+}
+include!("included.rs");
+"#;
+    let tree = Tree::new(&[
+        ("Cargo.toml", MANIFEST),
+        ("src/lib.rs", lib),
+        // A production module in a directory named tests/ (examples/, benches/).
+        ("src/tests/mod.rs", ONE_LEAK),
+        ("src/examples.rs", "mod inner;\n"),
+        ("src/examples/inner.rs", ONE_LEAK),
+        ("src/benches/mod.rs", ONE_LEAK),
+        // A module under a hidden directory, through #[path].
+        ("src/.gen/leak.rs", ONE_LEAK),
+        // A file listed in .ignore.
+        ("src/ignored.rs", ONE_LEAK),
+        (".ignore", "src/ignored.rs\n"),
+        // A file .gitignore matches but git tracks.
+        ("src/forced.rs", ONE_LEAK),
+        (".gitignore", "/src/forced.rs\n/.hidden/\n"),
+        // The target of a symlinked module, in a hidden, ignored directory.
+        (".hidden/linked.rs", ONE_LEAK),
+        // #[path] inside an inline module, and include!.
+        ("src/outer/deep.rs", ONE_LEAK),
+        ("src/included.rs", ONE_LEAK),
+    ]);
+    symlink("../.hidden/linked.rs", tree.root().join("src/linked.rs")).expect("symlink");
+    tree.git(&["init", "-q"]);
+    tree.git(&["add", "-A"]);
+    tree.git(&["add", "-f", "src/forced.rs"]);
+    tree.git(&["commit", "-q", "-m", "walk-arounds"]);
+
+    let json = tree.json(&[], 1);
+    assert_eq!(
+        files_with_findings(&json),
+        [
+            "src/.gen/leak.rs",
+            "src/benches/mod.rs",
+            "src/examples/inner.rs",
+            "src/forced.rs",
+            "src/ignored.rs",
+            "src/included.rs",
+            "src/linked.rs",
+            "src/outer/deep.rs",
+            "src/tests/mod.rs",
+        ],
+        "{json:#}"
+    );
+    let summary = &json["summary"];
+    assert_eq!(summary["reached"], 11, "{summary}");
+    assert_eq!(summary["unreached"], 0, "{summary}");
+    let run = tree.run(&["check"]);
+    assert!(
+        run.summary()
+            .ends_with("; 11 reached by a crate, 0 unreached"),
+        "{run}"
+    );
+}
+
+#[test]
+fn a_file_given_by_path_is_linted_even_under_tests() {
+    let tree = Tree::new(&[
+        ("Cargo.toml", MANIFEST),
+        ("src/lib.rs", SAFE),
+        ("tests/it.rs", ONE_LEAK),
+    ]);
+    // The integration test is test code...
+    tree.run(&["check"]).assert_out(
+        0,
+        &["; 1 reached by a crate, 0 unreached, 1 test file not linted"],
+    );
+    // ... unless it is named.
+    let json = tree.json(&["tests/it.rs"], 1);
+    assert_eq!(files_with_findings(&json), ["tests/it.rs"]);
+    assert_eq!(json["summary"]["given"], 1);
+}
+
+#[test]
+fn test_code_is_cfg_test_and_test_targets_not_directory_names() {
+    let lib =
+        "#[cfg(test)]\nmod tests;\n#[cfg(all(test, unix))]\nmod unix_tests;\npub mod helpers;\n";
+    let tree = Tree::new(&[
+        ("Cargo.toml", MANIFEST),
+        ("src/lib.rs", lib),
+        ("src/tests.rs", ONE_LEAK),
+        ("src/unix_tests.rs", ONE_LEAK),
+        ("src/helpers.rs", "#![cfg(test)]\nmod more;\n"),
+        ("src/helpers/more.rs", ONE_LEAK),
+        ("tests/it/main.rs", "mod cases;\n"),
+        ("tests/it/cases.rs", ONE_LEAK),
+        ("benches/b.rs", ONE_LEAK),
+        ("examples/e.rs", ONE_LEAK),
+        ("src/bin/tool.rs", SAFE),
+        ("build.rs", "fn main() {}\n"),
+    ]);
+    let json = tree.json(&["--allow-no-statements"], 0);
+    let summary = &json["summary"];
+    // lib.rs, the binary and the build script; the rest is test code (helpers.rs by its
+    // `#![cfg(test)]`).
+    assert_eq!(summary["reached"], 3, "{summary}");
+    assert_eq!(summary["test_files"], 8, "{summary}");
+
+    tree.write("phi-lint.toml", "scan-tests = true\n");
+    let json = tree.json(&[], 1);
+    assert_eq!(
+        files_with_findings(&json),
+        [
+            "benches/b.rs",
+            "examples/e.rs",
+            "src/helpers/more.rs",
+            "src/tests.rs",
+            "src/unix_tests.rs",
+            "tests/it/cases.rs",
+        ]
+    );
+}
+
+#[test]
+fn workspace_members_are_crates() {
+    let tree = Tree::new(&[
+        ("Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\n"),
+        ("crates/a/Cargo.toml", MANIFEST),
+        ("crates/a/src/main.rs", "mod hidden;\nfn main() {}\n"),
+        ("crates/a/src/hidden.rs", ONE_LEAK),
+        ("crates/a/.ignore", "src/hidden.rs\n"),
+    ]);
+    let json = tree.json(&[], 1);
+    assert_eq!(files_with_findings(&json), ["crates/a/src/hidden.rs"]);
+    assert_eq!(json["summary"]["reached"], 2);
+}
+
+#[test]
+fn unresolvable_modules_fail_closed_by_name() {
+    let lib = "mod missing;\n#[path = \"../../outside.rs\"]\nmod outside;\n#[cfg(feature = \"x\")]\nmod gated;\ninclude!(\"../nowhere.rs\");\n";
+    let tree = Tree::new(&[("Cargo.toml", MANIFEST), ("src/lib.rs", lib)]);
+    let json = tree.json(&["--allow-no-statements"], 2);
+    assert_eq!(
+        errors(&json),
+        [
+            "src/lib.rs: \"`mod missing` has no file: neither `src/missing.rs` nor `src/missing/mod.rs` exists\"",
+            "src/lib.rs: \"#[path = \\\"../../outside.rs\\\"] of `mod outside` points outside the scan root\"",
+            "src/lib.rs: \"include!(\\\"../nowhere.rs\\\") has no file: `nowhere.rs` does not exist\"",
+        ],
+        "a #[cfg]-gated module need not exist: {json:#}"
+    );
+    assert_eq!(json["errors"][0]["line"], 1);
+    let run = tree.run(&["check"]);
+    run.assert_out(2, &["error: src/lib.rs:1:1: `mod missing` has no file"]);
+}
+
+#[test]
+fn fifos_dangling_symlinks_and_directories_fail_closed() {
+    let tree = Tree::new(&[
+        ("Cargo.toml", MANIFEST),
+        ("src/lib.rs", "mod pipe;\nmod gone;\nmod dir;\n"),
+        ("src/dir.rs/keep", ""),
+        ("loose.rs", SAFE),
+    ]);
+    let status = process::Command::new("mkfifo")
+        .arg(tree.root().join("src/pipe.rs"))
+        .status()
+        .expect("mkfifo");
+    assert!(status.success());
+    symlink("nowhere.rs", tree.root().join("src/gone.rs")).expect("symlink");
+    symlink("nowhere.rs", tree.root().join("dangling.rs")).expect("symlink");
+    let json = tree.json(&[], 2);
+    assert_eq!(
+        errors(&json),
+        [
+            "src/pipe.rs: \"not a regular file\"",
+            "src/gone.rs: \"dangling symlink\"",
+            "src/dir.rs: \"not a regular file\"",
+            "dangling.rs: \"dangling symlink\"",
+        ],
+        "{json:#}"
+    );
+    // Given by path: the FIFO is never opened, so the check does not hang.
+    tree.run(&["check", "src/pipe.rs"]).assert_err(
+        2,
+        &["cannot scan `src/pipe.rs`: not a regular file or directory"],
+    );
+    tree.run(&["check", "dangling.rs"])
+        .assert_err(2, &["cannot scan `dangling.rs`: dangling symlink"]);
+}
+
+#[test]
+fn no_rust_file_is_an_error_not_clean() {
+    let tree = Tree::new(&[("README.md", "no code here\n")]);
+    let run = tree.run(&["check"]);
+    run.assert_err(2, &["phi-lint: error: no Rust file found under ."]);
+}
+
+#[test]
+fn a_check_of_no_statement_fails_unless_expected() {
+    let tree = Tree::new(&[("Cargo.toml", MANIFEST), ("src/lib.rs", "pub fn f() {}\n")]);
+    let run = tree.run(&["check"]);
+    run.assert_out(
+        2,
+        &[
+            "error: no logging statement was checked in 1 file",
+            "allow-no-statements = true",
+        ],
+    );
+    assert!(
+        run.summary().contains(", 1 error; 1 file, 0 statements"),
+        "{run}"
+    );
+    let gh = tree.run(&["check", "--format", "github"]);
+    gh.assert_out(2, &["::error title=phi-lint%3A no statement checked::"]);
+    // Expected: by flag, or by configuration.
+    tree.run(&["check", "--allow-no-statements"])
+        .assert_out(0, &["phi-lint: clean; 1 file, 0 statements"]);
+    tree.write("phi-lint.toml", "allow-no-statements = true\n");
+    tree.run(&["check"]).assert_out(0, &["phi-lint: clean;"]);
+}
+
+#[test]
+fn a_nesting_bomb_is_exit_2_naming_the_file() {
+    let bomb = format!(
+        "fn f() {{ let x = {}1{}; }}\n",
+        "(".repeat(40_000),
+        ")".repeat(40_000)
+    );
+    let chain = format!("fn g() {{ let y = x{}; }}\n", ".a".repeat(20_000));
+    let tree = Tree::new(&[
+        ("src/lib.rs", SAFE),
+        ("src/bomb.rs", &bomb),
+        ("src/chain.rs", &chain),
+    ]);
+    let run = tree.run(&["check"]);
+    run.assert_out(
+        2,
+        &[
+            "error: src/bomb.rs: brackets nest deeper than 256 levels (line 1)",
+            "error: src/chain.rs: an expression chains more than 4096 operators (line 1)",
+        ],
+    );
+    // Just inside the bound, the file parses and is linted.
+    let deep = format!(
+        "fn f(user: &User) {{ tracing::info!(email = %{}user.email{}); }}\n",
+        "(".repeat(250),
+        ")".repeat(250)
+    );
+    let tree = Tree::new(&[("src/lib.rs", &deep)]);
+    tree.run(&["check"]).assert_out(1, &["1 new finding"]);
+}
+
+#[test]
+fn a_file_over_max_file_size_is_an_error() {
+    let tree = Tree::new(&[
+        ("src/lib.rs", ONE_LEAK),
+        ("phi-lint.toml", "max-file-size = 10\n"),
+    ]);
+    tree.run(&["check"]).assert_out(
+        2,
+        &["error: src/lib.rs: 63 bytes, over max-file-size (10); raise max-file-size or exclude the file"],
+    );
+}
+
+#[test]
+fn excluded_files_are_counted() {
+    let tree = Tree::new(&[
+        ("Cargo.toml", MANIFEST),
+        (
+            "src/lib.rs",
+            "mod gen;\npub fn f(user: &User) { tracing::info!(user_id = %user.id); }\n",
+        ),
+        ("src/gen.rs", ONE_LEAK),
+        ("vendor/x.rs", ONE_LEAK),
+        (
+            "phi-lint.toml",
+            "exclude = [\"src/gen.rs\", \"vendor/**\"]\n",
+        ),
+    ]);
+    let json = tree.json(&[], 0);
+    assert_eq!(json["summary"]["excluded"], 2);
+    assert_eq!(
+        json["excluded"],
+        serde_json::json!(["src/gen.rs", "vendor/x.rs"])
+    );
+    tree.run(&["check"])
+        .assert_out(0, &["; 1 reached by a crate, 0 unreached, 2 excluded"]);
+}
+
+#[test]
+fn custom_test_attributes_are_test_code() {
+    let source = r"#[tokio::test]
+async fn a(user: User) { tracing::info!(email = %user.email); }
+#[rstest]
+fn b(user: User) { tracing::info!(email = %user.email); }
+#[sqlx::test]
+fn c(user: User) { tracing::info!(email = %user.email); }
+#[idm_test]
+fn d(user: User) { tracing::info!(email = %user.email); }
+#[my_case]
+fn e(user: User) { tracing::info!(email = %user.email); }
+pub fn f(user: User) { tracing::info!(user_id = %user.id); }
+";
+    let tree = Tree::new(&[("src/lib.rs", source)]);
+    let json = tree.json(&[], 1);
+    let lines: Vec<&Value> = json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| &f["line"])
+        .collect();
+    assert_eq!(
+        lines,
+        [&Value::from(10)],
+        "only #[my_case] is not known: {json:#}"
+    );
+    tree.write("phi-lint.toml", "test-attributes = [\"my_case\"]\n");
+    tree.run(&["check"])
+        .assert_out(0, &["phi-lint: clean; 1 file, 1 statement"]);
+}
+
+#[test]
+fn cargo_instructions_of_a_build_script_are_not_logs() {
+    let build = r#"fn main() {
+    let path = std::path::Path::new("schema.sql");
+    println!("cargo:rerun-if-changed={}", path.display());
+    println!("cargo::rustc-cfg=has_schema");
+    let user = User::load();
+    println!("{}", user.email);
+}
+"#;
+    let tree = Tree::new(&[
+        ("Cargo.toml", MANIFEST),
+        ("src/lib.rs", SAFE),
+        ("build.rs", build),
+    ]);
+    let json = tree.json(&[], 1);
+    assert_eq!(
+        json["findings"].as_array().map(Vec::len),
+        Some(1),
+        "{json:#}"
+    );
+    assert_eq!(json["findings"][0]["file"], "build.rs");
+    assert_eq!(json["findings"][0]["line"], 6);
+    // The same cargo: lines outside a build script are prints like any other.
+    let tree = Tree::new(&[("Cargo.toml", MANIFEST), ("src/lib.rs", build)]);
+    let json = tree.json(&[], 1);
+    assert_eq!(
+        json["findings"].as_array().map(Vec::len),
+        Some(2),
+        "{json:#}"
+    );
+}
+
+#[test]
+fn crafted_file_names_cannot_forge_lines() {
+    let name = "src/a\n::error file=x.rs,line=1::forged\u{1b}[2J.rs";
+    let tree = Tree::new(&[(name, ONE_LEAK)]);
+    let human = tree.run(&["check"]);
+    human.assert_out(
+        1,
+        &["--> src/a\\n::error file=x.rs,line=1::forged\\u{1b}[2J.rs:1:49"],
+    );
+    assert!(!human.stdout.contains('\u{1b}'), "{human}");
+    assert!(
+        !human.stdout.lines().any(|l| l.starts_with("::")),
+        "{human}"
+    );
+    let github = tree.run(&["check", "--format", "github"]);
+    github.assert_code(1);
+    let forged: Vec<&str> = github
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("::") && !l.starts_with("::error file=src/a%0A%3A%3Aerror"))
+        .filter(|l| !l.starts_with("::group::") && !l.starts_with("::endgroup::"))
+        .collect();
+    assert!(forged.is_empty(), "{github}");
+    assert!(
+        github.stdout.contains(
+            "::error file=src/a%0A%3A%3Aerror file=x.rs%2Cline=1%3A%3Aforged\\u{1b}[2J.rs,line=1,"
+        ),
+        "{github}"
+    );
+    assert!(
+        github
+            .stdout
+            .contains("\nsrc/a%0A%3A%3Aerror file=x.rs,line=1%3A%3Aforged\\u{1b}[2J.rs:1:49: "),
+        "{github}"
+    );
+    // JSON keeps the name exactly, escaped by serde.
+    let json = tree.json(&[], 1);
+    assert_eq!(json["findings"][0]["file"], name);
+    let sarif = tree.run(&["check", "--format", "sarif"]);
+    let sarif: Value = serde_json::from_str(&sarif.stdout).expect("SARIF parses");
+    assert!(
+        sarif.to_string().contains("forged"),
+        "the file is in the SARIF log"
+    );
+    // Error messages on stderr too.
+    let run = tree.run(&["check", "gone\n::error::forged"]);
+    run.assert_err(2, &["cannot scan `gone\\n::error::forged`"]);
+    assert_eq!(run.stderr.lines().count(), 1, "{run}");
+}
+
+#[test]
+fn a_large_file_is_linted_in_chunks_with_exact_positions() {
+    // About 420 kB: parsed in chunks of whole items, positions and suppressions as in one piece.
+    let mut source = String::from("//! Generated.\n");
+    let mut leaks = Vec::new();
+    // The line the next item starts on.
+    let mut line = 2;
+    for i in 0..6_000 {
+        let item = match i % 1500 {
+            17 => {
+                leaks.push(line + 1);
+                format!(
+                    "pub fn f{i}(user: &User) {{\n    tracing::info!(email = %user.email);\n}}\n"
+                )
+            }
+            18 => format!(
+                "pub fn f{i}(user: &User) {{\n    // phi-lint: allow(phi::interpolation, reason = \"synthetic\")\n    tracing::info!(email = %user.email);\n}}\n"
+            ),
+            _ => format!(
+                "/// Item {i}.\npub fn f{i}(user: &User) {{ tracing::info!(user_id = %user.id); }}\n"
+            ),
+        };
+        line += item.matches('\n').count();
+        source.push_str(&item);
+    }
+    assert!(source.len() > 400_000, "{}", source.len());
+    let tree = Tree::new(&[("src/lib.rs", &source)]);
+    let json = tree.json(&[], 1);
+    let lines: Vec<u64> = json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["line"].as_u64().expect("line"))
+        .collect();
+    let want: Vec<u64> = leaks.iter().map(|&l| l as u64).collect();
+    assert_eq!(lines, want, "{:#}", json["summary"]);
+    assert_eq!(json["findings"][0]["column"], 29);
+    assert_eq!(json["summary"]["statements"], 6_000);
+    assert_eq!(json["summary"]["suppressions"], 4);
+}
