@@ -7,7 +7,7 @@ when its directory is absent every command says so and exits 0.
     corpus_sample.py stats   CORPUS --lint BIN
     corpus_sample.py sample  CORPUS --lint BIN [--n 100] [--seed S] [--labels TSV] [--context 4]
                              [--unlabelled]
-    corpus_sample.py score   CORPUS --lint BIN --labels TSV [--n 100] [--seed S]
+    corpus_sample.py score   CORPUS --lint BIN --labels TSV [--n 100] [--seed S] [--misses TSV]
     corpus_sample.py passing CORPUS --lint BIN [--n 60] [--seed S] [--all]
 
 - `stats`: logging statements (phi-lint's own count), findings by rule, and the share of
@@ -17,7 +17,8 @@ when its directory is absent every command says so and exits 0.
   `--unlabelled` prints only the sampled findings the labels file does not cover yet.
 - `score`: precision of the sample (share labelled `risky`), and every labelled `risky` finding
   that this binary no longer reports ("lost"). Exit 1 if a risky finding is lost or a sampled
-  finding is unlabelled.
+  finding is unlabelled. `--misses` takes a list of risky values that passed (found by reading
+  `passing`) and says which of them this binary flags.
 - `passing`: the logging statements that have no finding, for reading them for misses.
 
 Label keys never use line numbers: (path, rule, field, expression text, occurrence), where the
@@ -356,7 +357,27 @@ def cmd_score(args, root: Path) -> int:
         print(f"LOST risky: {l.key.tsv()}\t-- {l.reason}")
     for l, rule in moved:
         print(f"rule changed: {l.key.tsv()} -> {rule}")
+    if args.misses:
+        misses = read_misses(args.misses)
+        flagged = [m for m in misses if m[0] in current]
+        print(f"known misses now flagged: {len(flagged)} / {len(misses)}")
+        for key, reason in misses:
+            state = current[key].key.rule if key in current else "still passes"
+            print(f"  {state}: {chr(9).join(map(str, key))}\t-- {reason}")
     return 1 if lost or unlabelled else 0
+
+
+def read_misses(path: str) -> list[tuple[tuple[str, str, str, int], str]]:
+    """Known misses: (path, field, expr, occurrence) of a risky value that passed, and why."""
+    out = []
+    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        cols = line.split("\t")
+        if len(cols) < 5:
+            sys.exit(f"{path}:{n}: expected path, field, expr, occ, reason")
+        out.append(((cols[0], cols[1], cols[2], int(cols[3])), cols[4]))
+    return out
 
 
 def skip_spans(text: str) -> list[tuple[int, int]]:
@@ -534,6 +555,8 @@ def main() -> int:
         s.add_argument("--n", type=int, default=60 if name == "passing" else DEFAULT_N)
         if name in ("sample", "score"):
             s.add_argument("--labels", required=name == "score")
+        if name == "score":
+            s.add_argument("--misses", help="known misses (TSV): report which are now flagged")
         if name == "sample":
             s.add_argument("--context", type=int, default=4)
             s.add_argument("--unlabelled", action="store_true")
