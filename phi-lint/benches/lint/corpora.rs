@@ -19,6 +19,9 @@ use std::{env, fs};
 
 use super::{Sample, median_f64, parse_only, phi_lint_pass, thousands};
 
+/// Each timed pass reads at least this many bytes (the corpus, several times if it is smaller).
+const MIN_PASS_BYTES: usize = 4_000_000;
+
 /// Times every directory in `PHI_LINT_CORPORA`; `false` if one of them could not be measured.
 pub(crate) fn run_all(rounds: usize) -> bool {
     let Some(list) = env::var_os("PHI_LINT_CORPORA") else {
@@ -88,45 +91,98 @@ pub(crate) fn measure(root: &Path, files: &[PathBuf], rounds: usize, bin: Option
         return false;
     }
 
-    let mut lib_ratios = Vec::with_capacity(rounds);
-    let mut bin_ratios = Vec::with_capacity(rounds);
+    // A small corpus is timed several times per pass, so that each pass takes long enough for
+    // the 10 ms resolution of the CPU clock.
+    let reps = (MIN_PASS_BYTES / bytes.max(1)).max(1);
+    if reps > 1 {
+        println!("  each pass below runs {reps} times over the files");
+    }
+    let mut wall = Ratios::default();
+    let mut cpu = Ratios::default();
     println!(
-        "  round   parse-only   phi-lint  ratio{}",
+        "  round   parse-only   phi-lint  ratio{}   (CPU: parse-only phi-lint ratio{})",
         if bin.is_some() {
             "   binary  ratio"
         } else {
             ""
-        }
+        },
+        if bin.is_some() { " binary ratio" } else { "" }
     );
     for round in 0..rounds {
         // Alternate the order so that drift in the machine's load hits the passes alike.
+        let parse_pass = || (0..reps).try_for_each(|_| parse_only(files).map(drop));
+        let lint_pass = || (0..reps).try_for_each(|_| phi_lint_pass(root).map(drop));
         let (parse, lint) = if round % 2 == 0 {
-            let p = Sample::take(|| parse_only(files));
-            (p, Sample::take(|| phi_lint_pass(root)))
+            let p = Sample::take(parse_pass);
+            (p, Sample::take(lint_pass))
         } else {
-            let l = Sample::take(|| phi_lint_pass(root));
-            (Sample::take(|| parse_only(files)), l)
+            let l = Sample::take(lint_pass);
+            (Sample::take(parse_pass), l)
         };
-        let p = parse.wall.as_secs_f64();
-        let l = lint.wall.as_secs_f64();
-        lib_ratios.push(l / p);
+        let (p, l) = (parse.wall.as_secs_f64(), lint.wall.as_secs_f64());
+        wall.lib.push(l / p);
         let mut row = format!("  {:>5}   {p:>8.3} s {l:>8.3} s {:>5.2}×", round + 1, l / p);
-        if let Some(bin) = bin {
-            let b = Sample::take(|| external_pass(bin, root)).wall.as_secs_f64();
-            bin_ratios.push(b / p);
+        let mut cpu_row = String::new();
+        if let (Some(pc), Some(lc)) = (parse.cpu, lint.cpu) {
+            let (pc, lc) = (pc.as_secs_f64(), lc.as_secs_f64());
+            cpu.lib.push(lc / pc);
             // Writing to a String cannot fail.
-            let _ = write!(row, " {b:>8.3} s {:>5.2}×", b / p);
+            let _ = write!(cpu_row, "   {pc:>6.2} s {lc:>6.2} s {:>5.2}×", lc / pc);
+            if let Some(bin) = bin {
+                let children = children_cpu_time();
+                let b = Sample::take(|| (0..reps).try_for_each(|_| external_pass(bin, root)))
+                    .wall
+                    .as_secs_f64();
+                wall.bin.push(b / p);
+                let _ = write!(row, " {b:>8.3} s {:>5.2}×", b / p);
+                if let Some(bc) = children_cpu_time()
+                    .zip(children)
+                    .map(|(after, before)| after.saturating_sub(before).as_secs_f64())
+                {
+                    cpu.bin.push(bc / pc);
+                    let _ = write!(cpu_row, " {bc:>6.2} s {:>5.2}×", bc / pc);
+                }
+            }
         }
-        println!("{row}");
+        println!("{row}{cpu_row}");
     }
-    let lib = median_f64(lib_ratios.into_iter()).unwrap_or(f64::NAN);
-    print!("  ratio, median of the rounds' ratios: phi-lint {lib:.2}× the parse-only floor");
+    let median = |v: Vec<f64>| median_f64(v.into_iter());
+    print!("  ratio, median of the rounds' ratios: phi-lint ");
+    print_ratio(median(wall.lib), median(cpu.lib));
     if let Some(bin) = bin {
-        let external = median_f64(bin_ratios.into_iter()).unwrap_or(f64::NAN);
-        print!("; {} {external:.2}×", bin.display());
+        print!("; {} ", bin.display());
+        print_ratio(median(wall.bin), median(cpu.bin));
     }
-    println!();
+    println!(" the parse-only floor");
     true
+}
+
+/// Each round's ratio to the floor: the in-process lint, and the external binary.
+#[derive(Default)]
+struct Ratios {
+    lib: Vec<f64>,
+    bin: Vec<f64>,
+}
+
+fn print_ratio(wall: Option<f64>, cpu: Option<f64>) {
+    match (wall, cpu) {
+        (Some(w), Some(c)) => print!("{w:.2}× wall clock, {c:.2}× CPU time"),
+        (Some(w), None) => print!("{w:.2}× wall clock"),
+        _ => print!("(no rounds)"),
+    }
+}
+
+/// CPU time (user + system) of the process's waited-for children, from `/proc/self/stat`
+/// (fields 16 and 17, in ticks of 1/100 s); `None` where that file does not exist.
+fn children_cpu_time() -> Option<std::time::Duration> {
+    let stat = fs::read_to_string("/proc/self/stat").ok()?;
+    let rest = stat.get(stat.rfind(')')? + 1..)?;
+    let mut fields = rest.split_ascii_whitespace();
+    let children_user: u64 = fields.nth(13)?.parse().ok()?;
+    let children_system: u64 = fields.next()?.parse().ok()?;
+    Some(std::time::Duration::from_millis(
+        (children_user + children_system) * 10,
+    ))
 }
 
 /// One run of an external phi-lint over `root`, its report discarded. Exit 0 (clean) and 1
