@@ -9,6 +9,7 @@ when its directory is absent every command says so and exits 0.
                              [--unlabelled]
     corpus_sample.py score   CORPUS --lint BIN --labels TSV [--n 100] [--seed S] [--misses TSV]
     corpus_sample.py passing CORPUS --lint BIN [--n 60] [--seed S] [--all]
+    corpus_sample.py diff    CORPUS --lint OLD --new-lint NEW [--labels TSV]
 
 - `stats`: logging statements (phi-lint's own count), findings by rule, and the share of
   statements with at least one finding.
@@ -20,6 +21,8 @@ when its directory is absent every command says so and exits 0.
   finding is unlabelled. `--misses` takes a list of risky values that passed (found by reading
   `passing`) and says which of them this binary flags.
 - `passing`: the logging statements that have no finding, for reading them for misses.
+- `diff`: the findings a newer binary drops and adds, with their labels, for reviewing the
+  dropped ones that no label covers.
 
 Label keys never use line numbers: (path, rule, field, expression text, occurrence), where the
 occurrence is how many times the expression text appears in the file before the finding. It
@@ -36,6 +39,7 @@ brackets aware; test modules and test fns skipped), so its list approximates phi
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import re
@@ -254,12 +258,22 @@ def read_labels(path: str | None) -> dict[tuple, Label]:
     return labels
 
 
+def priority(key: Key, seed: int) -> str:
+    """A finding's place in the sample order: a hash of the seed and its key (without the rule)."""
+    text = "\t".join([str(seed), key.path, key.field, key.expr, str(key.occ)])
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def draw(found: list[Found], n: int, seed: int) -> list[Found]:
-    ordered = sorted(found, key=lambda x: (x.key.path, x.key.rule, x.key.field, x.key.expr, x.offset))
-    if len(ordered) <= n:
-        return ordered
-    picked = random.Random(seed).sample(ordered, n)
-    return sorted(picked, key=lambda x: x.key.tsv())
+    """The `n` findings of lowest priority: a uniform random sample for a fixed seed.
+
+    Bottom-k sampling by hash rather than `random.sample`: when a newer phi-lint drops or adds
+    findings, the rest keep their priorities, so the new sample keeps every old sampled finding
+    that is still reported and takes in only the new findings that rank low enough. The labels
+    of the old sample carry over and only the newcomers need labelling.
+    """
+    ranked = sorted(found, key=lambda x: priority(x.key, seed))
+    return sorted(ranked[:n], key=lambda x: (x.key.path, x.key.rule, x.key.field, x.key.expr, x.offset))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -378,6 +392,23 @@ def read_misses(path: str) -> list[tuple[tuple[str, str, str, int], str]]:
             sys.exit(f"{path}:{n}: expected path, field, expr, occ, reason")
         out.append(((cols[0], cols[1], cols[2], int(cols[3])), cols[4]))
     return out
+
+
+def cmd_diff(args, root: Path) -> int:
+    """Findings of `--lint` that `--new-lint` no longer reports, and the new ones, with labels."""
+    src = Sources(root)
+    old = {f.key.loose(): f for f in findings(run_lint(args.lint, root), src)}
+    new = {f.key.loose(): f for f in findings(run_lint(args.new_lint, root), src)}
+    labels = read_labels(args.labels)
+    gone = [f for k, f in old.items() if k not in new]
+    added = [f for k, f in new.items() if k not in old]
+    print(f"corpus: {root}  findings: {len(old)} -> {len(new)}; dropped {len(gone)}, new {len(added)}")
+    for title, group in (("dropped", gone), ("new", added)):
+        for f in sorted(group, key=lambda x: (x.key.path, x.offset)):
+            label = labels.get(f.key.loose())
+            mark = f"{label.label}: {label.reason}" if label else "unlabelled"
+            print(f"{title}\t{f.raw['file']}:{f.raw['line']}\t{f.key.rule}\t{f.key.field}\t{f.key.expr[:80]}\t[{mark}]")
+    return 0
 
 
 def skip_spans(text: str) -> list[tuple[int, int]]:
@@ -547,14 +578,16 @@ def cmd_passing(args, root: Path) -> int:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
-    for name in ("stats", "sample", "score", "passing"):
+    for name in ("stats", "sample", "score", "passing", "diff"):
         s = sub.add_parser(name)
         s.add_argument("corpus")
         s.add_argument("--lint", required=True, help="the phi-lint binary")
         s.add_argument("--seed", type=int, default=DEFAULT_SEED)
         s.add_argument("--n", type=int, default=60 if name == "passing" else DEFAULT_N)
-        if name in ("sample", "score"):
+        if name in ("sample", "score", "diff"):
             s.add_argument("--labels", required=name == "score")
+        if name == "diff":
+            s.add_argument("--new-lint", required=True, help="the newer phi-lint binary")
         if name == "score":
             s.add_argument("--misses", help="known misses (TSV): report which are now flagged")
         if name == "sample":
@@ -566,7 +599,13 @@ def main() -> int:
     root = corpus_or_skip(args.corpus)
     if root is None:
         return 0
-    return {"stats": cmd_stats, "sample": cmd_sample, "score": cmd_score, "passing": cmd_passing}[
+    return {
+        "stats": cmd_stats,
+        "sample": cmd_sample,
+        "score": cmd_score,
+        "passing": cmd_passing,
+        "diff": cmd_diff,
+    }[
         args.cmd
     ](args, root)
 
