@@ -8,8 +8,8 @@
 //!   `phi-lint check` or another tool over the same files;
 //! - `PHI_BENCH_GENERATED=0`: skip the generated corpus;
 //! - `PHI_LINT_CORPORA=dir[:dir…]`: also time real code, each directory on its own (absent ones
-//!   are skipped with a message), and `PHI_LINT_BIN=path`: also time that phi-lint binary, as a
-//!   process, against the same floor (see `lint/corpora.rs`).
+//!   are skipped with a message), and `PHI_LINT_BIN=path[:path…]`: also time those phi-lint
+//!   binaries, as processes, against the same floor (see `lint/corpora.rs`).
 //!
 //! The benchmark
 //!
@@ -213,9 +213,10 @@ fn generated_corpus(rounds: usize) -> ExitCode {
          (median of the rounds' wall-clock ratios): {verdict} ({wall_ratio:.2}×)"
     );
 
-    if let Some(bin) = corpora::external_binary() {
+    let bins = corpora::external_binaries();
+    if !bins.is_empty() {
         println!();
-        corpora::measure(&root, &corpus.files, rounds, Some(&bin));
+        corpora::measure(&root, &corpus.files, rounds, &bins);
     }
 
     if warm.errors.is_empty() {

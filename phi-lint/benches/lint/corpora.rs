@@ -3,8 +3,8 @@
 //! - `PHI_LINT_CORPORA=/a/dir:/another`: each directory is timed like the generated corpus
 //!   (parse-only floor and phi-lint, alternating, over the rounds), and a directory that does not
 //!   exist is skipped with a message, so the benchmark never depends on these files;
-//! - `PHI_LINT_BIN=/path/to/phi-lint`: also time that binary's `check --format json` as a
-//!   process, over the same files and against the same floor. This measures another build of
+//! - `PHI_LINT_BIN=/path/to/phi-lint[:/another/phi-lint…]`: also time each binary's
+//!   `check --format json` as a process, over the same files and against the same floor. This measures another build of
 //!   phi-lint (a branch, a release) without rebuilding the benchmark; its ratio includes process
 //!   start-up and the JSON report, so it is a little above the in-process one.
 //!
@@ -28,7 +28,7 @@ pub(crate) fn run_all(rounds: usize) -> bool {
         println!("real corpora: none (set PHI_LINT_CORPORA=dir[:dir…] to time phi-lint on them)");
         return true;
     };
-    let bin = external_binary();
+    let bins = external_binaries();
     let mut ok = true;
     for dir in env::split_paths(&list) {
         println!();
@@ -44,21 +44,25 @@ pub(crate) fn run_all(rounds: usize) -> bool {
                 continue;
             }
         };
-        ok &= measure(&dir, &files, rounds, bin.as_deref());
+        ok &= measure(&dir, &files, rounds, &bins);
     }
     ok
 }
 
-/// `PHI_LINT_BIN`, if set and non-empty.
-pub(crate) fn external_binary() -> Option<PathBuf> {
+/// The binaries listed in `PHI_LINT_BIN` (`:`-separated), if any.
+pub(crate) fn external_binaries() -> Vec<PathBuf> {
     env::var_os("PHI_LINT_BIN")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
+        .map(|list| {
+            env::split_paths(&list)
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
-/// Times the floor, the in-process phi-lint and, if given, an external phi-lint binary over one
+/// Times the floor, the in-process phi-lint and the given external phi-lint binaries over one
 /// directory, and prints the rounds and the medians of their ratios. `false` on a failure.
-pub(crate) fn measure(root: &Path, files: &[PathBuf], rounds: usize, bin: Option<&Path>) -> bool {
+pub(crate) fn measure(root: &Path, files: &[PathBuf], rounds: usize, bins: &[PathBuf]) -> bool {
     let (lines, bytes) = size(files);
     println!(
         "corpus: {} ({} files, {} lines, {:.1} MB)",
@@ -84,11 +88,12 @@ pub(crate) fn measure(root: &Path, files: &[PathBuf], rounds: usize, bin: Option
             return false;
         }
     }
-    if let Some(bin) = bin
-        && let Err(e) = external_pass(bin, root)
-    {
-        eprintln!("  {e}");
-        return false;
+    for (i, bin) in bins.iter().enumerate() {
+        if let Err(e) = external_pass(bin, root) {
+            eprintln!("  {e}");
+            return false;
+        }
+        println!("  binary {}: {}", i + 1, bin.display());
     }
 
     // A small corpus is timed several times per pass, so that each pass takes long enough for
@@ -97,16 +102,16 @@ pub(crate) fn measure(root: &Path, files: &[PathBuf], rounds: usize, bin: Option
     if reps > 1 {
         println!("  each pass below runs {reps} times over the files");
     }
-    let mut wall = Ratios::default();
-    let mut cpu = Ratios::default();
+    let mut wall = Ratios::new(bins.len());
+    let mut cpu = Ratios::new(bins.len());
+    let (mut columns, mut cpu_columns) = (String::new(), String::new());
+    for i in 1..=bins.len() {
+        // Writing to a String cannot fail.
+        let _ = write!(columns, " binary {i}  ratio");
+        let _ = write!(cpu_columns, " bin {i} ratio");
+    }
     println!(
-        "  round   parse-only   phi-lint  ratio{}   (CPU: parse-only phi-lint ratio{})",
-        if bin.is_some() {
-            "   binary  ratio"
-        } else {
-            ""
-        },
-        if bin.is_some() { " binary ratio" } else { "" }
+        "  round   parse-only   phi-lint  ratio{columns}   (CPU: parse-only phi-lint ratio{cpu_columns})"
     );
     for round in 0..rounds {
         // Alternate the order so that drift in the machine's load hits the passes alike.
@@ -128,18 +133,18 @@ pub(crate) fn measure(root: &Path, files: &[PathBuf], rounds: usize, bin: Option
             cpu.lib.push(lc / pc);
             // Writing to a String cannot fail.
             let _ = write!(cpu_row, "   {pc:>6.2} s {lc:>6.2} s {:>5.2}×", lc / pc);
-            if let Some(bin) = bin {
+            for (i, bin) in bins.iter().enumerate() {
                 let children = children_cpu_time();
                 let b = Sample::take(|| (0..reps).try_for_each(|_| external_pass(bin, root)))
                     .wall
                     .as_secs_f64();
-                wall.bin.push(b / p);
+                wall.bins[i].push(b / p);
                 let _ = write!(row, " {b:>8.3} s {:>5.2}×", b / p);
                 if let Some(bc) = children_cpu_time()
                     .zip(children)
                     .map(|(after, before)| after.saturating_sub(before).as_secs_f64())
                 {
-                    cpu.bin.push(bc / pc);
+                    cpu.bins[i].push(bc / pc);
                     let _ = write!(cpu_row, " {bc:>6.2} s {:>5.2}×", bc / pc);
                 }
             }
@@ -149,19 +154,27 @@ pub(crate) fn measure(root: &Path, files: &[PathBuf], rounds: usize, bin: Option
     let median = |v: Vec<f64>| median_f64(v.into_iter());
     print!("  ratio, median of the rounds' ratios: phi-lint ");
     print_ratio(median(wall.lib), median(cpu.lib));
-    if let Some(bin) = bin {
-        print!("; {} ", bin.display());
-        print_ratio(median(wall.bin), median(cpu.bin));
+    for (i, (w, c)) in wall.bins.into_iter().zip(cpu.bins).enumerate() {
+        print!("; binary {} ", i + 1);
+        print_ratio(median(w), median(c));
     }
     println!(" the parse-only floor");
     true
 }
 
-/// Each round's ratio to the floor: the in-process lint, and the external binary.
-#[derive(Default)]
+/// Each round's ratio to the floor: the in-process lint, and each external binary.
 struct Ratios {
     lib: Vec<f64>,
-    bin: Vec<f64>,
+    bins: Vec<Vec<f64>>,
+}
+
+impl Ratios {
+    fn new(bins: usize) -> Self {
+        Self {
+            lib: Vec::new(),
+            bins: vec![Vec::new(); bins],
+        }
+    }
 }
 
 fn print_ratio(wall: Option<f64>, cpu: Option<f64>) {
