@@ -1,10 +1,15 @@
-//! Benchmark: phi-lint against a parse-only floor, over one generated corpus, in one run.
+//! Benchmark: phi-lint against a parse-only floor, over a generated corpus (and real code, if
+//! given), in one run.
 //!
 //! Run with `cargo bench -p phi-lint --bench lint`. Environment:
 //!
 //! - `PHI_BENCH_ROUNDS`: the number of measured rounds (default 7);
 //! - `PHI_BENCH_KEEP=1`: keep the generated corpus and print where it is, e.g. to run
-//!   `phi-lint check` or another tool over the same files.
+//!   `phi-lint check` or another tool over the same files;
+//! - `PHI_BENCH_GENERATED=0`: skip the generated corpus;
+//! - `PHI_LINT_CORPORA=dir[:dir…]`: also time real code, each directory on its own (absent ones
+//!   are skipped with a message), and `PHI_LINT_BIN=path[:path…]`: also time those phi-lint
+//!   binaries, as processes, against the same floor (see `lint/corpora.rs`).
 //!
 //! The benchmark
 //!
@@ -44,8 +49,26 @@ const TARGET_RATIO: f64 = 1.5;
 /// Measured rounds unless `PHI_BENCH_ROUNDS` says otherwise.
 const DEFAULT_ROUNDS: usize = 7;
 
+#[path = "lint/corpora.rs"]
+mod corpora;
+
 fn main() -> ExitCode {
     let rounds = rounds();
+    let generated = if env::var_os("PHI_BENCH_GENERATED").is_some_and(|v| v == "0") {
+        println!("generated corpus: skipped (PHI_BENCH_GENERATED=0)");
+        ExitCode::SUCCESS
+    } else {
+        generated_corpus(rounds)
+    };
+    if corpora::run_all(rounds) {
+        generated
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// Generates the corpus and times both passes over it.
+fn generated_corpus(rounds: usize) -> ExitCode {
     let tmp = match tempfile::Builder::new().prefix("phi-lint-bench-").tempdir() {
         Ok(tmp) => tmp,
         Err(e) => {
@@ -189,6 +212,12 @@ fn main() -> ExitCode {
         "target: phi-lint ≤ {TARGET_RATIO:.1}× parse-only \
          (median of the rounds' wall-clock ratios): {verdict} ({wall_ratio:.2}×)"
     );
+
+    let bins = corpora::external_binaries();
+    if !bins.is_empty() {
+        println!();
+        corpora::measure(&root, &corpus.files, rounds, &bins);
+    }
 
     if warm.errors.is_empty() {
         ExitCode::SUCCESS
