@@ -2,6 +2,7 @@
 //! on fixture logs, the no-echo guarantee across every format, `--help`, and the docker source
 //! against a fake `docker` first on `PATH` (no daemon needed).
 
+mod decode;
 mod docker;
 mod exit_codes;
 mod help;
@@ -32,7 +33,19 @@ struct Cmd {
 impl Cmd {
     fn new(args: &[&str]) -> Cmd {
         let mut cmd = assert_cmd::Command::cargo_bin("phi-canary").expect("the phi-canary binary");
-        cmd.args(args);
+        // The demo canary is used only when asked for: the fixtures carry it, so a scan that
+        // names no canary asks for it here.
+        let names_canary = args
+            .iter()
+            .any(|a| matches!(*a, "--canary" | "--canary-file" | "--demo"));
+        match args.split_first() {
+            Some((&sub @ ("scan" | "docker"), rest)) if !names_canary => {
+                cmd.arg(sub).arg("--demo").args(rest);
+            }
+            _ => {
+                cmd.args(args);
+            }
+        }
         Cmd { cmd }
     }
 
