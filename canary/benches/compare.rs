@@ -227,7 +227,9 @@ fn generate(path: &Path, target: u64) -> u64 {
             870,
             format!(
                 "\"body\":\"{}\"",
-                base64(&gzip(format!("{{\"c\":\"{DEMO}\"}}").as_bytes()))
+                base64(&gzip(
+                    format!("{{\"pad\":\"{}\",\"c\":\"{DEMO}\"}}", "abc".repeat(30)).as_bytes()
+                ))
             ),
         ),
         (900, "\"comment\":\"PHI-CANARY-3f9b near miss\"".to_owned()),

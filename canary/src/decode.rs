@@ -417,45 +417,65 @@ impl Decoder {
         }
     }
 
-    /// Maximal runs of the base64 alphabets, `=` and `:`, at least `min_run` long, found by
-    /// looking at every `min_run`-th byte only: such a run covers one of them.
+    /// Maximal runs of the base64 alphabets, `=` and `:`, at least `min_run` long. Only every
+    /// `s`-th byte is looked at (`s` = `min_run`/3): such a run covers three of them in a row,
+    /// so a run is looked for only where three in a row are in the alphabet.
     fn runs(&self, hay: &[u8], out: &mut Vec<(usize, usize, Step)>) {
-        let step = self.min_run;
-        let mut i = step - 1;
+        let min = self.min_run;
+        let stride = (min / 3).max(1);
+        let mut p = 0;
+        let mut streak = 0;
         let mut done = 0;
-        while i < hay.len() {
-            if !is_run_byte(hay[i]) {
-                i += step;
+        while p < hay.len() {
+            if !RUN_BYTE[usize::from(hay[p])] {
+                streak = 0;
+                p += stride;
                 continue;
             }
-            let mut start = i;
-            while start > done && is_run_byte(hay[start - 1]) {
+            streak += 1;
+            if streak < 3 {
+                p += stride;
+                continue;
+            }
+            let mut start = p;
+            while start > done && RUN_BYTE[usize::from(hay[start - 1])] {
                 start -= 1;
             }
-            let mut end = i + 1;
-            while end < hay.len() && is_run_byte(hay[end]) {
+            let mut end = p + 1;
+            while end < hay.len() && RUN_BYTE[usize::from(hay[end])] {
                 end += 1;
             }
-            if end - start >= step {
+            if end - start >= min {
                 out.push((start, end, Step::Base64));
-                if hay[start..end]
+                let digits = hay[start..end]
                     .iter()
                     .filter(|b| b.is_ascii_hexdigit())
-                    .count()
-                    >= 2 * self.min_len
-                {
+                    .count();
+                if digits >= 2 * self.min_len {
                     out.push((start, end, Step::Hex));
                 }
             }
             done = end;
-            i = end + step;
+            streak = 0;
+            p = (end / stride + 1) * stride;
         }
     }
 }
 
-fn is_run_byte(b: u8) -> bool {
-    steps::is_b64(b) || b == b'=' || b == b':'
-}
+/// The bytes of a run: the base64 alphabets (standard and URL-safe), `=` and `:`.
+static RUN_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        // `b` < 256, so the cast keeps its value.
+        #[allow(clippy::cast_possible_truncation)]
+        let byte = b as u8;
+        table[b] =
+            byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/' | b'-' | b'_' | b'=' | b':');
+        b += 1;
+    }
+    table
+};
 
 /// Where a token to percent-decode, unescape or dereference ends.
 fn is_delimiter(b: u8) -> bool {

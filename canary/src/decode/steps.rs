@@ -15,11 +15,6 @@ fn b64_value(b: u8) -> Option<u8> {
     }
 }
 
-/// Whether `b` can be part of a base64 (either alphabet) run.
-pub(super) fn is_b64(b: u8) -> bool {
-    b64_value(b).is_some()
-}
-
 /// Decodes base64 of either alphabet, padded or not; the trailing bits of a partial group are
 /// dropped. Stops at the first byte outside both alphabets.
 pub(super) fn base64(run: &[u8]) -> Vec<u8> {
