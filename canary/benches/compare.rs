@@ -67,6 +67,7 @@ fn main() {
             vec![
                 bin,
                 "scan",
+                "--demo",
                 "--variants",
                 "exact",
                 "--format",
@@ -79,6 +80,7 @@ fn main() {
             vec![
                 bin,
                 "scan",
+                "--demo",
                 "--variants",
                 "exact",
                 "--threads",
@@ -89,12 +91,33 @@ fn main() {
             ],
         ),
         (
-            "phi-canary scan (all variants: 19 patterns, 8 searched)",
-            vec![bin, "scan", "--format", "json", &file],
+            "phi-canary scan --no-decode (all variants: 19 patterns, 8 searched)",
+            vec![
+                bin,
+                "scan",
+                "--demo",
+                "--no-decode",
+                "--format",
+                "json",
+                &file,
+            ],
         ),
         (
-            "phi-canary scan --threads 1",
-            vec![bin, "scan", "--threads", "1", "--format", "json", &file],
+            "phi-canary scan (all variants and decoding)",
+            vec![bin, "scan", "--demo", "--format", "json", &file],
+        ),
+        (
+            "phi-canary scan --threads 1 (all variants and decoding)",
+            vec![
+                bin,
+                "scan",
+                "--demo",
+                "--threads",
+                "1",
+                "--format",
+                "json",
+                &file,
+            ],
         ),
     ];
     for (name, argv) in &cases {
@@ -125,8 +148,8 @@ fn main() {
 
     println!("\nstdin streaming (`cat FILE | phi-canary scan -`), peak RSS of phi-canary:");
     for (name, args) in [
-        ("all variants", vec!["scan", "-"]),
-        ("exact", vec!["scan", "--variants", "exact", "-"]),
+        ("all variants and decoding", vec!["scan", "--demo", "-"]),
+        ("exact", vec!["scan", "--demo", "--variants", "exact", "-"]),
     ] {
         let (secs, kib) = stdin_rss(bin, &args, &path);
         println!(
@@ -183,7 +206,11 @@ fn generate(path: &Path, target: u64) -> u64 {
         "token refused",
     ];
     // (where, in thousandths of the file; what)
-    let plants: [(u64, String); 9] = [
+    let percent: String = CORE.bytes().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "%{b:02X}");
+        s
+    });
+    let plants: [(u64, String); 11] = [
         (10, format!("\"comment\":\"{DEMO}\"")),
         (200, format!("\"comment\":\"{DEMO}\"")),
         (400, format!("\"note\":\"{}\"", DEMO.to_uppercase())),
@@ -197,6 +224,16 @@ fn generate(path: &Path, target: u64) -> u64 {
             "\"url\":\"/q?c=self-tracked%20PHI-CANARY-3f9a\"".to_owned(),
         ),
         (800, format!("\"comment\":\"{DEMO}\"")),
+        (850, format!("\"q\":\"{percent}\"")),
+        (
+            870,
+            format!(
+                "\"body\":\"{}\"",
+                base64(&gzip(
+                    format!("{{\"pad\":\"{}\",\"c\":\"{DEMO}\"}}", "abc".repeat(30)).as_bytes()
+                ))
+            ),
+        ),
         (900, "\"comment\":\"PHI-CANARY-3f9b near miss\"".to_owned()),
         (990, format!("\"comment\":\"{DEMO}\"")),
     ];
@@ -235,6 +272,12 @@ fn generate(path: &Path, target: u64) -> u64 {
     written
 }
 
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(data).expect("compress");
+    e.finish().expect("compress")
+}
+
 /// Standard base64 with padding, as a logger would write it.
 fn base64(data: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(data)
@@ -264,7 +307,10 @@ fn count(argv: &[&str]) -> String {
                 .as_array()
                 .map(|hits| {
                     hits.iter()
-                        .map(|h| format!("{}/{}", h["canary"], h["variant"]))
+                        .map(|h| match h["chain"].as_str() {
+                            Some(chain) => format!("{}/{chain}", h["canary"]),
+                            None => format!("{}/{}", h["canary"], h["variant"]),
+                        })
                         .collect()
                 })
                 .unwrap_or_default();
@@ -324,7 +370,15 @@ fn stdin_rss(bin: &str, args: &[&str], path: &Path) -> (f64, u64) {
 /// `/usr/bin/time -v phi-canary scan --threads N FILE`.
 fn file_rss(bin: &str, file: &str, threads: &str) -> (f64, u64) {
     let (secs, stderr) = timed(
-        Command::new("/usr/bin/time").args(["-v", bin, "scan", "--threads", threads, file]),
+        Command::new("/usr/bin/time").args([
+            "-v",
+            bin,
+            "scan",
+            "--demo",
+            "--threads",
+            threads,
+            file,
+        ]),
         None,
     );
     (secs, max_rss(&stderr))

@@ -63,6 +63,9 @@ pub enum CanaryError {
         /// The id.
         id: String,
     },
+    /// No canary was given, and the demo canary was not asked for.
+    #[error("no canary to scan for: give --canary TEXT, --canary-file FILE or --demo")]
+    NoCanary,
     /// The operating system's random number generator failed.
     #[error(transparent)]
     Random(#[from] phi_marker::RandomError),
@@ -175,20 +178,25 @@ impl fmt::Debug for Canary {
 }
 
 /// The canaries to scan for: the given ones in order, without repeats, with the demo canary and
-/// its core token first when `demo` is set or nothing was given.
+/// its core token first when `demo` is set. None at all is an error: the demo canary is never a
+/// silent fallback.
 ///
 /// ```
 /// use phi_canary::canary::{self, Canary};
 ///
-/// let ids: Vec<_> = canary::select(&[], false)?.iter().map(|c| c.id().to_owned()).collect();
+/// let ids: Vec<_> = canary::select(&[], true)?.iter().map(|c| c.id().to_owned()).collect();
 /// assert_eq!(ids, ["demo", "core"]);
+/// assert!(canary::select(&[], false).is_err());
 /// let run = "PHI-CANARY-0123456789abcdef0123456789abcdef".to_owned();
 /// assert_eq!(canary::select(&[run.clone(), run], false)?.len(), 1);
 /// # Ok::<(), phi_canary::CanaryError>(())
 /// ```
 pub fn select(texts: &[String], demo: bool) -> Result<Vec<Canary>, CanaryError> {
     let mut out = Vec::new();
-    if demo || texts.is_empty() {
+    if texts.is_empty() && !demo {
+        return Err(CanaryError::NoCanary);
+    }
+    if demo {
         out.push(Canary::demo());
         out.push(Canary::core());
     }

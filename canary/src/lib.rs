@@ -25,6 +25,7 @@
 //! ```
 
 pub mod canary;
+pub mod decode;
 pub mod marker;
 pub mod matcher;
 pub mod progress;

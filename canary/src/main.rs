@@ -77,18 +77,22 @@ and stderr (or tty) must each carry the start and end marker lines.";
 
 #[derive(Args)]
 struct ScanOptions {
-    /// A canary to scan for (repeatable). Without one, the demo canary and its core token.
+    /// A canary to scan for (repeatable).
     #[arg(long, value_name = "TEXT")]
     canary: Vec<String>,
-    /// Read canaries from FILE, one per line, to keep them out of the process list.
+    /// Read canaries from FILE, one per line, to keep them out of the process list. A file
+    /// with no canary is a usage error.
     #[arg(long, value_name = "FILE")]
     canary_file: Option<PathBuf>,
-    /// Also scan for the demo canary and its core token.
+    /// Scan for the demo canary and its core token (as well as any given).
     #[arg(long)]
     demo: bool,
-    /// The encodings to match.
+    /// The encodings to match; `all` also decodes and rescans candidate runs.
     #[arg(long, value_enum, default_value_t = VariantSet::All)]
     variants: VariantSet,
+    /// With `--variants all`, only the pre-computed encodings: no decoding.
+    #[arg(long)]
+    no_decode: bool,
     /// Require the marker lines carrying NONCE on every stream, or exit 3.
     #[arg(long, value_name = "NONCE")]
     expect_marker: Option<String>,
@@ -134,12 +138,17 @@ fn scan(specs: &[String], options: ScanOptions) -> anyhow::Result<u8> {
     if let Some(path) = &options.canary_file {
         let list = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
+        let before = texts.len();
         texts.extend(
             list.lines()
                 .map(str::trim_end)
-                .filter(|l| !l.is_empty())
+                .filter(|l| !l.trim().is_empty())
                 .map(str::to_owned),
         );
+        if texts.len() == before {
+            // A per-run canary that never reached the file must not turn into a clean scan.
+            bail!("{} holds no canary (it is empty or blank)", path.display());
+        }
     }
     let canaries = canary::select(&texts, options.demo)?;
     let nonce = options
@@ -147,7 +156,7 @@ fn scan(specs: &[String], options: ScanOptions) -> anyhow::Result<u8> {
         .as_deref()
         .map(Nonce::new)
         .transpose()?;
-    let matcher = Matcher::new(canaries, options.variants, nonce)?;
+    let matcher = Matcher::new(canaries, options.variants, nonce)?.decoding(!options.no_decode);
     if specs.iter().filter(|s| *s == "-").count() > 1 {
         bail!("standard input (`-`) can be scanned once");
     }

@@ -33,6 +33,9 @@ pub struct MarkerTally {
     pub first_start: Option<u64>,
     /// Byte offset of the last end line.
     pub last_end: Option<u64>,
+    /// Byte offset of the last start line.
+    #[serde(skip)]
+    pub last_start: Option<u64>,
 }
 
 impl MarkerTally {
@@ -42,6 +45,7 @@ impl MarkerTally {
             MarkerKind::Start => {
                 self.start += 1;
                 self.first_start.get_or_insert(offset);
+                self.last_start = Some(offset);
             }
             MarkerKind::End => {
                 self.end += 1;
@@ -70,11 +74,29 @@ impl MarkerTally {
         if let Some(end) = later.last_end {
             self.last_end = Some(end + base);
         }
+        if let Some(start) = later.last_start {
+            self.last_start = Some(start + base);
+        }
     }
 
-    /// A start line, and after it an end line.
+    /// A start line, and after it an end line; as many ends as starts, and none of the
+    /// starts after the last end. `start, end, start` (a restart without its end) is not.
+    ///
+    /// ```
+    /// use phi_canary::marker::{MarkerKind, MarkerTally};
+    ///
+    /// let mut tally = MarkerTally::default();
+    /// for (kind, at) in [(MarkerKind::Start, 0), (MarkerKind::End, 10), (MarkerKind::Start, 20)] {
+    ///     tally.record(kind, at);
+    /// }
+    /// assert!(!tally.bracketed());
+    /// tally.record(MarkerKind::End, 30);
+    /// assert!(tally.bracketed());
+    /// ```
     #[must_use]
     pub fn bracketed(&self) -> bool {
-        matches!((self.first_start, self.last_end), (Some(s), Some(e)) if s < e)
+        self.start == self.end
+            && matches!((self.first_start, self.last_end), (Some(s), Some(e)) if s < e)
+            && matches!((self.last_start, self.last_end), (Some(s), Some(e)) if s < e)
     }
 }

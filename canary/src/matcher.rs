@@ -15,6 +15,7 @@ use std::collections::HashMap;
 mod search;
 
 use crate::canary::Canary;
+use crate::decode::Decoder;
 use crate::marker::{MarkerKind, Nonce};
 use crate::stream::{Event, StreamScanner};
 use crate::variant::{Variant, VariantSet};
@@ -71,10 +72,13 @@ pub struct Matcher {
     canaries: Vec<Canary>,
     variants: VariantSet,
     marker: Option<Nonce>,
+    decoder: Option<Decoder>,
 }
 
 impl Matcher {
     /// Compiles `canaries` in every variant of `variants`, and the marker lines of `marker`.
+    /// With [`VariantSet::All`], streams are also decoded and rescanned (see
+    /// [`decode`](crate::decode)).
     pub fn new(
         canaries: Vec<Canary>,
         variants: VariantSet,
@@ -113,6 +117,10 @@ impl Matcher {
             }
         }
         let search = Search::new(&patterns)?;
+        let decoder = match variants {
+            VariantSet::All => Some(Decoder::new(&canaries)?),
+            VariantSet::Exact => None,
+        };
         Ok(Matcher {
             search,
             patterns,
@@ -120,7 +128,32 @@ impl Matcher {
             canaries,
             variants,
             marker,
+            decoder,
         })
+    }
+
+    /// Keeps decoding on (as built) or turns it off: the pre-computed variants only.
+    ///
+    /// ```
+    /// use phi_canary::{Canary, Matcher, VariantSet};
+    ///
+    /// let m = Matcher::new(vec![Canary::core()], VariantSet::All, None)?;
+    /// assert!(m.decoder().is_some());
+    /// assert!(m.decoding(false).decoder().is_none());
+    /// # Ok::<(), phi_canary::MatcherError>(())
+    /// ```
+    #[must_use]
+    pub fn decoding(mut self, on: bool) -> Matcher {
+        if !on {
+            self.decoder = None;
+        }
+        self
+    }
+
+    /// The decoder streams are rescanned with, if decoding is on.
+    #[must_use]
+    pub fn decoder(&self) -> Option<&Decoder> {
+        self.decoder.as_ref()
     }
 
     /// The canaries, in the order [`Found::Canary`] indexes them.

@@ -80,6 +80,10 @@ pub struct Hit {
     pub variant: Variant,
     /// The canary's id (`demo`, `core`, `run:0123abcd`, `canary-2`).
     pub canary: String,
+    /// For a hit found by decoding, the steps and the match (`base64>gzip>exact`); the offset
+    /// is then the start of the outermost decoded run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chain: Option<String>,
 }
 
 /// A canary scanned for, by id.
@@ -194,9 +198,21 @@ impl Report {
                     }
                 }
                 if m.start > 0 && m.end > 0 && !m.bracketed() {
-                    out.push(format!(
-                        "{at}: the last end marker comes before the first start marker"
-                    ));
+                    if m.start == m.end && m.first_start < m.last_end {
+                        out.push(format!(
+                            "{at}: a start marker comes after the last end marker"
+                        ));
+                    } else if m.start == m.end {
+                        out.push(format!(
+                            "{at}: the last end marker comes before the first start marker"
+                        ));
+                    } else {
+                        out.push(format!(
+                            "{at}: {} start and {} end markers; every start must be followed \
+                             by its end (a restart?)",
+                            m.start, m.end
+                        ));
+                    }
                 }
             }
         }

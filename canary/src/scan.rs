@@ -6,11 +6,13 @@
 
 use std::thread;
 
+use crate::decode::{Chain, LineDecoder, StreamHit};
 use crate::marker::MarkerTally;
 use crate::matcher::{Found, Matcher};
 use crate::report::{CanarySummary, Hit, Report, SourceReport, StreamReport};
 use crate::source::{Chunks, Source, SourceError, Stream};
 use crate::stream::{Event, StreamScanner};
+use crate::variant::Variant;
 
 /// Hits kept per stream; more are counted, not listed, so memory stays bounded.
 pub const MAX_HITS_PER_STREAM: usize = 1000;
@@ -156,16 +158,12 @@ fn scan_stream(
             let handles: Vec<_> = parts
                 .into_iter()
                 .map(|mut chunks| {
-                    scope.spawn(move || scan_part(matcher, chunks.as_mut(), settings.progress))
+                    scope.spawn(move || scan_part(matcher, chunks.as_mut(), settings))
                 })
                 .collect();
             handles.into_iter().map(join).collect()
         }),
-        Ok(None) => vec![scan_part(
-            matcher,
-            stream.chunks.as_mut(),
-            settings.progress,
-        )],
+        Ok(None) => vec![scan_part(matcher, stream.chunks.as_mut(), settings)],
         Err(e) => vec![Part::failed(e)],
     };
     let mut report = StreamReport {
@@ -180,7 +178,7 @@ fn scan_stream(
     let mut newlines = 0;
     let mut error = None;
     for part in parts {
-        for e in part.hits {
+        for (e, chain) in part.hits {
             if hits.len() == MAX_HITS_PER_STREAM {
                 break;
             }
@@ -192,6 +190,7 @@ fn scan_stream(
                     offset: e.offset + report.bytes,
                     variant,
                     canary: matcher.canaries()[canary].id().to_owned(),
+                    chain: chain.map(|c| c.render(variant.name())),
                 });
             }
         }
@@ -216,7 +215,8 @@ fn scan_stream(
 
 /// One part of a stream, with offsets and lines relative to its start.
 struct Part {
-    hits: Vec<Event>,
+    /// Hits in offset order; a hit found by decoding has its chain.
+    hits: Vec<(Event, Option<Chain>)>,
     hits_total: u64,
     markers: MarkerTally,
     bytes: u64,
@@ -239,7 +239,7 @@ impl Part {
     }
 }
 
-fn scan_part(matcher: &Matcher, chunks: &mut dyn Chunks, progress: &(dyn Fn(u64) + Sync)) -> Part {
+fn scan_part(matcher: &Matcher, chunks: &mut dyn Chunks, settings: &Settings<'_>) -> Part {
     let mut scanner = StreamScanner::new(matcher);
     let mut markers = MarkerTally::default();
     let mut hits = Vec::new();
@@ -253,21 +253,84 @@ fn scan_part(matcher: &Matcher, chunks: &mut dyn Chunks, progress: &(dyn Fn(u64)
         }
         Found::Marker(kind) => markers.record(kind, e.offset),
     };
+    let mut lines = matcher.decoder().map(LineDecoder::new);
+    let mut decoded: Vec<StreamHit> = Vec::new();
+    let mut decoded_total = 0u64;
+    let mut on_decoded = |h: StreamHit| {
+        decoded_total += 1;
+        if decoded.len() < MAX_HITS_PER_STREAM {
+            decoded.push(h);
+        }
+    };
+    let mut decode_error = None;
     let read = chunks.each(&mut |piece| {
+        let (offset, before) = (scanner.bytes(), scanner.newlines());
         scanner.feed(piece, &mut on);
-        progress(piece.len() as u64);
+        if let Some(lines) = lines.as_mut()
+            && decode_error.is_none()
+            && let Err(e) = lines.feed(piece, offset, before, scanner.newlines(), &mut on_decoded)
+        {
+            decode_error = Some(e);
+        }
+        (settings.progress)(piece.len() as u64);
     });
     // What was read before a failure is still scanned to its end.
     scanner.finish(&mut on);
+    if let Some(lines) = lines.as_mut()
+        && decode_error.is_none()
+        && let Err(e) = lines.finish(&mut on_decoded)
+    {
+        decode_error = Some(e);
+    }
+    let (hits, dropped) = merge(hits, decoded);
+    let error = read
+        .err()
+        .or_else(|| decode_error.map(std::io::Error::other));
     Part {
         hits,
-        hits_total: total,
+        hits_total: total + decoded_total - dropped,
         markers,
         bytes: scanner.bytes(),
         newlines: scanner.newlines(),
         lines: scanner.lines(),
-        error: read.err(),
+        error,
     }
+}
+
+/// The fast path's hits and the decoder's, in offset order. A decoded run that holds a hit of
+/// the fast path (the base64 variant inside a base64 run) is that hit, not another: it is
+/// dropped, and counted in the second value.
+fn merge(fast: Vec<Event>, decoded: Vec<StreamHit>) -> (Vec<(Event, Option<Chain>)>, u64) {
+    let mut dropped = 0;
+    let mut out: Vec<(Event, Option<Chain>)> = Vec::with_capacity(fast.len() + decoded.len());
+    let mut extra = Vec::new();
+    for h in decoded {
+        let first = fast.partition_point(|e| e.offset < h.offset);
+        if fast.get(first).is_some_and(|e| e.offset < h.end) {
+            dropped += 1;
+            continue;
+        }
+        let d = h.decoded;
+        let variant = if d.mixed_case {
+            Variant::MixedCase
+        } else {
+            Variant::Exact
+        };
+        let event = Event {
+            found: Found::Canary {
+                canary: d.canary,
+                variant,
+            },
+            line: h.line,
+            offset: h.offset,
+        };
+        extra.push((event, (!d.chain.is_empty()).then_some(d.chain)));
+    }
+    out.extend(fast.into_iter().map(|e| (e, None)));
+    out.extend(extra);
+    out.sort_by_key(|(e, _)| e.offset);
+    out.truncate(MAX_HITS_PER_STREAM);
+    (out, dropped)
 }
 
 fn join<T>(handle: thread::ScopedJoinHandle<'_, T>) -> T {

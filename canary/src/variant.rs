@@ -48,6 +48,9 @@ pub enum Variant {
     HexLower,
     /// Hex, upper-case digits.
     HexUpper,
+    /// The canary in mixed ASCII case (`Phi-Canary-3F9a`). Not a pattern of the fast path: the
+    /// decoder finds it (see [`decode`](crate::decode)), so it is in no [`VariantSet`].
+    MixedCase,
 }
 
 /// Which variants to match.
@@ -130,6 +133,7 @@ impl Variant {
             Variant::Base64At2 => "base64-2",
             Variant::HexLower => "hex-lower",
             Variant::HexUpper => "hex-upper",
+            Variant::MixedCase => "mixed-case",
         }
     }
 
@@ -145,7 +149,7 @@ impl Variant {
     #[must_use]
     pub fn encode(self, text: &[u8]) -> Vec<u8> {
         match self {
-            Variant::Exact => text.to_vec(),
+            Variant::Exact | Variant::MixedCase => text.to_vec(),
             Variant::Lower => text.to_ascii_lowercase(),
             Variant::Upper => text.to_ascii_uppercase(),
             Variant::Percent => percent(text, false),

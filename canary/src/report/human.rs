@@ -7,12 +7,19 @@ use super::{Report, Verdict};
 
 pub(super) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     for hit in &report.hits {
-        writeln!(
-            out,
-            "error[leak]: canary `{}` found, variant `{}`",
-            hit.canary,
-            hit.variant.name()
-        )?;
+        match &hit.chain {
+            Some(chain) => writeln!(
+                out,
+                "error[leak]: canary `{}` found, decoded `{chain}`",
+                hit.canary
+            )?,
+            None => writeln!(
+                out,
+                "error[leak]: canary `{}` found, variant `{}`",
+                hit.canary,
+                hit.variant.name()
+            )?,
+        }
         writeln!(
             out,
             " --> {}:{} (stream {}, byte {})",

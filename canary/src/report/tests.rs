@@ -13,6 +13,7 @@ fn tally(start: Option<u64>, end: Option<u64>) -> MarkerTally {
         end: u32::from(end.is_some()),
         first_start: start,
         last_end: end,
+        last_start: start,
     }
 }
 
@@ -34,6 +35,7 @@ fn hit(source: &str, stream: &'static str, line: u64, offset: u64, variant: Vari
         line,
         offset,
         variant,
+        chain: None,
         canary: "demo".to_owned(),
     }
 }

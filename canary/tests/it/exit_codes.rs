@@ -259,7 +259,7 @@ fn a_reader_that_goes_away_is_not_an_error() {
     let line = format!("x {}\n", phi_canary::canary::CORE);
     let log = dir.write("many.log", line.repeat(3000));
     let mut child = Command::new(env!("CARGO_BIN_EXE_phi-canary"))
-        .args(["scan", &log])
+        .args(["scan", "--demo", &log])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -2,6 +2,7 @@
 //! on fixture logs, the no-echo guarantee across every format, `--help`, and the docker source
 //! against a fake `docker` first on `PATH` (no daemon needed).
 
+mod decode;
 mod docker;
 mod exit_codes;
 mod help;
@@ -24,8 +25,22 @@ fn fixture(name: &str) -> String {
 }
 
 /// `phi-canary ARGS`, with `RUST_LOG` removed; `PATH` is the machine's unless the test sets it.
+/// The demo canary is used only when asked for: the fixtures carry it, so a `scan` or `docker`
+/// that names no canary asks for it here.
 fn cli(args: &[&str]) -> Cmd {
-    Cmd::new(env!("CARGO_BIN_EXE_phi-canary"), args)
+    let names_canary = args
+        .iter()
+        .any(|a| matches!(*a, "--canary" | "--canary-file" | "--demo"));
+    let mut full: Vec<&str> = Vec::with_capacity(args.len() + 1);
+    match args.split_first() {
+        Some((&sub @ ("scan" | "docker"), rest)) if !names_canary => {
+            full.push(sub);
+            full.push("--demo");
+            full.extend_from_slice(rest);
+        }
+        _ => full.extend_from_slice(args),
+    }
+    Cmd::new(env!("CARGO_BIN_EXE_phi-canary"), &full)
 }
 
 /// A temporary directory holding files a test writes.

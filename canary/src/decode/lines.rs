@@ -1,0 +1,218 @@
+//! `LineDecoder`: the decoder over one stream fed in pieces, whole lines at a time.
+//!
+//! Complete lines of a piece are decoded in place; the last, partial line is carried over to the
+//! next piece, so a run split across reads is decoded whole. The carry-over is bounded: a line
+//! past [`TOKEN_CAP`] bytes is decoded in parts cut after a quote, comma, tab, `<` or `>` (where
+//! no run or token continues), and a line with no such byte in the last [`TOKEN_CAP`] bytes is an
+//! error with its position — never a silent skip.
+
+use super::{Decoded, Decoder, Limit, TOKEN_CAP};
+
+/// A hit found by decoding, in stream terms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamHit {
+    /// What was found and how.
+    pub decoded: Decoded,
+    /// The stream offset of the run's first byte.
+    pub offset: u64,
+    /// The stream offset just past the run.
+    pub end: u64,
+    /// The 1-based line.
+    pub line: u64,
+}
+
+/// Why decoding a stream stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// A decompression went past its cap.
+    #[error(
+        "a compressed run at line {line}, byte {offset} decompresses past the cap of {cap} bytes (a decompression bomb?)"
+    )]
+    Bomb {
+        /// The 1-based line.
+        line: u64,
+        /// The stream offset of the run.
+        offset: u64,
+        /// The cap in bytes.
+        cap: usize,
+    },
+    /// A run or token too long to decode within bounds.
+    #[error(
+        "a run at line {line}, byte {offset} is longer than {cap} bytes and cannot be decoded within bounds"
+    )]
+    TooLong {
+        /// The 1-based line.
+        line: u64,
+        /// The stream offset of the run.
+        offset: u64,
+        /// The cap in bytes.
+        cap: usize,
+    },
+}
+
+/// Decodes one stream. Feed it every piece with its position, then call
+/// [`finish`](Self::finish).
+///
+/// ```
+/// use phi_canary::Canary;
+/// use phi_canary::decode::{Decoder, LineDecoder};
+///
+/// let d = Decoder::new(&[Canary::core()])?;
+/// let mut s = LineDecoder::new(&d);
+/// let mut hits = Vec::new();
+/// // UTF-16LE, split across two pieces.
+/// let text: Vec<u8> = "x PHI-CANARY-3f9a\n".bytes().flat_map(|b| [b, 0]).collect();
+/// let (a, b) = text.split_at(11);
+/// s.feed(a, 0, 0, 0, &mut |h| hits.push(h)).expect("in bounds");
+/// s.feed(b, 11, 0, 1, &mut |h| hits.push(h)).expect("in bounds");
+/// s.finish(&mut |h| hits.push(h)).expect("in bounds");
+/// assert_eq!(hits.len(), 1);
+/// assert_eq!(hits[0].decoded.chain.render("exact"), "utf16>exact");
+/// # Ok::<(), aho_corasick::BuildError>(())
+/// ```
+pub struct LineDecoder<'d> {
+    decoder: &'d Decoder,
+    /// The partial last line, or the part of a long line not decoded yet.
+    pending: Vec<u8>,
+    /// The stream offset of `pending`'s first byte.
+    pending_offset: u64,
+    /// The 1-based line `pending` is on.
+    pending_line: u64,
+}
+
+impl<'d> LineDecoder<'d> {
+    /// A decoder at the start of a stream.
+    #[must_use]
+    pub fn new(decoder: &'d Decoder) -> LineDecoder<'d> {
+        LineDecoder {
+            decoder,
+            pending: Vec::new(),
+            pending_offset: 0,
+            pending_line: 1,
+        }
+    }
+
+    /// Decodes the next `piece`, which starts at stream offset `offset`, after `newlines_before`
+    /// newlines, and holds `newlines_after − newlines_before` of its own.
+    pub fn feed(
+        &mut self,
+        piece: &[u8],
+        offset: u64,
+        newlines_before: u64,
+        newlines_after: u64,
+        on: &mut dyn FnMut(StreamHit),
+    ) -> Result<(), DecodeError> {
+        let Some(last_nl) = memchr::memrchr(b'\n', piece) else {
+            return self.append(piece, offset, newlines_before, on);
+        };
+        let mut rest = &piece[..=last_nl];
+        let mut rest_offset = offset;
+        if !self.pending.is_empty() {
+            let first_nl = memchr::memchr(b'\n', rest).expect("a newline");
+            self.append(&rest[..=first_nl], offset, newlines_before, on)?;
+            self.flush(on)?;
+            rest = &rest[first_nl + 1..];
+            rest_offset += first_nl as u64 + 1;
+        }
+        let rest_line = newlines_before + 1 + u64::from(rest_offset != offset);
+        self.block(rest, rest_offset, rest_line, on)?;
+        self.pending_line = newlines_after + 1;
+        self.append(
+            &piece[last_nl + 1..],
+            offset + last_nl as u64 + 1,
+            newlines_after,
+            on,
+        )
+    }
+
+    /// Decodes what is left: the stream has ended.
+    pub fn finish(&mut self, on: &mut dyn FnMut(StreamHit)) -> Result<(), DecodeError> {
+        self.flush(on)
+    }
+
+    /// Adds bytes without a newline (or ending with one) to the pending line, decoding parts of
+    /// it once it reaches the cap.
+    fn append(
+        &mut self,
+        mut bytes: &[u8],
+        offset: u64,
+        newlines: u64,
+        on: &mut dyn FnMut(StreamHit),
+    ) -> Result<(), DecodeError> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        if self.pending.is_empty() {
+            self.pending_offset = offset;
+            self.pending_line = newlines + 1;
+        }
+        while self.pending.len() + bytes.len() > TOKEN_CAP {
+            let room = TOKEN_CAP - self.pending.len();
+            self.pending.extend_from_slice(&bytes[..room]);
+            bytes = &bytes[room..];
+            let Some(cut) = self.pending.iter().rposition(|&b| is_cut(b)) else {
+                return Err(DecodeError::TooLong {
+                    line: self.pending_line,
+                    offset: self.pending_offset,
+                    cap: TOKEN_CAP,
+                });
+            };
+            let part: Vec<u8> = self.pending.drain(..=cut).collect();
+            self.block(&part, self.pending_offset, self.pending_line, on)?;
+            self.pending_offset += part.len() as u64;
+        }
+        self.pending.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn flush(&mut self, on: &mut dyn FnMut(StreamHit)) -> Result<(), DecodeError> {
+        let pending = std::mem::take(&mut self.pending);
+        let result = self.block(&pending, self.pending_offset, self.pending_line, on);
+        self.pending = pending;
+        self.pending.clear();
+        result
+    }
+
+    /// Decodes `block` (whole lines, or a cut part of one) at stream offset `offset`, line
+    /// `line`.
+    fn block(
+        &self,
+        block: &[u8],
+        offset: u64,
+        line: u64,
+        on: &mut dyn FnMut(StreamHit),
+    ) -> Result<(), DecodeError> {
+        if block.is_empty() {
+            return Ok(());
+        }
+        let line_at = |pos: usize| line + bytecount::count(&block[..pos], b'\n') as u64;
+        match self.decoder.find(block) {
+            Ok(hits) => {
+                for decoded in hits {
+                    on(StreamHit {
+                        decoded,
+                        offset: offset + decoded.start as u64,
+                        end: offset + decoded.end as u64,
+                        line: line_at(decoded.start),
+                    });
+                }
+                Ok(())
+            }
+            Err(Limit::Bomb(at)) => Err(DecodeError::Bomb {
+                line: line_at(at),
+                offset: offset + at as u64,
+                cap: super::INFLATE_CAP,
+            }),
+            Err(Limit::TooLong(at)) => Err(DecodeError::TooLong {
+                line: line_at(at),
+                offset: offset + at as u64,
+                cap: TOKEN_CAP,
+            }),
+        }
+    }
+}
+
+/// Where a long line may be cut: no run or token the decoder looks at continues past it.
+fn is_cut(b: u8) -> bool {
+    matches!(b, b'"' | b',' | b'\t' | b'<' | b'>' | b'\'')
+}
