@@ -40,7 +40,7 @@ pub mod args;
 pub mod date;
 pub mod demo;
 pub mod envelope;
-pub mod genetics;
+pub use answers_genetics as genetics;
 pub mod governance;
 #[cfg(feature = "leak-drill")]
 pub mod leak_drill;

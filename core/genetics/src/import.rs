@@ -15,11 +15,7 @@ use phi_macros::ClosedEnum;
 use super::Build;
 use super::sites::normalize_chromosome;
 
-/// The two layouts the importer reads.
-///
-/// ```
-/// assert_eq!(answers::genetics::import::ArrayFormat::VARIANTS, ["twenty_three_and_me", "ancestry_dna"]);
-/// ```
+/// The two layouts the importer reads: `twenty_three_and_me` and `ancestry_dna` on the wire.
 #[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ArrayFormat {
     /// Four columns, the genotype in one (`AG`, `A`, `--`).
@@ -32,7 +28,7 @@ pub enum ArrayFormat {
 /// What is wrong with a line.
 ///
 /// ```
-/// use answers::genetics::import::LineProblem;
+/// use answers_genetics::import::LineProblem;
 ///
 /// assert_eq!(LineProblem::BadPosition.text(), "the position is not a whole number of at least 1");
 /// ```
@@ -76,7 +72,7 @@ impl LineProblem {
 /// Why a file was not imported. Names a line by number, never by its text.
 ///
 /// ```
-/// use answers::genetics::import::{ImportError, LineProblem, parse};
+/// use answers_genetics::import::{ImportError, LineProblem, parse};
 ///
 /// let err = parse(b"rs1\t1\tsecret\tAG\n").unwrap_err();
 /// assert_eq!(err, ImportError::Malformed { line: 1, problem: LineProblem::BadPosition });
@@ -115,8 +111,8 @@ pub struct GenotypeCall {
 /// A parsed file.
 ///
 /// ```
-/// use answers::genetics::Build;
-/// use answers::genetics::import::{ArrayFormat, parse};
+/// use answers_genetics::Build;
+/// use answers_genetics::import::{ArrayFormat, parse};
 ///
 /// let text = "# reference human assembly build 37\r\n# rsid\tchromosome\tposition\tgenotype\r\n\
 ///             rs4244285\t10\t96541616\tAG\r\nrs4986893\t10\t96540410\t--\r\n";
@@ -124,7 +120,7 @@ pub struct GenotypeCall {
 /// assert_eq!((file.format, file.build), (ArrayFormat::TwentyThreeAndMe, Build::Grch37));
 /// assert_eq!(file.calls.len(), 2);
 /// assert_eq!(file.calls[1].genotype, None);
-/// # Ok::<(), answers::genetics::import::ImportError>(())
+/// # Ok::<(), answers_genetics::import::ImportError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParsedGenotypes {
@@ -293,6 +289,14 @@ fn genotype_ancestry(a: &str, b: &str) -> Result<Option<String>, LineProblem> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn layouts_are_named_on_the_wire() {
+        assert_eq!(
+            ArrayFormat::VARIANTS,
+            ["twenty_three_and_me", "ancestry_dna"]
+        );
+    }
 
     #[test]
     fn ancestry_rows_join_their_alleles_and_zero_is_a_no_call() {

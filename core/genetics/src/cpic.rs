@@ -4,22 +4,18 @@
 
 use std::sync::OnceLock;
 
-use crate::vocab::csv;
+use crate::table;
 
 const PAIRS_CSV: &str = include_str!("../../data/genetics/cpic_pairs.csv");
 const KEYS_CSV: &str = include_str!("../../data/genetics/key_variants.csv");
 
 /// The "Date last updated" of the CPIC pairs export the table was taken from.
-///
-/// ```
-/// assert_eq!(answers::genetics::cpic::CPIC_PAIRS_DATE, "2020-06-12");
-/// ```
 pub const CPIC_PAIRS_DATE: &str = "2020-06-12";
 
 /// One CPIC gene–drug pair.
 ///
 /// ```
-/// use answers::genetics::cpic::CpicPairs;
+/// use answers_genetics::cpic::CpicPairs;
 ///
 /// let p = CpicPairs::bundled().for_drug("Clopidogrel");
 /// assert_eq!((p[0].gene.as_str(), p[0].level.as_str()), ("CYP2C19", "A"));
@@ -41,7 +37,7 @@ pub struct Pair {
 /// One key variant of a gene: an rsid that defines (part of) a CPIC-relevant allele.
 ///
 /// ```
-/// use answers::genetics::cpic::CpicPairs;
+/// use answers_genetics::cpic::CpicPairs;
 ///
 /// let keys = CpicPairs::bundled().key_variants("TPMT");
 /// assert!(keys.iter().any(|k| k.rsid == "rs1142345" && k.allele == "*3C"));
@@ -72,7 +68,7 @@ impl CpicPairs {
     /// If a bundled file does not parse; the test suite loads them.
     ///
     /// ```
-    /// let t = answers::genetics::cpic::CpicPairs::bundled();
+    /// let t = answers_genetics::cpic::CpicPairs::bundled();
     /// assert!(t.pairs().len() > 300);
     /// ```
     #[must_use]
@@ -86,8 +82,7 @@ impl CpicPairs {
     fn parse(pairs: &str, keys: &str) -> Result<CpicPairs, String> {
         let header = ["gene", "drug", "cpic_level", "pharmgkb_level", "fda_label"];
         let opt = |s: &str| (!s.is_empty()).then(|| s.to_owned());
-        let pairs = csv::read("genetics/cpic_pairs.csv", pairs, &header)
-            .map_err(|e| e.to_string())?
+        let pairs = table::read("genetics/cpic_pairs.csv", pairs, &header)?
             .into_iter()
             .map(|r| Pair {
                 gene: r.fields[0].clone(),
@@ -97,12 +92,11 @@ impl CpicPairs {
                 fda_label: opt(&r.fields[4]),
             })
             .collect();
-        let keys = csv::read(
+        let keys = table::read(
             "genetics/key_variants.csv",
             keys,
             &["gene", "rsid", "allele", "change"],
-        )
-        .map_err(|e| e.to_string())?
+        )?
         .into_iter()
         .map(|r| KeyVariant {
             gene: r.fields[0].clone(),
@@ -155,5 +149,13 @@ impl CpicPairs {
     #[must_use]
     pub fn all_key_variants(&self) -> &[KeyVariant] {
         &self.keys
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_pairs_export_is_dated() {
+        assert_eq!(super::CPIC_PAIRS_DATE, "2020-06-12");
     }
 }

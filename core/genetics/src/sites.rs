@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use super::Build;
-use crate::vocab::csv;
+use crate::table;
 
 const SITES_CSV: &str = include_str!("../../data/genetics/sites.csv");
 const HEADER: &[&str] = &[
@@ -21,7 +21,7 @@ const HEADER: &[&str] = &[
 /// One indexed site.
 ///
 /// ```
-/// use answers::genetics::{Build, sites::SiteIndex};
+/// use answers_genetics::{Build, sites::SiteIndex};
 ///
 /// let s = SiteIndex::bundled().site("rs9923231").unwrap();
 /// assert_eq!((s.gene.as_str(), s.chromosome.as_str()), ("VKORC1", "16"));
@@ -60,7 +60,7 @@ impl Site {
 /// The index of shipped sites, by rsid.
 ///
 /// ```
-/// use answers::genetics::{Build, sites::SiteIndex};
+/// use answers_genetics::{Build, sites::SiteIndex};
 ///
 /// let index = SiteIndex::bundled();
 /// assert!(index.len() >= 300);
@@ -89,7 +89,7 @@ impl SiteIndex {
 
     /// Parses an index in the bundled format; the error names the line.
     pub(crate) fn parse(text: &str) -> Result<SiteIndex, String> {
-        let records = csv::read("genetics/sites.csv", text, HEADER).map_err(|e| e.to_string())?;
+        let records = table::read("genetics/sites.csv", text, HEADER)?;
         let mut by_rsid = BTreeMap::new();
         for r in records {
             let [rsid, gene, chromosome, g37, g38, grch37_ref, alt] = &r.fields[..] else {
@@ -185,7 +185,7 @@ impl SiteIndex {
 /// `rs` + digits, lower-case prefix; `None` if it is not that shape.
 ///
 /// ```
-/// use answers::genetics::sites::normalize_rsid;
+/// use answers_genetics::sites::normalize_rsid;
 ///
 /// assert_eq!(normalize_rsid(" RS4244285 ").as_deref(), Some("rs4244285"));
 /// assert_eq!(normalize_rsid("i7000001"), None);
@@ -207,7 +207,7 @@ pub fn normalize_rsid(rsid: &str) -> Option<String> {
 /// has no single-chromosome spelling).
 ///
 /// ```
-/// use answers::genetics::sites::normalize_chromosome;
+/// use answers_genetics::sites::normalize_chromosome;
 ///
 /// assert_eq!(normalize_chromosome("chr10").as_deref(), Some("10"));
 /// assert_eq!(normalize_chromosome("x").as_deref(), Some("X"));

@@ -10,7 +10,7 @@
 //! - [`Build`]: which coordinates a position is in.
 //!
 //! ```
-//! use answers::genetics::{Build, sites::SiteIndex};
+//! use answers_genetics::{Build, sites::SiteIndex};
 //!
 //! let site = SiteIndex::bundled().site("rs4244285").unwrap();
 //! assert_eq!(site.gene, "CYP2C19");
@@ -22,20 +22,15 @@
 pub mod cpic;
 pub mod import;
 pub mod sites;
+mod table;
 
 use phi_macros::ClosedEnum;
 
 /// The coordinates a position is given in: a reference assembly, or `raw`, the file's own
 /// coordinates with no assembly asserted.
 ///
-/// A file whose header does not name its build is stored as `raw`.
-///
-/// ```
-/// use answers::genetics::Build;
-///
-/// assert_eq!(Build::VARIANTS, ["GRCh37", "GRCh38", "raw"]);
-/// assert_eq!("GRCh38".parse(), Ok(Build::Grch38));
-/// ```
+/// A file whose header does not name its build is stored as `raw`; on the wire the three are
+/// `GRCh37`, `GRCh38` and `raw`.
 #[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Build {
     /// `GRCh37` (hg19), the build of most consumer-array files.
@@ -46,4 +41,15 @@ pub enum Build {
     Grch38,
     /// The file's own coordinates, without asserting an assembly.
     Raw,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Build;
+
+    #[test]
+    fn builds_are_named_as_the_assemblies_are() {
+        assert_eq!(Build::VARIANTS, ["GRCh37", "GRCh38", "raw"]);
+        assert_eq!("GRCh38".parse(), Ok(Build::Grch38));
+    }
 }
