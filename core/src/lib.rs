@@ -52,7 +52,7 @@ pub mod store;
 pub mod surface;
 pub mod tool;
 pub mod tools;
-pub mod vocab;
+pub use answers_vocab as vocab;
 pub mod vocab_tool;
 pub mod window;
 

@@ -4,14 +4,14 @@
 
 /// One record: the line it starts on and its fields.
 pub(crate) struct Record {
-    pub(crate) line: u64,
+    pub(crate) line: usize,
     pub(crate) fields: Vec<String>,
 }
 
 /// The records of `text` after a header that must equal `header`.
 pub(crate) fn read(file: &str, text: &str, header: &[&str]) -> Result<Vec<Record>, String> {
     let mut reader = csv::ReaderBuilder::new().from_reader(text.as_bytes());
-    let line = |e: &csv::Error| e.position().map_or(0, csv::Position::line);
+    let line = |e: &csv::Error| line_at(text, e.position());
     let found = reader
         .headers()
         .map_err(|e| format!("{file}:{}: malformed", line(&e)))?;
@@ -23,12 +23,28 @@ pub(crate) fn read(file: &str, text: &str, header: &[&str]) -> Result<Vec<Record
         .map(|r| {
             let r = r.map_err(|e| format!("{file}:{}: malformed", line(&e)))?;
             Ok(Record {
-                // A record's position counts the line ends before it; it starts on the next line.
-                line: r.position().map_or(0, |p| p.line() + 1),
+                line: line_at(text, r.position()),
                 fields: r.iter().map(str::to_owned).collect(),
             })
         })
         .collect()
+}
+
+/// The 1-based line a record starts on, from the byte the reader began it at (a record begins
+/// after the previous one's terminator, so blank lines and a `\n` after a `\r` come first).
+fn line_at(text: &str, pos: Option<&csv::Position>) -> usize {
+    let bytes = text.as_bytes();
+    let at = pos.map_or(0, |p| {
+        usize::try_from(p.byte())
+            .unwrap_or(usize::MAX)
+            .min(bytes.len())
+    });
+    let start = at
+        + bytes[at..]
+            .iter()
+            .take_while(|b| matches!(b, b'\r' | b'\n'))
+            .count();
+    text.get(..start).map_or(0, |t| t.matches('\n').count()) + 1
 }
 
 #[cfg(test)]

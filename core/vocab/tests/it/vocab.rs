@@ -1,7 +1,7 @@
 //! The bundled vocabularies: what the issue asks them to cover, the headache/头疼 path, units
 //! and molar masses, and that the verbatim files stay verbatim.
 
-use answers::vocab::{CodeRef, CodeSystem, Vocabulary};
+use answers_vocab::{CodeRef, CodeSystem, Vocabulary};
 
 fn v() -> &'static Vocabulary {
     Vocabulary::bundled()
@@ -75,7 +75,7 @@ fn synonyms_cover_device_and_lab_report_names_in_english_and_chinese() {
 
 #[test]
 fn the_loinc_file_keeps_loinc_field_names_and_only_loinc_fields() {
-    let text = include_str!("../../data/loinc.csv");
+    let text = include_str!("../../../data/loinc.csv");
     let header = text.lines().next().unwrap();
     assert_eq!(
         header,

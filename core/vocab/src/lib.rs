@@ -12,7 +12,7 @@
 //!   molar units convert.
 //!
 //! ```
-//! use answers::vocab::{CodeRef, Vocabulary};
+//! use answers_vocab::{CodeRef, Vocabulary};
 //!
 //! let vocab = Vocabulary::bundled();
 //! // A symptom typed in Chinese and one asked about in English meet at one code.
@@ -23,7 +23,7 @@
 //! assert_eq!(vocab.normalize_unit("mg/dl"), Some("mg/dL"));
 //! ```
 
-pub(crate) mod csv;
+mod csv;
 mod load;
 
 use std::collections::{BTreeMap, HashMap};
@@ -35,7 +35,7 @@ use phi_macros::ClosedEnum;
 /// The code systems a series can be coded on: the values of the `series.system` column.
 ///
 /// ```
-/// use answers::vocab::CodeSystem;
+/// use answers_vocab::CodeSystem;
 ///
 /// assert_eq!(CodeSystem::VARIANTS, ["loinc", "icpc"]);
 /// assert_eq!("icpc".parse(), Ok(CodeSystem::Icpc));
@@ -52,7 +52,7 @@ pub enum CodeSystem {
 /// recorded under.
 ///
 /// ```
-/// use answers::vocab::{CodeRef, CodeSystem};
+/// use answers_vocab::{CodeRef, CodeSystem};
 ///
 /// let hr = CodeRef::loinc("8867-4");
 /// assert_eq!(hr.system, CodeSystem::Loinc);
@@ -71,7 +71,7 @@ impl CodeRef {
     /// `code` in `system`.
     ///
     /// ```
-    /// use answers::vocab::{CodeRef, CodeSystem};
+    /// use answers_vocab::{CodeRef, CodeSystem};
     ///
     /// assert_eq!(CodeRef::new(CodeSystem::Icpc, "N01"), CodeRef::icpc("N01"));
     /// ```
@@ -86,7 +86,7 @@ impl CodeRef {
     /// A LOINC code.
     ///
     /// ```
-    /// assert_eq!(answers::vocab::CodeRef::loinc("29463-7").code, "29463-7");
+    /// assert_eq!(answers_vocab::CodeRef::loinc("29463-7").code, "29463-7");
     /// ```
     #[must_use]
     pub fn loinc(code: &str) -> CodeRef {
@@ -96,7 +96,7 @@ impl CodeRef {
     /// An ICPC code.
     ///
     /// ```
-    /// assert_eq!(answers::vocab::CodeRef::icpc("R05").code, "R05");
+    /// assert_eq!(answers_vocab::CodeRef::icpc("R05").code, "R05");
     /// ```
     #[must_use]
     pub fn icpc(code: &str) -> CodeRef {
@@ -114,7 +114,7 @@ impl fmt::Display for CodeRef {
 /// title, verbatim) and the project's canonical UCUM unit for it, if it has one.
 ///
 /// ```
-/// use answers::vocab::{CodeRef, Vocabulary};
+/// use answers_vocab::{CodeRef, Vocabulary};
 ///
 /// let e = Vocabulary::bundled().entry(&CodeRef::loinc("14771-0")).unwrap();
 /// assert_eq!(e.name, "Fasting glucose [Moles/volume] in Serum or Plasma");
@@ -136,7 +136,7 @@ impl VocabEntry {
     /// The entry's code as a [`CodeRef`].
     ///
     /// ```
-    /// use answers::vocab::{CodeRef, Vocabulary};
+    /// use answers_vocab::{CodeRef, Vocabulary};
     ///
     /// let e = Vocabulary::bundled().entry(&CodeRef::icpc("N01")).unwrap();
     /// assert_eq!(e.code_ref(), CodeRef::icpc("N01"));
@@ -151,7 +151,7 @@ impl VocabEntry {
 /// binary.
 ///
 /// ```
-/// use answers::vocab::Vocabulary;
+/// use answers_vocab::Vocabulary;
 ///
 /// let v = Vocabulary::bundled();
 /// let fbg = &v.resolve("空腹血糖")[..];
@@ -174,7 +174,7 @@ impl Vocabulary {
     /// The vocabulary bundled into the binary, parsed on first use.
     ///
     /// ```
-    /// let v = answers::vocab::Vocabulary::bundled();
+    /// let v = answers_vocab::Vocabulary::bundled();
     /// assert!(v.entries().count() >= 50);
     /// ```
     #[must_use]
@@ -189,7 +189,7 @@ impl Vocabulary {
     /// collapsed; sorted; empty when nothing matches.
     ///
     /// ```
-    /// use answers::vocab::{CodeRef, Vocabulary};
+    /// use answers_vocab::{CodeRef, Vocabulary};
     ///
     /// let v = Vocabulary::bundled();
     /// assert_eq!(v.resolve("  HEART   rate "), [CodeRef::loinc("8867-4")]);
@@ -210,7 +210,7 @@ impl Vocabulary {
     /// space collapsed, lower-case) with the codes it reaches, in no particular order.
     ///
     /// ```
-    /// use answers::vocab::{CodeRef, Vocabulary};
+    /// use answers_vocab::{CodeRef, Vocabulary};
     ///
     /// let vocab = Vocabulary::bundled();
     /// let (key, codes) = vocab.keywords().find(|(k, _)| *k == "头疼").unwrap();
@@ -225,7 +225,7 @@ impl Vocabulary {
     /// The entry for `code`, if the vocabulary has it.
     ///
     /// ```
-    /// use answers::vocab::{CodeRef, Vocabulary};
+    /// use answers_vocab::{CodeRef, Vocabulary};
     ///
     /// let v = Vocabulary::bundled();
     /// assert_eq!(v.entry(&CodeRef::icpc("N01")).unwrap().name, "Headache");
@@ -239,7 +239,7 @@ impl Vocabulary {
     /// Every entry, LOINC first, each system in code order.
     ///
     /// ```
-    /// use answers::vocab::{CodeSystem, Vocabulary};
+    /// use answers_vocab::{CodeSystem, Vocabulary};
     ///
     /// let icpc = Vocabulary::bundled().entries().filter(|e| e.system == CodeSystem::Icpc);
     /// assert_eq!(icpc.count(), 12);
@@ -251,7 +251,7 @@ impl Vocabulary {
     /// The canonical UCUM unit of `code`, if it has one.
     ///
     /// ```
-    /// use answers::vocab::{CodeRef, Vocabulary};
+    /// use answers_vocab::{CodeRef, Vocabulary};
     ///
     /// let v = Vocabulary::bundled();
     /// assert_eq!(v.canonical_unit(&CodeRef::loinc("8480-6")), Some("mm[Hg]"));
@@ -266,7 +266,7 @@ impl Vocabulary {
     /// conversion: mg/dL = mmol/L × g/mol ÷ 10.
     ///
     /// ```
-    /// let v = answers::vocab::Vocabulary::bundled();
+    /// let v = answers_vocab::Vocabulary::bundled();
     /// assert_eq!(v.molar_mass("14771-0"), Some(180.156));
     /// assert_eq!(v.molar_mass("8867-4"), None);
     /// ```
@@ -280,7 +280,7 @@ impl Vocabulary {
     /// millimolar or millimetres). `None` for a spelling the vocabulary does not know.
     ///
     /// ```
-    /// let v = answers::vocab::Vocabulary::bundled();
+    /// let v = answers_vocab::Vocabulary::bundled();
     /// assert_eq!(v.normalize_unit("bpm"), Some("/min"));
     /// assert_eq!(v.normalize_unit(" mmHg "), Some("mm[Hg]"));
     /// assert_eq!(v.normalize_unit("Mg/Dl"), Some("mg/dL"));
@@ -299,7 +299,8 @@ impl Vocabulary {
 
 /// A keyword as the index holds it: trimmed, inner whitespace collapsed to one space,
 /// lower-cased.
-pub(crate) fn fold(text: &str) -> String {
+#[must_use]
+pub fn fold(text: &str) -> String {
     text.split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
