@@ -13,7 +13,7 @@ use crate::date::LocalDate;
 /// day to the newest record. A window never ends before it starts.
 ///
 /// ```
-/// use answers::{LocalDate, Window};
+/// use answers_protocol::{LocalDate, Window};
 ///
 /// assert_eq!(Window::ALL_RECORDED.to_string(), "all recorded data");
 /// let march = Window::between(
@@ -45,7 +45,7 @@ impl Window {
     /// The window from `start` to `end`, both inclusive; `None` leaves that side open.
     ///
     /// ```
-    /// use answers::Window;
+    /// use answers_protocol::Window;
     ///
     /// let from = Window::between(Some("2024-01-15".parse().unwrap()), None).unwrap();
     /// assert_eq!(from.to_string(), "from 2024-01-15");
@@ -61,7 +61,7 @@ impl Window {
     /// The first day, if bounded.
     ///
     /// ```
-    /// assert_eq!(answers::Window::ALL_RECORDED.start(), None);
+    /// assert_eq!(answers_protocol::Window::ALL_RECORDED.start(), None);
     /// ```
     #[must_use]
     pub const fn start(&self) -> Option<LocalDate> {
@@ -71,7 +71,7 @@ impl Window {
     /// The last day, if bounded.
     ///
     /// ```
-    /// assert_eq!(answers::Window::ALL_RECORDED.end(), None);
+    /// assert_eq!(answers_protocol::Window::ALL_RECORDED.end(), None);
     /// ```
     #[must_use]
     pub const fn end(&self) -> Option<LocalDate> {
@@ -81,7 +81,7 @@ impl Window {
     /// Whether this is all recorded data (no bound at all).
     ///
     /// ```
-    /// assert!(answers::Window::ALL_RECORDED.is_all_recorded());
+    /// assert!(answers_protocol::Window::ALL_RECORDED.is_all_recorded());
     /// ```
     #[must_use]
     pub const fn is_all_recorded(&self) -> bool {

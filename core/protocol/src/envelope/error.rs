@@ -21,7 +21,7 @@ use crate::vocab_tool::VocabToolName;
 /// `{"cause":"refusal","tool":"query_health_indicators","parameter":"kind","problem":"unknown_parameter"}`.
 ///
 /// ```
-/// use answers::{ArgProblem, ErrorDetail, ParamName, ToolName, TypeName};
+/// use answers_protocol::{ArgProblem, ErrorDetail, ParamName, ToolName, TypeName};
 ///
 /// let refusal = ErrorDetail::Refusal {
 ///     tool: ToolName::QueryHealthIndicators,
@@ -86,7 +86,7 @@ impl ErrorDetail {
     /// tool only the vocabulary server serves (see [`ErrorDetail::tool_name`]).
     ///
     /// ```
-    /// use answers::{ErrorDetail, ToolName, TypeName, VocabToolName};
+    /// use answers_protocol::{ErrorDetail, ToolName, TypeName, VocabToolName};
     ///
     /// let d = ErrorDetail::Declined { tool: ToolName::QueryMedications };
     /// assert_eq!(d.tool(), Some(ToolName::QueryMedications));
@@ -109,7 +109,7 @@ impl ErrorDetail {
     /// The name of the tool the error is about, whichever surface serves it.
     ///
     /// ```
-    /// use answers::{ArgProblem, ErrorDetail, ParamName, VocabToolName};
+    /// use answers_protocol::{ArgProblem, ErrorDetail, ParamName, VocabToolName};
     ///
     /// let d = ErrorDetail::VocabRefusal {
     ///     tool: VocabToolName::StandardizeComplaint,
@@ -134,7 +134,7 @@ impl ErrorDetail {
     /// error's type. Lower-case, no trailing period.
     ///
     /// ```
-    /// use answers::{ErrorDetail, ToolName};
+    /// use answers_protocol::{ErrorDetail, ToolName};
     ///
     /// let d = ErrorDetail::Declined { tool: ToolName::QueryMedications };
     /// assert_eq!(d.reason(), "query_medications was not run");
@@ -184,7 +184,7 @@ impl ErrorDetail {
 /// What is wrong with a parameter, from a closed set.
 ///
 /// ```
-/// use answers::{ArgProblem, Domain};
+/// use answers_protocol::{ArgProblem, Domain};
 ///
 /// assert_eq!(ArgProblem::NotOneOf(Domain::View).to_string(), "not_one_of:view");
 /// assert_eq!(
@@ -257,7 +257,7 @@ impl ArgProblem {
     /// The problem as a model reads it, lower-case.
     ///
     /// ```
-    /// assert_eq!(answers::ArgProblem::UnknownParameter.text(), "unknown parameter");
+    /// assert_eq!(answers_protocol::ArgProblem::UnknownParameter.text(), "unknown parameter");
     /// ```
     #[must_use]
     pub fn text(self) -> String {
@@ -325,7 +325,7 @@ impl ArgProblem {
 /// letters, digits, `_`, `-` or `.`. Anything else could be a sentence, and is not repeated.
 ///
 /// ```
-/// use answers::ParamName;
+/// use answers_protocol::ParamName;
 ///
 /// assert_eq!(ParamName::new("kind").unwrap().as_str(), "kind");
 /// assert!(ParamName::new("my blood sugar was 14").is_none());
@@ -341,7 +341,7 @@ impl ParamName {
     /// The name, if it is identifier-shaped.
     ///
     /// ```
-    /// assert!(answers::ParamName::new("").is_none());
+    /// assert!(answers_protocol::ParamName::new("").is_none());
     /// ```
     #[must_use]
     pub fn new(name: &str) -> Option<Self> {
@@ -356,7 +356,7 @@ impl ParamName {
     /// The name.
     ///
     /// ```
-    /// assert_eq!(answers::ParamName::new("view").unwrap().as_str(), "view");
+    /// assert_eq!(answers_protocol::ParamName::new("view").unwrap().as_str(), "view");
     /// ```
     #[must_use]
     pub fn as_str(&self) -> &str {
@@ -384,7 +384,7 @@ impl<'de> Deserialize<'de> for ParamName {
 /// what a type name can look like: up to 256 ASCII characters of paths, generics and pointers.
 ///
 /// ```
-/// use answers::TypeName;
+/// use answers_protocol::TypeName;
 ///
 /// assert_eq!(TypeName::of::<std::io::Error>().as_str(), "std::io::error::Error");
 /// let e = "x".parse::<i32>().unwrap_err();

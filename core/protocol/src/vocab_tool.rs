@@ -12,7 +12,7 @@ use crate::tool::ToolName;
 /// terminology tools, whose bodies the record surface shares.
 ///
 /// ```
-/// use answers::{ToolName, VocabToolName};
+/// use answers_protocol::{ToolName, VocabToolName};
 ///
 /// assert_eq!(VocabToolName::ALL.len(), 5);
 /// assert_eq!("standardize_reading".parse::<VocabToolName>(), Ok(VocabToolName::StandardizeReading));
@@ -37,7 +37,7 @@ impl VocabToolName {
     /// The same tool among the seven the record surface publishes, if it is one of them.
     ///
     /// ```
-    /// use answers::{ToolName, VocabToolName};
+    /// use answers_protocol::{ToolName, VocabToolName};
     ///
     /// assert_eq!(VocabToolName::ResolveIndicator.published(), Some(ToolName::ResolveIndicator));
     /// assert_eq!(VocabToolName::StandardizeReading.published(), None);

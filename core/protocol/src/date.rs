@@ -15,7 +15,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// exists in that month (leap years included), nothing before or after.
 ///
 /// ```
-/// use answers::LocalDate;
+/// use answers_protocol::LocalDate;
 ///
 /// let d: LocalDate = "2024-02-29".parse().unwrap();
 /// assert_eq!(d.to_string(), "2024-02-29");
@@ -52,7 +52,7 @@ impl LocalDate {
     /// The date `year-month-day`, if it exists.
     ///
     /// ```
-    /// use answers::{DateError, LocalDate};
+    /// use answers_protocol::{DateError, LocalDate};
     ///
     /// assert_eq!(LocalDate::new(2024, 4, 31), Err(DateError::Day));
     /// assert_eq!(LocalDate::new(2024, 4, 30).unwrap().to_string(), "2024-04-30");
@@ -73,7 +73,7 @@ impl LocalDate {
     /// The year, 0–9999.
     ///
     /// ```
-    /// assert_eq!("2024-03-01".parse::<answers::LocalDate>().unwrap().year(), 2024);
+    /// assert_eq!("2024-03-01".parse::<answers_protocol::LocalDate>().unwrap().year(), 2024);
     /// ```
     #[must_use]
     pub const fn year(self) -> u16 {
@@ -83,7 +83,7 @@ impl LocalDate {
     /// The month, 1–12.
     ///
     /// ```
-    /// assert_eq!("2024-03-01".parse::<answers::LocalDate>().unwrap().month(), 3);
+    /// assert_eq!("2024-03-01".parse::<answers_protocol::LocalDate>().unwrap().month(), 3);
     /// ```
     #[must_use]
     pub const fn month(self) -> u8 {
@@ -93,7 +93,7 @@ impl LocalDate {
     /// The day of the month, 1–31.
     ///
     /// ```
-    /// assert_eq!("2024-03-01".parse::<answers::LocalDate>().unwrap().day(), 1);
+    /// assert_eq!("2024-03-01".parse::<answers_protocol::LocalDate>().unwrap().day(), 1);
     /// ```
     #[must_use]
     pub const fn day(self) -> u8 {

@@ -8,7 +8,7 @@ use phi_macros::ClosedEnum;
 /// tool name in an envelope is always one the server publishes, never text a caller made up.
 ///
 /// ```
-/// use answers::ToolName;
+/// use answers_protocol::ToolName;
 ///
 /// assert_eq!(ToolName::QueryHealthIndicators.as_str(), "query_health_indicators");
 /// assert_eq!("convert_unit".parse::<ToolName>(), Ok(ToolName::ConvertUnit));

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 /// Serialized with its id as a tag: `{"id":"truncated","cap":50}`.
 ///
 /// ```
-/// use answers::{Assumption, AssumptionId};
+/// use answers_protocol::{Assumption, AssumptionId};
 ///
 /// let a = Assumption::AbsenceNotEvidence;
 /// assert_eq!(
@@ -96,7 +96,7 @@ pub enum Assumption {
 /// The id of an [`Assumption`]: its template without parameters.
 ///
 /// ```
-/// use answers::{Assumption, AssumptionId};
+/// use answers_protocol::{Assumption, AssumptionId};
 ///
 /// assert_eq!(Assumption::Truncated { cap: 50 }.id().as_str(), "truncated");
 /// assert_eq!(AssumptionId::ALL.len(), AssumptionId::VARIANTS.len());
@@ -161,7 +161,7 @@ impl Assumption {
     /// The template's id.
     ///
     /// ```
-    /// assert_eq!(answers::Assumption::PlanIsIntent.id().as_str(), "plan_is_intent");
+    /// assert_eq!(answers_protocol::Assumption::PlanIsIntent.id().as_str(), "plan_is_intent");
     /// ```
     #[must_use]
     pub const fn id(&self) -> AssumptionId {
@@ -199,7 +199,7 @@ impl Assumption {
     ///
     /// ```
     /// assert_eq!(
-    ///     answers::Assumption::MissingDoseNotEvidence.text(),
+    ///     answers_protocol::Assumption::MissingDoseNotEvidence.text(),
     ///     "a missing dose is not evidence it was not taken"
     /// );
     /// ```

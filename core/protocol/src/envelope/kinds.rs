@@ -7,7 +7,7 @@ use phi_macros::ClosedEnum;
 /// Whether an answer is whole.
 ///
 /// ```
-/// use answers::Status;
+/// use answers_protocol::Status;
 ///
 /// assert_eq!(Status::VARIANTS, ["ok", "partial", "error"]);
 /// assert!("failed".parse::<Status>().unwrap_err().contains("`failed`"));
@@ -28,7 +28,7 @@ pub enum Status {
 /// unrecoverable result.
 ///
 /// ```
-/// assert_eq!(answers::ErrorClass::VARIANTS, ["recoverable", "unrecoverable"]);
+/// assert_eq!(answers_protocol::ErrorClass::VARIANTS, ["recoverable", "unrecoverable"]);
 /// ```
 #[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorClass {
@@ -46,7 +46,7 @@ pub enum ErrorClass {
 /// answers with an envelope like any tool.
 ///
 /// ```
-/// use answers::{ErrorClass, ErrorKind};
+/// use answers_protocol::{ErrorClass, ErrorKind};
 ///
 /// assert_eq!(ErrorKind::InvalidArguments.as_str(), "invalid_arguments");
 /// assert_eq!(ErrorKind::StoreUnavailable.default_class(), ErrorClass::Recoverable);
@@ -102,7 +102,7 @@ impl ErrorKind {
 /// than assumed.
 ///
 /// ```
-/// assert_eq!(answers::WindowSemantics::VARIANTS, ["tz_exact", "date_padded_naive"]);
+/// assert_eq!(answers_protocol::WindowSemantics::VARIANTS, ["tz_exact", "date_padded_naive"]);
 /// ```
 #[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum WindowSemantics {
@@ -117,7 +117,7 @@ pub enum WindowSemantics {
 /// `if`s (`ViewTable`).
 ///
 /// ```
-/// use answers::{View, ViewTable};
+/// use answers_protocol::{View, ViewTable};
 ///
 /// assert_eq!(
 ///     View::VARIANTS,
@@ -152,7 +152,7 @@ pub enum View {
 /// A device or channel a series can be elected from for a day.
 ///
 /// ```
-/// assert_eq!("pulse_oximeter".parse(), Ok(answers::Source::PulseOximeter));
+/// assert_eq!("pulse_oximeter".parse(), Ok(answers_protocol::Source::PulseOximeter));
 /// ```
 #[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Source {
@@ -186,7 +186,7 @@ pub enum Source {
 /// (after device aggregation), so a watch and a phone reporting the same Tuesday count once.
 ///
 /// ```
-/// use answers::{Provenance, Source};
+/// use answers_protocol::{Provenance, Source};
 ///
 /// let p = Provenance::Elected(Source::Watch);
 /// assert_eq!(p.to_string(), "elected:watch");

@@ -32,7 +32,7 @@ use crate::tool::{ToolName, ToolNameTable};
 /// (`not_one_of:view`) and still be a closed value itself.
 ///
 /// ```
-/// use answers::Domain;
+/// use answers_protocol::Domain;
 ///
 /// assert_eq!(Domain::View.values()[0], "raw");
 /// assert_eq!(Domain::View.value_schema()["enum"][0], "raw");
@@ -43,7 +43,7 @@ pub enum Domain {
     View,
     /// [`MedicationView`](medications::MedicationView)
     MedicationView,
-    /// [`Build`](crate::genetics::Build)
+    /// [`Build`](answers_genetics::Build)
     Build,
 }
 
@@ -51,14 +51,14 @@ impl Domain {
     /// The set's wire values.
     ///
     /// ```
-    /// assert_eq!(answers::Domain::View.values(), answers::View::VARIANTS);
+    /// assert_eq!(answers_protocol::Domain::View.values(), answers_protocol::View::VARIANTS);
     /// ```
     #[must_use]
     pub fn values(self) -> &'static [&'static str] {
         const VALUES: DomainTable<&'static [&'static str]> = DomainTable {
             view: View::VARIANTS,
             medication_view: medications::MedicationView::VARIANTS,
-            build: crate::genetics::Build::VARIANTS,
+            build: answers_genetics::Build::VARIANTS,
         };
         VALUES.get(self)
     }
@@ -70,7 +70,7 @@ impl Domain {
         const SCHEMAS: DomainTable<fn() -> Value> = DomainTable {
             view: View::json_schema,
             medication_view: medications::MedicationView::json_schema,
-            build: crate::genetics::Build::json_schema,
+            build: answers_genetics::Build::json_schema,
         };
         (SCHEMAS.get(self))()
     }
@@ -79,7 +79,7 @@ impl Domain {
 /// The type of a parameter.
 ///
 /// ```
-/// use answers::{Domain, ParamType};
+/// use answers_protocol::{Domain, ParamType};
 ///
 /// assert_eq!(ParamType::TextList.json_schema()["type"], "array");
 /// assert_eq!(ParamType::OneOf(Domain::View).json_schema()["enum"][6], "stats");
@@ -124,7 +124,7 @@ impl ParamType {
 /// One parameter of a tool.
 ///
 /// ```
-/// use answers::{Param, ParamType};
+/// use answers_protocol::{Param, ParamType};
 ///
 /// const START: Param = Param::optional("start", ParamType::Date, "first local day, inclusive");
 /// assert!(!START.required);
@@ -145,7 +145,7 @@ impl Param {
     /// A required parameter.
     ///
     /// ```
-    /// use answers::{Param, ParamType};
+    /// use answers_protocol::{Param, ParamType};
     ///
     /// assert!(Param::required("rsids", ParamType::TextList, "rsids to look up").required);
     /// ```
@@ -174,7 +174,7 @@ impl Param {
 /// A tool's published arguments: parameters, the rules between them, and examples.
 ///
 /// ```
-/// use answers::args::health_indicators::QUERY_HEALTH_INDICATORS;
+/// use answers_protocol::args::health_indicators::QUERY_HEALTH_INDICATORS;
 /// use serde_json::json;
 ///
 /// let schema = QUERY_HEALTH_INDICATORS.json_schema();
@@ -200,8 +200,8 @@ impl ToolSchema {
     /// The parameter called `name`.
     ///
     /// ```
-    /// use answers::args::health_indicators::QUERY_HEALTH_INDICATORS;
-    /// use answers::ParamType;
+    /// use answers_protocol::args::health_indicators::QUERY_HEALTH_INDICATORS;
+    /// use answers_protocol::ParamType;
     ///
     /// assert_eq!(QUERY_HEALTH_INDICATORS.param("start").unwrap().ty, ParamType::Date);
     /// assert!(QUERY_HEALTH_INDICATORS.param("kind").is_none());
@@ -214,7 +214,7 @@ impl ToolSchema {
     /// The flat, closed JSON Schema of the arguments, with the examples.
     ///
     /// ```
-    /// use answers::args::health_indicators::QUERY_HEALTH_INDICATORS;
+    /// use answers_protocol::args::health_indicators::QUERY_HEALTH_INDICATORS;
     ///
     /// let schema = QUERY_HEALTH_INDICATORS.json_schema();
     /// assert_eq!(schema["properties"]["view"]["enum"][7], "latest");
@@ -231,8 +231,8 @@ impl ToolSchema {
     /// Never panics, whatever `args` holds.
     ///
     /// ```
-    /// use answers::args::health_indicators::QUERY_HEALTH_INDICATORS;
-    /// use answers::{ErrorKind, render_compact};
+    /// use answers_protocol::args::health_indicators::QUERY_HEALTH_INDICATORS;
+    /// use answers_protocol::{ErrorKind, render_compact};
     /// use serde_json::json;
     ///
     /// let refused = QUERY_HEALTH_INDICATORS.validate(&json!({"view": "hourly"})).unwrap_err();
@@ -289,10 +289,10 @@ pub(crate) fn closed_object_schema(
 /// long.
 ///
 /// ```
-/// use answers::args::health_indicators::QUERY_HEALTH_INDICATORS;
+/// use answers_protocol::args::health_indicators::QUERY_HEALTH_INDICATORS;
 /// use serde_json::json;
 ///
-/// let many: Vec<String> = (0..=answers::args::LIST_MAX).map(|i| format!("x{i}")).collect();
+/// let many: Vec<String> = (0..=answers_protocol::args::LIST_MAX).map(|i| format!("x{i}")).collect();
 /// assert!(QUERY_HEALTH_INDICATORS.validate(&json!({"indicators": many})).is_err());
 /// ```
 pub const LIST_MAX: usize = 100;
@@ -300,7 +300,7 @@ pub const LIST_MAX: usize = 100;
 /// The published schema of a tool, for the tools whose arguments are declared so far.
 ///
 /// ```
-/// use answers::{ToolName, args::schema_for};
+/// use answers_protocol::{ToolName, args::schema_for};
 ///
 /// assert!(schema_for(ToolName::QueryHealthIndicators).is_some());
 /// ```

@@ -36,7 +36,7 @@ use crate::tool::ToolName;
 /// envelope alone, and it must name them.
 ///
 /// ```
-/// use answers::{Assumption, Envelope, Meta, Provenance, Table, View, Window, WindowSemantics};
+/// use answers_protocol::{Assumption, Envelope, Meta, Provenance, Table, View, Window, WindowSemantics};
 ///
 /// let table = Table::new("readings", ["indicator", "date", "value", "unit"])
 ///     .with_row(["LDL Cholesterol".into(), "2024-03-01".into(), 131.into(), "mg/dL".into()])
@@ -73,7 +73,7 @@ impl Envelope {
     /// A successful answer with `meta` and, so far, no rows.
     ///
     /// ```
-    /// use answers::{Envelope, Meta, Status};
+    /// use answers_protocol::{Envelope, Meta, Status};
     ///
     /// assert_eq!(Envelope::ok(Meta::none()).status(), Status::Ok);
     /// ```
@@ -99,7 +99,7 @@ impl Envelope {
     /// An error answer.
     ///
     /// ```
-    /// use answers::{Envelope, ErrorClass, ErrorDetail, ErrorKind, Status, ToolName};
+    /// use answers_protocol::{Envelope, ErrorClass, ErrorDetail, ErrorKind, Status, ToolName};
     ///
     /// let env = Envelope::error(
     ///     ErrorKind::CallLimit,
@@ -124,7 +124,7 @@ impl Envelope {
     /// the caller sent is identifier-shaped; see [`ParamName`]).
     ///
     /// ```
-    /// use answers::{ArgProblem, Envelope, ErrorClass, ToolName};
+    /// use answers_protocol::{ArgProblem, Envelope, ErrorClass, ToolName};
     ///
     /// let env = Envelope::refusal(ToolName::QueryHealthIndicators, Some("kind"), ArgProblem::UnknownParameter);
     /// assert_eq!(env.error_class(), Some(ErrorClass::Recoverable));
@@ -143,7 +143,7 @@ impl Envelope {
     /// ([`ErrorKind::default_class`]).
     ///
     /// ```
-    /// use answers::{Envelope, ErrorKind, ToolName, TypeName};
+    /// use answers_protocol::{Envelope, ErrorKind, ToolName, TypeName};
     ///
     /// let err = std::io::Error::other("connection refused by 10.0.0.7");
     /// let env = Envelope::fault(ToolName::QueryHealthIndicators, ErrorKind::StoreUnavailable, TypeName::of_val(&err));
@@ -159,7 +159,7 @@ impl Envelope {
     /// [`Envelope::refusal`], with an [`ErrorDetail::VocabRefusal`].
     ///
     /// ```
-    /// use answers::{ArgProblem, Envelope, ErrorKind, VocabToolName, render_compact};
+    /// use answers_protocol::{ArgProblem, Envelope, ErrorKind, VocabToolName, render_compact};
     ///
     /// let env = Envelope::vocab_refusal(VocabToolName::StandardizeReading, Some("unit"), ArgProblem::UnknownUnit);
     /// assert_eq!(env.error_kind(), Some(ErrorKind::InvalidArguments));
@@ -182,7 +182,7 @@ impl Envelope {
     /// A fault of a tool only the vocabulary server serves, told by the error's type.
     ///
     /// ```
-    /// use answers::{Envelope, ErrorKind, TypeName, VocabToolName};
+    /// use answers_protocol::{Envelope, ErrorKind, TypeName, VocabToolName};
     ///
     /// let env = Envelope::vocab_fault(VocabToolName::StandardizeComplaint, ErrorKind::ToolPanic, TypeName::of::<String>());
     /// assert_eq!(env.error_detail().unwrap().reason(), "standardize_complaint failed with alloc::string::String");
@@ -215,7 +215,7 @@ impl Envelope {
     /// Adds an assumption, once.
     ///
     /// ```
-    /// use answers::{Assumption, Envelope, Meta};
+    /// use answers_protocol::{Assumption, Envelope, Meta};
     ///
     /// let env = Envelope::ok(Meta::none())
     ///     .with_assumption(Assumption::AbsenceNotEvidence)
@@ -233,7 +233,7 @@ impl Envelope {
     /// Adds a next step.
     ///
     /// ```
-    /// use answers::{Envelope, Meta, NextAction, NextStep, ToolName};
+    /// use answers_protocol::{Envelope, Meta, NextAction, NextStep, ToolName};
     ///
     /// let env = Envelope::ok(Meta::none())
     ///     .with_next_step(NextStep::new(NextAction::CallCatalogue, ToolName::QueryHealthIndicators));
@@ -256,7 +256,7 @@ impl Envelope {
     /// `error`.
     ///
     /// ```
-    /// use answers::{Envelope, Meta, Status};
+    /// use answers_protocol::{Envelope, Meta, Status};
     ///
     /// let env = Envelope::ok(Meta::none()).truncated();
     /// assert_eq!(env.status(), Status::Partial);
@@ -276,7 +276,7 @@ impl Envelope {
     /// error.
     ///
     /// ```
-    /// use answers::{Envelope, Meta, Status};
+    /// use answers_protocol::{Envelope, Meta, Status};
     ///
     /// assert_eq!(Envelope::ok(Meta::none()).partial().status(), Status::Partial);
     /// ```
@@ -291,7 +291,7 @@ impl Envelope {
     /// Replaces the meta, keeping the row count and the cut this envelope knows.
     ///
     /// ```
-    /// use answers::{Envelope, Meta, Table, View};
+    /// use answers_protocol::{Envelope, Meta, Table, View};
     ///
     /// let env = Envelope::ok(Meta::none())
     ///     .with_table(Table::new("t", ["a"]).with_row([1.into()]).unwrap())
@@ -341,7 +341,7 @@ impl Envelope {
     /// Set exactly when the status is `error`.
     ///
     /// ```
-    /// use answers::{ArgProblem, Envelope, ToolName};
+    /// use answers_protocol::{ArgProblem, Envelope, ToolName};
     ///
     /// let env = Envelope::refusal(ToolName::QueryHealthIndicators, Some("kind"), ArgProblem::UnknownParameter);
     /// assert_eq!(env.error_detail().unwrap().reason(), "kind: unknown parameter");

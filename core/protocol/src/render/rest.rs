@@ -13,7 +13,7 @@ use crate::envelope::table::Table;
 /// assumptions (id, parameters and text) and next steps (with the call as text).
 ///
 /// ```
-/// use answers::{Envelope, Meta, Table, Window, WindowSemantics, render_rest};
+/// use answers_protocol::{Envelope, Meta, Table, Window, WindowSemantics, render_rest};
 ///
 /// let table = Table::new("readings", ["date", "value"])
 ///     .with_row(["2024-03-01".into(), 72.into()])

@@ -19,7 +19,7 @@ use crate::window::Window;
 /// `if`s.
 ///
 /// ```
-/// use answers::args::medications::MedicationView;
+/// use answers_protocol::args::medications::MedicationView;
 ///
 /// assert_eq!(MedicationView::VARIANTS, ["plan", "log", "history"]);
 /// assert!("doses".parse::<MedicationView>().is_err());
@@ -39,15 +39,15 @@ pub enum MedicationView {
 /// The view a call answers with when it names none.
 ///
 /// ```
-/// assert_eq!(answers::args::medications::DEFAULT_VIEW.as_str(), "plan");
+/// assert_eq!(answers_protocol::args::medications::DEFAULT_VIEW.as_str(), "plan");
 /// ```
 pub const DEFAULT_VIEW: MedicationView = MedicationView::Plan;
 
 /// The medications tool's published arguments.
 ///
 /// ```
-/// use answers::args::medications::QUERY_MEDICATIONS;
-/// use answers::render_compact;
+/// use answers_protocol::args::medications::QUERY_MEDICATIONS;
+/// use answers_protocol::render_compact;
 /// use serde_json::json;
 ///
 /// let refused = QUERY_MEDICATIONS.validate(&json!({"kind": "plan"})).unwrap_err();
@@ -102,7 +102,7 @@ pub static QUERY_MEDICATIONS: ToolSchema = ToolSchema {
 /// A validated medications call.
 ///
 /// ```
-/// use answers::args::medications::{MedicationQuery, MedicationView};
+/// use answers_protocol::args::medications::{MedicationQuery, MedicationView};
 /// use serde_json::json;
 ///
 /// let q = MedicationQuery::from_args(&json!({"view": "log", "keywords": "metoprolol"})).unwrap();
@@ -127,7 +127,7 @@ impl MedicationQuery {
     /// Validates `args` and reads them as a query, or refuses them.
     ///
     /// ```
-    /// use answers::args::medications::MedicationQuery;
+    /// use answers_protocol::args::medications::MedicationQuery;
     /// use serde_json::json;
     ///
     /// assert!(MedicationQuery::from_args(&json!({"start": "2026-13-01"})).is_err());
@@ -143,7 +143,7 @@ impl MedicationQuery {
     /// Reads arguments that passed [`QUERY_MEDICATIONS`].
     ///
     /// ```
-    /// use answers::args::medications::{MedicationQuery, QUERY_MEDICATIONS};
+    /// use answers_protocol::args::medications::{MedicationQuery, QUERY_MEDICATIONS};
     /// use serde_json::json;
     ///
     /// let valid = QUERY_MEDICATIONS.validate(&json!({"start": "2026-03-01"})).unwrap();
@@ -170,7 +170,7 @@ impl MedicationQuery {
     /// The call in strict form, as the schema publishes it.
     ///
     /// ```
-    /// use answers::args::medications::MedicationQuery;
+    /// use answers_protocol::args::medications::MedicationQuery;
     /// use serde_json::json;
     ///
     /// let q = MedicationQuery::from_args(&json!({"keywords": "statin", "start": "2026-01-01"})).unwrap();
@@ -198,8 +198,8 @@ impl MedicationQuery {
     /// A step on this tool whose arguments are this call's, changed by `edit`.
     ///
     /// ```
-    /// use answers::NextAction;
-    /// use answers::args::medications::MedicationQuery;
+    /// use answers_protocol::NextAction;
+    /// use answers_protocol::args::medications::MedicationQuery;
     /// use serde_json::json;
     ///
     /// let q = MedicationQuery::from_args(&json!({"view": "log", "keywords": ["x"]})).unwrap();

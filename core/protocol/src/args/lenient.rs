@@ -15,8 +15,8 @@ use crate::envelope::error::ArgProblem;
 /// `value` read as `ty`, or the problem with it. `null` is handled by the caller (as absent).
 ///
 /// ```
-/// use answers::args::lenient::read;
-/// use answers::{ArgValue, ParamType};
+/// use answers_protocol::args::lenient::read;
+/// use answers_protocol::{ArgValue, ParamType};
 /// use serde_json::json;
 ///
 /// assert_eq!(

@@ -12,8 +12,8 @@ use crate::envelope::error::ArgProblem;
 /// arguments as a whole), the problem, and for a rule between parameters, the repairs.
 ///
 /// ```
-/// use answers::args::Refused;
-/// use answers::ArgProblem;
+/// use answers_protocol::args::Refused;
+/// use answers_protocol::ArgProblem;
 ///
 /// let r = Refused::new(Some("view"), ArgProblem::NeedsSelector);
 /// assert!(r.repairs.is_empty());
@@ -42,9 +42,9 @@ impl Refused {
     /// Adds a repair.
     ///
     /// ```
-    /// use answers::args::Refused;
-    /// use answers::args::repair::Repair;
-    /// use answers::{ArgProblem, NextAction};
+    /// use answers_protocol::args::Refused;
+    /// use answers_protocol::args::repair::Repair;
+    /// use answers_protocol::{ArgProblem, NextAction};
     ///
     /// let r = Refused::new(Some("view"), ArgProblem::NeedsSelector)
     ///     .repair(Repair::new(NextAction::CallCatalogue).remove("view"));

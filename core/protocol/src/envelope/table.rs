@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 /// Serialized as the bare JSON value (`null`, `true`, `42`, `5.4`, `"mmol/L"`).
 ///
 /// ```
-/// use answers::Cell;
+/// use answers_protocol::Cell;
 ///
 /// assert_eq!(Cell::from(5.4).to_string(), "5.4");
 /// assert_eq!(Cell::from("mg/dL").to_string(), "mg/dL");
@@ -37,7 +37,7 @@ impl Cell {
     /// This cell as a JSON value (a non-finite float becomes `null`).
     ///
     /// ```
-    /// assert_eq!(answers::Cell::from(7).to_json(), serde_json::json!(7));
+    /// assert_eq!(answers_protocol::Cell::from(7).to_json(), serde_json::json!(7));
     /// ```
     #[must_use]
     pub fn to_json(&self) -> serde_json::Value {
@@ -127,7 +127,7 @@ impl<T: Into<Cell>> From<Option<T>> for Cell {
 /// a table of indicators. Column names are unique and every row is as wide as the header.
 ///
 /// ```
-/// use answers::Table;
+/// use answers_protocol::Table;
 ///
 /// let t = Table::new("readings", ["date", "value", "unit"])
 ///     .with_row(["2024-03-01".into(), 5.4.into(), "mmol/L".into()])
@@ -169,7 +169,7 @@ impl Table {
     /// a bug, not data.
     ///
     /// ```
-    /// let t = answers::Table::new("catalogue", ["indicator", "code"]);
+    /// let t = answers_protocol::Table::new("catalogue", ["indicator", "code"]);
     /// assert_eq!(t.columns(), ["indicator", "code"]);
     /// ```
     #[must_use]
@@ -192,9 +192,9 @@ impl Table {
     /// Appends a row; it must have one cell per column.
     ///
     /// ```
-    /// let mut t = answers::Table::new("readings", ["date", "value"]);
+    /// let mut t = answers_protocol::Table::new("readings", ["date", "value"]);
     /// t.push_row(["2024-03-01".into(), 70.into()]).unwrap();
-    /// assert_eq!(t.rows()[0][1], answers::Cell::Int(70));
+    /// assert_eq!(t.rows()[0][1], answers_protocol::Cell::Int(70));
     /// ```
     pub fn push_row(&mut self, row: impl IntoIterator<Item = Cell>) -> Result<(), TableError> {
         let row: Vec<Cell> = row.into_iter().collect();
@@ -211,7 +211,7 @@ impl Table {
     /// [`push_row`](Self::push_row), by value, for building a table in one expression.
     ///
     /// ```
-    /// let t = answers::Table::new("t", ["a"]).with_row([1.into()]).unwrap();
+    /// let t = answers_protocol::Table::new("t", ["a"]).with_row([1.into()]).unwrap();
     /// assert_eq!(t.rows().len(), 1);
     /// ```
     pub fn with_row(mut self, row: impl IntoIterator<Item = Cell>) -> Result<Self, TableError> {
@@ -222,7 +222,7 @@ impl Table {
     /// The table's name (`readings`, `reported`, `catalogue`, …).
     ///
     /// ```
-    /// assert_eq!(answers::Table::new("readings", ["date"]).name(), "readings");
+    /// assert_eq!(answers_protocol::Table::new("readings", ["date"]).name(), "readings");
     /// ```
     #[must_use]
     pub fn name(&self) -> &str {
@@ -232,7 +232,7 @@ impl Table {
     /// The column names, in order.
     ///
     /// ```
-    /// assert_eq!(answers::Table::new("t", ["a", "b"]).columns().len(), 2);
+    /// assert_eq!(answers_protocol::Table::new("t", ["a", "b"]).columns().len(), 2);
     /// ```
     #[must_use]
     pub fn columns(&self) -> &[String] {
@@ -242,7 +242,7 @@ impl Table {
     /// The rows, each as wide as [`columns`](Self::columns).
     ///
     /// ```
-    /// assert!(answers::Table::new("t", ["a"]).rows().is_empty());
+    /// assert!(answers_protocol::Table::new("t", ["a"]).rows().is_empty());
     /// ```
     #[must_use]
     pub fn rows(&self) -> &[Vec<Cell>] {

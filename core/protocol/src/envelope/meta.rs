@@ -14,7 +14,7 @@ use crate::window::Window;
 /// number of rows over all its tables.
 ///
 /// ```
-/// use answers::{Meta, View, Window, WindowSemantics};
+/// use answers_protocol::{Meta, View, Window, WindowSemantics};
 ///
 /// let meta = Meta::new(Window::ALL_RECORDED, "Europe/Berlin", WindowSemantics::TzExact)
 ///     .with_view(View::Stats);
@@ -46,7 +46,7 @@ impl Meta {
     /// The meta of an answer over `window` in zone `tz`, with no view, no rows and no cut.
     ///
     /// ```
-    /// use answers::{Meta, Window, WindowSemantics};
+    /// use answers_protocol::{Meta, Window, WindowSemantics};
     ///
     /// let m = Meta::new(Window::ALL_RECORDED, "UTC", WindowSemantics::DatePaddedNaive);
     /// assert_eq!(m.row_count, 0);
@@ -67,7 +67,7 @@ impl Meta {
     /// The meta of an error envelope: it answers for no window, in no zone, with no rows.
     ///
     /// ```
-    /// let m = answers::Meta::none();
+    /// let m = answers_protocol::Meta::none();
     /// assert!(m.tz.is_empty() && m.window.is_all_recorded());
     /// ```
     #[must_use]
@@ -78,7 +78,7 @@ impl Meta {
     /// Sets the view.
     ///
     /// ```
-    /// use answers::{Meta, View};
+    /// use answers_protocol::{Meta, View};
     ///
     /// assert_eq!(Meta::none().with_view(View::Raw).view, Some(View::Raw));
     /// ```
@@ -91,7 +91,7 @@ impl Meta {
     /// Sets the catalogue's total.
     ///
     /// ```
-    /// assert_eq!(answers::Meta::none().with_catalog_total(212).catalog_total, Some(212));
+    /// assert_eq!(answers_protocol::Meta::none().with_catalog_total(212).catalog_total, Some(212));
     /// ```
     #[must_use]
     pub fn with_catalog_total(mut self, total: usize) -> Self {

@@ -10,7 +10,7 @@ use crate::tool::ToolName;
 /// A validated argument value, in strict form (a lenient list is already split).
 ///
 /// ```
-/// use answers::ArgValue;
+/// use answers_protocol::ArgValue;
 ///
 /// let v = ArgValue::TextList(vec!["LDL".into(), "HDL".into()]);
 /// assert_eq!(v.to_json(), serde_json::json!(["LDL", "HDL"]));
@@ -55,7 +55,7 @@ impl ArgValue {
 /// The arguments of one call, validated against its tool's schema and rules.
 ///
 /// ```
-/// use answers::args::health_indicators::QUERY_HEALTH_INDICATORS;
+/// use answers_protocol::args::health_indicators::QUERY_HEALTH_INDICATORS;
 /// use serde_json::json;
 ///
 /// let args = QUERY_HEALTH_INDICATORS
@@ -115,7 +115,7 @@ impl ValidArgs {
     /// The date `name`, if given.
     ///
     /// ```
-    /// use answers::args::health_indicators::QUERY_HEALTH_INDICATORS;
+    /// use answers_protocol::args::health_indicators::QUERY_HEALTH_INDICATORS;
     /// use serde_json::json;
     ///
     /// let args = QUERY_HEALTH_INDICATORS.validate(&json!({"start": "2024-03-01"})).unwrap();

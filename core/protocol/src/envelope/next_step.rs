@@ -11,7 +11,7 @@ use crate::tool::ToolName;
 /// The kind of a suggested follow-up.
 ///
 /// ```
-/// use answers::NextAction;
+/// use answers_protocol::NextAction;
 ///
 /// assert!(NextAction::VARIANTS.contains(&"call_catalogue"));
 /// assert!("use_view_stats".parse::<NextAction>().is_err());
@@ -47,7 +47,7 @@ pub enum NextAction {
 /// arguments, so they are checked by the tool's one validator instead of a second schema.
 ///
 /// ```
-/// use answers::{NextAction, NextStep, ToolName};
+/// use answers_protocol::{NextAction, NextStep, ToolName};
 /// use serde_json::json;
 ///
 /// let step = NextStep::new(NextAction::UseIndicators, ToolName::QueryHealthIndicators)
@@ -81,7 +81,7 @@ impl NextStep {
     /// A step with no arguments yet.
     ///
     /// ```
-    /// use answers::{NextAction, NextStep, ToolName};
+    /// use answers_protocol::{NextAction, NextStep, ToolName};
     ///
     /// let step = NextStep::new(NextAction::CallCatalogue, ToolName::QueryHealthIndicators);
     /// assert!(step.args.is_empty() && step.supply.is_empty());
@@ -99,7 +99,7 @@ impl NextStep {
     /// Sets an argument of the follow-up call.
     ///
     /// ```
-    /// use answers::{NextAction, NextStep, ToolName};
+    /// use answers_protocol::{NextAction, NextStep, ToolName};
     ///
     /// let step = NextStep::new(NextAction::ChangeView, ToolName::QueryHealthIndicators)
     ///     .arg("view", "stats".into());
@@ -114,7 +114,7 @@ impl NextStep {
     /// Adds a parameter the caller must choose a value for.
     ///
     /// ```
-    /// use answers::{NextAction, NextStep, ToolName};
+    /// use answers_protocol::{NextAction, NextStep, ToolName};
     ///
     /// let step = NextStep::new(NextAction::NarrowWindow, ToolName::QueryHealthIndicators)
     ///     .supply("start");
@@ -135,7 +135,7 @@ impl NextStep {
     /// Values for parameters not in `supply` are ignored: a step's own arguments stand.
     ///
     /// ```
-    /// use answers::{NextAction, NextStep, ToolName};
+    /// use answers_protocol::{NextAction, NextStep, ToolName};
     /// use serde_json::json;
     ///
     /// let retry = NextStep::new(NextAction::RetryLater, ToolName::QueryHealthIndicators)

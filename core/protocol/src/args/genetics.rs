@@ -17,8 +17,8 @@ use crate::tool::ToolName;
 /// `query_genetic_data`'s published arguments.
 ///
 /// ```
-/// use answers::args::genetics::QUERY_GENETIC_DATA;
-/// use answers::render_compact;
+/// use answers_protocol::args::genetics::QUERY_GENETIC_DATA;
+/// use answers_protocol::render_compact;
 /// use serde_json::json;
 ///
 /// assert!(QUERY_GENETIC_DATA.validate(&json!({"gene": "CYP2C19", "build": "GRCh37"})).is_ok());
@@ -138,7 +138,7 @@ fn genetic_rules(args: &ValidArgs) -> Result<(), Refused> {
 /// A validated number that is a whole position of at least 1.
 ///
 /// ```
-/// use answers::args::genetics::{QUERY_GENETIC_DATA, position};
+/// use answers_protocol::args::genetics::{QUERY_GENETIC_DATA, position};
 /// use serde_json::json;
 ///
 /// let args = QUERY_GENETIC_DATA
@@ -161,7 +161,7 @@ pub fn position(args: &ValidArgs, name: &str) -> Option<u64> {
 /// `query_pharmacogenomics`' published arguments.
 ///
 /// ```
-/// use answers::args::genetics::QUERY_PHARMACOGENOMICS;
+/// use answers_protocol::args::genetics::QUERY_PHARMACOGENOMICS;
 /// use serde_json::json;
 ///
 /// assert!(QUERY_PHARMACOGENOMICS.validate(&json!({"drugs": ["clopidogrel"]})).is_ok());

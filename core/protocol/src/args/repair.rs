@@ -18,8 +18,8 @@ use crate::envelope::next_step::{NextAction, NextStep};
 /// A change to a call that satisfies a rule between parameters.
 ///
 /// ```
-/// use answers::NextAction;
-/// use answers::args::repair::Repair;
+/// use answers_protocol::NextAction;
+/// use answers_protocol::args::repair::Repair;
 ///
 /// let r = Repair::new(NextAction::CallCatalogue).remove("view");
 /// assert_eq!(r.remove, ["view"]);
@@ -150,9 +150,9 @@ const ROUNDS: usize = 3;
 /// filled in with valid values.
 ///
 /// ```
-/// use answers::NextAction;
-/// use answers::args::health_indicators::QUERY_HEALTH_INDICATORS;
-/// use answers::args::repair::next_steps;
+/// use answers_protocol::NextAction;
+/// use answers_protocol::args::health_indicators::QUERY_HEALTH_INDICATORS;
+/// use answers_protocol::args::repair::next_steps;
 /// use serde_json::json;
 ///
 /// let steps = next_steps(&QUERY_HEALTH_INDICATORS, &json!({"kind": "medications", "view": "day"}));

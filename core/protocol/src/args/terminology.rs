@@ -4,8 +4,8 @@
 //! declared as a [`VocabSchema`]).
 //!
 //! ```
-//! use answers::args::terminology::{CONVERT_UNIT, vocab_json_schema};
-//! use answers::VocabToolName;
+//! use answers_protocol::args::terminology::{CONVERT_UNIT, vocab_json_schema};
+//! use answers_protocol::VocabToolName;
 //! use serde_json::json;
 //!
 //! assert!(CONVERT_UNIT.validate(&json!({"value": 100, "from": "mg/dL", "to": "mmol/L"})).is_ok());
@@ -33,7 +33,7 @@ fn no_rules(_: &ValidArgs) -> Result<(), Refused> {
 /// `resolve_indicator(name)`.
 ///
 /// ```
-/// use answers::args::terminology::RESOLVE_INDICATOR;
+/// use answers_protocol::args::terminology::RESOLVE_INDICATOR;
 /// use serde_json::json;
 ///
 /// assert!(RESOLVE_INDICATOR.validate(&json!({"name": "血糖"})).is_ok());
@@ -60,11 +60,11 @@ pub static RESOLVE_INDICATOR: ToolSchema = ToolSchema {
 /// `convert_unit(value, from, to, indicator?)`.
 ///
 /// ```
-/// use answers::args::terminology::CONVERT_UNIT;
+/// use answers_protocol::args::terminology::CONVERT_UNIT;
 /// use serde_json::json;
 ///
 /// let refused = CONVERT_UNIT.validate(&json!({"value": 5.5, "from": "mmol/L"})).unwrap_err();
-/// assert!(answers::render_compact(&refused).starts_with("error (invalid_arguments): to: required but missing"));
+/// assert!(answers_protocol::render_compact(&refused).starts_with("error (invalid_arguments): to: required but missing"));
 /// ```
 pub static CONVERT_UNIT: ToolSchema = ToolSchema {
     tool: ToolName::ConvertUnit,
@@ -96,7 +96,7 @@ pub static CONVERT_UNIT: ToolSchema = ToolSchema {
 /// `normalize_unit(unit)`.
 ///
 /// ```
-/// use answers::args::terminology::NORMALIZE_UNIT;
+/// use answers_protocol::args::terminology::NORMALIZE_UNIT;
 /// use serde_json::json;
 ///
 /// assert!(NORMALIZE_UNIT.validate(&json!({"unit": "bpm"})).is_ok());
@@ -136,7 +136,7 @@ impl VocabSchema {
     /// The flat, closed JSON Schema (`additionalProperties: false`).
     ///
     /// ```
-    /// use answers::args::terminology::STANDARDIZE_COMPLAINT;
+    /// use answers_protocol::args::terminology::STANDARDIZE_COMPLAINT;
     ///
     /// let schema = STANDARDIZE_COMPLAINT.json_schema();
     /// assert_eq!(schema["properties"]["text"]["type"], "string");
@@ -150,11 +150,11 @@ impl VocabSchema {
     /// the wrong type. Never panics.
     ///
     /// ```
-    /// use answers::args::terminology::STANDARDIZE_COMPLAINT;
+    /// use answers_protocol::args::terminology::STANDARDIZE_COMPLAINT;
     /// use serde_json::json;
     ///
     /// let refused = STANDARDIZE_COMPLAINT.validate(&json!({"text": "头疼", "lang": "zh"})).unwrap_err();
-    /// assert!(answers::render_compact(&refused).starts_with("error (invalid_arguments): lang: unknown parameter"));
+    /// assert!(answers_protocol::render_compact(&refused).starts_with("error (invalid_arguments): lang: unknown parameter"));
     /// ```
     // The refusal is the answer a tool returns as it is (as `ToolSchema::validate`).
     #[allow(clippy::result_large_err)]
@@ -235,8 +235,8 @@ pub static STANDARDIZE_COMPLAINT: VocabSchema = VocabSchema {
 /// The closed JSON Schema of each of the vocabulary server's five tools, for `tools/list`.
 ///
 /// ```
-/// use answers::VocabToolName;
-/// use answers::args::terminology::vocab_json_schema;
+/// use answers_protocol::VocabToolName;
+/// use answers_protocol::args::terminology::vocab_json_schema;
 ///
 /// for &tool in VocabToolName::ALL.iter() {
 ///     assert_eq!(vocab_json_schema(tool)["additionalProperties"], false);

@@ -22,7 +22,7 @@ use crate::window::Window;
 /// The readings tool's published arguments.
 ///
 /// ```
-/// use answers::args::health_indicators::QUERY_HEALTH_INDICATORS;
+/// use answers_protocol::args::health_indicators::QUERY_HEALTH_INDICATORS;
 /// use serde_json::json;
 ///
 /// let refused = QUERY_HEALTH_INDICATORS
@@ -108,8 +108,8 @@ pub enum Selector {
 /// A validated readings call.
 ///
 /// ```
-/// use answers::View;
-/// use answers::args::health_indicators::{IndicatorQuery, Selector};
+/// use answers_protocol::View;
+/// use answers_protocol::args::health_indicators::{IndicatorQuery, Selector};
 /// use serde_json::json;
 ///
 /// let q = IndicatorQuery::from_args(&json!({"indicators": "LDL, HDL", "view": "stats"})).unwrap();
@@ -159,7 +159,7 @@ impl IndicatorQuery {
     /// The call in strict form, as the schema publishes it.
     ///
     /// ```
-    /// use answers::args::health_indicators::IndicatorQuery;
+    /// use answers_protocol::args::health_indicators::IndicatorQuery;
     /// use serde_json::json;
     ///
     /// let args = json!({"keywords": "glucose", "start": "2024-01-01"});
@@ -198,8 +198,8 @@ impl IndicatorQuery {
     /// window or, unless they are stats already, to ask for `view=stats`.
     ///
     /// ```
-    /// use answers::NextAction;
-    /// use answers::args::health_indicators::IndicatorQuery;
+    /// use answers_protocol::NextAction;
+    /// use answers_protocol::args::health_indicators::IndicatorQuery;
     /// use serde_json::json;
     ///
     /// let catalogue = IndicatorQuery::from_args(&json!({})).unwrap();

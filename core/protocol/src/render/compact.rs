@@ -16,7 +16,7 @@ use crate::envelope::table::{Cell, Table};
 /// the tool and the error's type, then the next steps.
 ///
 /// ```
-/// use answers::{ArgProblem, Envelope, ToolName, render_compact};
+/// use answers_protocol::{ArgProblem, Envelope, ToolName, render_compact};
 ///
 /// let env = Envelope::refusal(ToolName::QueryHealthIndicators, Some("kind"), ArgProblem::UnknownParameter);
 /// assert_eq!(
