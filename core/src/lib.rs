@@ -14,7 +14,9 @@
 //!   each tool call), and [`governance::run_turn`], which drives a turn under them.
 //! - [`tools::terminology`]: the terminology tools (`resolve_indicator`, `convert_unit`,
 //!   `normalize_unit`) and the vocabulary server's own (`standardize_reading`,
-//!   `standardize_complaint`), by name through [`tools::terminology::vocab_call`].
+//!   `standardize_complaint`), by name through [`registry::vocab_call`].
+//! - [`registry`]: the one tool registry (`ToolSpec` per `ToolId`: surfaces, visibility,
+//!   schema, run).
 //! - [`mcp`]: the two MCP surfaces (the record server on `answers serve`, the vocabulary server
 //!   `answers mcp` on stdio).
 
@@ -28,6 +30,7 @@ pub mod governance;
 pub mod leak_drill;
 pub mod marker;
 pub mod mcp;
+pub mod registry;
 pub mod serve;
 pub mod store;
 pub mod surface;

@@ -66,6 +66,13 @@ enum Command {
     },
     /// Serve the vocabulary tools over MCP on stdio: no database, no key. Logs go to stderr.
     Mcp,
+    /// List the tool registry: each tool with the surfaces that publish it and when a person is
+    /// shown it (`always`, `has_readings`, `has_medications`, `has_genotypes`).
+    Tools {
+        /// Print `{"tools":[{"name":…,"surfaces":[…],"visible_when":…}, …]}`.
+        #[arg(long)]
+        json: bool,
+    },
     /// Issue or revoke a person's bearer token (also their personal MCP URL secret).
     Token {
         #[command(subcommand)]
@@ -167,7 +174,7 @@ fn main() -> ExitCode {
     let policy = phi_filter::PhiPolicy::default().allow_name("listen_addr");
     // rmcp logs each session's start and end at `info`; a service keeps its own lines. On
     // stdio MCP, standard output is the protocol, so the log goes to standard error.
-    let stream = if matches!(cli.command, Command::Mcp) {
+    let stream = if matches!(cli.command, Command::Mcp | Command::Tools { .. }) {
         phi_filter::Stream::Stderr
     } else {
         phi_filter::Stream::Stdout
@@ -231,6 +238,10 @@ fn run(cli: Cli, stats: phi_filter::Stats) -> anyhow::Result<u8> {
             answers::mcp::serve_stdio()?;
             Ok(0)
         }
+        Command::Tools { json } => {
+            tools(json)?;
+            Ok(0)
+        }
         Command::ImportGenotypes { db, subject, file } => {
             import_genotypes(&db, &subject, &file)?;
             Ok(0)
@@ -254,6 +265,40 @@ fn run(cli: Cli, stats: phi_filter::Stats) -> anyhow::Result<u8> {
             Ok(0)
         }
         Command::CanaryPresent { db, canary_file } => canary_present(&db, canary_file.as_deref()),
+    }
+}
+
+/// Prints the registry: JSON for programs, one line a tool for a person.
+fn tools(json: bool) -> anyhow::Result<()> {
+    use std::fmt::Write as _;
+
+    let registry = answers::registry::to_json();
+    let out = if json {
+        let mut s = serde_json::to_string(&registry)?;
+        s.push('\n');
+        s
+    } else {
+        let mut s = String::new();
+        for id in answers::registry::ToolId::ALL {
+            let spec = id.spec();
+            let surfaces: Vec<&str> = spec
+                .surfaces
+                .iter()
+                .map(answers::registry::Surface::as_str)
+                .collect();
+            let _ = writeln!(
+                s,
+                "{id}\t{}\t{}",
+                surfaces.join(","),
+                spec.visible_when.as_str()
+            );
+        }
+        s
+    };
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(out.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
     }
 }
 
