@@ -7,6 +7,7 @@
 //!   the importer, the site index and the CPIC pairs.
 //!
 //! Still in this package:
+//! - [`cli`]: the `answers` command line (`src/main.rs` only calls it).
 //! - [`store`]: the `SQLite` record store (subjects, readings and reported entries, the day
 //!   authority, tokens); [`demo`]: the demo record.
 //! - [`tools`]: the tools; [`surface`]: a tool by name; [`serve`]: the HTTP service.
@@ -24,10 +25,9 @@ pub use answers_genetics as genetics;
 pub use answers_protocol::{args, date, envelope, render, tool, vocab_tool, window};
 pub use answers_vocab as vocab;
 
+pub mod cli;
 pub mod demo;
 pub mod governance;
-#[cfg(feature = "leak-drill")]
-pub mod leak_drill;
 pub mod marker;
 pub mod mcp;
 pub mod registry;

@@ -98,6 +98,10 @@ pub fn serve_with(db: &Path, listen: SocketAddr, options: &ServeOptions) -> Resu
             .route("/api/v1/health-indicators", get(health_indicators))
             .with_state(app)
             .merge(mcp_routes);
+        let router = match options.hook {
+            Some(hook) => hook(router, db),
+            None => router,
+        };
         axum::serve(listener, router)
             .with_graceful_shutdown(async move {
                 shutdown().await;
@@ -162,7 +166,13 @@ pub struct ServeOptions {
     /// Host names (or `host:port`) `/mcp` accepts in the `Host` header beside the loopback
     /// names: the names a deployment is reached by. The check guards against DNS rebinding.
     pub allowed_hosts: Vec<String>,
+    /// Wraps the router before it serves, given the database file. `answers` never sets it; a
+    /// pipeline instrument does (the leak drill adds its one leaking layer this way).
+    pub hook: Option<RouterHook>,
 }
+
+/// A function that wraps the service's router, given the database file it serves.
+pub type RouterHook = fn(Router, &Path) -> Router;
 
 async fn shutdown() {
     #[cfg(unix)]
@@ -201,8 +211,6 @@ async fn health_indicators(
             .subject_for_token(&token)
             .map_err(|_| Refusal::Unavailable)?
             .ok_or(Refusal::Unauthorized)?;
-        #[cfg(feature = "leak-drill")]
-        crate::leak_drill::leak_comments(&store, &subject);
         Ok(crate::tools::readings::query_health_indicators_within(
             &store,
             &subject,
