@@ -151,6 +151,7 @@ pub fn serve_with(db: &Path, listen: SocketAddr, options: &ServeOptions) -> Resu
 ///     marker: Some(MarkerNonce::new("run-0001")?),
 ///     filter_stats: Some(phi_filter::PhiPolicy::default().stats()),
 ///     allowed_hosts: vec!["records.example.org".into()],
+///     hook: None,
 /// };
 /// assert!(options.marker.is_some());
 /// # Ok::<(), answers::marker::NonceError>(())
