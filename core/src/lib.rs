@@ -23,6 +23,7 @@
 
 pub use answers_genetics as genetics;
 pub use answers_protocol::{args, date, envelope, render, tool, vocab_tool, window};
+pub use answers_store as store;
 pub use answers_vocab as vocab;
 
 pub mod cli;
@@ -32,7 +33,6 @@ pub mod marker;
 pub mod mcp;
 pub mod registry;
 pub mod serve;
-pub mod store;
 pub mod surface;
 pub mod tools;
 

@@ -31,14 +31,14 @@
 //! [`Store::comment_contains`], the one question the store answers about comments.
 //!
 //! ```
-//! let store = answers::store::Store::open_in_memory()?;
-//! assert_eq!(store.schema_version()?, answers::store::SCHEMA_VERSION);
-//! # Ok::<(), answers::store::StoreError>(())
+//! let store = answers_store::Store::open_in_memory()?;
+//! assert_eq!(store.schema_version()?, answers_store::SCHEMA_VERSION);
+//! # Ok::<(), answers_store::StoreError>(())
 //! ```
 
 mod comment;
 mod day;
-pub(crate) mod genotype;
+pub mod genotype;
 mod medication;
 mod reading;
 mod subject;

@@ -11,9 +11,9 @@ impl Store {
     /// is contained in nothing, so a check with an empty canary cannot pass vacuously.
     ///
     /// ```
-    /// use answers::Source;
-    /// use answers::store::{NewReading, Store};
-    /// use answers::vocab::CodeRef;
+    /// use answers_protocol::Source;
+    /// use answers_store::{NewReading, Store};
+    /// use answers_vocab::CodeRef;
     ///
     /// let mut store = Store::open_in_memory()?;
     /// store.upsert_subject("s", "you", "UTC")?;

@@ -10,7 +10,7 @@ use rusqlite::{OptionalExtension, params};
 use super::day::{self, DayKey};
 use super::reading::{NewReading, utc_text};
 use super::{Store, StoreError};
-use crate::vocab::Vocabulary;
+use answers_vocab::Vocabulary;
 
 const UPSERT: &str = "
 INSERT INTO series (subject_id, kind, name, system, code, value_num, value_text, unit,
@@ -36,9 +36,9 @@ impl Store {
     /// [`NewReading::check`]) or an unknown subject writes nothing of the batch.
     ///
     /// ```
-    /// use answers::Source;
-    /// use answers::store::{NewReading, Store};
-    /// use answers::vocab::CodeRef;
+    /// use answers_protocol::Source;
+    /// use answers_store::{NewReading, Store};
+    /// use answers_vocab::CodeRef;
     ///
     /// let mut store = Store::open_in_memory()?;
     /// store.upsert_subject("subj-mom-1", "mom", "Asia/Shanghai")?;
@@ -135,9 +135,9 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::envelope::kinds::Source;
-    use crate::store::ReadingProblem;
-    use crate::vocab::CodeRef;
+    use crate::ReadingProblem;
+    use answers_protocol::envelope::kinds::Source;
+    use answers_vocab::CodeRef;
 
     fn store() -> Store {
         let s = Store::open_in_memory().unwrap();

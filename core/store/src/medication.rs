@@ -10,8 +10,8 @@
 //! Every write is an upsert and a batch is checked whole before anything of it is written.
 //!
 //! ```
-//! use answers::LocalDate;
-//! use answers::store::{Frequency, NewDose, NewPlan, Route, Store, has_medications};
+//! use answers_protocol::LocalDate;
+//! use answers_store::{Frequency, NewDose, NewPlan, Route, Store, has_medications};
 //!
 //! let mut store = Store::open_in_memory()?;
 //! let you = store.upsert_subject("s1", "you", "Europe/Berlin")?;
@@ -34,12 +34,12 @@ use jiff::Timestamp;
 pub use self::kinds::{ClosedReason, DoseStatus, DrugCodeSystem, Frequency, PlanStatus, Route};
 pub use self::read::{Dose, Plan};
 use super::{Store, StoreError, Subject};
-use crate::date::LocalDate;
+use answers_protocol::date::LocalDate;
 
 /// A drug's code: the system and the code in it.
 ///
 /// ```
-/// use answers::store::{DrugCode, DrugCodeSystem};
+/// use answers_store::{DrugCode, DrugCodeSystem};
 ///
 /// let metoprolol = DrugCode::rxnorm("6918");
 /// assert_eq!((metoprolol.system, metoprolol.code.as_str()), (DrugCodeSystem::Rxnorm, "6918"));
@@ -56,7 +56,7 @@ impl DrugCode {
     /// An `RxNorm` concept id.
     ///
     /// ```
-    /// assert_eq!(answers::store::DrugCode::rxnorm("83367").system.as_str(), "rxnorm");
+    /// assert_eq!(answers_store::DrugCode::rxnorm("83367").system.as_str(), "rxnorm");
     /// ```
     #[must_use]
     pub fn rxnorm(code: &str) -> Self {
@@ -69,7 +69,7 @@ impl DrugCode {
     /// A WHO ATC code.
     ///
     /// ```
-    /// assert_eq!(answers::store::DrugCode::atc("C07AB02").code, "C07AB02");
+    /// assert_eq!(answers_store::DrugCode::atc("C07AB02").code, "C07AB02");
     /// ```
     #[must_use]
     pub fn atc(code: &str) -> Self {
@@ -86,8 +86,8 @@ impl DrugCode {
 /// active plan, or the day a closed course ended (inclusive). `note` is PHI: no tool returns it.
 ///
 /// ```
-/// use answers::LocalDate;
-/// use answers::store::{ClosedReason, DrugCode, Frequency, NewPlan, PlanStatus, Route};
+/// use answers_protocol::LocalDate;
+/// use answers_store::{ClosedReason, DrugCode, Frequency, NewPlan, PlanStatus, Route};
 ///
 /// let day = |s: &str| s.parse::<LocalDate>().unwrap();
 /// let mut plan = NewPlan::active("p1", "s1", "Hydrochlorothiazide", Frequency::OnceDaily, Route::Oral, day("2025-03-03"));
@@ -129,7 +129,7 @@ impl NewPlan {
     /// An active plan from `start`, with no code, dose, end or note.
     ///
     /// ```
-    /// use answers::store::{Frequency, NewPlan, PlanStatus, Route};
+    /// use answers_store::{Frequency, NewPlan, PlanStatus, Route};
     ///
     /// let p = NewPlan::active("p1", "s1", "Atorvastatin", Frequency::OnceDaily, Route::Oral, "2026-01-01".parse().unwrap());
     /// assert_eq!((p.status, p.end, p.code), (PlanStatus::Active, None, None));
@@ -162,7 +162,7 @@ impl NewPlan {
     /// The same plan, closed on `end` with `status` for `reason`.
     ///
     /// ```
-    /// use answers::store::{ClosedReason, Frequency, NewPlan, PlanStatus, Route};
+    /// use answers_store::{ClosedReason, Frequency, NewPlan, PlanStatus, Route};
     ///
     /// let p = NewPlan::active("p1", "s1", "Nitrofurantoin", Frequency::TwiceDaily, Route::Oral, "2026-02-09".parse().unwrap())
     ///     .closed(PlanStatus::Completed, "2026-02-13".parse().unwrap(), ClosedReason::CourseCompleted);
@@ -179,8 +179,8 @@ impl NewPlan {
     /// What is wrong with this plan, if anything.
     ///
     /// ```
-    /// use answers::LocalDate;
-    /// use answers::store::{Frequency, MedicationProblem, NewPlan, Route};
+    /// use answers_protocol::LocalDate;
+    /// use answers_store::{Frequency, MedicationProblem, NewPlan, Route};
     ///
     /// let mut p = NewPlan::active("p1", "s1", " ", Frequency::OnceDaily, Route::Oral, "2026-01-01".parse().unwrap());
     /// assert_eq!(p.check(), Err(MedicationProblem::EmptyName));
@@ -225,7 +225,7 @@ impl NewPlan {
 /// taken, or for a skipped dose when it was planned. `note` is PHI: no tool returns it.
 ///
 /// ```
-/// use answers::store::{DoseStatus, NewDose};
+/// use answers_store::{DoseStatus, NewDose};
 ///
 /// let d = NewDose::taken("p1", "s1", "2026-05-18T00:05:00Z".parse().unwrap());
 /// assert_eq!(d.status, DoseStatus::Taken);
@@ -248,7 +248,7 @@ impl NewDose {
     /// A dose taken at `at`.
     ///
     /// ```
-    /// let d = answers::store::NewDose::taken("p1", "s1", "2026-05-18T00:05:00Z".parse().unwrap());
+    /// let d = answers_store::NewDose::taken("p1", "s1", "2026-05-18T00:05:00Z".parse().unwrap());
     /// assert!(d.note.is_none());
     /// ```
     #[must_use]
@@ -265,8 +265,8 @@ impl NewDose {
     /// A dose planned at `at` and recorded as skipped.
     ///
     /// ```
-    /// let d = answers::store::NewDose::skipped("p1", "s1", "2026-05-18T00:00:00Z".parse().unwrap());
-    /// assert_eq!(d.status, answers::store::DoseStatus::Skipped);
+    /// let d = answers_store::NewDose::skipped("p1", "s1", "2026-05-18T00:00:00Z".parse().unwrap());
+    /// assert_eq!(d.status, answers_store::DoseStatus::Skipped);
     /// ```
     #[must_use]
     pub fn skipped(plan_id: &str, subject_id: &str, at: Timestamp) -> Self {
@@ -280,7 +280,7 @@ impl NewDose {
 /// Why a plan or a dose was refused. Names the rule, never a value.
 ///
 /// ```
-/// use answers::store::MedicationProblem;
+/// use answers_store::MedicationProblem;
 ///
 /// assert_eq!(MedicationProblem::ClosedWithoutReason.to_string(), "a closed course needs the reason it closed");
 /// ```
@@ -325,12 +325,12 @@ pub enum MedicationProblem {
 /// person who has none.
 ///
 /// ```
-/// use answers::store::{Store, has_medications};
+/// use answers_store::{Store, has_medications};
 ///
 /// let store = Store::open_in_memory()?;
 /// let you = store.upsert_subject("s1", "you", "UTC")?;
 /// assert!(!has_medications(&store, &you)?);
-/// # Ok::<(), answers::store::StoreError>(())
+/// # Ok::<(), answers_store::StoreError>(())
 /// ```
 pub fn has_medications(store: &Store, subject: &Subject) -> Result<bool, StoreError> {
     store

@@ -11,7 +11,7 @@ use super::{Store, StoreError};
 /// A person whose record the store holds.
 ///
 /// ```
-/// let store = answers::store::Store::open_in_memory()?;
+/// let store = answers_store::Store::open_in_memory()?;
 /// let mom = store.upsert_subject("subj-mom-1", "mom", "asia/shanghai")?;
 /// assert_eq!(mom.tz_name(), "Asia/Shanghai");
 /// let late = "2026-09-01T23:30:00Z".parse()?;
@@ -32,10 +32,10 @@ impl Subject {
     /// The IANA name of the subject's zone, as stored.
     ///
     /// ```
-    /// let store = answers::store::Store::open_in_memory()?;
+    /// let store = answers_store::Store::open_in_memory()?;
     /// let you = store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
     /// assert_eq!(you.tz_name(), "Europe/Berlin");
-    /// # Ok::<(), answers::store::StoreError>(())
+    /// # Ok::<(), answers_store::StoreError>(())
     /// ```
     #[must_use]
     pub fn tz_name(&self) -> &str {
@@ -47,7 +47,7 @@ impl Subject {
     /// instant is stored under.
     ///
     /// ```
-    /// let store = answers::store::Store::open_in_memory()?;
+    /// let store = answers_store::Store::open_in_memory()?;
     /// let you = store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
     /// let at = "2026-09-14T22:30:00Z".parse()?;
     /// assert_eq!(you.local_date(at).to_string(), "2026-09-15");
@@ -74,7 +74,7 @@ impl Store {
     /// readings written afterwards: a stored local day is never recomputed.
     ///
     /// ```
-    /// use answers::store::{Store, StoreError};
+    /// use answers_store::{Store, StoreError};
     ///
     /// let store = Store::open_in_memory()?;
     /// store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
@@ -120,11 +120,11 @@ impl Store {
     /// The subject signed in as `handle`, if any.
     ///
     /// ```
-    /// let store = answers::store::Store::open_in_memory()?;
+    /// let store = answers_store::Store::open_in_memory()?;
     /// store.upsert_subject("subj-mom-1", "mom", "Asia/Shanghai")?;
     /// assert_eq!(store.subject_by_handle("mom")?.unwrap().id, "subj-mom-1");
     /// assert_eq!(store.subject_by_handle("dad")?, None);
-    /// # Ok::<(), answers::store::StoreError>(())
+    /// # Ok::<(), answers_store::StoreError>(())
     /// ```
     pub fn subject_by_handle(&self, handle: &str) -> Result<Option<Subject>, StoreError> {
         self.one_subject(
@@ -136,11 +136,11 @@ impl Store {
     /// The subject with the opaque id `id`, if any.
     ///
     /// ```
-    /// let store = answers::store::Store::open_in_memory()?;
+    /// let store = answers_store::Store::open_in_memory()?;
     /// store.upsert_subject("subj-mom-1", "mom", "Asia/Shanghai")?;
     /// assert_eq!(store.subject_by_id("subj-mom-1")?.unwrap().handle, "mom");
     /// assert_eq!(store.subject_by_id("mom")?, None);
-    /// # Ok::<(), answers::store::StoreError>(())
+    /// # Ok::<(), answers_store::StoreError>(())
     /// ```
     pub fn subject_by_id(&self, id: &str) -> Result<Option<Subject>, StoreError> {
         self.one_subject("SELECT id, handle, tz FROM subject WHERE id = ?1", id)
@@ -149,10 +149,10 @@ impl Store {
     /// Whether `subject_id` has any reading or reported entry.
     ///
     /// ```
-    /// let store = answers::store::Store::open_in_memory()?;
+    /// let store = answers_store::Store::open_in_memory()?;
     /// store.upsert_subject("subj-1", "you", "UTC")?;
     /// assert!(!store.has_entries("subj-1")?);
-    /// # Ok::<(), answers::store::StoreError>(())
+    /// # Ok::<(), answers_store::StoreError>(())
     /// ```
     pub fn has_entries(&self, subject_id: &str) -> Result<bool, StoreError> {
         self.conn
@@ -167,12 +167,12 @@ impl Store {
     /// Every subject, by handle.
     ///
     /// ```
-    /// let store = answers::store::Store::open_in_memory()?;
+    /// let store = answers_store::Store::open_in_memory()?;
     /// store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
     /// store.upsert_subject("subj-mom-1", "mom", "Asia/Shanghai")?;
     /// let handles: Vec<_> = store.subjects()?.into_iter().map(|s| s.handle).collect();
     /// assert_eq!(handles, ["mom", "you"]);
-    /// # Ok::<(), answers::store::StoreError>(())
+    /// # Ok::<(), answers_store::StoreError>(())
     /// ```
     pub fn subjects(&self) -> Result<Vec<Subject>, StoreError> {
         let op = "read subjects";

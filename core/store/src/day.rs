@@ -24,15 +24,15 @@ use phi_macros::ClosedEnum;
 use rusqlite::{Transaction, params};
 
 use super::StoreError;
-use crate::envelope::kinds::{Source, SourceTable};
-use crate::vocab::{CodeRef, CodeSystem};
 use Source::{Cgm, Cuff, Glucometer, Phone, PulseOximeter, Ring, Scale, Thermometer, Watch};
+use answers_protocol::envelope::kinds::{Source, SourceTable};
+use answers_vocab::{CodeRef, CodeSystem};
 
 /// How one source's readings of a day become the day's value.
 ///
 /// ```
-/// use answers::store::{DayAggregate, day_rule};
-/// use answers::vocab::CodeRef;
+/// use answers_store::{DayAggregate, day_rule};
+/// use answers_vocab::CodeRef;
 ///
 /// assert_eq!(day_rule(&CodeRef::loinc("41950-7")).aggregate, DayAggregate::Sum);
 /// assert_eq!(day_rule(&CodeRef::loinc("8867-4")).aggregate, DayAggregate::Mean);
@@ -48,9 +48,9 @@ pub enum DayAggregate {
 /// A series' day authority: its aggregate and its source priority, best first.
 ///
 /// ```
-/// use answers::Source;
-/// use answers::store::day_rule;
-/// use answers::vocab::CodeRef;
+/// use answers_protocol::Source;
+/// use answers_store::day_rule;
+/// use answers_vocab::CodeRef;
 ///
 /// let bp = day_rule(&CodeRef::loinc("8480-6"));
 /// assert_eq!(bp.priority.first(), Some(&Source::Cuff));
@@ -68,9 +68,9 @@ impl DayRule {
     /// never elected (not a device).
     ///
     /// ```
-    /// use answers::Source;
-    /// use answers::store::day_rule;
-    /// use answers::vocab::CodeRef;
+    /// use answers_protocol::Source;
+    /// use answers_store::day_rule;
+    /// use answers_vocab::CodeRef;
     ///
     /// let steps = day_rule(&CodeRef::loinc("41950-7"));
     /// assert!(steps.rank(Source::Watch) < steps.rank(Source::Phone));
@@ -95,10 +95,10 @@ impl DayRule {
 /// typed-in value are not.
 ///
 /// ```
-/// use answers::Source;
+/// use answers_protocol::Source;
 ///
-/// assert!(answers::store::is_device(Source::Cuff));
-/// assert!(!answers::store::is_device(Source::Lab));
+/// assert!(answers_store::is_device(Source::Cuff));
+/// assert!(!answers_store::is_device(Source::Lab));
 /// ```
 #[must_use]
 pub fn is_device(source: Source) -> bool {
@@ -123,8 +123,8 @@ pub fn is_device(source: Source) -> bool {
 /// dedicated instruments, then the phone (a phone in a pocket sees least of a day).
 ///
 /// ```
-/// use answers::Source;
-/// use answers::store::{DEVICE_PRIORITY, is_device};
+/// use answers_protocol::Source;
+/// use answers_store::{DEVICE_PRIORITY, is_device};
 ///
 /// assert_eq!(DEVICE_PRIORITY.last(), Some(&Source::Phone));
 /// assert!(DEVICE_PRIORITY.iter().all(|s| is_device(*s)));
@@ -197,9 +197,9 @@ const RULES: &[(&str, DayAggregate, &[Source])] = &[
 /// The day rule of `code`.
 ///
 /// ```
-/// use answers::Source;
-/// use answers::store::{DEVICE_PRIORITY, DayAggregate, day_rule};
-/// use answers::vocab::CodeRef;
+/// use answers_protocol::Source;
+/// use answers_store::{DEVICE_PRIORITY, DayAggregate, day_rule};
+/// use answers_vocab::CodeRef;
 ///
 /// assert_eq!(day_rule(&CodeRef::loinc("29463-7")).priority[0], Source::Scale);
 /// let other = day_rule(&CodeRef::loinc("718-7"));

@@ -52,13 +52,13 @@ impl Store {
     /// stored. Returns the number of tokens in the file.
     ///
     /// ```
-    /// let store = answers::store::Store::open_in_memory()?;
+    /// let store = answers_store::Store::open_in_memory()?;
     /// store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
     /// let token = "phg_0123456789abcdef0123456789abcdef";
     /// assert_eq!(store.load_tokens(&format!("# demo\nyou={token}\n"))?, 1);
     /// assert_eq!(store.subject_for_token(token)?.unwrap().handle, "you");
     /// assert!(store.load_tokens("you=short").is_err());
-    /// # Ok::<(), answers::store::TokensFileError>(())
+    /// # Ok::<(), answers_store::TokensFileError>(())
     /// ```
     pub fn load_tokens(&self, text: &str) -> Result<usize, TokensFileError> {
         let mut pairs = Vec::new();

@@ -9,7 +9,7 @@ use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, 
 /// The code system a drug is coded on, when it is coded at all.
 ///
 /// ```
-/// use answers::store::DrugCodeSystem;
+/// use answers_store::DrugCodeSystem;
 ///
 /// assert_eq!(DrugCodeSystem::VARIANTS, ["rxnorm", "atc"]);
 /// assert!(DrugCodeSystem::Rxnorm.is_valid_code("6918"));
@@ -29,7 +29,7 @@ impl DrugCodeSystem {
     /// Whether `code` has the shape of a code of this system (not whether it exists).
     ///
     /// ```
-    /// use answers::store::DrugCodeSystem;
+    /// use answers_store::DrugCodeSystem;
     ///
     /// assert!(DrugCodeSystem::Atc.is_valid_code("C"));
     /// assert!(!DrugCodeSystem::Atc.is_valid_code("c07ab02"));
@@ -62,7 +62,7 @@ impl DrugCodeSystem {
 /// Where a plan is in its lifecycle.
 ///
 /// ```
-/// use answers::store::PlanStatus;
+/// use answers_store::PlanStatus;
 ///
 /// assert_eq!(PlanStatus::VARIANTS, ["active", "completed", "stopped"]);
 /// assert!(PlanStatus::Stopped.is_closed());
@@ -82,7 +82,7 @@ impl PlanStatus {
     /// Whether the course is over, so it has an end date and a reason it closed.
     ///
     /// ```
-    /// assert!(answers::store::PlanStatus::Completed.is_closed());
+    /// assert!(answers_store::PlanStatus::Completed.is_closed());
     /// ```
     #[must_use]
     pub const fn is_closed(self) -> bool {
@@ -93,7 +93,7 @@ impl PlanStatus {
 /// Why a course closed. The details are the plan's note, which is PHI and never returned.
 ///
 /// ```
-/// use answers::store::ClosedReason;
+/// use answers_store::ClosedReason;
 ///
 /// assert_eq!(ClosedReason::SideEffect.as_str(), "side_effect");
 /// assert!("other".parse::<ClosedReason>().is_err());
@@ -117,7 +117,7 @@ pub enum ClosedReason {
 /// How often a dose is planned.
 ///
 /// ```
-/// use answers::store::Frequency;
+/// use answers_store::Frequency;
 ///
 /// assert_eq!(Frequency::TwiceDaily.as_str(), "twice_daily");
 /// assert_eq!(Frequency::TwiceDaily.doses_per_day(), Some(2));
@@ -145,7 +145,7 @@ impl Frequency {
     /// Doses on each day it is taken, for the daily schedules.
     ///
     /// ```
-    /// use answers::store::Frequency;
+    /// use answers_store::Frequency;
     ///
     /// assert_eq!(Frequency::FourTimesDaily.doses_per_day(), Some(4));
     /// assert_eq!(Frequency::Weekly.doses_per_day(), None);
@@ -165,7 +165,7 @@ impl Frequency {
 /// How a dose is taken.
 ///
 /// ```
-/// assert_eq!(answers::store::Route::Oral.as_str(), "oral");
+/// assert_eq!(answers_store::Route::Oral.as_str(), "oral");
 /// ```
 #[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Route {
@@ -197,7 +197,7 @@ pub enum Route {
 /// absent from the log, and that is not evidence it was not taken.
 ///
 /// ```
-/// assert_eq!(answers::store::DoseStatus::VARIANTS, ["taken", "skipped"]);
+/// assert_eq!(answers_store::DoseStatus::VARIANTS, ["taken", "skipped"]);
 /// ```
 #[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DoseStatus {

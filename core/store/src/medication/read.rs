@@ -11,14 +11,14 @@ use rusqlite::{OptionalExtension, Row};
 
 use super::kinds::{ClosedReason, DoseStatus, DrugCodeSystem, Frequency, PlanStatus, Route};
 use super::{DrugCode, Store};
-use crate::date::LocalDate;
-use crate::window::Window;
+use answers_protocol::date::LocalDate;
+use answers_protocol::window::Window;
 
 /// A stored plan, as a tool may show it: everything but the note.
 ///
 /// ```
-/// use answers::store::{Frequency, NewPlan, Route, Store};
-/// use answers::Window;
+/// use answers_store::{Frequency, NewPlan, Route, Store};
+/// use answers_protocol::Window;
 ///
 /// let mut store = Store::open_in_memory()?;
 /// store.upsert_subject("s1", "you", "UTC")?;
@@ -56,8 +56,8 @@ pub struct Plan {
 /// A recorded dose: its plan, local day, instant and whether it was taken.
 ///
 /// ```
-/// use answers::store::{DoseStatus, Frequency, NewDose, NewPlan, Route, Store};
-/// use answers::Window;
+/// use answers_store::{DoseStatus, Frequency, NewDose, NewPlan, Route, Store};
+/// use answers_protocol::Window;
 ///
 /// let mut store = Store::open_in_memory()?;
 /// store.upsert_subject("s1", "you", "Europe/Berlin")?;
@@ -138,8 +138,8 @@ impl Store {
     /// before its start), oldest start first; every plan for all recorded data.
     ///
     /// ```
-    /// use answers::store::{ClosedReason, Frequency, NewPlan, PlanStatus, Route, Store};
-    /// use answers::{LocalDate, Window};
+    /// use answers_store::{ClosedReason, Frequency, NewPlan, PlanStatus, Route, Store};
+    /// use answers_protocol::{LocalDate, Window};
     ///
     /// let day = |s: &str| s.parse::<LocalDate>().unwrap();
     /// let mut store = Store::open_in_memory()?;
@@ -176,8 +176,8 @@ impl Store {
     /// The subject's doses recorded on a local day in `window`, newest first.
     ///
     /// ```
-    /// use answers::store::{Frequency, NewDose, NewPlan, Route, Store};
-    /// use answers::{LocalDate, Window};
+    /// use answers_store::{Frequency, NewDose, NewPlan, Route, Store};
+    /// use answers_protocol::{LocalDate, Window};
     ///
     /// let mut store = Store::open_in_memory()?;
     /// store.upsert_subject("s1", "mom", "Asia/Shanghai")?;
@@ -226,7 +226,7 @@ impl Store {
     /// log asked for without a window.
     ///
     /// ```
-    /// let store = answers::store::Store::open_in_memory()?;
+    /// let store = answers_store::Store::open_in_memory()?;
     /// assert_eq!(store.last_dose_day("nobody")?, None);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

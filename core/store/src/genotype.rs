@@ -4,14 +4,14 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{Store, StoreError, Subject};
-use crate::genetics::Build;
-use crate::genetics::import::{ArrayFormat, GenotypeCall, ParsedGenotypes};
+use answers_genetics::Build;
+use answers_genetics::import::{ArrayFormat, GenotypeCall, ParsedGenotypes};
 
 /// A subject's genotype set: where it came from and how many rows it has.
 ///
 /// ```
-/// use answers::genetics::{Build, import};
-/// use answers::store::Store;
+/// use answers_genetics::{Build, import};
+/// use answers_store::Store;
 ///
 /// let mut store = Store::open_in_memory()?;
 /// let mom = store.upsert_subject("subj-mom-1", "mom", "Asia/Shanghai")?;
@@ -19,7 +19,7 @@ use crate::genetics::import::{ArrayFormat, GenotypeCall, ParsedGenotypes};
 /// let set = store.replace_genotypes(&mom.id, &file)?;
 /// assert_eq!((set.build, set.call_count, set.no_call_count), (Build::Grch37, 2, 1));
 /// assert_eq!(store.genotype_set(&mom.id)?, Some(set));
-/// # Ok::<(), answers::store::StoreError>(())
+/// # Ok::<(), answers_store::StoreError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GenotypeSet {
@@ -40,12 +40,12 @@ pub struct GenotypeSet {
 /// Whether `subject` has a genotype set: what decides whether the two genetics tools are shown.
 ///
 /// ```
-/// use answers::store::{Store, has_genotypes};
+/// use answers_store::{Store, has_genotypes};
 ///
 /// let store = Store::open_in_memory()?;
 /// let you = store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
 /// assert!(!has_genotypes(&store, &you)?);
-/// # Ok::<(), answers::store::StoreError>(())
+/// # Ok::<(), answers_store::StoreError>(())
 /// ```
 ///
 /// # Errors
@@ -138,8 +138,10 @@ impl Store {
 
 /// Why a set could not be read.
 #[derive(Debug)]
-pub(crate) enum SetError {
+pub enum SetError {
+    /// The store failed (told by the caller by its type, never its message).
     Sqlite(rusqlite::Error),
+    /// A stored row is not a genotype call this store writes.
     Malformed,
 }
 
@@ -150,10 +152,7 @@ impl From<rusqlite::Error> for SetError {
 }
 
 /// The set of `subject_id`, on a bare connection (the tools' path).
-pub(crate) fn genotype_set(
-    conn: &Connection,
-    subject_id: &str,
-) -> Result<Option<GenotypeSet>, SetError> {
+pub fn genotype_set(conn: &Connection, subject_id: &str) -> Result<Option<GenotypeSet>, SetError> {
     let row = conn
         .query_row(
             "SELECT id, format, build, call_count, no_call_count
@@ -185,7 +184,7 @@ pub(crate) fn genotype_set(
 }
 
 /// The calls of `set_id` for `rsids` (those the set has), in no particular order.
-pub(crate) fn calls_by_rsid(
+pub fn calls_by_rsid(
     conn: &Connection,
     set_id: i64,
     rsids: &[&str],
@@ -208,7 +207,7 @@ pub(crate) fn calls_by_rsid(
 /// `start..=end`, in position order; at most `limit` per chromosome (a caller that shows `cap`
 /// rows asks for `cap + 1`, to know it cut), so a whole-genome region reads a bounded number
 /// of rows.
-pub(crate) fn calls_in_raw_region(
+pub fn calls_in_raw_region(
     conn: &Connection,
     set_id: i64,
     chromosomes: &[String],

@@ -6,14 +6,14 @@ use jiff::tz::TimeZone;
 use rusqlite::{OptionalExtension, params};
 
 use super::{MedicationProblem, NewDose, NewPlan};
-use crate::store::{Store, StoreError, utc_text};
+use crate::{Store, StoreError, utc_text};
 
 impl Store {
     /// Writes `plans` (upserts on the plan id), all or none: every plan is checked, its
     /// subject must exist, and an existing id must be the same subject's.
     ///
     /// ```
-    /// use answers::store::{Frequency, MedicationProblem, NewPlan, Route, Store, StoreError};
+    /// use answers_store::{Frequency, MedicationProblem, NewPlan, Route, Store, StoreError};
     ///
     /// let mut store = Store::open_in_memory()?;
     /// store.upsert_subject("s1", "you", "UTC")?;
@@ -97,7 +97,7 @@ impl Store {
     /// and be its subject's; its local day is decided here, in the subject's zone.
     ///
     /// ```
-    /// use answers::store::{Frequency, MedicationProblem, NewDose, NewPlan, Route, Store, StoreError};
+    /// use answers_store::{Frequency, MedicationProblem, NewDose, NewPlan, Route, Store, StoreError};
     ///
     /// let mut store = Store::open_in_memory()?;
     /// store.upsert_subject("s1", "mom", "Asia/Shanghai")?;
@@ -171,8 +171,8 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::date::LocalDate;
-    use crate::store::{ClosedReason, DoseStatus, DrugCode, Frequency, PlanStatus, Route};
+    use crate::{ClosedReason, DoseStatus, DrugCode, Frequency, PlanStatus, Route};
+    use answers_protocol::date::LocalDate;
 
     fn day(s: &str) -> LocalDate {
         s.parse().unwrap()
@@ -278,12 +278,12 @@ mod tests {
         assert_eq!(count(&store, "medication_plan"), 1);
         assert_eq!(count(&store, "medication_dose"), 1);
         let plans = store
-            .plans_in_effect("s1", &crate::window::Window::ALL_RECORDED)
+            .plans_in_effect("s1", &answers_protocol::window::Window::ALL_RECORDED)
             .unwrap();
         assert_eq!(plans[0].status, PlanStatus::Stopped);
         assert_eq!(plans[0].closed_reason, Some(ClosedReason::NotEffective));
         let doses = store
-            .doses_in_window("s1", &crate::window::Window::ALL_RECORDED)
+            .doses_in_window("s1", &answers_protocol::window::Window::ALL_RECORDED)
             .unwrap();
         assert_eq!(doses[0].status, DoseStatus::Skipped);
     }

@@ -14,7 +14,7 @@ use super::{Store, StoreError, Subject};
 /// What every issued token starts with, so a secret scanner can recognise one.
 ///
 /// ```
-/// assert_eq!(answers::store::TOKEN_PREFIX, "phg_");
+/// assert_eq!(answers_store::TOKEN_PREFIX, "phg_");
 /// ```
 pub const TOKEN_PREFIX: &str = "phg_";
 
@@ -28,14 +28,14 @@ impl Store {
     /// ```
     /// use std::time::Duration;
     ///
-    /// let store = answers::store::Store::open_in_memory()?;
+    /// let store = answers_store::Store::open_in_memory()?;
     /// store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
     /// let token = store.issue_token("subj-you-1", Some(Duration::from_secs(3600)))?;
     /// assert!(token.starts_with("phg_"));
     /// assert_eq!(store.subject_for_token(&token)?.unwrap().handle, "you");
     /// assert!(store.revoke_token(&token)?);
     /// assert_eq!(store.subject_for_token(&token)?, None);
-    /// # Ok::<(), answers::store::StoreError>(())
+    /// # Ok::<(), answers_store::StoreError>(())
     /// ```
     pub fn issue_token(
         &self,
@@ -67,9 +67,9 @@ impl Store {
     /// expired.
     ///
     /// ```
-    /// let store = answers::store::Store::open_in_memory()?;
+    /// let store = answers_store::Store::open_in_memory()?;
     /// assert_eq!(store.subject_for_token("phg_not-issued")?, None);
-    /// # Ok::<(), answers::store::StoreError>(())
+    /// # Ok::<(), answers_store::StoreError>(())
     /// ```
     pub fn subject_for_token(&self, token: &str) -> Result<Option<Subject>, StoreError> {
         let id: Option<String> = self
@@ -92,12 +92,12 @@ impl Store {
     /// Revokes `token`. Returns whether a live token was revoked.
     ///
     /// ```
-    /// let store = answers::store::Store::open_in_memory()?;
+    /// let store = answers_store::Store::open_in_memory()?;
     /// store.upsert_subject("s", "you", "UTC")?;
     /// let token = store.issue_token("s", None)?;
     /// assert!(store.revoke_token(&token)?);
     /// assert!(!store.revoke_token(&token)?, "already revoked");
-    /// # Ok::<(), answers::store::StoreError>(())
+    /// # Ok::<(), answers_store::StoreError>(())
     /// ```
     pub fn revoke_token(&self, token: &str) -> Result<bool, StoreError> {
         let n = self

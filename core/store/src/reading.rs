@@ -4,13 +4,13 @@
 use jiff::Timestamp;
 use phi_macros::ClosedEnum;
 
-use crate::envelope::kinds::Source;
-use crate::vocab::{CodeRef, CodeSystem};
+use answers_protocol::envelope::kinds::Source;
+use answers_vocab::{CodeRef, CodeSystem};
 
 /// Whether a series row was measured or reported: the `series.kind` column.
 ///
 /// ```
-/// use answers::store::EntryKind;
+/// use answers_store::EntryKind;
 ///
 /// assert_eq!(EntryKind::VARIANTS, ["measured", "reported"]);
 /// assert_eq!(EntryKind::Reported.system().as_str(), "icpc");
@@ -27,8 +27,8 @@ impl EntryKind {
     /// The code system entries of this kind are coded on.
     ///
     /// ```
-    /// use answers::store::EntryKind;
-    /// use answers::vocab::CodeSystem;
+    /// use answers_store::EntryKind;
+    /// use answers_vocab::CodeSystem;
     ///
     /// assert_eq!(EntryKind::Measured.system(), CodeSystem::Loinc);
     /// ```
@@ -41,15 +41,15 @@ impl EntryKind {
     }
 }
 
-/// One row for [`Store::upsert_readings`](crate::store::Store::upsert_readings).
+/// One row for [`Store::upsert_readings`](crate::Store::upsert_readings).
 ///
 /// Rows upsert on `(subject_id, code, source, start)`: writing the same key again replaces the
 /// row. `start` and `end` are kept to the second. `comment` is PHI: no tool returns it.
 ///
 /// ```
-/// use answers::Source;
-/// use answers::store::{EntryKind, NewReading};
-/// use answers::vocab::CodeRef;
+/// use answers_protocol::Source;
+/// use answers_store::{EntryKind, NewReading};
+/// use answers_vocab::CodeRef;
 ///
 /// let r = NewReading::measured("s1", "heartRate", CodeRef::loinc("8867-4"), 61.0, "bpm",
 ///     "2026-09-14T06:30:00Z".parse().unwrap(), Source::Watch);
@@ -88,9 +88,9 @@ impl NewReading {
     /// A measured numeric reading with a unit, no end, no comment, not legacy.
     ///
     /// ```
-    /// use answers::Source;
-    /// use answers::store::NewReading;
-    /// use answers::vocab::CodeRef;
+    /// use answers_protocol::Source;
+    /// use answers_store::NewReading;
+    /// use answers_vocab::CodeRef;
     ///
     /// let r = NewReading::measured("s1", "bodyMass", CodeRef::loinc("29463-7"), 70.2, "kg",
     ///     "2026-09-14T05:10:00Z".parse().unwrap(), Source::Scale);
@@ -125,8 +125,8 @@ impl NewReading {
     /// A reported entry with no value (its presence is the datum), entered by hand.
     ///
     /// ```
-    /// use answers::store::{EntryKind, NewReading};
-    /// use answers::vocab::CodeRef;
+    /// use answers_store::{EntryKind, NewReading};
+    /// use answers_vocab::CodeRef;
     ///
     /// let r = NewReading::reported("s1", "头疼", CodeRef::icpc("N01"),
     ///     "2026-08-03T10:00:00Z".parse().unwrap());
@@ -154,9 +154,9 @@ impl NewReading {
     /// Whether the row can be written.
     ///
     /// ```
-    /// use answers::Source;
-    /// use answers::store::{NewReading, ReadingProblem};
-    /// use answers::vocab::CodeRef;
+    /// use answers_protocol::Source;
+    /// use answers_store::{NewReading, ReadingProblem};
+    /// use answers_vocab::CodeRef;
     ///
     /// let at = "2026-09-14T06:30:00Z".parse().unwrap();
     /// let mut r = NewReading::measured("s1", "hr", CodeRef::icpc("N01"), 1.0, "", at, Source::Watch);
@@ -195,7 +195,7 @@ impl NewReading {
 /// Why a reading cannot be written. A kind, never a value.
 ///
 /// ```
-/// use answers::store::ReadingProblem;
+/// use answers_store::ReadingProblem;
 ///
 /// assert_eq!(ReadingProblem::EndBeforeStart.to_string(), "end before start");
 /// ```
@@ -226,7 +226,7 @@ pub enum ReadingProblem {
 ///
 /// ```
 /// let t: jiff::Timestamp = "2026-09-14T06:30:59.999+02:00".parse().unwrap();
-/// assert_eq!(answers::store::utc_text(t), "2026-09-14T04:30:59Z");
+/// assert_eq!(answers_store::utc_text(t), "2026-09-14T04:30:59Z");
 /// ```
 #[must_use]
 pub fn utc_text(ts: Timestamp) -> String {
