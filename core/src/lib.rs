@@ -21,13 +21,13 @@
 //! - [`mcp`]: the two MCP surfaces (the record server on `answers serve`, the vocabulary server
 //!   `answers mcp` on stdio).
 
+pub use answers_demo as demo;
 pub use answers_genetics as genetics;
 pub use answers_protocol::{args, date, envelope, render, tool, vocab_tool, window};
 pub use answers_store as store;
 pub use answers_vocab as vocab;
 
 pub mod cli;
-pub mod demo;
 pub mod governance;
 pub mod marker;
 pub mod mcp;

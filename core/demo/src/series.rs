@@ -7,9 +7,9 @@ use jiff::tz::TimeZone;
 
 use super::profile::Profile;
 use super::rng::SplitMix64;
-use crate::envelope::kinds::Source;
-use crate::store::NewReading;
-use crate::vocab::CodeRef;
+use answers_protocol::envelope::kinds::Source;
+use answers_store::NewReading;
+use answers_vocab::CodeRef;
 
 /// The last day of the device window.
 pub(crate) const END: Date = Date::constant(2026, 9, 14);

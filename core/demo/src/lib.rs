@@ -23,15 +23,15 @@
 //! PHI stays in.
 //!
 //! ```
-//! use answers::demo::{self, PHI_CANARY, SeedOptions};
-//! use answers::store::Store;
+//! use answers_demo::{self, PHI_CANARY, SeedOptions};
+//! use answers_store::Store;
 //!
 //! let mut store = Store::open_in_memory()?;
-//! let report = demo::seed(&mut store, &SeedOptions::default())?;
+//! let report = answers_demo::seed(&mut store, &SeedOptions::default())?;
 //! assert_eq!(report.accounts.len(), 2);
 //! assert!(store.comment_contains(PHI_CANARY)?);
 //! assert_eq!(store.subject_by_handle("mom")?.unwrap().tz_name(), "Asia/Shanghai");
-//! # Ok::<(), answers::store::StoreError>(())
+//! # Ok::<(), answers_store::StoreError>(())
 //! ```
 
 mod extras;
@@ -46,7 +46,7 @@ use std::fmt;
 use jiff::civil::Date;
 use jiff::tz::TimeZone;
 
-use crate::store::{EntryKind, NewReading, Store, StoreError};
+use answers_store::{EntryKind, NewReading, Store, StoreError};
 use profile::{ACCOUNTS, Profile};
 use series::Writer;
 
@@ -55,7 +55,7 @@ use series::Writer;
 /// log, while a leaked comment is unambiguous.
 ///
 /// ```
-/// assert!(answers::demo::PHI_CANARY.contains("PHI-CANARY"));
+/// assert!(answers_demo::PHI_CANARY.contains("PHI-CANARY"));
 /// ```
 pub const PHI_CANARY: &str = "self-tracked PHI-CANARY-3f9a";
 
@@ -63,14 +63,14 @@ pub const PHI_CANARY: &str = "self-tracked PHI-CANARY-3f9a";
 /// dose's note are PHI like a reading's comment: no tool returns them.
 ///
 /// ```
-/// assert!(answers::demo::MEDICATION_CANARY.contains("PHI-CANARY"));
+/// assert!(answers_demo::MEDICATION_CANARY.contains("PHI-CANARY"));
 /// ```
 pub const MEDICATION_CANARY: &str = medications::MEDICATION_CANARY;
 
 /// What to seed besides the record itself.
 ///
 /// ```
-/// let opts = answers::demo::SeedOptions::default();
+/// let opts = answers_demo::SeedOptions::default();
 /// assert!(opts.demo_canary);
 /// assert_eq!(opts.extra_canary, None);
 /// ```
@@ -95,7 +95,7 @@ impl Default for SeedOptions {
 /// What a seed wrote: counts per account, never values.
 ///
 /// ```
-/// use answers::demo::SeedReport;
+/// use answers_demo::SeedReport;
 ///
 /// let report = SeedReport { accounts: vec![] };
 /// assert_eq!((report.total(), report.to_string()), (0, String::new()));
@@ -109,10 +109,10 @@ pub struct SeedReport {
 /// What a seed wrote for one account.
 ///
 /// ```
-/// let mom = answers::demo::AccountReport {
+/// let mom = answers_demo::AccountReport {
 ///     handle: "mom".into(), subject_id: "subj-mom-1".into(), measured: 2000, reported: 2,
 /// };
-/// assert_eq!(answers::demo::SeedReport { accounts: vec![mom] }.total(), 2002);
+/// assert_eq!(answers_demo::SeedReport { accounts: vec![mom] }.total(), 2002);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AccountReport {
@@ -130,7 +130,7 @@ impl SeedReport {
     /// Rows written over all accounts.
     ///
     /// ```
-    /// use answers::demo::{AccountReport, SeedReport};
+    /// use answers_demo::{AccountReport, SeedReport};
     ///
     /// let a = |handle: &str, measured| AccountReport {
     ///     handle: handle.into(), subject_id: format!("subj-{handle}"), measured, reported: 1,
@@ -165,15 +165,15 @@ impl fmt::Display for SeedReport {
 /// transaction. Replaying writes the same rows again (upserts), so the row count is unchanged.
 ///
 /// ```
-/// use answers::demo::{self, SeedOptions};
+/// use answers_demo::{self, SeedOptions};
 ///
-/// let mut store = answers::store::Store::open_in_memory()?;
+/// let mut store = answers_store::Store::open_in_memory()?;
 /// let opts = SeedOptions { demo_canary: false, extra_canary: Some("run-42 PHI-CANARY".into()) };
-/// let first = demo::seed(&mut store, &opts)?;
-/// assert_eq!(demo::seed(&mut store, &opts)?, first);
+/// let first = answers_demo::seed(&mut store, &opts)?;
+/// assert_eq!(answers_demo::seed(&mut store, &opts)?, first);
 /// assert!(store.comment_contains("run-42 PHI-CANARY")?);
-/// assert!(!store.comment_contains(demo::PHI_CANARY)?);
-/// # Ok::<(), answers::store::StoreError>(())
+/// assert!(!store.comment_contains(answers_demo::PHI_CANARY)?);
+/// # Ok::<(), answers_store::StoreError>(())
 /// ```
 pub fn seed(store: &mut Store, opts: &SeedOptions) -> Result<SeedReport, StoreError> {
     let mut accounts = Vec::with_capacity(ACCOUNTS.len());

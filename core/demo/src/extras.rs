@@ -5,9 +5,9 @@
 use jiff::civil::Date;
 
 use super::series::{END, Writer, round};
-use crate::envelope::kinds::Source;
-use crate::store::NewReading;
-use crate::vocab::{CodeRef, Vocabulary};
+use answers_protocol::envelope::kinds::Source;
+use answers_store::NewReading;
+use answers_vocab::{CodeRef, Vocabulary};
 
 /// The day of the lab panel (printed at 09:15 local).
 pub(crate) const LAB_DAY: Date = Date::constant(2025, 11, 12);

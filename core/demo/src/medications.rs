@@ -19,8 +19,8 @@ use jiff::tz::TimeZone;
 use super::profile::{MOM, Profile};
 use super::rng::SplitMix64;
 use super::series::days;
-use crate::date::LocalDate;
-use crate::store::{
+use answers_protocol::date::LocalDate;
+use answers_store::{
     ClosedReason, DrugCode, Frequency, NewDose, NewPlan, PlanStatus, Route, Store, StoreError,
     Subject,
 };
@@ -193,7 +193,7 @@ fn doses(profile: &Profile, subject: &Subject) -> Vec<NewDose> {
     }
     if let Some(first_skip) = out
         .iter_mut()
-        .find(|d| d.status == crate::store::DoseStatus::Skipped)
+        .find(|d| d.status == answers_store::DoseStatus::Skipped)
     {
         first_skip.note = Some(MEDICATION_CANARY.into());
     }
@@ -212,7 +212,7 @@ fn instant(tz: &TimeZone, day: Date, hour: i8, minute: i8, extra: i64) -> jiff::
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::demo::profile::YOU;
+    use crate::profile::YOU;
 
     fn mom() -> Subject {
         Subject {
@@ -237,7 +237,7 @@ mod tests {
         assert_eq!(a, b);
         let skipped = a
             .iter()
-            .filter(|d| d.status == crate::store::DoseStatus::Skipped)
+            .filter(|d| d.status == answers_store::DoseStatus::Skipped)
             .count();
         // Planned slots over the window: hctz 245 days, metoprolol 120 × 2, atorvastatin 299,
         // nitrofurantoin 5 × 2.

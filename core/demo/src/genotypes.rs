@@ -16,10 +16,10 @@ use std::fmt::Write as _;
 
 use super::profile::MOM;
 use super::rng::SplitMix64;
-use crate::genetics::cpic::CpicPairs;
-use crate::genetics::import;
-use crate::genetics::sites::{Site, SiteIndex};
-use crate::store::{GenotypeSet, Store, StoreError};
+use answers_genetics::cpic::CpicPairs;
+use answers_genetics::import;
+use answers_genetics::sites::{Site, SiteIndex};
+use answers_store::{GenotypeSet, Store, StoreError};
 
 /// Genes whose key variants the demo file types in full.
 pub(crate) const FULL_GENES: [&str; 6] =
@@ -112,7 +112,7 @@ pub(crate) fn seed(store: &mut Store) -> Result<GenotypeSet, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::genetics::Build;
+    use answers_genetics::Build;
 
     #[test]
     fn the_demo_file_parses_as_build_37_with_a_few_hundred_rows() {
