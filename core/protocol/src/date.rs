@@ -1,8 +1,8 @@
 //! `LocalDate`: a calendar date in the subject's zone, written `YYYY-MM-DD`.
 //!
 //! A window bound is a date the person can read, never an instant: "on the 3rd" in the zone the
-//! person lives in. Nothing here needs arithmetic beyond ordering, so this is a validated
-//! newtype with its own strict parser rather than a date-time crate.
+//! person lives in. It is a newtype over `jiff::civil::Date` (so the tools' date arithmetic needs
+//! no conversions) that keeps its own strict parser and the years 0000–9999.
 
 use std::fmt;
 use std::str::FromStr;
@@ -24,12 +24,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// assert!(LocalDate::new(2024, 3, 1).unwrap() > d);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct LocalDate {
-    // Field order is the chronological order: the derived `Ord` relies on it.
-    year: u16,
-    month: u8,
-    day: u8,
-}
+pub struct LocalDate(jiff::civil::Date);
 
 /// Why a text is not a [`LocalDate`]. The offending text is never included: a date can be PHI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -64,10 +59,19 @@ impl LocalDate {
         if !(1..=12).contains(&month) {
             return Err(DateError::Month);
         }
-        if day == 0 || day > days_in_month(year, month) {
+        let (Ok(y), Ok(m), Ok(d)) = (i16::try_from(year), i8::try_from(month), i8::try_from(day))
+        else {
             return Err(DateError::Day);
-        }
-        Ok(Self { year, month, day })
+        };
+        jiff::civil::Date::new(y, m, d)
+            .map(Self)
+            .map_err(|_| DateError::Day)
+    }
+
+    /// The same day as a `jiff` civil date, for arithmetic.
+    #[must_use]
+    pub const fn date(self) -> jiff::civil::Date {
+        self.0
     }
 
     /// The year, 0–9999.
@@ -76,8 +80,9 @@ impl LocalDate {
     /// assert_eq!("2024-03-01".parse::<answers_protocol::LocalDate>().unwrap().year(), 2024);
     /// ```
     #[must_use]
-    pub const fn year(self) -> u16 {
-        self.year
+    pub fn year(self) -> u16 {
+        // `new` and `TryFrom` admit years 0–9999 only, so the conversion is lossless.
+        u16::try_from(self.0.year()).unwrap_or(0)
     }
 
     /// The month, 1–12.
@@ -86,8 +91,8 @@ impl LocalDate {
     /// assert_eq!("2024-03-01".parse::<answers_protocol::LocalDate>().unwrap().month(), 3);
     /// ```
     #[must_use]
-    pub const fn month(self) -> u8 {
-        self.month
+    pub fn month(self) -> u8 {
+        self.0.month().unsigned_abs()
     }
 
     /// The day of the month, 1–31.
@@ -96,21 +101,27 @@ impl LocalDate {
     /// assert_eq!("2024-03-01".parse::<answers_protocol::LocalDate>().unwrap().day(), 1);
     /// ```
     #[must_use]
-    pub const fn day(self) -> u8 {
-        self.day
+    pub fn day(self) -> u8 {
+        self.0.day().unsigned_abs()
     }
 }
 
-const fn is_leap(year: u16) -> bool {
-    (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400)
+impl From<LocalDate> for jiff::civil::Date {
+    fn from(day: LocalDate) -> Self {
+        day.0
+    }
 }
 
-const fn days_in_month(year: u16, month: u8) -> u8 {
-    match month {
-        2 if is_leap(year) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
+impl TryFrom<jiff::civil::Date> for LocalDate {
+    type Error = DateError;
+
+    /// A `jiff` date in the years 0000–9999.
+    fn try_from(date: jiff::civil::Date) -> Result<Self, DateError> {
+        if (0..=9999).contains(&date.year()) {
+            Ok(Self(date))
+        } else {
+            Err(DateError::Year)
+        }
     }
 }
 
@@ -141,7 +152,13 @@ impl FromStr for LocalDate {
 
 impl fmt::Display for LocalDate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
+        write!(
+            f,
+            "{:04}-{:02}-{:02}",
+            self.year(),
+            self.month(),
+            self.day()
+        )
     }
 }
 
@@ -194,6 +211,17 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(text.parse::<LocalDate>(), Err(want), "{text}");
         }
+    }
+
+    #[test]
+    fn converts_to_and_from_jiff_within_the_years_it_admits() {
+        let d: LocalDate = "2024-02-29".parse().unwrap();
+        assert_eq!(jiff::civil::Date::from(d), jiff::civil::date(2024, 2, 29));
+        assert_eq!(LocalDate::try_from(d.date()), Ok(d));
+        assert_eq!(
+            LocalDate::try_from(jiff::civil::date(-1, 1, 1)),
+            Err(DateError::Year)
+        );
     }
 
     #[test]
