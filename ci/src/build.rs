@@ -31,13 +31,15 @@ pub(crate) fn target_dir(root: &Path) -> PathBuf {
         )
 }
 
-/// Builds `answers`, with the `leak-drill` feature when asked, and copies the binary into
-/// `out` (so the next build in the same target directory cannot change it); returns the copy.
+/// Builds `answers`, or the leak drill (package `answers-leak-drill`, `ci/leak-drill`: the same
+/// command line with one leaking layer) when asked, and copies the binary into `out` as
+/// `answers` (so the next build in the same target directory cannot change it); returns the
+/// copy.
 /// cargo's output goes to `out/build.log`, and its tail into the error when the build fails.
 ///
 /// Target directories: `TARGET` for the release build, `TARGET/leak-drill` for its drill, and
-/// `TARGET/static` for both static builds (the drill there differs in the `answers` crate only,
-/// and the copy is made at once).
+/// `TARGET/static` for both static builds (they are different binaries, and the copy is made at
+/// once).
 pub(crate) fn answers(
     root: &Path,
     flavour: Flavour,
@@ -51,14 +53,16 @@ pub(crate) fn answers(
         (Flavour::Release, true) => base.join("leak-drill"),
         (Flavour::Static, _) => base.join("static"),
     };
+    let package = if leak_drill {
+        "answers-leak-drill"
+    } else {
+        "answers"
+    };
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(root)
-        .args(["build", "--release", "-p", "answers", "--target-dir"])
+        .args(["build", "--release", "-p", package, "--target-dir"])
         .arg(&dir);
-    if leak_drill {
-        cmd.args(["--features", "leak-drill"]);
-    }
     if flavour == Flavour::Static {
         cmd.args(["--target", STATIC_TARGET])
             .env("RUSTFLAGS", "-C target-feature=+crt-static");
@@ -75,13 +79,13 @@ pub(crate) fn answers(
         let tail: Vec<&str> = text.lines().rev().take(15).collect();
         let tail: Vec<&str> = tail.into_iter().rev().collect();
         bail!(
-            "cargo build of answers failed ({status}):\n{}",
+            "cargo build of {package} failed ({status}):\n{}",
             tail.join("\n")
         );
     }
     let bin = match flavour {
-        Flavour::Release => dir.join("release").join("answers"),
-        Flavour::Static => dir.join(STATIC_TARGET).join("release").join("answers"),
+        Flavour::Release => dir.join("release").join(package),
+        Flavour::Static => dir.join(STATIC_TARGET).join("release").join(package),
     };
     if !bin.is_file() {
         bail!("cargo built, but there is no {}", bin.display());

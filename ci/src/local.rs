@@ -40,7 +40,7 @@ pub(crate) struct Options {
     /// Run this `answers` binary instead of building one with `cargo build --release`.
     #[arg(long, value_name = "PATH")]
     pub(crate) answers_bin: Option<PathBuf>,
-    /// Build `answers` with the `leak-drill` feature (into TARGET/leak-drill): layer 3 must
+    /// Build the leak drill, `answers-leak-drill` (into TARGET/leak-drill): layer 3 must
     /// then fail. Ignored with --answers-bin.
     #[arg(long)]
     pub(crate) leak_drill: bool,

@@ -323,7 +323,7 @@ mod tests {
 
     #[test]
     fn every_tool_of_the_demo_has_calls_and_every_medication_view_is_called() {
-        let tools = crate::tools::Tools::before_the_registry();
+        let tools = crate::tools::Tools::sample();
         for tool in tools.record_mcp_shown(Holds::Everything) {
             assert!(!calls_of(tool).is_empty(), "{tool}");
             assert!(calls_of(tool).iter().all(Value::is_object), "{tool}");

@@ -33,12 +33,12 @@ loopback port and a marker nonce; the drive of `phi-ci local` (layer 2) through 
 `docker stop`; `answers canary-present` on the record and phi-canary over `docker logs`
 (layer 3); the container is removed, also on failure.
 
-A binary built with the `leak-drill` feature is refused unless --leak-drill says this is the
+A leak-drill binary (package `answers-leak-drill`) is refused unless --leak-drill says this is the
 drill; with --leak-drill the check must fail at layer 3 (exit 1).
 
 Needs a Docker engine that answers (`docker version`); no image is pulled.";
 
-/// The text only a leak-drill build carries (`core/src/leak_drill.rs`).
+/// The text only the leak drill's binary carries (its log line, `ci/leak-drill/src/main.rs`).
 const DRILL_MARK: &[u8] = b"leak drill: ";
 
 /// Options of `phi-ci release`.
@@ -50,7 +50,7 @@ pub(crate) struct Options {
     /// Use this statically linked `answers` instead of building one.
     #[arg(long, value_name = "PATH")]
     pub(crate) answers_bin: Option<PathBuf>,
-    /// This is the leak drill: build (or accept) `answers` with the `leak-drill` feature and
+    /// This is the leak drill: build (or accept) the `answers-leak-drill` binary and
     /// tag the image `phiguard-answers:leak-drill`. The check must then fail.
     #[arg(long)]
     pub(crate) leak_drill: bool,

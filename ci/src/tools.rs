@@ -128,40 +128,17 @@ impl Tools {
             .env_remove("RUST_LOG")
             .output()
             .with_context(|| format!("cannot run {} tools --json", answers.display()))?;
-        if out.status.code() == Some(2)
-            && String::from_utf8_lossy(&out.stderr).contains("unrecognized subcommand")
-        {
-            return Ok(Tools::before_the_registry());
-        }
         if !out.status.success() {
             bail!("answers tools --json failed ({})", out.status);
         }
         Tools::parse(&out.stdout)
     }
 
-    /// The listing of an `answers` built before `answers tools --json` (issue 12). To be
-    /// deleted with the fallback in [`Tools::of_binary`] once the registry's subcommand is in.
-    pub(crate) fn before_the_registry() -> Tools {
-        let tool = |name: &str, surfaces: &[Surface], when: Option<&str>| Tool {
-            name: name.to_owned(),
-            surfaces: surfaces.to_vec(),
-            visible_when: when.map(str::to_owned),
-        };
-        let data = [Surface::RecordMcp, Surface::Chat];
-        let vocab = [Surface::RecordMcp, Surface::VocabMcp, Surface::Chat];
-        Tools(vec![
-            tool(
-                "query_health_indicators",
-                &[Surface::RecordMcp, Surface::Chat, Surface::Rest],
-                Some("has_readings"),
-            ),
-            tool("query_medications", &data, Some("has_medications")),
-            tool("query_genetic_data", &data, Some("has_genotypes")),
-            tool("query_pharmacogenomics", &data, Some("has_genotypes")),
-            tool("resolve_indicator", &vocab, None),
-            tool("convert_unit", &vocab, None),
-            tool("normalize_unit", &vocab, None),
-        ])
+    /// What `answers tools --json` prints today, for the unit tests of this crate (the
+    /// pipelines themselves always read the binary they run).
+    #[cfg(test)]
+    pub(crate) fn sample() -> Tools {
+        Tools::parse(SAMPLE.as_bytes()).expect("the sample listing parses")
     }
 
     /// The names of the record-MCP tools an account holding `holds` must be shown, in order.
@@ -239,8 +216,8 @@ mod tests {
     }
 
     #[test]
-    fn the_pre_registry_listing_shows_you_four_tools_and_mom_seven() {
-        let tools = Tools::before_the_registry();
+    fn the_listing_shows_you_four_tools_and_mom_seven() {
+        let tools = Tools::sample();
         assert_eq!(tools.record_mcp_shown(Holds::demo("mom")).len(), 7);
         assert_eq!(
             tools.record_mcp_shown(Holds::demo("you")),
@@ -253,3 +230,7 @@ mod tests {
         );
     }
 }
+
+/// `answers tools --json` of this workspace's build, one line.
+#[cfg(test)]
+const SAMPLE: &str = r#"{"tools":[{"name":"query_health_indicators","surfaces":["record_mcp","chat","rest"],"visible_when":"has_readings"},{"name":"query_medications","surfaces":["record_mcp","chat"],"visible_when":"has_medications"},{"name":"query_genetic_data","surfaces":["record_mcp","chat"],"visible_when":"has_genotypes"},{"name":"query_pharmacogenomics","surfaces":["record_mcp","chat"],"visible_when":"has_genotypes"},{"name":"standardize_reading","surfaces":["vocab_mcp"],"visible_when":"always"},{"name":"standardize_complaint","surfaces":["vocab_mcp"],"visible_when":"always"},{"name":"resolve_indicator","surfaces":["record_mcp","vocab_mcp"],"visible_when":"always"},{"name":"convert_unit","surfaces":["record_mcp","vocab_mcp"],"visible_when":"always"},{"name":"normalize_unit","surfaces":["record_mcp","vocab_mcp"],"visible_when":"always"}]}"#;

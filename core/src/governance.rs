@@ -86,20 +86,8 @@ pub use self::turn::{Thread, Turn, run_turn, run_turn_in};
 /// ```
 #[must_use]
 pub fn chat_tools() -> Vec<ToolName> {
-    // Spelled as a table over every tool, so a new tool must be placed in or out of the turn.
-    const IN_CHAT: crate::tool::ToolNameTable<bool> = crate::tool::ToolNameTable {
-        query_health_indicators: true,
-        query_medications: true,
-        query_genetic_data: true,
-        query_pharmacogenomics: true,
-        resolve_indicator: false,
-        convert_unit: false,
-        normalize_unit: false,
-    };
-    ToolName::ALL
-        .iter()
-        .copied()
-        .filter(|t| *IN_CHAT.get(*t))
+    crate::registry::on(crate::registry::Surface::Chat)
+        .filter_map(|spec| spec.id.record())
         .collect()
 }
 

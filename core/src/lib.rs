@@ -1,74 +1,46 @@
-//! The answers layer of a personal health record: one [`Envelope`] for every answer a
-//! health-data tool gives, its two renderings, and the argument machinery every tool uses.
+//! The answers layer of a personal health record, over its own packages:
 //!
-//! - [`envelope`]: the [`Envelope`] and its closed sets ([`Status`], [`ErrorKind`], [`View`],
-//!   [`Provenance`], …), the [`Assumption`] templates and the [`NextStep`]s. Every closed field
-//!   is a `ClosedEnum` (from `phi-macros`), so an open set does not compile.
-//! - [`render`]: [`render_compact`] for a model, [`render_rest`] for a browser.
-//! - [`args`]: a tool's parameters declared once ([`ToolSchema`]), giving a flat, closed JSON
-//!   Schema and a validator that refuses by name, never panics, and suggests only next steps
-//!   it would accept.
+//! - `answers-protocol`, re-exported as [`envelope`], [`render`], [`args`], [`date`],
+//!   [`window`], [`tool`] and [`vocab_tool`]: the [`Envelope`], its renderings
+//!   ([`render_compact`], [`render_rest`]) and the argument machinery ([`ToolSchema`]);
+//! - `answers-vocab` ([`vocab`]): the bundled vocabularies; `answers-genetics` ([`genetics`]):
+//!   the importer, the site index and the CPIC pairs.
 //!
+//! Still in this package:
+//! - [`cli`]: the `answers` command line (`src/main.rs` only calls it).
 //! - [`store`]: the `SQLite` record store (subjects, readings and reported entries, the day
-//!   authority, tokens); [`vocab`]: the bundled vocabularies; [`demo`]: the demo record.
-//! - [`tools`]: [`tools::query_health_indicators`]; [`surface`]: a tool by name; [`serve`]: the
-//!   HTTP service.
-//!
+//!   authority, tokens); [`demo`]: the demo record.
+//! - [`tools`]: the tools; [`surface`]: a tool by name; [`serve`]: the HTTP service.
 //! - [`governance`]: what stops a model from looping in a chat turn (four middlewares around
 //!   each tool call), and [`governance::run_turn`], which drives a turn under them.
 //! - [`tools::terminology`]: the terminology tools (`resolve_indicator`, `convert_unit`,
 //!   `normalize_unit`) and the vocabulary server's own (`standardize_reading`,
-//!   `standardize_complaint`), by name through [`tools::terminology::vocab_call`].
+//!   `standardize_complaint`), by name through [`registry::vocab_call`].
+//! - [`registry`]: the one tool registry (`ToolSpec` per `ToolId`: surfaces, visibility,
+//!   schema, run).
 //! - [`mcp`]: the two MCP surfaces (the record server on `answers serve`, the vocabulary server
 //!   `answers mcp` on stdio).
-//!
-//! ```
-//! use answers::args::health_indicators::QUERY_HEALTH_INDICATORS;
-//! use answers::render_compact;
-//! use serde_json::json;
-//!
-//! let refused = QUERY_HEALTH_INDICATORS
-//!     .validate(&json!({"kind": "medications", "view": "day"}))
-//!     .unwrap_err();
-//! let text = render_compact(&refused);
-//! assert!(text.starts_with(
-//!     "error (invalid_arguments): kind: unknown parameter. Fix the arguments and try once more.\n"
-//! ));
-//! ```
 
-pub mod args;
-pub mod date;
-pub mod demo;
-pub mod envelope;
-pub mod genetics;
+pub use answers_demo as demo;
+pub use answers_genetics as genetics;
+pub use answers_protocol::{args, date, envelope, render, tool, vocab_tool, window};
+pub use answers_store as store;
+pub use answers_vocab as vocab;
+
+pub mod cli;
 pub mod governance;
-#[cfg(feature = "leak-drill")]
-pub mod leak_drill;
-pub mod marker;
 pub mod mcp;
-pub mod render;
+pub mod registry;
 pub mod serve;
-pub mod store;
 pub mod surface;
-pub mod tool;
 pub mod tools;
-pub mod vocab;
-pub mod vocab_tool;
-pub mod window;
 
-pub use args::{ArgValue, Domain, DomainTable, Param, ParamType, ToolSchema, ValidArgs};
-pub use date::{DateError, LocalDate};
-pub use envelope::assumption::{Assumption, AssumptionId, AssumptionIdTable};
-pub use envelope::error::{ArgProblem, ErrorDetail, ParamName, TypeName};
-pub use envelope::kinds::{
-    ErrorClass, ErrorClassTable, ErrorKind, ErrorKindTable, Provenance, Source, SourceTable,
-    Status, StatusTable, View, ViewTable, WindowSemantics, WindowSemanticsTable,
+pub use answers_protocol::{
+    ArgProblem, ArgValue, Assumption, AssumptionId, AssumptionIdTable, Cell, DateError, Domain,
+    DomainTable, Envelope, EnvelopeError, ErrorClass, ErrorClassTable, ErrorDetail, ErrorKind,
+    ErrorKindTable, LocalDate, Meta, MissingSupply, NextAction, NextActionTable, NextStep, Param,
+    ParamName, ParamType, Provenance, Source, SourceTable, Status, StatusTable, Table, TableError,
+    ToolName, ToolNameTable, ToolSchema, TypeName, ValidArgs, View, ViewTable, VocabToolName,
+    VocabToolNameTable, Window, WindowError, WindowSemantics, WindowSemanticsTable, render_compact,
+    render_rest,
 };
-pub use envelope::meta::Meta;
-pub use envelope::next_step::{MissingSupply, NextAction, NextActionTable, NextStep};
-pub use envelope::table::{Cell, Table, TableError};
-pub use envelope::{Envelope, EnvelopeError};
-pub use render::{render_compact, render_rest};
-pub use tool::{ToolName, ToolNameTable};
-pub use vocab_tool::{VocabToolName, VocabToolNameTable};
-pub use window::{Window, WindowError};

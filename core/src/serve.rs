@@ -25,9 +25,9 @@ use axum::routing::get;
 
 mod mcp;
 
-use crate::marker::{MarkerKind, MarkerNonce};
 use crate::store::{Store, StoreError};
 use crate::{Envelope, ErrorKind, Status};
+use phi_marker::{MarkerKind, Nonce};
 
 /// Why the server could not start or stopped.
 #[derive(Debug, thiserror::Error)]
@@ -98,6 +98,10 @@ pub fn serve_with(db: &Path, listen: SocketAddr, options: &ServeOptions) -> Resu
             .route("/api/v1/health-indicators", get(health_indicators))
             .with_state(app)
             .merge(mcp_routes);
+        let router = match options.hook {
+            Some(hook) => hook(router, db),
+            None => router,
+        };
         axum::serve(listener, router)
             .with_graceful_shutdown(async move {
                 shutdown().await;
@@ -140,29 +144,36 @@ pub fn serve_with(db: &Path, listen: SocketAddr, options: &ServeOptions) -> Resu
 /// What `answers serve` adds around the service for a pipeline.
 ///
 /// ```
-/// use answers::marker::MarkerNonce;
+/// use phi_marker::Nonce;
 /// use answers::serve::ServeOptions;
 ///
 /// let options = ServeOptions {
-///     marker: Some(MarkerNonce::new("run-0001")?),
+///     marker: Some(Nonce::new("run-0001")?),
 ///     filter_stats: Some(phi_filter::PhiPolicy::default().stats()),
 ///     allowed_hosts: vec!["records.example.org".into()],
+///     hook: None,
 /// };
 /// assert!(options.marker.is_some());
-/// # Ok::<(), answers::marker::NonceError>(())
+/// # Ok::<(), phi_marker::NonceError>(())
 /// ```
 #[derive(Debug, Default, Clone)]
 pub struct ServeOptions {
     /// Write the marker lines with this nonce on stdout and stderr: `start` once listening,
-    /// `end` at a clean shutdown after the last log line (see [`crate::marker`]).
-    pub marker: Option<MarkerNonce>,
+    /// `end` at a clean shutdown after the last log line (see `phi_marker`).
+    pub marker: Option<Nonce>,
     /// The log filter's counters: logged at shutdown (`redacted_count`, `cut_count`, …) beside
     /// the number of requests served (`request_count`).
     pub filter_stats: Option<phi_filter::Stats>,
     /// Host names (or `host:port`) `/mcp` accepts in the `Host` header beside the loopback
     /// names: the names a deployment is reached by. The check guards against DNS rebinding.
     pub allowed_hosts: Vec<String>,
+    /// Wraps the router before it serves, given the database file. `answers` never sets it; a
+    /// pipeline instrument does (the leak drill adds its one leaking layer this way).
+    pub hook: Option<RouterHook>,
 }
+
+/// A function that wraps the service's router, given the database file it serves.
+pub type RouterHook = fn(Router, &Path) -> Router;
 
 async fn shutdown() {
     #[cfg(unix)]
@@ -201,8 +212,6 @@ async fn health_indicators(
             .subject_for_token(&token)
             .map_err(|_| Refusal::Unavailable)?
             .ok_or(Refusal::Unauthorized)?;
-        #[cfg(feature = "leak-drill")]
-        crate::leak_drill::leak_comments(&store, &subject);
         Ok(crate::tools::readings::query_health_indicators_within(
             &store,
             &subject,

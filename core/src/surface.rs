@@ -3,10 +3,12 @@
 use serde_json::Value;
 
 use crate::Envelope;
+use crate::registry::{self, Surface, ToolId};
 use crate::store::{Store, StoreError, Subject};
 use crate::tool::ToolName;
 
-/// Calls the tool named `tool` for `subject`; `None` if no tool of that name exists here.
+/// Calls the record surface's tool named `tool` for `subject` (through the registry); `None`
+/// if the record surface has no tool of that name.
 ///
 /// ```
 /// use answers::store::Store;
@@ -18,24 +20,14 @@ use crate::tool::ToolName;
 /// ```
 #[must_use]
 pub fn call(store: &Store, subject: &Subject, tool: &str, args: &Value) -> Option<Envelope> {
-    match tool.parse::<ToolName>().ok()? {
-        ToolName::QueryHealthIndicators => {
-            Some(crate::tools::query_health_indicators(store, subject, args))
-        }
-        ToolName::QueryMedications => Some(crate::tools::query_medications(store, subject, args)),
-        ToolName::ResolveIndicator => Some(crate::tools::terminology::resolve_indicator(args)),
-        ToolName::ConvertUnit => Some(crate::tools::terminology::convert_unit(args)),
-        ToolName::NormalizeUnit => Some(crate::tools::terminology::normalize_unit(args)),
-        ToolName::QueryGeneticData => Some(crate::tools::query_genetic_data(store, subject, args)),
-        ToolName::QueryPharmacogenomics => {
-            Some(crate::tools::query_pharmacogenomics(store, subject, args))
-        }
-    }
+    let id = ToolId::from(tool.parse::<ToolName>().ok()?);
+    Some(id.spec().call(store, subject, args))
 }
 
-/// The tools `subject` is shown: the seven, less each data tool the person has no data for
-/// (no readings or entries hides `query_health_indicators`, no medication plan hides
-/// `query_medications`, no genotype set hides both genetics tools).
+/// The tools `subject` is shown: the record surface's, less each data tool the person has no
+/// data for (each entry's [`VisibleWhen`](crate::registry::VisibleWhen): no readings or entries
+/// hides `query_health_indicators`, no medication plan hides `query_medications`, no genotype
+/// set hides both genetics tools).
 ///
 /// ```
 /// use answers::store::{NewReading, Store};
@@ -47,17 +39,13 @@ pub fn call(store: &Store, subject: &Subject, tool: &str, args: &Value) -> Optio
 /// # Ok::<(), answers::store::StoreError>(())
 /// ```
 pub fn visible_tools(store: &Store, subject: &Subject) -> Result<Vec<ToolName>, StoreError> {
-    let readings = store.has_entries(&subject.id)?;
-    let medications = crate::store::has_medications(store, subject)?;
-    let genotypes = crate::store::has_genotypes(store, subject)?;
-    Ok(ToolName::ALL
-        .iter()
-        .copied()
-        .filter(|tool| match tool {
-            ToolName::QueryHealthIndicators => readings,
-            ToolName::QueryMedications => medications,
-            ToolName::QueryGeneticData | ToolName::QueryPharmacogenomics => genotypes,
-            ToolName::ResolveIndicator | ToolName::ConvertUnit | ToolName::NormalizeUnit => true,
-        })
-        .collect())
+    let mut shown = Vec::new();
+    for spec in registry::on(Surface::RecordMcp) {
+        if let Some(tool) = spec.id.record()
+            && spec.visible_when.holds(store, subject)?
+        {
+            shown.push(tool);
+        }
+    }
+    Ok(shown)
 }

@@ -34,19 +34,18 @@ fn target_dir() -> PathBuf {
         .to_path_buf()
 }
 
-fn cargo_build(args: &[&str], target: &Path) {
+fn cargo_build(package: &str, target: &Path) {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let out = Command::new(cargo)
         .current_dir(root())
-        .args(["build", "-p", "answers"])
-        .args(args)
+        .args(["build", "-p", package])
         .arg("--target-dir")
         .arg(target)
         .output()
         .expect("run cargo");
     assert!(
         out.status.success(),
-        "cargo build -p answers {args:?} failed:\n{}",
+        "cargo build -p {package} failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
 }
@@ -56,20 +55,21 @@ fn answers_debug() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
         let target = target_dir();
-        cargo_build(&[], &target);
+        cargo_build("answers", &target);
         let bin = target.join("debug").join("answers");
         assert!(bin.is_file(), "no {}", bin.display());
         bin
     })
 }
 
-/// The debug `answers` with the `leak-drill` feature, in `TARGET/leak-drill`.
+/// The debug leak drill (`answers-leak-drill`, the answers CLI with one leaking layer), in
+/// `TARGET/leak-drill`.
 fn answers_leak_drill() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
         let target = target_dir().join("leak-drill");
-        cargo_build(&["--features", "leak-drill"], &target);
-        let bin = target.join("debug").join("answers");
+        cargo_build("answers-leak-drill", &target);
+        let bin = target.join("debug").join("answers-leak-drill");
         assert!(bin.is_file(), "no {}", bin.display());
         bin
     })

@@ -14,9 +14,7 @@ use rmcp::{ServerHandler, ServiceExt};
 use serde_json::Value;
 
 use super::result::tool_result;
-use crate::args::terminology::vocab_json_schema;
-use crate::tools::terminology::vocab_call;
-use crate::vocab_tool::VocabToolName;
+use crate::registry::{self, Surface, ToolSpec, vocab_call};
 
 /// The vocabulary server's handler; it holds nothing, since the vocabularies are bundled.
 #[derive(Debug, Clone, Copy, Default)]
@@ -62,8 +60,8 @@ pub fn serve_stdio() -> Result<(), StdioError> {
 }
 
 /// A vocabulary tool's published definition.
-fn definition(tool: VocabToolName) -> Tool {
-    let schema = vocab_json_schema(tool);
+fn definition(spec: &ToolSpec) -> Tool {
+    let schema = (spec.schema)();
     let description = schema
         .get("description")
         .and_then(Value::as_str)
@@ -73,7 +71,7 @@ fn definition(tool: VocabToolName) -> Tool {
         Value::Object(map) => map,
         _ => JsonObject::new(),
     };
-    Tool::new(tool.as_str(), description, Arc::new(input))
+    Tool::new(spec.id.as_str(), description, Arc::new(input))
 }
 
 impl ServerHandler for VocabMcp {
@@ -95,7 +93,7 @@ impl ServerHandler for VocabMcp {
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(
-            VocabToolName::ALL.iter().copied().map(definition).collect(),
+            registry::on(Surface::VocabMcp).map(definition).collect(),
         ))
     }
 

@@ -7,7 +7,6 @@
 //! - [`normalize_unit`]`(unit)`: the canonical UCUM spelling.
 //! - [`standardize_reading`] and [`standardize_complaint`]: the vocabulary server's own (FHIR
 //!   `Observation`; ICPC), not among the seven published tools.
-//! - [`vocab_call`]: the vocabulary server's five tools by name.
 //!
 //! Each takes the arguments as JSON and answers with an [`Envelope`]; none raises. A panic
 //! becomes a `tool_panic` fault told by its payload's type.
@@ -48,27 +47,6 @@ use crate::vocab_tool::VocabToolName;
 
 pub use self::complaint::standardize_complaint;
 pub use self::reading::standardize_reading;
-
-/// Calls the vocabulary server's tool named `tool`; `None` if it serves no tool of that name.
-///
-/// ```
-/// use answers::tools::terminology::vocab_call;
-/// use serde_json::json;
-///
-/// let env = vocab_call("standardize_complaint", &json!({"text": "头疼"})).unwrap();
-/// assert!(answers::render_compact(&env).contains("N01"));
-/// assert!(vocab_call("query_health_indicators", &json!({})).is_none());
-/// ```
-#[must_use]
-pub fn vocab_call(tool: &str, args: &Value) -> Option<Envelope> {
-    Some(match tool.parse::<VocabToolName>().ok()? {
-        VocabToolName::StandardizeReading => standardize_reading(args),
-        VocabToolName::StandardizeComplaint => standardize_complaint(args),
-        VocabToolName::ResolveIndicator => resolve_indicator(args),
-        VocabToolName::ConvertUnit => convert_unit(args),
-        VocabToolName::NormalizeUnit => normalize_unit(args),
-    })
-}
 
 /// `resolve_indicator(name)`: table `candidates` (rank, match, system, code, name, unit,
 /// `molar_mass_g_per_mol`, matched key), best first; the first row is the resolution. A name

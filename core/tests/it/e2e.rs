@@ -375,3 +375,25 @@ fn tokens_from_the_environment_authenticate_and_are_never_logged() {
     assert!(stderr.contains("tokens line 1"), "{stderr}");
     assert!(!stderr.contains("hunter2"), "{stderr}");
 }
+
+#[test]
+fn answers_tools_json_prints_the_registry_and_nothing_else() {
+    let out = Command::new(BIN)
+        .args(["tools", "--json"])
+        .output()
+        .expect("run answers tools --json");
+    assert!(out.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert_eq!(json, answers::registry::to_json());
+    let names: Vec<&str> = json["tools"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|t| t["name"].as_str().expect("a name"))
+        .collect();
+    assert_eq!(names.len(), 9, "{names:?}");
+    assert_eq!(
+        json["tools"][1],
+        serde_json::json!({"name": "query_medications", "surfaces": ["record_mcp", "chat"], "visible_when": "has_medications"})
+    );
+}

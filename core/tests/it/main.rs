@@ -15,10 +15,9 @@ mod readings;
 mod render;
 mod schemas;
 mod serde_wire;
-// The store's write side, the vocabularies and the demo record.
+// The store's write side and the demo record (the vocabularies' tests are answers-vocab's).
 mod demo;
 mod store_write;
-mod vocab;
 // The terminology tools and the vocabulary server's own.
 mod terminology;
 

@@ -42,7 +42,7 @@ fn the_record_server_speaks_mcp_to_the_official_client() {
     let server = Server::start(&r.db);
     let url = format!("http://{}/mcp", server.addr);
     let tokens = r.tokens.to_str().expect("utf-8 path");
-    let checked = run_client(&["http", &url, tokens]);
+    let checked = run_client(&["http", &url, tokens, BIN]);
     assert!(
         checked.contains("mom/legacy: negotiated 2025-11-25"),
         "{checked}"

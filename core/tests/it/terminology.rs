@@ -5,8 +5,9 @@ mod fhir;
 mod oracle;
 mod props;
 
+use answers::registry::vocab_call;
 use answers::tools::terminology::{
-    convert_unit, normalize_unit, resolve_indicator, standardize_complaint, vocab_call,
+    convert_unit, normalize_unit, resolve_indicator, standardize_complaint,
 };
 use answers::{
     ArgProblem, Cell, Envelope, ErrorDetail, ErrorKind, NextAction, Status, ToolName,

@@ -1,31 +1,40 @@
 """Drives the answers MCP surfaces with the official Python MCP client (`mcp`).
 
 Usage:
-    client.py http URL TOKENS_FILE     the record server of `answers serve`, per person
-    client.py stdio ANSWERS_BIN        the vocabulary server of `answers mcp`
+    client.py http URL TOKENS_FILE ANSWERS_BIN   the record server of `answers serve`, per person
+    client.py stdio ANSWERS_BIN                  the vocabulary server of `answers mcp`
+
+The expected tool lists come from the registry, `ANSWERS_BIN tools --json`, never a copy.
 
 Prints one `ok: ...` line per check and exits 0, or prints `FAIL: ...` and exits 1. A check
 never prints a tool's answer text beyond what it asserts on.
 """
 
 import asyncio
+import json
+import subprocess
 import sys
 
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-RECORD_TOOLS = [
-    "query_health_indicators",
-    "query_medications",
-    "query_genetic_data",
-    "query_pharmacogenomics",
-    "resolve_indicator",
-    "convert_unit",
-    "normalize_unit",
-]
-TERMINOLOGY_TOOLS = ["resolve_indicator", "convert_unit", "normalize_unit"]
-VOCAB_TOOLS = ["standardize_reading", "standardize_complaint", *TERMINOLOGY_TOOLS]
+
+
+def registry(binary):
+    """The tools of `answers tools --json`, in listing order."""
+    out = subprocess.run([binary, "tools", "--json"], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)["tools"]
+
+
+def published(tools, surface, shown=None):
+    """The names `surface` lists, for a person who has the data named in `shown`."""
+    return [
+        t["name"]
+        for t in tools
+        if surface in t["surfaces"] and (shown is None or t["visible_when"] == "always" or t["visible_when"] in shown)
+    ]
+
 
 # One call per tool that the demo record answers, for the person who has the data.
 CALLS = {
@@ -85,16 +94,20 @@ def http_client(url, token):
     return streamable_http_client(url, http_client=http)
 
 
-async def record(url, tokens_file):
+async def record(url, tokens_file, binary):
+    tools = registry(binary)
+    record_tools = published(tools, "record_mcp")
     tokens = {}
     with open(tokens_file, encoding="utf-8") as f:
         for line in f:
             if "=" in line:
                 handle, token = line.strip().split("=", 1)
                 tokens[handle] = token
-    you_tools = [t for t in RECORD_TOOLS if t not in ("query_medications", "query_genetic_data", "query_pharmacogenomics")]
+    # The demo record: mom has readings, medications and genotypes; you has readings only.
+    you_tools = published(tools, "record_mcp", shown={"has_readings"})
+    check(len(record_tools) == 7 and len(you_tools) == 4, "the registry lists seven record tools, four of them for you")
     for mode, version in MODES.items():
-        for who, expected in (("mom", RECORD_TOOLS), ("you", you_tools)):
+        for who, expected in (("mom", record_tools), ("you", you_tools)):
             async with Client(http_client(url, tokens[who]), mode=mode) as c:
                 check(c.protocol_version == version, f"{who}/{mode}: negotiated {version} (got {c.protocol_version})")
                 await exercise(c, expected, f"{who}/{mode}")
@@ -109,7 +122,7 @@ async def record(url, tokens_file):
     secret_url = url.rstrip("/") + "/u/" + tokens["mom"]
     async with Client(streamable_http_client(secret_url), mode="auto") as c:
         listed = [t.name for t in (await c.list_tools()).tools]
-        check(listed == RECORD_TOOLS, "mom by personal URL secret sees the seven tools")
+        check(listed == record_tools, "mom by personal URL secret sees the seven tools")
     # No token, or a wrong one: refused before any tool runs.
     for label, token in (("no token", None), ("a wrong token", "phg_" + "0" * 64)):
         headers = {"Authorization": f"Bearer {token}"} if token else {}
@@ -123,11 +136,13 @@ async def record(url, tokens_file):
 
 
 async def vocab(binary):
+    vocab_tools = published(registry(binary), "vocab_mcp")
+    check(len(vocab_tools) == 5, "the registry lists five vocabulary tools")
     params = StdioServerParameters(command=binary, args=["mcp"], env={"RUST_LOG": "info"}, cwd=None)
     for mode, version in MODES.items():
         async with Client(params, mode=mode) as c:
             check(c.protocol_version == version, f"stdio/{mode}: negotiated {version} (got {c.protocol_version})")
-            await exercise(c, VOCAB_TOOLS, f"stdio/{mode}")
+            await exercise(c, vocab_tools, f"stdio/{mode}")
             r = await c.call_tool("standardize_reading", CALLS["standardize_reading"])
             observations = [
                 cell
@@ -150,8 +165,8 @@ async def vocab(binary):
 
 
 def main():
-    if len(sys.argv) == 4 and sys.argv[1] == "http":
-        asyncio.run(record(sys.argv[2], sys.argv[3]))
+    if len(sys.argv) == 5 and sys.argv[1] == "http":
+        asyncio.run(record(sys.argv[2], sys.argv[3], sys.argv[4]))
     elif len(sys.argv) == 3 and sys.argv[1] == "stdio":
         asyncio.run(vocab(sys.argv[2]))
     else:

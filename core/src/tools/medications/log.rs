@@ -6,8 +6,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use jiff::civil::Date;
-
 use super::shared::{dose_cells, envelope, matches, push, say_empty};
 use super::{Ctx, DOSE_LOG_CAP, LOG_DEFAULT_DAYS};
 use crate::args::medications::MedicationQuery;
@@ -171,19 +169,11 @@ fn last_days(last: LocalDate, days: u32) -> Result<Window, ToolError> {
     let malformed = || ToolError::Malformed {
         table: "medication_dose",
     };
-    let to_i8 = |v: u8| i8::try_from(v).map_err(|_| malformed());
-    let year = i16::try_from(last.year()).map_err(|_| malformed())?;
-    let mut first =
-        Date::new(year, to_i8(last.month())?, to_i8(last.day())?).map_err(|_| malformed())?;
+    let mut first = last.date();
     for _ in 1..days {
         first = first.yesterday().map_err(|_| malformed())?;
     }
-    let first = LocalDate::new(
-        u16::try_from(first.year()).map_err(|_| malformed())?,
-        u8::try_from(first.month()).map_err(|_| malformed())?,
-        u8::try_from(first.day()).map_err(|_| malformed())?,
-    )
-    .map_err(|_| malformed())?;
+    let first = LocalDate::try_from(first).map_err(|_| malformed())?;
     Window::between(Some(first), Some(last)).map_err(|_| malformed())
 }
 

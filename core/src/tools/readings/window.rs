@@ -57,28 +57,17 @@ pub(crate) const IN_WINDOW: &str = "s.start_utc >= :utc_lo AND s.start_utc < :ut
 
 /// `day` shifted by `days`, as text; saturates at the ends of the calendar.
 fn shift(day: LocalDate, days: i64) -> String {
-    let Some(date) = to_civil(day) else {
-        return day.to_string();
-    };
+    let date = day.date();
     let shifted = date
         .checked_add(jiff::Span::new().days(days))
         .unwrap_or(date);
     shifted.to_string()
 }
 
-fn to_civil(day: LocalDate) -> Option<Date> {
-    Date::new(
-        i16::try_from(day.year()).ok()?,
-        i8::try_from(day.month()).ok()?,
-        i8::try_from(day.day()).ok()?,
-    )
-    .ok()
-}
-
 /// Parses a stored day, `YYYY-MM-DD` (the first ten characters of a timestamp work too).
 pub(crate) fn parse_day(text: &str) -> Option<Date> {
     let day: LocalDate = text.get(..10)?.parse().ok()?;
-    to_civil(day)
+    Some(day.date())
 }
 
 /// The day after `day`, as text, if it is a day.

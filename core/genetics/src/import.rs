@@ -1,0 +1,340 @@
+//! The consumer-array importer: a 23andMe-style file (`#` comment header, then
+//! `rsid<TAB>chromosome<TAB>position<TAB>genotype`) or an `AncestryDNA` file (`#` comments, a
+//! column line, then `rsid<TAB>chromosome<TAB>position<TAB>allele1<TAB>allele2`).
+//!
+//! It tolerates CRLF line ends, blank lines and comments anywhere, and no-calls (`--` in the
+//! 23andMe format, `0` alleles in `AncestryDNA`'s), which are kept as calls without a genotype.
+//! The build is the one the comment header names (`build 37`, `GRCh38`, `hg19`…); a header
+//! that names none, or names two, leaves it [`Build::Raw`]. A malformed line is refused with
+//! its 1-based number and what is wrong, never its text: the text is a genotype.
+
+use std::collections::HashSet;
+
+use phi_macros::ClosedEnum;
+
+use super::Build;
+use super::sites::normalize_chromosome;
+
+/// The two layouts the importer reads: `twenty_three_and_me` and `ancestry_dna` on the wire.
+#[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ArrayFormat {
+    /// Four columns, the genotype in one (`AG`, `A`, `--`).
+    #[closed(rename = "twenty_three_and_me")]
+    TwentyThreeAndMe,
+    /// Five columns, one allele in each of the last two (`0` for a no-call).
+    AncestryDna,
+}
+
+/// What is wrong with a line.
+///
+/// ```
+/// use answers_genetics::import::LineProblem;
+///
+/// assert_eq!(LineProblem::BadPosition.text(), "the position is not a whole number of at least 1");
+/// ```
+#[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LineProblem {
+    /// Not 4 tab-separated fields (23andMe) or 5 (`AncestryDNA`), or not the number of the
+    /// file's first row.
+    FieldCount,
+    /// The id is neither `rs` nor `i` followed by digits.
+    BadRsid,
+    /// Not a chromosome a consumer array reports.
+    BadChromosome,
+    /// Not a whole number of at least 1.
+    BadPosition,
+    /// Not one or two of `A C G T D I`, nor a no-call.
+    BadGenotype,
+    /// The same id on an earlier line.
+    DuplicateRsid,
+    /// Not UTF-8 text.
+    NotUtf8,
+}
+
+impl LineProblem {
+    /// The problem as a person reads it.
+    #[must_use]
+    pub fn text(self) -> &'static str {
+        match self {
+            LineProblem::FieldCount => "the line does not have the columns of the file's format",
+            LineProblem::BadRsid => "the id is not rs or i followed by digits",
+            LineProblem::BadChromosome => "the chromosome is not one a genotyping array reports",
+            LineProblem::BadPosition => "the position is not a whole number of at least 1",
+            LineProblem::BadGenotype => {
+                "the genotype is not one or two of A, C, G, T, D, I, nor a no-call"
+            }
+            LineProblem::DuplicateRsid => "the id is repeated from an earlier line",
+            LineProblem::NotUtf8 => "the line is not UTF-8 text",
+        }
+    }
+}
+
+/// Why a file was not imported. Names a line by number, never by its text.
+///
+/// ```
+/// use answers_genetics::import::{ImportError, LineProblem, parse};
+///
+/// let err = parse(b"rs1\t1\tsecret\tAG\n").unwrap_err();
+/// assert_eq!(err, ImportError::Malformed { line: 1, problem: LineProblem::BadPosition });
+/// assert_eq!(err.to_string(), "line 1: the position is not a whole number of at least 1");
+/// assert!(!err.to_string().contains("secret"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ImportError {
+    /// A line that is not a comment, blank, or the column line, and does not parse.
+    #[error("line {line}: {}", problem.text())]
+    Malformed {
+        /// The 1-based line number.
+        line: usize,
+        /// What is wrong.
+        problem: LineProblem,
+    },
+    /// No genotype rows at all.
+    #[error("the file has no genotype rows")]
+    Empty,
+}
+
+/// One row of the file, in the file's own coordinates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GenotypeCall {
+    /// `rs…` (lower-case prefix) or a vendor id `i…`.
+    pub rsid: String,
+    /// The chromosome as the file wrote it, upper-cased, without a `chr` prefix (`AncestryDNA`
+    /// numbers such as `25` are kept).
+    pub chromosome: String,
+    /// The 1-based position as the file wrote it.
+    pub position: u64,
+    /// The alleles, upper-case (`AG`, `A`, `DI`); `None` for a no-call.
+    pub genotype: Option<String>,
+}
+
+/// A parsed file.
+///
+/// ```
+/// use answers_genetics::Build;
+/// use answers_genetics::import::{ArrayFormat, parse};
+///
+/// let text = "# reference human assembly build 37\r\n# rsid\tchromosome\tposition\tgenotype\r\n\
+///             rs4244285\t10\t96541616\tAG\r\nrs4986893\t10\t96540410\t--\r\n";
+/// let file = parse(text.as_bytes())?;
+/// assert_eq!((file.format, file.build), (ArrayFormat::TwentyThreeAndMe, Build::Grch37));
+/// assert_eq!(file.calls.len(), 2);
+/// assert_eq!(file.calls[1].genotype, None);
+/// # Ok::<(), answers_genetics::import::ImportError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParsedGenotypes {
+    /// The layout.
+    pub format: ArrayFormat,
+    /// The build the header names, or [`Build::Raw`].
+    pub build: Build,
+    /// The rows, in file order.
+    pub calls: Vec<GenotypeCall>,
+}
+
+impl ParsedGenotypes {
+    /// How many rows are no-calls.
+    #[must_use]
+    pub fn no_calls(&self) -> usize {
+        self.calls.iter().filter(|c| c.genotype.is_none()).count()
+    }
+}
+
+/// Parses a consumer-array raw-data file.
+///
+/// # Errors
+/// [`ImportError::Malformed`] for the first line that does not parse, [`ImportError::Empty`]
+/// when no line is a genotype row.
+pub fn parse(bytes: &[u8]) -> Result<ParsedGenotypes, ImportError> {
+    let mut builds = HashSet::new();
+    let mut format = None;
+    let mut calls = Vec::new();
+    let mut seen = HashSet::new();
+    for (i, raw) in bytes.split(|b| *b == b'\n').enumerate() {
+        let line = i + 1;
+        let malformed = |problem| ImportError::Malformed { line, problem };
+        let text = std::str::from_utf8(raw).map_err(|_| malformed(LineProblem::NotUtf8))?;
+        let text = text.strip_suffix('\r').unwrap_or(text);
+        if text.trim().is_empty() {
+            continue;
+        }
+        if let Some(comment) = text.strip_prefix('#') {
+            if format.is_none() {
+                builds.extend(build_named(comment));
+            }
+            continue;
+        }
+        let fields: Vec<&str> = text.split('\t').map(str::trim).collect();
+        if is_column_line(&fields) && calls.is_empty() {
+            continue;
+        }
+        let this = match fields.len() {
+            4 => ArrayFormat::TwentyThreeAndMe,
+            5 => ArrayFormat::AncestryDna,
+            _ => return Err(malformed(LineProblem::FieldCount)),
+        };
+        if *format.get_or_insert(this) != this {
+            return Err(malformed(LineProblem::FieldCount));
+        }
+        let call = row(this, &fields).map_err(malformed)?;
+        if !seen.insert(call.rsid.clone()) {
+            return Err(malformed(LineProblem::DuplicateRsid));
+        }
+        calls.push(call);
+    }
+    let format = format.ok_or(ImportError::Empty)?;
+    let build = match builds.iter().collect::<Vec<_>>()[..] {
+        [only] => *only,
+        _ => Build::Raw,
+    };
+    Ok(ParsedGenotypes {
+        format,
+        build,
+        calls,
+    })
+}
+
+/// The column line `AncestryDNA` writes (and 23andMe-style files without the leading `#`).
+fn is_column_line(fields: &[&str]) -> bool {
+    fields
+        .first()
+        .is_some_and(|f| f.eq_ignore_ascii_case("rsid"))
+        && fields
+            .get(1)
+            .is_some_and(|f| f.eq_ignore_ascii_case("chromosome"))
+}
+
+/// The builds a comment names.
+fn build_named(comment: &str) -> Vec<Build> {
+    let c = comment.to_ascii_lowercase();
+    let mut found = Vec::new();
+    if ["build 37", "grch37", "hg19"].iter().any(|k| c.contains(k)) {
+        found.push(Build::Grch37);
+    }
+    if ["build 38", "grch38", "hg38"].iter().any(|k| c.contains(k)) {
+        found.push(Build::Grch38);
+    }
+    found
+}
+
+/// One genotype row of `format`.
+fn row(format: ArrayFormat, fields: &[&str]) -> Result<GenotypeCall, LineProblem> {
+    let rsid = vendor_id(fields[0]).ok_or(LineProblem::BadRsid)?;
+    let chromosome = raw_chromosome(fields[1]).ok_or(LineProblem::BadChromosome)?;
+    let position = fields[2]
+        .parse::<u64>()
+        .ok()
+        .filter(|p| *p > 0)
+        .ok_or(LineProblem::BadPosition)?;
+    let genotype = match format {
+        ArrayFormat::TwentyThreeAndMe => genotype_23andme(fields[3])?,
+        ArrayFormat::AncestryDna => genotype_ancestry(fields[3], fields[4])?,
+    };
+    Ok(GenotypeCall {
+        rsid,
+        chromosome,
+        position,
+        genotype,
+    })
+}
+
+/// `rs` or `i` followed by 1–12 digits, prefix lower-cased.
+fn vendor_id(s: &str) -> Option<String> {
+    let lower = s.to_ascii_lowercase();
+    let digits = lower
+        .strip_prefix("rs")
+        .or_else(|| lower.strip_prefix('i'))?;
+    let ok = !digits.is_empty() && digits.len() <= 12 && digits.bytes().all(|b| b.is_ascii_digit());
+    ok.then_some(lower)
+}
+
+/// The chromosome as written, checked: what [`normalize_chromosome`] accepts, or the
+/// pseudo-autosomal spellings `XY` and `AncestryDNA`'s `25`.
+fn raw_chromosome(s: &str) -> Option<String> {
+    let upper = s.to_ascii_uppercase();
+    let bare = upper.strip_prefix("CHR").unwrap_or(&upper).to_owned();
+    let par = bare == "XY" || bare == "25";
+    (par || normalize_chromosome(&bare).is_some()).then_some(bare)
+}
+
+fn allele_ok(s: &str) -> bool {
+    s.len() == 1 && matches!(s, "A" | "C" | "G" | "T" | "D" | "I")
+}
+
+fn genotype_23andme(g: &str) -> Result<Option<String>, LineProblem> {
+    let g = g.to_ascii_uppercase();
+    if g == "--" || g == "-" {
+        return Ok(None);
+    }
+    let ok = (1..=2).contains(&g.len()) && g.chars().all(|c| allele_ok(&c.to_string()));
+    if ok {
+        Ok(Some(g))
+    } else {
+        Err(LineProblem::BadGenotype)
+    }
+}
+
+fn genotype_ancestry(a: &str, b: &str) -> Result<Option<String>, LineProblem> {
+    let (a, b) = (a.to_ascii_uppercase(), b.to_ascii_uppercase());
+    if a == "0" || b == "0" {
+        return Ok(None);
+    }
+    if allele_ok(&a) && allele_ok(&b) {
+        Ok(Some(format!("{a}{b}")))
+    } else {
+        Err(LineProblem::BadGenotype)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts_are_named_on_the_wire() {
+        assert_eq!(
+            ArrayFormat::VARIANTS,
+            ["twenty_three_and_me", "ancestry_dna"]
+        );
+    }
+
+    #[test]
+    fn ancestry_rows_join_their_alleles_and_zero_is_a_no_call() {
+        let text = "#AncestryDNA raw data download\n#human reference build 37.1\n\
+                    rsid\tchromosome\tposition\tallele1\tallele2\n\
+                    rs4244285\t10\t96541616\tA\tG\nrs9923231\t16\t31107689\t0\t0\n\
+                    rs311\t25\t2700157\tC\tT\n";
+        let f = parse(text.as_bytes()).unwrap();
+        assert_eq!(
+            (f.format, f.build),
+            (ArrayFormat::AncestryDna, Build::Grch37)
+        );
+        assert_eq!(f.calls[0].genotype.as_deref(), Some("AG"));
+        assert_eq!(f.calls[1].genotype, None);
+        assert_eq!(f.calls[2].chromosome, "25");
+    }
+
+    #[test]
+    fn a_header_naming_two_builds_or_none_is_raw() {
+        let two = "# build 37\n# GRCh38 liftover\nrs1\t1\t5\tAA\n";
+        assert_eq!(parse(two.as_bytes()).unwrap().build, Build::Raw);
+        assert_eq!(parse(b"rs1\t1\t5\tAA\n").unwrap().build, Build::Raw);
+    }
+
+    #[test]
+    fn mixed_layouts_are_refused_at_the_second() {
+        let err = parse(b"rs1\t1\t5\tAA\nrs2\t1\t6\tA\tA\n").unwrap_err();
+        assert_eq!(
+            err,
+            ImportError::Malformed {
+                line: 2,
+                problem: LineProblem::FieldCount
+            }
+        );
+    }
+
+    #[test]
+    fn nothing_but_comments_is_empty() {
+        assert_eq!(parse(b"# only\n\n").unwrap_err(), ImportError::Empty);
+    }
+}

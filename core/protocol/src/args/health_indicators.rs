@@ -1,0 +1,259 @@
+//! `query_health_indicators(keywords | indicators, start, end, view)`: its schema, its argument
+//! matrix, the typed query, and the next steps of a cut answer.
+//!
+//! The matrix:
+//! - no selector lists the catalogue; `keywords` finds names; `indicators` fetches values;
+//! - `keywords` and `indicators` are not given together;
+//! - `view` needs a selector: the catalogue has no views;
+//! - `end` is not before `start`.
+
+use serde_json::{Value, json};
+
+use super::repair::Repair;
+use super::{Domain, Param, ParamType, Refused, ToolSchema, ValidArgs};
+use crate::date::LocalDate;
+use crate::envelope::Envelope;
+use crate::envelope::error::ArgProblem;
+use crate::envelope::kinds::View;
+use crate::envelope::next_step::{NextAction, NextStep};
+use crate::tool::ToolName;
+use crate::window::Window;
+
+/// The readings tool's published arguments.
+///
+/// ```
+/// use answers_protocol::args::health_indicators::QUERY_HEALTH_INDICATORS;
+/// use serde_json::json;
+///
+/// let refused = QUERY_HEALTH_INDICATORS
+///     .validate(&json!({"kind": "medications", "view": "day"}))
+///     .unwrap_err();
+/// assert_eq!(refused.error_kind().unwrap().as_str(), "invalid_arguments");
+/// ```
+pub static QUERY_HEALTH_INDICATORS: ToolSchema = ToolSchema {
+    tool: ToolName::QueryHealthIndicators,
+    description: "Read the person's health indicators: measured readings and what they reported. \
+        With no keywords or indicators, lists the catalogue of recorded indicators. With \
+        keywords, finds indicator names. With indicators (exact names from the catalogue), \
+        returns values in the given view. start and end are local dates, inclusive; neither \
+        means all recorded data.",
+    params: &[
+        Param::optional(
+            "keywords",
+            ParamType::TextList,
+            "words to find indicator names by (a name, a synonym, a code); not with indicators",
+        ),
+        Param::optional(
+            "indicators",
+            ParamType::TextList,
+            "exact indicator names, as the catalogue lists them; not with keywords",
+        ),
+        Param::optional(
+            "start",
+            ParamType::Date,
+            "first local day of the window, YYYY-MM-DD, inclusive",
+        ),
+        Param::optional(
+            "end",
+            ParamType::Date,
+            "last local day of the window, YYYY-MM-DD, inclusive",
+        ),
+        Param::optional(
+            "view",
+            ParamType::OneOf(Domain::View),
+            "how to answer for the indicators: raw readings, one point per minute/hour/day/week/month, \
+             stats over the window, or the latest value; needs keywords or indicators",
+        ),
+    ],
+    rules,
+    examples: &[
+        r"{}",
+        r#"{"start": "2024-01-01", "end": "2024-03-31"}"#,
+        r#"{"keywords": ["cholesterol"]}"#,
+        r#"{"keywords": ["headache"], "view": "stats"}"#,
+        r#"{"indicators": ["LDL Cholesterol", "HDL Cholesterol"], "view": "raw", "start": "2023-01-01"}"#,
+        r#"{"indicators": ["Resting Heart Rate"], "view": "day", "start": "2024-03-01", "end": "2024-03-31"}"#,
+        r#"{"indicators": ["1,25-Dihydroxyvitamin D"], "view": "latest"}"#,
+    ],
+};
+
+/// The argument matrix.
+fn rules(args: &ValidArgs) -> Result<(), Refused> {
+    if args.has("keywords") && args.has("indicators") {
+        return Err(
+            Refused::new(Some("indicators"), ArgProblem::SelectorConflict)
+                .repair(Repair::new(NextAction::UseIndicators).remove("keywords"))
+                .repair(Repair::new(NextAction::RemoveParameter).remove("indicators")),
+        );
+    }
+    if args.has("view") && !args.has("keywords") && !args.has("indicators") {
+        return Err(Refused::new(Some("view"), ArgProblem::NeedsSelector)
+            .repair(Repair::new(NextAction::CallCatalogue).remove("view"))
+            .repair(Repair::new(NextAction::UseIndicators).supply("indicators")));
+    }
+    super::repair::window_in_order(args)
+}
+
+/// What a readings call selects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selector {
+    /// No selector: the catalogue of recorded indicators.
+    Catalogue,
+    /// Find names by these words.
+    Keywords(Vec<String>),
+    /// Fetch these exact names.
+    Indicators(Vec<String>),
+}
+
+/// A validated readings call.
+///
+/// ```
+/// use answers_protocol::View;
+/// use answers_protocol::args::health_indicators::{IndicatorQuery, Selector};
+/// use serde_json::json;
+///
+/// let q = IndicatorQuery::from_args(&json!({"indicators": "LDL, HDL", "view": "stats"})).unwrap();
+/// assert_eq!(q.selector, Selector::Indicators(vec!["LDL".into(), "HDL".into()]));
+/// assert_eq!(q.view, Some(View::Stats));
+/// assert!(q.window.is_all_recorded());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndicatorQuery {
+    /// Catalogue, keywords or indicators.
+    pub selector: Selector,
+    /// The window.
+    pub window: Window,
+    /// The view; only with a selector.
+    pub view: Option<View>,
+}
+
+impl IndicatorQuery {
+    /// Validates `args` and reads them as a query, or refuses them.
+    // The refusal is the answer a tool returns as it is; boxing it would only make every caller
+    // unbox it.
+    #[allow(clippy::result_large_err)]
+    pub fn from_args(args: &Value) -> Result<Self, Envelope> {
+        let valid = QUERY_HEALTH_INDICATORS.validate(args)?;
+        Ok(Self::from_valid(&valid))
+    }
+
+    /// Reads arguments that passed [`QUERY_HEALTH_INDICATORS`].
+    #[must_use]
+    pub fn from_valid(args: &ValidArgs) -> Self {
+        let list = |name| args.text_list(name).map(<[String]>::to_vec);
+        let selector = match (list("keywords"), list("indicators")) {
+            (Some(k), _) => Selector::Keywords(k),
+            (None, Some(i)) => Selector::Indicators(i),
+            (None, None) => Selector::Catalogue,
+        };
+        // The rules refuse `end` before `start`, so `between` cannot fail here.
+        let window = Window::between(args.date("start"), args.date("end")).unwrap_or_default();
+        let view = args.choice("view").and_then(|v| v.parse().ok());
+        Self {
+            selector,
+            window,
+            view,
+        }
+    }
+
+    /// The call in strict form, as the schema publishes it.
+    ///
+    /// ```
+    /// use answers_protocol::args::health_indicators::IndicatorQuery;
+    /// use serde_json::json;
+    ///
+    /// let args = json!({"keywords": "glucose", "start": "2024-01-01"});
+    /// let q = IndicatorQuery::from_args(&args).unwrap();
+    /// assert_eq!(q.to_args(), json!({"keywords": ["glucose"], "start": "2024-01-01"}));
+    /// ```
+    #[must_use]
+    pub fn to_args(&self) -> Value {
+        let mut args = serde_json::Map::new();
+        match &self.selector {
+            Selector::Catalogue => {}
+            Selector::Keywords(k) => {
+                args.insert("keywords".into(), json!(k));
+            }
+            Selector::Indicators(i) => {
+                args.insert("indicators".into(), json!(i));
+            }
+        }
+        let mut date = |name: &str, d: Option<LocalDate>| {
+            if let Some(d) = d {
+                args.insert(name.into(), d.to_string().into());
+            }
+        };
+        date("start", self.window.start());
+        date("end", self.window.end());
+        if let Some(view) = self.view {
+            args.insert("view".into(), view.as_str().into());
+        }
+        Value::Object(args)
+    }
+
+    /// The next steps of an answer to this query that a cap cut.
+    ///
+    /// A cut catalogue or keyword list is told to use `indicators` and to narrow the window,
+    /// never `view=stats`, which a catalogue call refuses. Cut values are told to narrow the
+    /// window or, unless they are stats already, to ask for `view=stats`.
+    ///
+    /// ```
+    /// use answers_protocol::NextAction;
+    /// use answers_protocol::args::health_indicators::IndicatorQuery;
+    /// use serde_json::json;
+    ///
+    /// let catalogue = IndicatorQuery::from_args(&json!({})).unwrap();
+    /// let actions: Vec<_> = catalogue.next_steps_when_truncated().iter().map(|s| s.action).collect();
+    /// assert_eq!(actions, [NextAction::UseIndicators, NextAction::NarrowWindow]);
+    /// ```
+    #[must_use]
+    pub fn next_steps_when_truncated(&self) -> Vec<NextStep> {
+        let narrow = |q: &Self| {
+            step_from(NextAction::NarrowWindow, &q.to_args())
+                .supply("start")
+                .supply("end")
+        };
+        let names_only = match self.selector {
+            Selector::Catalogue => true,
+            Selector::Keywords(_) => self.view.is_none(),
+            Selector::Indicators(_) => false,
+        };
+        if names_only {
+            // A list of names: fetch some by name, or list fewer. The catalogue has no view.
+            let listing = Self {
+                view: None,
+                ..self.clone()
+            };
+            let fetch = Self {
+                selector: Selector::Catalogue,
+                ..listing.clone()
+            };
+            vec![
+                step_from(NextAction::UseIndicators, &fetch.to_args()).supply("indicators"),
+                narrow(&listing),
+            ]
+        } else {
+            let mut steps = Vec::new();
+            if self.view != Some(View::Stats) {
+                let stats = Self {
+                    view: Some(View::Stats),
+                    ..self.clone()
+                };
+                steps.push(step_from(NextAction::ChangeView, &stats.to_args()));
+            }
+            steps.push(narrow(self));
+            steps
+        }
+    }
+}
+
+/// A step on the readings tool whose arguments are `args`.
+fn step_from(action: NextAction, args: &Value) -> NextStep {
+    let mut step = NextStep::new(action, ToolName::QueryHealthIndicators);
+    if let Some(obj) = args.as_object() {
+        for (k, v) in obj {
+            step = step.arg(k.clone(), v.clone());
+        }
+    }
+    step
+}

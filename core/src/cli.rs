@@ -1,0 +1,516 @@
+//! The `answers` command: seed the demo record, ask a tool a question, or serve the record over
+//! HTTP. Logs go through phi-filter (`phi_filter::install`), so they carry ids, counts,
+//! durations, statuses and type names only.
+//!
+//! [`main`] is the whole command; the `answers` binary calls it with no router hook. A
+//! pipeline instrument built on this package (the leak drill, `ci/leak-drill`) passes its own
+//! [`RouterHook`](crate::serve::RouterHook); no build of `answers` carries one.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use crate::store::Store;
+use anyhow::{Context, bail};
+use clap::{Parser, Subcommand};
+
+/// The answers layer of a personal health record.
+#[derive(Parser)]
+#[command(
+    name = "answers",
+    version,
+    after_help = "\
+Exit codes:
+  0  done
+  1  the tool answered with an error envelope (`query`)
+  2  usage error, or the store could not be opened, read or written"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Seed a record (today: the demo record).
+    Seed {
+        /// The database file (created if missing).
+        #[arg(long, value_name = "FILE", default_value = "answers.db")]
+        db: PathBuf,
+        /// Seed the demo record: `you` and `mom`, a year of readings ending 2026-09-14.
+        #[arg(long)]
+        demo: bool,
+        /// Also put this per-run canary in a reading's comment (release checks).
+        #[arg(long, value_name = "STRING")]
+        canary: Option<String>,
+        /// Leave the fixed demo canary out (with --canary: the per-run canary only).
+        #[arg(long)]
+        no_demo_canary: bool,
+        /// Write a bearer token per demo account to FILE (`handle=token` lines, mode 0600; each
+        /// valid 90 days, revocable with `answers token revoke`).
+        #[arg(long, value_name = "FILE")]
+        tokens_file: Option<PathBuf>,
+    },
+    /// Ask one tool one question as a subject; prints the compact rendering.
+    Query {
+        /// The database file.
+        #[arg(long, value_name = "FILE", default_value = "answers.db")]
+        db: PathBuf,
+        /// The subject's handle (`you`, `mom`).
+        #[arg(long, value_name = "HANDLE")]
+        subject: String,
+        /// The tool, e.g. `query_health_indicators`.
+        tool: String,
+        /// The arguments, a JSON object.
+        #[arg(default_value = "{}")]
+        args: String,
+        /// Print the REST rendering (JSON) instead of the compact one.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Serve the vocabulary tools over MCP on stdio: no database, no key. Logs go to stderr.
+    Mcp,
+    /// List the tool registry: each tool with the surfaces that publish it and when a person is
+    /// shown it (`always`, `has_readings`, `has_medications`, `has_genotypes`).
+    Tools {
+        /// Print `{"tools":[{"name":…,"surfaces":[…],"visible_when":…}, …]}`.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Issue or revoke a person's bearer token (also their personal MCP URL secret).
+    Token {
+        #[command(subcommand)]
+        action: TokenAction,
+    },
+    /// Import a consumer-array raw-data file (23andMe or Ancestry DNA text) as a subject's
+    /// genotype set, replacing any set the subject has. A malformed line is named by number.
+    ImportGenotypes {
+        /// The database file.
+        #[arg(long, value_name = "FILE", default_value = "answers.db")]
+        db: PathBuf,
+        /// The subject's handle (`you`, `mom`).
+        #[arg(long, value_name = "HANDLE")]
+        subject: String,
+        /// The raw-data file.
+        file: PathBuf,
+    },
+    /// Serve the record over HTTP.
+    Serve {
+        /// The database file.
+        #[arg(long, value_name = "FILE", default_value = "answers.db")]
+        db: PathBuf,
+        /// The address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        listen: std::net::SocketAddr,
+        /// Register the bearer tokens in FILE (`handle=token` lines) before serving; also read
+        /// from the file named by `ANSWERS_TOKENS_FILE`, or from the lines in `ANSWERS_TOKENS`.
+        /// Tokens issued by `seed --tokens-file` are already registered.
+        #[arg(long, value_name = "FILE")]
+        tokens_file: Option<PathBuf>,
+        /// Write `phiguard-marker start|end NONCE` on stdout and stderr at start and at a clean
+        /// shutdown (8-128 of A-Z a-z 0-9 -) [env: `PHIGUARD_MARKER_NONCE`].
+        #[arg(long, value_name = "NONCE")]
+        marker_nonce: Option<String>,
+        /// A host name (or `host:port`) clients reach `/mcp` by, beside the loopback names;
+        /// repeat for several. Other `Host` headers are refused (DNS rebinding).
+        #[arg(long = "allowed-host", value_name = "HOST")]
+        allowed_hosts: Vec<String>,
+    },
+    /// Say whether a canary is in the record's comments: prints `present` or `absent`, never the
+    /// canary. The canary comes from env `PHIGUARD_CANARY` or `--canary-file`.
+    #[command(after_help = "\
+Exit codes:
+  0  present (with several canaries in the file: every one is present)
+  1  absent
+  2  usage error, no canary given, or the store could not be read")]
+    CanaryPresent {
+        /// The database file (must exist).
+        #[arg(long, value_name = "FILE", default_value = "answers.db")]
+        db: PathBuf,
+        /// Read the canary from FILE (one per line) instead of env `PHIGUARD_CANARY`.
+        #[arg(long, value_name = "FILE")]
+        canary_file: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+enum TokenAction {
+    /// Print a new token for a subject, once; only its hash is stored.
+    Issue {
+        /// The database file.
+        #[arg(long, value_name = "FILE", default_value = "answers.db")]
+        db: PathBuf,
+        /// The subject's handle (`you`, `mom`).
+        #[arg(long, value_name = "HANDLE")]
+        subject: String,
+        /// Days until the token expires.
+        #[arg(long, value_name = "DAYS", default_value_t = TOKEN_TTL_DAYS,
+              value_parser = clap::value_parser!(u32).range(1..=3650))]
+        ttl_days: u32,
+        /// Issue a token that never expires (it can still be revoked).
+        #[arg(long, conflicts_with = "ttl_days")]
+        no_expiry: bool,
+    },
+    /// Revoke the token read from standard input (never from the command line, where other
+    /// users of the machine could read it). Exit 0 if a live token was revoked, 1 if none was.
+    Revoke {
+        /// The database file.
+        #[arg(long, value_name = "FILE", default_value = "answers.db")]
+        db: PathBuf,
+    },
+}
+
+/// The environment variable `canary-present` reads the canary from.
+const CANARY_ENV: &str = "PHIGUARD_CANARY";
+
+/// Days a token lives unless told otherwise: issued by `token issue` or `seed --tokens-file`.
+const TOKEN_TTL_DAYS: u32 = 90;
+
+fn days(n: u32) -> std::time::Duration {
+    std::time::Duration::from_secs(u64::from(n) * 86_400)
+}
+
+/// Runs the `answers` command line; `hook`, if any, wraps the router `serve` serves.
+#[must_use]
+pub fn main(hook: Option<crate::serve::RouterHook>) -> ExitCode {
+    quiet_panics();
+    let cli = Cli::parse();
+    // `listen_addr` is the one name this service logs beyond the classes: an address is an
+    // identifier of the server, not of a person. phi-lint.toml allows the same name.
+    let policy = phi_filter::PhiPolicy::default().allow_name("listen_addr");
+    // rmcp logs each session's start and end at `info`; a service keeps its own lines. On
+    // stdio MCP, standard output is the protocol, so the log goes to standard error.
+    let stream = if matches!(cli.command, Command::Mcp | Command::Tools { .. }) {
+        phi_filter::Stream::Stderr
+    } else {
+        phi_filter::Stream::Stdout
+    };
+    let stats = match phi_filter::install_to(policy, stream, "info,rmcp=warn") {
+        Ok(stats) => stats,
+        Err(err) => {
+            // phi-lint: allow(phi::error-message, reason = "an InstallError names a configuration problem, never record data")
+            eprintln!("answers: cannot install the log filter: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(cli, stats, hook) {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            tracing::error!(error_type = %phi_filter::error_type(&err), "command failed");
+            // phi-lint: allow(phi::error-message, reason = "the CLI's own errors name files and handles, and store errors carry codes, never values")
+            eprintln!("answers: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Replaces the default panic hook, which prints the panic's message to stderr: a message can
+/// quote the data a tool was working on. The tools catch panics and answer with an error
+/// envelope; the log gets the location only.
+fn quiet_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let (file, line) = info
+            .location()
+            .map_or(("unknown", 0), |l| (l.file(), l.line()));
+        // phi-lint: allow(phi::print, reason = "a source file path and line of this program, never record data")
+        eprintln!("answers: panicked at {file}:{line}");
+    }));
+}
+
+fn run(
+    cli: Cli,
+    stats: phi_filter::Stats,
+    hook: Option<crate::serve::RouterHook>,
+) -> anyhow::Result<u8> {
+    match cli.command {
+        Command::Seed {
+            db,
+            demo,
+            canary,
+            no_demo_canary,
+            tokens_file,
+        } => {
+            if !demo {
+                bail!("nothing to seed: pass --demo");
+            }
+            seed(&db, canary, !no_demo_canary, tokens_file.as_deref())?;
+            Ok(0)
+        }
+        Command::Query {
+            db,
+            subject,
+            tool,
+            args,
+            json,
+        } => query(&db, &subject, &tool, &args, json),
+        Command::Token { action } => token(action),
+        Command::Mcp => {
+            crate::mcp::serve_stdio()?;
+            Ok(0)
+        }
+        Command::Tools { json } => {
+            tools(json)?;
+            Ok(0)
+        }
+        Command::ImportGenotypes { db, subject, file } => {
+            import_genotypes(&db, &subject, &file)?;
+            Ok(0)
+        }
+        Command::Serve {
+            db,
+            listen,
+            tokens_file,
+            marker_nonce,
+            allowed_hosts,
+        } => {
+            register_tokens(&db, tokens_file)?;
+            let marker = phi_marker::Nonce::from_flag_or_env(marker_nonce.as_deref())
+                .context("bad --marker-nonce or PHIGUARD_MARKER_NONCE")?;
+            let options = crate::serve::ServeOptions {
+                marker,
+                filter_stats: Some(stats),
+                allowed_hosts,
+                hook,
+            };
+            crate::serve::serve_with(&db, listen, &options)?;
+            Ok(0)
+        }
+        Command::CanaryPresent { db, canary_file } => canary_present(&db, canary_file.as_deref()),
+    }
+}
+
+/// Prints the registry: JSON for programs, one line a tool for a person.
+fn tools(json: bool) -> anyhow::Result<()> {
+    use std::fmt::Write as _;
+
+    let registry = crate::registry::to_json();
+    let out = if json {
+        let mut s = serde_json::to_string(&registry)?;
+        s.push('\n');
+        s
+    } else {
+        let mut s = String::new();
+        for id in crate::registry::ToolId::ALL {
+            let spec = id.spec();
+            let surfaces: Vec<&str> = spec
+                .surfaces
+                .iter()
+                .map(crate::registry::Surface::as_str)
+                .collect();
+            let _ = writeln!(
+                s,
+                "{id}\t{}\t{}",
+                surfaces.join(","),
+                spec.visible_when.as_str()
+            );
+        }
+        s
+    };
+    let mut stdout = std::io::stdout().lock();
+    // phi-lint: allow(phi::print, reason = "the tool registry: tool names, surfaces and visibility rules, no record data")
+    match stdout.write_all(out.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
+}
+
+fn seed(
+    db: &Path,
+    canary: Option<String>,
+    demo_canary: bool,
+    tokens: Option<&Path>,
+) -> anyhow::Result<()> {
+    let mut store = Store::open(db).with_context(|| format!("cannot open {}", db.display()))?;
+    let opts = crate::demo::SeedOptions {
+        demo_canary,
+        extra_canary: canary,
+    };
+    let report = crate::demo::seed(&mut store, &opts).context("cannot seed the demo record")?;
+    let row_count: usize = report
+        .accounts
+        .iter()
+        .map(|a| a.measured + a.reported)
+        .sum();
+    tracing::info!(row_count, "demo record seeded");
+    if let Some(path) = tokens {
+        let mut lines = String::new();
+        for subject in store.subjects()? {
+            let token = store.issue_token(&subject.id, Some(days(TOKEN_TTL_DAYS)))?;
+            lines.push_str(&subject.handle);
+            lines.push('=');
+            lines.push_str(&token);
+            lines.push('\n');
+        }
+        write_private(path, lines.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Imports `file` as `handle`'s genotype set; logs counts only, never a genotype.
+fn import_genotypes(db: &Path, handle: &str, file: &Path) -> anyhow::Result<()> {
+    let mut store = Store::open(db).with_context(|| format!("cannot open {}", db.display()))?;
+    let Some(subject) = store.subject_by_handle(handle)? else {
+        bail!("no subject with that handle");
+    };
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let parsed = crate::genetics::import::parse(&bytes)
+        .with_context(|| format!("cannot import {}", file.display()))?;
+    let set = store.replace_genotypes(&subject.id, &parsed)?;
+    tracing::info!(
+        call_count = set.call_count,
+        no_call_count = set.no_call_count,
+        "genotype set imported"
+    );
+    Ok(())
+}
+
+/// Writes a secrets file readable by its owner only.
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    let mut f = opts.open(path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
+fn query(db: &Path, handle: &str, tool: &str, args: &str, json: bool) -> anyhow::Result<u8> {
+    let store = Store::open(db).with_context(|| format!("cannot open {}", db.display()))?;
+    let Some(subject) = store.subject_by_handle(handle)? else {
+        bail!("no subject `{handle}` in {}", db.display());
+    };
+    let args: serde_json::Value =
+        serde_json::from_str(args).context("the arguments are not JSON")?;
+    let envelope = crate::surface::call(&store, &subject, tool, &args).with_context(|| {
+        if tool.parse::<crate::ToolName>().is_ok() {
+            format!("the tool `{tool}` is not served by this build yet")
+        } else {
+            format!(
+                "unknown tool `{tool}`; the tools are: {}",
+                crate::ToolName::VARIANTS.join(", ")
+            )
+        }
+    })?;
+    let out = if json {
+        let mut s = serde_json::to_string_pretty(&crate::render_rest(&envelope))?;
+        s.push('\n');
+        s
+    } else {
+        let mut s = crate::render_compact(&envelope);
+        if !s.ends_with('\n') {
+            s.push('\n');
+        }
+        s
+    };
+    let mut stdout = std::io::stdout().lock();
+    // phi-lint: allow(phi::print, reason = "the answer this command prints to the user who asked for it: its output, not a log")
+    match stdout.write_all(out.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        other => other?,
+    }
+    Ok(u8::from(envelope.status() == crate::Status::Error))
+}
+
+/// Registers the deployment's tokens: `--tokens-file`, else `ANSWERS_TOKENS_FILE`, else the
+/// lines in `ANSWERS_TOKENS`; nothing when none is given. Logs how many, never which.
+fn register_tokens(db: &Path, file: Option<PathBuf>) -> anyhow::Result<()> {
+    let file = file.or_else(|| std::env::var_os("ANSWERS_TOKENS_FILE").map(PathBuf::from));
+    let text = match file {
+        Some(path) => std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read the tokens file {}", path.display()))?,
+        None => match std::env::var("ANSWERS_TOKENS") {
+            Ok(text) => text,
+            Err(std::env::VarError::NotPresent) => return Ok(()),
+            Err(std::env::VarError::NotUnicode(_)) => bail!("ANSWERS_TOKENS is not UTF-8"),
+        },
+    };
+    let store = Store::open(db).with_context(|| format!("cannot open {}", db.display()))?;
+    let token_count = store.load_tokens(&text)?;
+    tracing::info!(token_count, "tokens registered");
+    Ok(())
+}
+
+/// `answers token issue|revoke`.
+fn token(action: TokenAction) -> anyhow::Result<u8> {
+    match action {
+        TokenAction::Issue {
+            db,
+            subject,
+            ttl_days,
+            no_expiry,
+        } => {
+            let store =
+                Store::open(&db).with_context(|| format!("cannot open {}", db.display()))?;
+            let Some(found) = store.subject_by_handle(&subject)? else {
+                bail!("no subject has the handle {subject:?}");
+            };
+            let ttl = (!no_expiry).then(|| days(ttl_days));
+            let token = store.issue_token(&found.id, ttl)?;
+            let mut out = std::io::stdout().lock();
+            // phi-lint: allow(phi::print, reason = "the token is printed once, to its owner, on request; it is never logged")
+            writeln!(out, "{token}").context("cannot write the token")?;
+            Ok(0)
+        }
+        TokenAction::Revoke { db } => {
+            let mut token = String::new();
+            std::io::stdin()
+                .read_line(&mut token)
+                .context("cannot read the token from standard input")?;
+            let store =
+                Store::open(&db).with_context(|| format!("cannot open {}", db.display()))?;
+            Ok(u8::from(!store.revoke_token(token.trim())?))
+        }
+    }
+}
+
+/// `canary-present`: 0 when every canary is in a comment, 1 when one is not. Prints only the
+/// verdict; the canary itself is never printed or logged.
+fn canary_present(db: &Path, canary_file: Option<&Path>) -> anyhow::Result<u8> {
+    let text = match canary_file {
+        Some(path) => std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?,
+        None => match std::env::var(CANARY_ENV) {
+            Ok(text) => text,
+            Err(std::env::VarError::NotPresent) => {
+                bail!("no canary: set {CANARY_ENV} or pass --canary-file")
+            }
+            Err(std::env::VarError::NotUnicode(_)) => bail!("{CANARY_ENV} is not Unicode"),
+        },
+    };
+    let canaries: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if canaries.is_empty() {
+        bail!("no canary: the canary is empty");
+    }
+    // Opening creates a missing file; a check must not answer `absent` about a typo.
+    if !db.is_file() {
+        bail!("no database at {}", db.display());
+    }
+    let store = Store::open(db).with_context(|| format!("cannot open {}", db.display()))?;
+    let mut present = true;
+    for canary in &canaries {
+        present &= store.comment_contains(canary)?;
+    }
+    // No log line here: stdout carries the verdict alone, so a pipeline can compare it whole.
+    let verdict = if present { "present\n" } else { "absent\n" };
+    let mut stdout = std::io::stdout().lock();
+    // phi-lint: allow(phi::print, reason = "a constant: `present` or `absent`")
+    match stdout.write_all(verdict.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        other => other?,
+    }
+    Ok(u8::from(!present))
+}

@@ -1,0 +1,377 @@
+//! The day authority, decided at write time.
+//!
+//! 1. **Aggregation.** A device's readings of one series on one local day become one value in
+//!    `day_aggregate`: per `(subject, code, local_day, source)`, with the code's own aggregate
+//!    ([`DayAggregate`]: counts sum, everything else is a mean). An aggregate never mixes units:
+//!    a source whose readings that day carry different units gets no aggregate that day.
+//! 2. **Election.** Of the aggregates of a day, the one from the highest-priority source is
+//!    copied to `day_elected`: the "one day, one number" `day`/`week`/`month` read.
+//!
+//! Only device sources ([`is_device`]) and measured rows with a numeric value and a stored
+//! local day take part. A lab report, a typed-in entry, a reported symptom and a legacy row are
+//! never aggregated or elected, so a day nothing elected keeps every reading.
+//!
+//! **The priority.** One list, [`DEVICE_PRIORITY`], with per-code overrides where a device is
+//! the better witness ([`day_rule`]): for steps watch > ring > phone; for weight the scale
+//! first; for blood pressure the cuff; for oxygen saturation the pulse oximeter; for temperature the
+//! thermometer; for glucose the CGM (a whole day of readings) before the finger-prick meter;
+//! for sleep the ring. A device a rule does not list ranks after the listed ones, in
+//! [`DEVICE_PRIORITY`] order.
+
+use std::sync::LazyLock;
+
+use phi_macros::ClosedEnum;
+use rusqlite::{Transaction, params};
+
+use super::StoreError;
+use Source::{Cgm, Cuff, Glucometer, Phone, PulseOximeter, Ring, Scale, Thermometer, Watch};
+use answers_protocol::envelope::kinds::{Source, SourceTable};
+use answers_vocab::{CodeRef, CodeSystem};
+
+/// How one source's readings of a day become the day's value.
+///
+/// ```
+/// use answers_store::{DayAggregate, day_rule};
+/// use answers_vocab::CodeRef;
+///
+/// assert_eq!(day_rule(&CodeRef::loinc("41950-7")).aggregate, DayAggregate::Sum);
+/// assert_eq!(day_rule(&CodeRef::loinc("8867-4")).aggregate, DayAggregate::Mean);
+/// ```
+#[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DayAggregate {
+    /// The day's total: counts such as steps.
+    Sum,
+    /// The day's mean: rates, weights, pressures, concentrations, durations.
+    Mean,
+}
+
+/// A series' day authority: its aggregate and its source priority, best first.
+///
+/// ```
+/// use answers_protocol::Source;
+/// use answers_store::day_rule;
+/// use answers_vocab::CodeRef;
+///
+/// let bp = day_rule(&CodeRef::loinc("8480-6"));
+/// assert_eq!(bp.priority.first(), Some(&Source::Cuff));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DayRule {
+    /// How a source's readings of a day combine.
+    pub aggregate: DayAggregate,
+    /// The sources, best first; unlisted devices follow in [`DEVICE_PRIORITY`] order.
+    pub priority: &'static [Source],
+}
+
+impl DayRule {
+    /// The rank of `source` under this rule (lower is better), or `None` for a source that is
+    /// never elected (not a device).
+    ///
+    /// ```
+    /// use answers_protocol::Source;
+    /// use answers_store::day_rule;
+    /// use answers_vocab::CodeRef;
+    ///
+    /// let steps = day_rule(&CodeRef::loinc("41950-7"));
+    /// assert!(steps.rank(Source::Watch) < steps.rank(Source::Phone));
+    /// assert!(steps.rank(Source::Phone) < steps.rank(Source::Scale));
+    /// assert_eq!(steps.rank(Source::Manual), None);
+    /// ```
+    #[must_use]
+    pub fn rank(&self, source: Source) -> Option<usize> {
+        if !is_device(source) {
+            return None;
+        }
+        let listed = self.priority.iter().position(|s| *s == source);
+        let fallback = || {
+            let at = DEVICE_PRIORITY.iter().position(|s| *s == source);
+            self.priority.len() + at.unwrap_or(DEVICE_PRIORITY.len())
+        };
+        Some(listed.unwrap_or_else(fallback))
+    }
+}
+
+/// Whether readings from `source` are aggregated and elected: devices are; a lab report and a
+/// typed-in value are not.
+///
+/// ```
+/// use answers_protocol::Source;
+///
+/// assert!(answers_store::is_device(Source::Cuff));
+/// assert!(!answers_store::is_device(Source::Lab));
+/// ```
+#[must_use]
+pub fn is_device(source: Source) -> bool {
+    // A table, so a new source must say whether it is a device before it compiles.
+    const DEVICE: SourceTable<bool> = SourceTable {
+        watch: true,
+        ring: true,
+        phone: true,
+        scale: true,
+        cuff: true,
+        cgm: true,
+        glucometer: true,
+        pulse_oximeter: true,
+        thermometer: true,
+        lab: false,
+        manual: false,
+    };
+    *DEVICE.get(source)
+}
+
+/// The default election order of every device source, best first: dedicated wearables, then
+/// dedicated instruments, then the phone (a phone in a pocket sees least of a day).
+///
+/// ```
+/// use answers_protocol::Source;
+/// use answers_store::{DEVICE_PRIORITY, is_device};
+///
+/// assert_eq!(DEVICE_PRIORITY.last(), Some(&Source::Phone));
+/// assert!(DEVICE_PRIORITY.iter().all(|s| is_device(*s)));
+/// ```
+pub const DEVICE_PRIORITY: &[Source] = &[
+    Source::Watch,
+    Source::Ring,
+    Source::Scale,
+    Source::Cuff,
+    Source::Cgm,
+    Source::Glucometer,
+    Source::PulseOximeter,
+    Source::Thermometer,
+    Source::Phone,
+];
+
+/// The per-code rules; every other code is a mean in [`DEVICE_PRIORITY`] order.
+const RULES: &[(&str, DayAggregate, &[Source])] = &[
+    // Steps: a day's total, from what was worn.
+    ("41950-7", DayAggregate::Sum, &[Watch, Ring, Phone]),
+    ("55423-8", DayAggregate::Sum, &[Watch, Ring, Phone]),
+    // Heart rate, resting heart rate, respiratory rate: what was worn.
+    (
+        "8867-4",
+        DayAggregate::Mean,
+        &[Watch, Ring, PulseOximeter, Cuff, Phone],
+    ),
+    (
+        "40443-4",
+        DayAggregate::Mean,
+        &[Watch, Ring, PulseOximeter, Cuff, Phone],
+    ),
+    (
+        "9279-1",
+        DayAggregate::Mean,
+        &[Watch, Ring, PulseOximeter, Phone],
+    ),
+    // Sleep: a ring is worn in bed more often than a watch.
+    ("93832-4", DayAggregate::Mean, &[Ring, Watch, Phone]),
+    // Body measures: the scale.
+    ("29463-7", DayAggregate::Mean, &[Scale, Watch, Ring, Phone]),
+    ("39156-5", DayAggregate::Mean, &[Scale, Watch, Ring, Phone]),
+    // Blood pressure: the cuff.
+    ("8480-6", DayAggregate::Mean, &[Cuff, Watch, Ring, Phone]),
+    ("8462-4", DayAggregate::Mean, &[Cuff, Watch, Ring, Phone]),
+    // Oxygen saturation: the pulse oximeter.
+    (
+        "2708-6",
+        DayAggregate::Mean,
+        &[PulseOximeter, Watch, Ring, Phone],
+    ),
+    (
+        "59408-5",
+        DayAggregate::Mean,
+        &[PulseOximeter, Watch, Ring, Phone],
+    ),
+    // Body temperature: the thermometer.
+    (
+        "8310-5",
+        DayAggregate::Mean,
+        &[Thermometer, Ring, Watch, Phone],
+    ),
+    // Glucose: a CGM's day mean covers the day; finger pricks sample it.
+    ("2339-0", DayAggregate::Mean, &[Cgm, Glucometer]),
+    ("15074-8", DayAggregate::Mean, &[Cgm, Glucometer]),
+    ("2345-7", DayAggregate::Mean, &[Cgm, Glucometer]),
+    ("14749-6", DayAggregate::Mean, &[Cgm, Glucometer]),
+];
+
+/// The day rule of `code`.
+///
+/// ```
+/// use answers_protocol::Source;
+/// use answers_store::{DEVICE_PRIORITY, DayAggregate, day_rule};
+/// use answers_vocab::CodeRef;
+///
+/// assert_eq!(day_rule(&CodeRef::loinc("29463-7")).priority[0], Source::Scale);
+/// let other = day_rule(&CodeRef::loinc("718-7"));
+/// assert_eq!((other.aggregate, other.priority), (DayAggregate::Mean, DEVICE_PRIORITY));
+/// ```
+#[must_use]
+pub fn day_rule(code: &CodeRef) -> DayRule {
+    let found = (code.system == CodeSystem::Loinc)
+        .then(|| RULES.iter().find(|(c, ..)| *c == code.code))
+        .flatten();
+    match found {
+        Some(&(_, aggregate, priority)) => DayRule {
+            aggregate,
+            priority,
+        },
+        None => DayRule {
+            aggregate: DayAggregate::Mean,
+            priority: DEVICE_PRIORITY,
+        },
+    }
+}
+
+/// A `(subject, code, local_day)` whose day authority a write may have changed.
+pub(super) type DayKey = (String, CodeRef, String);
+
+/// The statements of [`recompute`], built once: the device list comes from
+/// [`DEVICE_PRIORITY`].
+struct Sql {
+    delete_aggregate: String,
+    delete_elected: String,
+    aggregate_sum: String,
+    aggregate_mean: String,
+    read_aggregates: String,
+}
+
+static SQL: LazyLock<Sql> = LazyLock::new(|| {
+    let key = "subject_id = ?1 AND system = ?2 AND code = ?3 AND local_day = ?4";
+    let devices: Vec<String> = DEVICE_PRIORITY
+        .iter()
+        .map(|s| format!("'{}'", s.as_str()))
+        .collect();
+    let devices = devices.join(", ");
+    // Units agree when there is exactly one distinct unit on every row, or none on any.
+    // `INDEXED BY`: left to itself the planner takes the upsert key's index for
+    // `source IN (…)` and scans every reading of the series, once per day touched.
+    let aggregate = |function: &str| {
+        format!(
+            "INSERT INTO day_aggregate (subject_id, system, code, local_day, source, value, n, unit)
+             SELECT ?1, ?2, ?3, ?4, source, {function}(value_num), COUNT(*), MIN(unit)
+             FROM series INDEXED BY series_by_code_day
+             WHERE {key} AND kind = 'measured' AND value_num IS NOT NULL
+               AND source IN ({devices})
+             GROUP BY source
+             HAVING (COUNT(DISTINCT unit) = 1 AND COUNT(unit) = COUNT(*)) OR COUNT(unit) = 0"
+        )
+    };
+    Sql {
+        delete_aggregate: format!("DELETE FROM day_aggregate WHERE {key}"),
+        delete_elected: format!("DELETE FROM day_elected WHERE {key}"),
+        aggregate_sum: aggregate("SUM"),
+        aggregate_mean: aggregate("AVG"),
+        read_aggregates: format!("SELECT source, value, unit FROM day_aggregate WHERE {key}"),
+    }
+});
+
+/// Recomputes `day_aggregate` and `day_elected` for one key, inside the write's transaction.
+pub(super) fn recompute(tx: &Transaction<'_>, key: &DayKey) -> Result<(), StoreError> {
+    let op = "publish day authority";
+    let err = |e: rusqlite::Error| StoreError::sqlite(op, &e);
+    let (subject, code, day) = key;
+    let p = params![subject, code.system.as_str(), code.code, day];
+    let rule = day_rule(code);
+    let sql = &*SQL;
+    for delete in [&sql.delete_aggregate, &sql.delete_elected] {
+        tx.prepare_cached(delete)
+            .and_then(|mut s| s.execute(p))
+            .map_err(err)?;
+    }
+    let insert = match rule.aggregate {
+        DayAggregate::Sum => &sql.aggregate_sum,
+        DayAggregate::Mean => &sql.aggregate_mean,
+    };
+    tx.prepare_cached(insert)
+        .and_then(|mut s| s.execute(p))
+        .map_err(err)?;
+
+    let mut read = tx.prepare_cached(&sql.read_aggregates).map_err(err)?;
+    let mut best: Option<(usize, Source, f64, Option<String>)> = None;
+    let mut rows = read.query(p).map_err(err)?;
+    while let Some(row) = rows.next().map_err(err)? {
+        let source: String = row.get(0).map_err(err)?;
+        let source: Source = source.parse().map_err(|_| StoreError::Malformed {
+            table: "day_aggregate",
+        })?;
+        let Some(rank) = rule.rank(source) else {
+            continue;
+        };
+        if best.as_ref().is_none_or(|b| rank < b.0) {
+            best = Some((
+                rank,
+                source,
+                row.get(1).map_err(err)?,
+                row.get(2).map_err(err)?,
+            ));
+        }
+    }
+    if let Some((_, source, value, unit)) = best {
+        tx.prepare_cached(
+            "INSERT INTO day_elected (subject_id, system, code, local_day, source, value, unit)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )
+        .and_then(|mut s| {
+            s.execute(params![
+                subject,
+                code.system.as_str(),
+                code.code,
+                day,
+                source.as_str(),
+                value,
+                unit
+            ])
+        })
+        .map_err(err)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_priority_lists_every_device_once() {
+        for s in Source::ALL {
+            let n = DEVICE_PRIORITY.iter().filter(|p| *p == s).count();
+            assert_eq!(n, usize::from(is_device(*s)), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn rules_name_devices_only_once_each_and_rank_every_device() {
+        for (code, _, priority) in RULES {
+            for s in *priority {
+                assert!(is_device(*s), "{code}: {s:?}");
+                assert_eq!(priority.iter().filter(|p| *p == s).count(), 1, "{code}");
+            }
+            let rule = day_rule(&CodeRef::loinc(code));
+            let mut ranks: Vec<usize> = DEVICE_PRIORITY
+                .iter()
+                .filter_map(|s| rule.rank(*s))
+                .collect();
+            ranks.sort_unstable();
+            ranks.dedup();
+            assert_eq!(
+                ranks.len(),
+                DEVICE_PRIORITY.len(),
+                "{code}: ranks are distinct"
+            );
+        }
+        assert_eq!(
+            RULES
+                .iter()
+                .map(|r| r.0)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len(),
+            RULES.len()
+        );
+    }
+
+    #[test]
+    fn icpc_codes_take_the_default_rule() {
+        let rule = day_rule(&CodeRef::icpc("41950-7"));
+        assert_eq!(rule.aggregate, DayAggregate::Mean);
+    }
+}

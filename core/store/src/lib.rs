@@ -1,0 +1,424 @@
+//! The record store: an embedded `SQLite` database (`rusqlite`, bundled), with versioned,
+//! idempotent migrations and WAL.
+//!
+//! The schema (version 1):
+//!
+//! - `subject(id, handle, tz)`: a person, by opaque id, with an IANA time zone.
+//! - `series`: readings (LOINC-coded, `kind = 'measured'`) and reported entries (ICPC-coded,
+//!   `kind = 'reported'`) in one table: the name as recorded, the code system and code, a numeric
+//!   or text value, the unit, start/end UTC (`YYYY-MM-DDTHH:MM:SSZ`), the local day decided at
+//!   write time (`NULL` for legacy rows), the source, and a free-text `comment`. **The comment is
+//!   PHI: no tool returns it and no log line carries it.** Upserts key on
+//!   `(subject_id, system, code, source, start_utc)`.
+//! - `day_aggregate(subject_id, system, code, local_day, source, value, n)`: device readings
+//!   aggregated per source and local day, each indicator with its own aggregate.
+//! - `day_elected(subject_id, system, code, local_day, source, value)`: the one source elected per
+//!   series and day: the day authority `day`/`week`/`month` read.
+//! - `token(token_hash, subject_id, expires_utc, revoked)`: bearer tokens, stored hashed.
+//!
+//! Version 2 adds `unit` to `day_aggregate` and `day_elected`: the unit the day's value is in
+//! (an aggregate never mixes units; see [`day_rule`]).
+//!
+//! Version 3 adds the medication tables `medication_plan` and `medication_dose` ([`NewPlan`],
+//! [`NewDose`]); their `note` is PHI like a reading's comment.
+//!
+//! Version 4 adds the genotype tables `genotype_set` (one imported file per subject) and
+//! `genotype_call` ([`GenotypeSet`]).
+//!
+//! The write side: [`Store::upsert_subject`] and the subject lookups;
+//! [`Store::upsert_readings`], which decides each row's local day in the subject's zone and
+//! publishes the day authority ([`day_rule`]); bearer tokens ([`Store::issue_token`]); and
+//! [`Store::comment_contains`], the one question the store answers about comments.
+//!
+//! ```
+//! let store = answers_store::Store::open_in_memory()?;
+//! assert_eq!(store.schema_version()?, answers_store::SCHEMA_VERSION);
+//! # Ok::<(), answers_store::StoreError>(())
+//! ```
+
+mod comment;
+mod day;
+pub mod genotype;
+mod medication;
+mod reading;
+mod subject;
+mod token;
+mod token_file;
+mod write;
+
+use std::path::Path;
+
+use rusqlite::Connection;
+
+pub use day::{DEVICE_PRIORITY, DayAggregate, DayRule, day_rule, is_device};
+pub use genotype::{GenotypeSet, has_genotypes};
+pub use medication::{
+    ClosedReason, Dose, DoseStatus, DrugCode, DrugCodeSystem, Frequency, MedicationProblem,
+    NewDose, NewPlan, Plan, PlanStatus, Route, has_medications,
+};
+pub use reading::{EntryKind, NewReading, ReadingProblem, utc_text};
+pub use subject::Subject;
+pub use token::TOKEN_PREFIX;
+pub use token_file::{MIN_TOKEN_LEN, TokensFileError};
+
+/// The schema version this build writes and reads.
+pub const SCHEMA_VERSION: i64 = 4;
+
+/// The migrations, in order; migration `i` brings the schema from version `i` to `i + 1`.
+const MIGRATIONS: &[&str] = &[
+    r"
+CREATE TABLE subject (
+    id     TEXT PRIMARY KEY,
+    handle TEXT NOT NULL UNIQUE,
+    tz     TEXT NOT NULL
+);
+CREATE TABLE series (
+    id          INTEGER PRIMARY KEY,
+    subject_id  TEXT NOT NULL REFERENCES subject(id),
+    kind        TEXT NOT NULL CHECK (kind IN ('measured', 'reported')),
+    name        TEXT NOT NULL,
+    system      TEXT NOT NULL CHECK (system IN ('loinc', 'icpc')),
+    code        TEXT NOT NULL,
+    value_num   REAL,
+    value_text  TEXT,
+    unit        TEXT,
+    start_utc   TEXT NOT NULL,
+    end_utc     TEXT,
+    local_day   TEXT,
+    source      TEXT NOT NULL,
+    comment     TEXT,
+    UNIQUE (subject_id, system, code, source, start_utc)
+);
+CREATE INDEX series_by_code_time ON series (subject_id, code, start_utc);
+CREATE INDEX series_by_code_day ON series (subject_id, code, local_day);
+CREATE TABLE day_aggregate (
+    subject_id TEXT NOT NULL,
+    system     TEXT NOT NULL,
+    code       TEXT NOT NULL,
+    local_day  TEXT NOT NULL,
+    source     TEXT NOT NULL,
+    value      REAL NOT NULL,
+    n          INTEGER NOT NULL,
+    PRIMARY KEY (subject_id, system, code, local_day, source)
+) WITHOUT ROWID;
+CREATE TABLE day_elected (
+    subject_id TEXT NOT NULL,
+    system     TEXT NOT NULL,
+    code       TEXT NOT NULL,
+    local_day  TEXT NOT NULL,
+    source     TEXT NOT NULL,
+    value      REAL NOT NULL,
+    PRIMARY KEY (subject_id, system, code, local_day)
+) WITHOUT ROWID;
+CREATE TABLE token (
+    token_hash  TEXT PRIMARY KEY,
+    subject_id  TEXT NOT NULL REFERENCES subject(id),
+    expires_utc TEXT,
+    revoked     INTEGER NOT NULL DEFAULT 0
+);
+",
+    r"
+ALTER TABLE day_aggregate ADD COLUMN unit TEXT;
+ALTER TABLE day_elected ADD COLUMN unit TEXT;
+",
+    // Medications (`store/medication.rs`): plans and the dose log. `note` is PHI.
+    r"
+CREATE TABLE medication_plan (
+    id            TEXT PRIMARY KEY,
+    subject_id    TEXT NOT NULL REFERENCES subject(id),
+    name          TEXT NOT NULL,
+    code_system   TEXT CHECK (code_system IN ('rxnorm', 'atc')),
+    code          TEXT,
+    dose_amount   REAL,
+    dose_unit     TEXT,
+    frequency     TEXT NOT NULL,
+    route         TEXT NOT NULL,
+    start_day     TEXT NOT NULL,
+    end_day       TEXT,
+    status        TEXT NOT NULL CHECK (status IN ('active', 'completed', 'stopped')),
+    closed_reason TEXT,
+    note          TEXT,
+    CHECK ((code_system IS NULL) = (code IS NULL))
+);
+CREATE INDEX medication_plan_by_subject ON medication_plan (subject_id, start_day);
+CREATE TABLE medication_dose (
+    subject_id TEXT NOT NULL REFERENCES subject(id),
+    plan_id    TEXT NOT NULL REFERENCES medication_plan(id),
+    at_utc     TEXT NOT NULL,
+    local_day  TEXT NOT NULL,
+    status     TEXT NOT NULL CHECK (status IN ('taken', 'skipped')),
+    note       TEXT,
+    PRIMARY KEY (plan_id, at_utc)
+);
+CREATE INDEX medication_dose_by_day ON medication_dose (subject_id, local_day);
+",
+    // Genotypes (`store/genotype.rs`): one imported set per subject and its calls.
+    r"
+CREATE TABLE genotype_set (
+    id            INTEGER PRIMARY KEY,
+    subject_id    TEXT NOT NULL UNIQUE REFERENCES subject(id),
+    format        TEXT NOT NULL,
+    build         TEXT NOT NULL CHECK (build IN ('GRCh37', 'GRCh38', 'raw')),
+    call_count    INTEGER NOT NULL,
+    no_call_count INTEGER NOT NULL
+);
+CREATE TABLE genotype_call (
+    set_id     INTEGER NOT NULL REFERENCES genotype_set(id),
+    rsid       TEXT NOT NULL,
+    chromosome TEXT NOT NULL,
+    position   INTEGER NOT NULL,
+    genotype   TEXT,
+    PRIMARY KEY (set_id, rsid)
+) WITHOUT ROWID;
+CREATE INDEX genotype_call_by_position ON genotype_call (set_id, chromosome, position);
+",
+];
+
+/// Why the store could not do what was asked. Carries the driver error's *type* only: a
+/// driver message quotes the statement and its bound parameters.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database could not be opened, read or written.
+    #[error("store {op} failed ({kind})")]
+    Sqlite {
+        /// What the store was doing.
+        op: &'static str,
+        /// The `SQLite` result code's name, e.g. `DatabaseBusy`, never the message.
+        kind: String,
+    },
+    /// The database was written by a newer phiguard.
+    #[error("the database has schema version {found}; this build reads up to {supported}")]
+    TooNew {
+        /// The version found.
+        found: i64,
+        /// The newest version this build knows.
+        supported: i64,
+    },
+    /// A stored row does not have the shape the schema promises.
+    #[error("malformed row in {table}")]
+    Malformed {
+        /// The table.
+        table: &'static str,
+    },
+    /// A subject's time zone is not an IANA time zone name this build knows.
+    #[error("not an IANA time zone")]
+    InvalidTimeZone,
+    /// A subject's id or handle is empty or padded with whitespace.
+    #[error("a subject needs a non-empty, unpadded id and handle")]
+    InvalidSubject,
+    /// The handle belongs to another subject.
+    #[error("the handle belongs to another subject")]
+    HandleTaken,
+    /// No subject has the id given.
+    #[error("no such subject")]
+    UnknownSubject,
+    /// A reading of the batch was refused; nothing of the batch was written.
+    #[error("reading {index} of the batch refused: {problem}")]
+    InvalidReading {
+        /// The reading's position in the batch.
+        index: usize,
+        /// What is wrong with it.
+        problem: ReadingProblem,
+    },
+    /// The operating system's random source failed (issuing a token).
+    #[error("no randomness available")]
+    Entropy,
+    /// A medication plan or dose of the batch was refused; nothing of the batch was written.
+    #[error("medication {index} of the batch refused: {problem}")]
+    InvalidMedication {
+        /// The plan's or dose's position in the batch.
+        index: usize,
+        /// What is wrong with it.
+        problem: MedicationProblem,
+    },
+}
+
+impl StoreError {
+    /// Wraps a rusqlite error by its code name, dropping its message.
+    pub(crate) fn sqlite(op: &'static str, e: &rusqlite::Error) -> StoreError {
+        let kind = match e {
+            rusqlite::Error::SqliteFailure(f, _) => format!("{:?}", f.code),
+            other => phi_type_name(other),
+        };
+        StoreError::Sqlite { op, kind }
+    }
+}
+
+/// The variant name of a rusqlite error (its `Debug` up to the first parenthesis or brace),
+/// which names the kind and carries none of its data.
+fn phi_type_name(e: &rusqlite::Error) -> String {
+    let debug = format!("{e:?}");
+    debug
+        .split(['(', '{', ' '])
+        .next()
+        .unwrap_or("Error")
+        .to_owned()
+}
+
+/// An open record store.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path`, in WAL mode, and migrates it.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let conn = Connection::open(path).map_err(|e| StoreError::sqlite("open", &e))?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(|e| StoreError::sqlite("open", &e))?;
+        Store::init(conn)
+    }
+
+    /// An in-memory database, migrated: for tests and examples.
+    pub fn open_in_memory() -> Result<Store, StoreError> {
+        let conn = Connection::open_in_memory().map_err(|e| StoreError::sqlite("open", &e))?;
+        Store::init(conn)
+    }
+
+    fn init(conn: Connection) -> Result<Store, StoreError> {
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(|e| StoreError::sqlite("open", &e))?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(|e| StoreError::sqlite("open", &e))?;
+        // The query planner stability guarantee, for the connection's life: the bundled
+        // SQLite is built with STAT4, under which every statement that binds a value compared
+        // with an indexed column is re-parsed and re-planned on each run (most of a small
+        // query's time). With it, the tools' statements are planned once for every binding,
+        // on the indexes their plans tests check.
+        conn.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+            true,
+        )
+        .map_err(|e| StoreError::sqlite("open", &e))?;
+        let mut store = Store { conn };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// The schema version of the open database.
+    pub fn schema_version(&self) -> Result<i64, StoreError> {
+        self.conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(|e| StoreError::sqlite("read schema version", &e))
+    }
+
+    /// Applies every migration the database lacks, each in its own transaction. Idempotent.
+    fn migrate(&mut self) -> Result<(), StoreError> {
+        let found = self.schema_version()?;
+        if found > SCHEMA_VERSION {
+            return Err(StoreError::TooNew {
+                found,
+                supported: SCHEMA_VERSION,
+            });
+        }
+        for (i, sql) in MIGRATIONS
+            .iter()
+            .enumerate()
+            .skip(usize::try_from(found).unwrap_or(0))
+        {
+            let tx = self
+                .conn
+                .transaction()
+                .map_err(|e| StoreError::sqlite("migrate", &e))?;
+            tx.execute_batch(sql)
+                .map_err(|e| StoreError::sqlite("migrate", &e))?;
+            tx.pragma_update(
+                None,
+                "user_version",
+                i64::try_from(i + 1).unwrap_or(i64::MAX),
+            )
+            .map_err(|e| StoreError::sqlite("migrate", &e))?;
+            tx.commit().map_err(|e| StoreError::sqlite("migrate", &e))?;
+        }
+        Ok(())
+    }
+
+    /// The connection, for the store's own modules and the tools' read queries.
+    #[must_use]
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// The connection, mutably (transactions).
+    pub fn conn_mut(&mut self) -> &mut Connection {
+        &mut self.conn
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_are_idempotent() {
+        let dir = std::env::temp_dir().join(format!("answers-store-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("record.db");
+        let _ = std::fs::remove_file(&path);
+        {
+            let s = Store::open(&path).unwrap();
+            assert_eq!(s.schema_version().unwrap(), SCHEMA_VERSION);
+        }
+        let s = Store::open(&path).unwrap();
+        assert_eq!(s.schema_version().unwrap(), SCHEMA_VERSION);
+        let mode: String = s
+            .conn()
+            .pragma_query_value(None, "journal_mode", |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        drop(s);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_version_1_database_migrates_to_2_keeping_its_rows() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(MIGRATIONS[0]).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        conn.execute(
+            "INSERT INTO day_elected VALUES ('s', 'loinc', '8867-4', '2026-01-01', 'watch', 60)",
+            [],
+        )
+        .unwrap();
+        let s = Store::init(conn).unwrap();
+        // Migrates through 2 (and every later migration) to the newest version.
+        assert_eq!(s.schema_version().unwrap(), SCHEMA_VERSION);
+        let (n, unit): (i64, Option<String>) = s
+            .conn()
+            .query_row("SELECT COUNT(*), MAX(unit) FROM day_elected", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        assert_eq!((n, unit), (1, None));
+    }
+
+    #[test]
+    fn a_newer_database_is_refused() {
+        let s = Store::open_in_memory().unwrap();
+        s.conn().pragma_update(None, "user_version", 99).unwrap();
+        let err = Store::init(s.conn).unwrap_err();
+        assert!(matches!(err, StoreError::TooNew { found: 99, .. }), "{err}");
+    }
+
+    #[test]
+    fn driver_errors_keep_the_kind_not_the_message() {
+        let s = Store::open_in_memory().unwrap();
+        let e = s
+            .conn()
+            .execute(
+                "INSERT INTO subject (id, handle, tz) VALUES (?1, ?1, ?2)",
+                ["secret-value", "x"],
+            )
+            .and_then(|_| {
+                s.conn().execute(
+                    "INSERT INTO subject (id, handle, tz) VALUES (?1, ?1, ?2)",
+                    ["secret-value", "x"],
+                )
+            })
+            .unwrap_err();
+        let wrapped = StoreError::sqlite("insert", &e).to_string();
+        assert!(!wrapped.contains("secret-value"), "{wrapped}");
+        assert!(wrapped.contains("ConstraintViolation"), "{wrapped}");
+    }
+}

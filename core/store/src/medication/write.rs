@@ -1,0 +1,290 @@
+//! The write side of medications: plans and doses in checked, all-or-none batches of upserts.
+
+use std::collections::HashMap;
+
+use jiff::tz::TimeZone;
+use rusqlite::{OptionalExtension, params};
+
+use super::{MedicationProblem, NewDose, NewPlan};
+use crate::{Store, StoreError, utc_text};
+
+impl Store {
+    /// Writes `plans` (upserts on the plan id), all or none: every plan is checked, its
+    /// subject must exist, and an existing id must be the same subject's.
+    ///
+    /// ```
+    /// use answers_store::{Frequency, MedicationProblem, NewPlan, Route, Store, StoreError};
+    ///
+    /// let mut store = Store::open_in_memory()?;
+    /// store.upsert_subject("s1", "you", "UTC")?;
+    /// store.upsert_subject("s2", "mom", "UTC")?;
+    /// let plan = NewPlan::active("p1", "s1", "Atorvastatin", Frequency::OnceDaily, Route::Oral, "2026-01-01".parse().unwrap());
+    /// store.upsert_plans(&[plan.clone()])?;
+    /// store.upsert_plans(&[plan.clone()])?; // the same again: an upsert
+    /// let theirs = NewPlan { subject_id: "s2".into(), ..plan };
+    /// assert!(matches!(
+    ///     store.upsert_plans(&[theirs]),
+    ///     Err(StoreError::InvalidMedication { index: 0, problem: MedicationProblem::PlanOfAnotherSubject })
+    /// ));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn upsert_plans(&mut self, plans: &[NewPlan]) -> Result<(), StoreError> {
+        let refused = |index, problem| StoreError::InvalidMedication { index, problem };
+        for (index, plan) in plans.iter().enumerate() {
+            plan.check().map_err(|p| refused(index, p))?;
+        }
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| StoreError::sqlite("write plans", &e))?;
+        for (index, p) in plans.iter().enumerate() {
+            let subject_exists: bool = tx
+                .query_row(
+                    "SELECT EXISTS (SELECT 1 FROM subject WHERE id = ?1)",
+                    [&p.subject_id],
+                    |r| r.get(0),
+                )
+                .map_err(|e| StoreError::sqlite("write plans", &e))?;
+            if !subject_exists {
+                return Err(StoreError::UnknownSubject);
+            }
+            let owner: Option<String> = tx
+                .query_row(
+                    "SELECT subject_id FROM medication_plan WHERE id = ?1",
+                    [&p.id],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(|e| StoreError::sqlite("write plans", &e))?;
+            if owner.is_some_and(|o| o != p.subject_id) {
+                return Err(refused(index, MedicationProblem::PlanOfAnotherSubject));
+            }
+            tx.execute(
+                "INSERT INTO medication_plan (id, subject_id, name, code_system, code, dose_amount,
+                     dose_unit, frequency, route, start_day, end_day, status, closed_reason, note)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                 ON CONFLICT (id) DO UPDATE SET
+                     name = excluded.name, code_system = excluded.code_system,
+                     code = excluded.code, dose_amount = excluded.dose_amount,
+                     dose_unit = excluded.dose_unit, frequency = excluded.frequency,
+                     route = excluded.route, start_day = excluded.start_day,
+                     end_day = excluded.end_day, status = excluded.status,
+                     closed_reason = excluded.closed_reason, note = excluded.note",
+                params![
+                    p.id,
+                    p.subject_id,
+                    p.name.trim(),
+                    p.code.as_ref().map(|c| c.system),
+                    p.code.as_ref().map(|c| c.code.as_str()),
+                    p.dose.as_ref().map(|d| d.0),
+                    p.dose.as_ref().map(|d| d.1.trim()),
+                    p.frequency,
+                    p.route,
+                    p.start.to_string(),
+                    p.end.map(|d| d.to_string()),
+                    p.status,
+                    p.closed_reason,
+                    p.note,
+                ],
+            )
+            .map_err(|e| StoreError::sqlite("write plans", &e))?;
+        }
+        tx.commit()
+            .map_err(|e| StoreError::sqlite("write plans", &e))
+    }
+
+    /// Writes `doses` (upserts on plan and time), all or none. Each dose's plan must exist
+    /// and be its subject's; its local day is decided here, in the subject's zone.
+    ///
+    /// ```
+    /// use answers_store::{Frequency, MedicationProblem, NewDose, NewPlan, Route, Store, StoreError};
+    ///
+    /// let mut store = Store::open_in_memory()?;
+    /// store.upsert_subject("s1", "mom", "Asia/Shanghai")?;
+    /// let plan = NewPlan::active("p1", "s1", "Atorvastatin", Frequency::OnceDaily, Route::Oral, "2026-01-01".parse().unwrap());
+    /// store.upsert_plans(&[plan])?;
+    /// let late = NewDose::taken("p1", "s1", "2026-01-01T17:30:00Z".parse()?);
+    /// store.upsert_doses(&[late])?;
+    /// let day: String = store.conn().query_row("SELECT local_day FROM medication_dose", [], |r| r.get(0))?;
+    /// assert_eq!(day, "2026-01-02");
+    /// let stray = NewDose::taken("nope", "s1", "2026-01-01T17:30:00Z".parse()?);
+    /// assert!(matches!(
+    ///     store.upsert_doses(&[stray]),
+    ///     Err(StoreError::InvalidMedication { index: 0, problem: MedicationProblem::UnknownPlan })
+    /// ));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn upsert_doses(&mut self, doses: &[NewDose]) -> Result<(), StoreError> {
+        let refused = |index, problem| StoreError::InvalidMedication { index, problem };
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| StoreError::sqlite("write doses", &e))?;
+        let mut zones: HashMap<String, TimeZone> = HashMap::new();
+        for (index, d) in doses.iter().enumerate() {
+            let owner: Option<(String, String)> = tx
+                .query_row(
+                    "SELECT p.subject_id, s.tz FROM medication_plan p
+                     JOIN subject s ON s.id = p.subject_id WHERE p.id = ?1",
+                    [&d.plan_id],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()
+                .map_err(|e| StoreError::sqlite("write doses", &e))?;
+            let Some((subject_id, tz)) = owner else {
+                return Err(refused(index, MedicationProblem::UnknownPlan));
+            };
+            if subject_id != d.subject_id {
+                return Err(refused(index, MedicationProblem::PlanOfAnotherSubject));
+            }
+            let zone = match zones.get(&tz) {
+                Some(z) => z.clone(),
+                None => {
+                    let z = TimeZone::get(&tz)
+                        .map_err(|_| StoreError::Malformed { table: "subject" })?;
+                    zones.insert(tz, z.clone());
+                    z
+                }
+            };
+            let local_day = zone.to_datetime(d.at).date().to_string();
+            tx.execute(
+                "INSERT INTO medication_dose (subject_id, plan_id, at_utc, local_day, status, note)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (plan_id, at_utc) DO UPDATE SET
+                     local_day = excluded.local_day, status = excluded.status, note = excluded.note",
+                params![
+                    d.subject_id,
+                    d.plan_id,
+                    utc_text(d.at),
+                    local_day,
+                    d.status,
+                    d.note
+                ],
+            )
+            .map_err(|e| StoreError::sqlite("write doses", &e))?;
+        }
+        tx.commit()
+            .map_err(|e| StoreError::sqlite("write doses", &e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ClosedReason, DoseStatus, DrugCode, Frequency, PlanStatus, Route};
+    use answers_protocol::date::LocalDate;
+
+    fn day(s: &str) -> LocalDate {
+        s.parse().unwrap()
+    }
+
+    fn plan(id: &str, subject: &str) -> NewPlan {
+        NewPlan::active(
+            id,
+            subject,
+            "Atorvastatin",
+            Frequency::OnceDaily,
+            Route::Oral,
+            day("2026-01-01"),
+        )
+    }
+
+    fn count(store: &Store, table: &str) -> i64 {
+        store
+            .conn()
+            .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn the_lifecycle_rules_refuse_by_name() {
+        let p = plan("p1", "s1");
+        let mut closed = p.clone();
+        closed.status = PlanStatus::Stopped;
+        assert_eq!(closed.check(), Err(MedicationProblem::ClosedWithoutEnd));
+        closed.end = Some(day("2026-02-01"));
+        assert_eq!(closed.check(), Err(MedicationProblem::ClosedWithoutReason));
+        let mut reasoned = p.clone();
+        reasoned.closed_reason = Some(ClosedReason::SideEffect);
+        assert_eq!(reasoned.check(), Err(MedicationProblem::ActiveWithReason));
+        let mut backwards = p.clone();
+        backwards.end = Some(day("2025-12-31"));
+        assert_eq!(backwards.check(), Err(MedicationProblem::EndBeforeStart));
+        let mut coded = p.clone();
+        coded.code = Some(DrugCode::rxnorm("C10AA05"));
+        assert_eq!(coded.check(), Err(MedicationProblem::CodeShape));
+        let mut unitless = p.clone();
+        unitless.dose = Some((20.0, " ".into()));
+        assert_eq!(unitless.check(), Err(MedicationProblem::DoseUnit));
+        let padded = plan(" p1", "s1");
+        assert_eq!(padded.check(), Err(MedicationProblem::Id));
+        // An active plan may have a planned end.
+        let mut planned = p;
+        planned.end = Some(day("2026-01-05"));
+        assert_eq!(planned.check(), Ok(()));
+    }
+
+    #[test]
+    fn a_refused_batch_writes_nothing() {
+        let mut store = Store::open_in_memory().unwrap();
+        store.upsert_subject("s1", "you", "UTC").unwrap();
+        store.upsert_subject("s2", "mom", "UTC").unwrap();
+        let err = store
+            .upsert_plans(&[plan("p1", "s1"), plan("p2", "nobody")])
+            .unwrap_err();
+        assert!(matches!(err, StoreError::UnknownSubject), "{err}");
+        assert_eq!(count(&store, "medication_plan"), 0);
+
+        store.upsert_plans(&[plan("p1", "s1")]).unwrap();
+        let at = "2026-01-02T08:00:00Z".parse().unwrap();
+        let err = store
+            .upsert_doses(&[
+                NewDose::taken("p1", "s1", at),
+                NewDose::taken("p1", "s2", at),
+            ])
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                StoreError::InvalidMedication {
+                    index: 1,
+                    problem: MedicationProblem::PlanOfAnotherSubject
+                }
+            ),
+            "{err}"
+        );
+        assert_eq!(count(&store, "medication_dose"), 0);
+    }
+
+    #[test]
+    fn an_upsert_replaces_by_key() {
+        let mut store = Store::open_in_memory().unwrap();
+        store.upsert_subject("s1", "you", "UTC").unwrap();
+        let p = plan("p1", "s1");
+        store.upsert_plans(std::slice::from_ref(&p)).unwrap();
+        let stopped = p.closed(
+            PlanStatus::Stopped,
+            day("2026-03-01"),
+            ClosedReason::NotEffective,
+        );
+        store.upsert_plans(&[stopped]).unwrap();
+        let at = "2026-01-02T08:00:00Z".parse().unwrap();
+        store
+            .upsert_doses(&[NewDose::taken("p1", "s1", at)])
+            .unwrap();
+        store
+            .upsert_doses(&[NewDose::skipped("p1", "s1", at)])
+            .unwrap();
+        assert_eq!(count(&store, "medication_plan"), 1);
+        assert_eq!(count(&store, "medication_dose"), 1);
+        let plans = store
+            .plans_in_effect("s1", &answers_protocol::window::Window::ALL_RECORDED)
+            .unwrap();
+        assert_eq!(plans[0].status, PlanStatus::Stopped);
+        assert_eq!(plans[0].closed_reason, Some(ClosedReason::NotEffective));
+        let doses = store
+            .doses_in_window("s1", &answers_protocol::window::Window::ALL_RECORDED)
+            .unwrap();
+        assert_eq!(doses[0].status, DoseStatus::Skipped);
+    }
+}

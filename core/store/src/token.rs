@@ -1,0 +1,175 @@
+//! Bearer tokens: one per subject session, random, shown once when issued and stored only as
+//! their SHA-256. A token is never logged; neither is its hash.
+
+use std::time::Duration;
+
+use jiff::Timestamp;
+use rusqlite::{OptionalExtension, params};
+use sha2::{Digest, Sha256};
+
+use super::reading::utc_text;
+use super::{Store, StoreError, Subject};
+
+/// What every issued token starts with, so a secret scanner can recognise one.
+///
+/// ```
+/// assert_eq!(answers_store::TOKEN_PREFIX, "phg_");
+/// ```
+pub const TOKEN_PREFIX: &str = "phg_";
+
+/// Random bytes in a token: 256 bits.
+const TOKEN_BYTES: usize = 32;
+
+impl Store {
+    /// Issues a new bearer token for `subject_id`, valid for `ttl` (forever when `None`).
+    /// Returns the token; only its hash is stored.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let store = answers_store::Store::open_in_memory()?;
+    /// store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
+    /// let token = store.issue_token("subj-you-1", Some(Duration::from_secs(3600)))?;
+    /// assert!(token.starts_with("phg_"));
+    /// assert_eq!(store.subject_for_token(&token)?.unwrap().handle, "you");
+    /// assert!(store.revoke_token(&token)?);
+    /// assert_eq!(store.subject_for_token(&token)?, None);
+    /// # Ok::<(), answers_store::StoreError>(())
+    /// ```
+    pub fn issue_token(
+        &self,
+        subject_id: &str,
+        ttl: Option<Duration>,
+    ) -> Result<String, StoreError> {
+        if self.subject_by_id(subject_id)?.is_none() {
+            return Err(StoreError::UnknownSubject);
+        }
+        let token = format!(
+            "{TOKEN_PREFIX}{}",
+            phi_marker::random_hex(TOKEN_BYTES).map_err(|_| StoreError::Entropy)?
+        );
+        // A TTL past the end of time never expires.
+        let expires =
+            ttl.map(|ttl| utc_text(Timestamp::now().checked_add(ttl).unwrap_or(Timestamp::MAX)));
+        self.conn
+            .execute(
+                "INSERT INTO token (token_hash, subject_id, expires_utc, revoked)
+                 VALUES (?1, ?2, ?3, 0)",
+                params![hash(&token), subject_id, expires],
+            )
+            .map_err(|e| StoreError::sqlite("issue token", &e))?;
+        Ok(token)
+    }
+
+    /// The subject `token` authenticates, or `None` if the token is unknown, revoked or
+    /// expired.
+    ///
+    /// ```
+    /// let store = answers_store::Store::open_in_memory()?;
+    /// assert_eq!(store.subject_for_token("phg_not-issued")?, None);
+    /// # Ok::<(), answers_store::StoreError>(())
+    /// ```
+    pub fn subject_for_token(&self, token: &str) -> Result<Option<Subject>, StoreError> {
+        let id: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT subject_id FROM token
+                 WHERE token_hash = ?1 AND revoked = 0
+                   AND (expires_utc IS NULL OR expires_utc > ?2)",
+                params![hash(token), utc_text(Timestamp::now())],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| StoreError::sqlite("check token", &e))?;
+        match id {
+            Some(id) => self.subject_by_id(&id),
+            None => Ok(None),
+        }
+    }
+
+    /// Revokes `token`. Returns whether a live token was revoked.
+    ///
+    /// ```
+    /// let store = answers_store::Store::open_in_memory()?;
+    /// store.upsert_subject("s", "you", "UTC")?;
+    /// let token = store.issue_token("s", None)?;
+    /// assert!(store.revoke_token(&token)?);
+    /// assert!(!store.revoke_token(&token)?, "already revoked");
+    /// # Ok::<(), answers_store::StoreError>(())
+    /// ```
+    pub fn revoke_token(&self, token: &str) -> Result<bool, StoreError> {
+        let n = self
+            .conn
+            .execute(
+                "UPDATE token SET revoked = 1 WHERE token_hash = ?1 AND revoked = 0",
+                [hash(token)],
+            )
+            .map_err(|e| StoreError::sqlite("revoke token", &e))?;
+        Ok(n > 0)
+    }
+}
+
+/// The stored form of a token: its SHA-256, in lower-case hex.
+pub(super) fn hash(token: &str) -> String {
+    let digest = Sha256::digest(token.as_bytes());
+    let mut out = String::with_capacity(2 * digest.len());
+    phi_marker::push_hex(&mut out, &digest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store() -> Store {
+        let s = Store::open_in_memory().unwrap();
+        s.upsert_subject("s", "you", "UTC").unwrap();
+        s
+    }
+
+    #[test]
+    fn tokens_are_random_and_stored_hashed() {
+        let s = store();
+        let a = s.issue_token("s", None).unwrap();
+        let b = s.issue_token("s", None).unwrap();
+        assert_ne!(a, b);
+        assert_eq!(a.len(), TOKEN_PREFIX.len() + 64);
+        let stored: Vec<String> = s
+            .conn()
+            .prepare("SELECT token_hash FROM token")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(stored.len(), 2);
+        assert!(stored.iter().all(|h| h.len() == 64 && *h != a && *h != b));
+        assert!(stored.contains(&hash(&a)));
+    }
+
+    #[test]
+    fn the_sha256_is_the_standard_one() {
+        assert_eq!(
+            hash("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn an_expired_token_authenticates_nobody() {
+        let s = store();
+        let token = s.issue_token("s", Some(Duration::ZERO)).unwrap();
+        assert_eq!(s.subject_for_token(&token).unwrap(), None);
+        let forever = s.issue_token("s", Some(Duration::MAX)).unwrap();
+        assert!(s.subject_for_token(&forever).unwrap().is_some());
+    }
+
+    #[test]
+    fn tokens_are_only_issued_to_subjects() {
+        let s = store();
+        assert!(matches!(
+            s.issue_token("nobody", None),
+            Err(StoreError::UnknownSubject)
+        ));
+    }
+}

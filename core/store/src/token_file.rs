@@ -1,0 +1,193 @@
+//! Tokens a deployment brings: `handle=token` lines, from a file or the environment, registered
+//! by their hash so the server authenticates them like issued ones. A token is never logged,
+//! and an error about a line names its number, never its text.
+
+use rusqlite::{OptionalExtension, params};
+
+use super::token::hash;
+use super::{Store, StoreError};
+
+/// Shortest token accepted from a file: 128 bits of hex, so a guessable secret is refused.
+pub const MIN_TOKEN_LEN: usize = 32;
+
+/// Why a tokens file was refused. Names a line by number, never by its text.
+#[derive(Debug, thiserror::Error)]
+pub enum TokensFileError {
+    /// A line is not `handle=token`.
+    #[error("tokens line {line}: expected `handle=token`")]
+    Malformed {
+        /// 1-based line number.
+        line: usize,
+    },
+    /// A token is shorter than [`MIN_TOKEN_LEN`] or holds a character outside `[A-Za-z0-9_-]`.
+    #[error(
+        "tokens line {line}: a token must be at least {MIN_TOKEN_LEN} characters of [A-Za-z0-9_-]"
+    )]
+    WeakToken {
+        /// 1-based line number.
+        line: usize,
+    },
+    /// The line's handle names no subject in this record.
+    #[error("tokens line {line}: no subject has this handle")]
+    UnknownHandle {
+        /// 1-based line number.
+        line: usize,
+    },
+    /// The line's token is already registered to another subject: a token names one person,
+    /// so it is refused rather than moved silently.
+    #[error("tokens line {line}: this token already belongs to another subject")]
+    TokenOfAnotherSubject {
+        /// 1-based line number.
+        line: usize,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl Store {
+    /// Registers every `handle=token` line of `text` (blank lines and `#` comments skipped)
+    /// for the subject with that handle, without expiry; a token already registered stays as
+    /// it is, so loading the same file twice is harmless. All lines are checked before any is
+    /// stored. Returns the number of tokens in the file.
+    ///
+    /// ```
+    /// let store = answers_store::Store::open_in_memory()?;
+    /// store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
+    /// let token = "phg_0123456789abcdef0123456789abcdef";
+    /// assert_eq!(store.load_tokens(&format!("# demo\nyou={token}\n"))?, 1);
+    /// assert_eq!(store.subject_for_token(token)?.unwrap().handle, "you");
+    /// assert!(store.load_tokens("you=short").is_err());
+    /// # Ok::<(), answers_store::TokensFileError>(())
+    /// ```
+    pub fn load_tokens(&self, text: &str) -> Result<usize, TokensFileError> {
+        let mut pairs = Vec::new();
+        for (i, raw) in text.lines().enumerate() {
+            let line = i + 1;
+            let trimmed = raw.trim();
+            if trimmed.is_empty() || trimmed.starts_with('#') {
+                continue;
+            }
+            let (handle, token) = trimmed
+                .split_once('=')
+                .ok_or(TokensFileError::Malformed { line })?;
+            let (handle, token) = (handle.trim(), token.trim());
+            if handle.is_empty() {
+                return Err(TokensFileError::Malformed { line });
+            }
+            if token.len() < MIN_TOKEN_LEN
+                || !token
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+            {
+                return Err(TokensFileError::WeakToken { line });
+            }
+            let subject = self
+                .subject_by_handle(handle)?
+                .ok_or(TokensFileError::UnknownHandle { line })?;
+            let owner: Option<String> = self
+                .conn
+                .query_row(
+                    "SELECT subject_id FROM token WHERE token_hash = ?1",
+                    [hash(token)],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(|e| StoreError::sqlite("check token", &e))?;
+            if owner.is_some_and(|o| o != subject.id)
+                || pairs.iter().any(|(s, t)| *t == token && *s != subject.id)
+            {
+                return Err(TokensFileError::TokenOfAnotherSubject { line });
+            }
+            pairs.push((subject.id, token));
+        }
+        for (subject_id, token) in &pairs {
+            self.conn
+                .execute(
+                    "INSERT INTO token (token_hash, subject_id, expires_utc, revoked)
+                     VALUES (?1, ?2, NULL, 0)
+                     ON CONFLICT (token_hash) DO NOTHING",
+                    params![hash(token), subject_id],
+                )
+                .map_err(|e| StoreError::sqlite("register token", &e))?;
+        }
+        Ok(pairs.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T: &str = "phg_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+
+    fn store() -> Store {
+        let s = Store::open_in_memory().unwrap();
+        s.upsert_subject("s-you", "you", "UTC").unwrap();
+        s.upsert_subject("s-mom", "mom", "UTC").unwrap();
+        s
+    }
+
+    #[test]
+    fn every_line_is_checked_before_any_is_stored() {
+        let s = store();
+        let err = s
+            .load_tokens(&format!("you={T}\n\nnobody={T}x\n"))
+            .unwrap_err();
+        assert!(matches!(err, TokensFileError::UnknownHandle { line: 3 }));
+        assert_eq!(s.subject_for_token(T).unwrap(), None, "nothing stored");
+    }
+
+    #[test]
+    fn errors_name_the_line_never_its_text() {
+        let s = store();
+        for (text, line) in [
+            ("you", 1),
+            ("\n=phg_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 2),
+            ("you=secret-but-short", 1),
+            ("# c\nyou=phg_aaaaaaaaaaaaaaaaaaaaaaaaaaaa aaaaaaaaa", 2),
+        ] {
+            let err = s.load_tokens(text).unwrap_err();
+            let shown = err.to_string();
+            assert!(shown.contains(&format!("line {line}")), "{shown}");
+            assert!(
+                !shown.contains("secret") && !shown.contains("aaaa"),
+                "{shown}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_token_is_never_moved_to_another_subject() {
+        let s = store();
+        s.load_tokens(&format!("mom={T}")).unwrap();
+        let err = s.load_tokens(&format!("you={T}")).unwrap_err();
+        assert!(matches!(
+            err,
+            TokensFileError::TokenOfAnotherSubject { line: 1 }
+        ));
+        let err = s
+            .load_tokens(&format!("# two people, one token\nyou={T}x\nmom={T}x"))
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            TokensFileError::TokenOfAnotherSubject { line: 3 }
+        ));
+        assert_eq!(s.subject_for_token(T).unwrap().unwrap().handle, "mom");
+    }
+
+    #[test]
+    fn loading_twice_is_harmless_and_revocation_holds() {
+        let s = store();
+        assert_eq!(s.load_tokens(&format!("mom={T}")).unwrap(), 1);
+        assert_eq!(s.load_tokens(&format!("mom={T}")).unwrap(), 1);
+        assert_eq!(s.subject_for_token(T).unwrap().unwrap().handle, "mom");
+        assert!(s.revoke_token(T).unwrap());
+        s.load_tokens(&format!("mom={T}")).unwrap();
+        assert_eq!(
+            s.subject_for_token(T).unwrap(),
+            None,
+            "a revoked token stays revoked"
+        );
+    }
+}

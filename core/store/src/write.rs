@@ -1,0 +1,233 @@
+//! Writing readings: one transaction per batch, each row's local day decided in its subject's
+//! zone, and the day authority republished for every day the batch touched.
+
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeSet, HashMap};
+
+use jiff::tz::TimeZone;
+use rusqlite::{OptionalExtension, params};
+
+use super::day::{self, DayKey};
+use super::reading::{NewReading, utc_text};
+use super::{Store, StoreError};
+use answers_vocab::Vocabulary;
+
+const UPSERT: &str = "
+INSERT INTO series (subject_id, kind, name, system, code, value_num, value_text, unit,
+                    start_utc, end_utc, local_day, source, comment)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+ON CONFLICT (subject_id, system, code, source, start_utc) DO UPDATE SET
+    kind = excluded.kind, name = excluded.name, value_num = excluded.value_num,
+    value_text = excluded.value_text, unit = excluded.unit, end_utc = excluded.end_utc,
+    local_day = excluded.local_day, comment = excluded.comment";
+
+const PREVIOUS_DAY: &str = "
+SELECT local_day FROM series
+WHERE subject_id = ?1 AND system = ?2 AND code = ?3 AND source = ?4 AND start_utc = ?5";
+
+impl Store {
+    /// Upserts `rows` in one transaction, keyed on `(subject, code, source, start)`.
+    ///
+    /// Each row's local day is decided now, from its subject's zone (`None` for a legacy row),
+    /// and stays as written. Then `day_aggregate` and `day_elected` are recomputed for every
+    /// `(subject, code, local day)` the batch touched, including a day a rewritten row left.
+    /// A unit is stored in its UCUM spelling when the vocabulary knows it; an empty comment is
+    /// stored as none. Returns how many rows were written. A refused row (see
+    /// [`NewReading::check`]) or an unknown subject writes nothing of the batch.
+    ///
+    /// ```
+    /// use answers_protocol::Source;
+    /// use answers_store::{NewReading, Store};
+    /// use answers_vocab::CodeRef;
+    ///
+    /// let mut store = Store::open_in_memory()?;
+    /// store.upsert_subject("subj-mom-1", "mom", "Asia/Shanghai")?;
+    /// let steps = |source, value| NewReading::measured("subj-mom-1", "steps",
+    ///     CodeRef::loinc("41950-7"), value, "steps", "2026-09-13T15:59:00Z".parse().unwrap(), source);
+    /// let written = store.upsert_readings(&[steps(Source::Watch, 5120.0), steps(Source::Phone, 4300.0)])?;
+    /// assert_eq!(written, 2);
+    /// let (day, source, value): (String, String, f64) = store.conn().query_row(
+    ///     "SELECT local_day, source, value FROM day_elected", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    /// assert_eq!((day.as_str(), source.as_str(), value), ("2026-09-13", "watch", 5120.0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn upsert_readings(&mut self, rows: &[NewReading]) -> Result<usize, StoreError> {
+        for (index, row) in rows.iter().enumerate() {
+            row.check()
+                .map_err(|problem| StoreError::InvalidReading { index, problem })?;
+        }
+        let op = "write readings";
+        let err = |e: rusqlite::Error| StoreError::sqlite(op, &e);
+        let vocab = Vocabulary::bundled();
+        let tx = self.conn.transaction().map_err(err)?;
+        let mut touched: BTreeSet<DayKey> = BTreeSet::new();
+        let mut last: Option<DayKey> = None;
+        let mut written = 0;
+        {
+            let mut zones: HashMap<&str, TimeZone> = HashMap::new();
+            let mut zone_of = tx
+                .prepare_cached("SELECT tz FROM subject WHERE id = ?1")
+                .map_err(err)?;
+            let mut previous_day = tx.prepare_cached(PREVIOUS_DAY).map_err(err)?;
+            let mut upsert = tx.prepare_cached(UPSERT).map_err(err)?;
+            for row in rows {
+                let tz = match zones.entry(row.subject_id.as_str()) {
+                    Entry::Occupied(e) => e.into_mut(),
+                    Entry::Vacant(e) => {
+                        let name: Option<String> = zone_of
+                            .query_row([&row.subject_id], |r| r.get(0))
+                            .optional()
+                            .map_err(err)?;
+                        let name = name.ok_or(StoreError::UnknownSubject)?;
+                        let tz = TimeZone::get(&name)
+                            .map_err(|_| StoreError::Malformed { table: "subject" })?;
+                        e.insert(tz)
+                    }
+                };
+                let start = utc_text(row.start);
+                let day = (!row.legacy).then(|| tz.to_datetime(row.start).date().to_string());
+                let system = row.code.system.as_str();
+                let source = row.source.as_str();
+                let key = params![row.subject_id, system, row.code.code, source, start];
+                let before: Option<Option<String>> = previous_day
+                    .query_row(key, |r| r.get(0))
+                    .optional()
+                    .map_err(err)?;
+                let unit = row.unit.as_deref().map(str::trim).filter(|u| !u.is_empty());
+                let unit = unit.map(|u| vocab.normalize_unit(u).unwrap_or(u));
+                let comment = row.comment.as_deref().filter(|c| !c.is_empty());
+                written += upsert
+                    .execute(params![
+                        row.subject_id,
+                        row.kind.as_str(),
+                        row.name,
+                        system,
+                        row.code.code,
+                        row.value_num,
+                        row.value_text,
+                        unit,
+                        start,
+                        row.end.map(utc_text),
+                        day,
+                        source,
+                        comment,
+                    ])
+                    .map_err(err)?;
+                for d in [day, before.flatten()].into_iter().flatten() {
+                    // Batches come in series order: skip the copy when the day repeats.
+                    let same = |k: &DayKey| k.0 == row.subject_id && k.1 == row.code && k.2 == d;
+                    if !last.as_ref().is_some_and(same) {
+                        let key = (row.subject_id.clone(), row.code.clone(), d);
+                        touched.insert(key.clone());
+                        last = Some(key);
+                    }
+                }
+            }
+        }
+        for key in &touched {
+            day::recompute(&tx, key)?;
+        }
+        tx.commit().map_err(err)?;
+        Ok(written)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ReadingProblem;
+    use answers_protocol::envelope::kinds::Source;
+    use answers_vocab::CodeRef;
+
+    fn store() -> Store {
+        let s = Store::open_in_memory().unwrap();
+        s.upsert_subject("a", "alice", "Europe/Berlin").unwrap();
+        s
+    }
+
+    fn weight(value: f64) -> NewReading {
+        NewReading::measured(
+            "a",
+            "weight",
+            CodeRef::loinc("29463-7"),
+            value,
+            "KG",
+            "2026-03-02T06:00:00Z".parse().unwrap(),
+            Source::Scale,
+        )
+    }
+
+    fn count(s: &Store, sql: &str) -> i64 {
+        s.conn().query_row(sql, [], |r| r.get(0)).unwrap()
+    }
+
+    #[test]
+    fn a_refused_row_or_unknown_subject_writes_nothing() {
+        let mut s = store();
+        let mut bad = weight(1.0);
+        bad.value_num = Some(f64::NAN);
+        let err = s.upsert_readings(&[weight(70.0), bad]).unwrap_err();
+        assert!(matches!(
+            err,
+            StoreError::InvalidReading {
+                index: 1,
+                problem: ReadingProblem::NonFiniteValue
+            }
+        ));
+        let mut stranger = weight(70.0);
+        stranger.subject_id = "nobody".into();
+        let err = s.upsert_readings(&[weight(70.0), stranger]).unwrap_err();
+        assert!(matches!(err, StoreError::UnknownSubject));
+        assert_eq!(count(&s, "SELECT COUNT(*) FROM series"), 0);
+        assert_eq!(count(&s, "SELECT COUNT(*) FROM day_aggregate"), 0);
+    }
+
+    #[test]
+    fn an_upsert_replaces_and_units_are_stored_canonically() {
+        let mut s = store();
+        s.upsert_readings(&[weight(70.0)]).unwrap();
+        s.upsert_readings(&[weight(71.5)]).unwrap();
+        let (n, value, unit): (i64, f64, String) = s
+            .conn()
+            .query_row(
+                "SELECT COUNT(*), MAX(value_num), MAX(unit) FROM series",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!((n, unit.as_str()), (1, "kg"));
+        assert!((value - 71.5).abs() < 1e-9, "{value}");
+        let elected: f64 = s
+            .conn()
+            .query_row("SELECT value FROM day_elected", [], |r| r.get(0))
+            .unwrap();
+        assert!((elected - 71.5).abs() < 1e-9, "{elected}");
+    }
+
+    #[test]
+    fn a_row_rewritten_as_legacy_leaves_its_day() {
+        let mut s = store();
+        s.upsert_readings(&[weight(70.0)]).unwrap();
+        assert_eq!(count(&s, "SELECT COUNT(*) FROM day_elected"), 1);
+        let mut legacy = weight(70.0);
+        legacy.legacy = true;
+        s.upsert_readings(&[legacy]).unwrap();
+        assert_eq!(count(&s, "SELECT COUNT(*) FROM day_elected"), 0);
+        assert_eq!(count(&s, "SELECT COUNT(*) FROM day_aggregate"), 0);
+        assert_eq!(
+            count(&s, "SELECT COUNT(*) FROM series WHERE local_day IS NULL"),
+            1
+        );
+    }
+
+    #[test]
+    fn mixed_units_from_one_source_are_not_aggregated() {
+        let mut s = store();
+        let mut lb = weight(155.0);
+        lb.unit = Some("lb".into());
+        lb.start = "2026-03-02T18:00:00Z".parse().unwrap();
+        s.upsert_readings(&[weight(70.0), lb]).unwrap();
+        assert_eq!(count(&s, "SELECT COUNT(*) FROM day_aggregate"), 0);
+        assert_eq!(count(&s, "SELECT COUNT(*) FROM day_elected"), 0);
+    }
+}
