@@ -5,20 +5,22 @@ use std::path::Path;
 
 use phi_filter::names::NamePolicy;
 use proc_macro2::{LineColumn, Span, TokenStream};
-use rayon::prelude::*;
 use syn::spanned::Spanned;
 
-use crate::classify::{Classifier, Unsafe, Why, is_error_name};
+use crate::classify::{Classifier, Why};
 use crate::config::Config;
 use crate::finding::{FileError, Finding, assign_fingerprints};
 use crate::grammar::{Interp, Sink, Value, parse_sink, sink_for, tokens_text};
 use crate::rules::Rule;
 use crate::source::{SourceFile, pos};
 use crate::suppress;
+use crate::types::{Scope, TypeIndex, index_file};
 use crate::walk::{Scan, io_message};
 
 mod instrument;
+mod locals;
 mod tokens;
+mod two_phase;
 mod visit;
 
 /// Stack size of the lint's worker threads.
@@ -61,20 +63,15 @@ pub struct FileLint {
 #[must_use]
 pub fn lint(scan: &Scan) -> LintResult {
     let names = scan.config.name_policy();
-    let run = || -> Vec<Result<FileLint, FileError>> {
-        scan.files
-            .par_iter()
-            .map(|(path, rel)| lint_path(&scan.config, &names, path, rel))
-            .collect()
-    };
-    // syn parses recursively: deeply nested input needs deeper stacks than rayon's default.
-    let results = match rayon::ThreadPoolBuilder::new()
-        .stack_size(STACK_SIZE)
-        .build()
-    {
-        Ok(pool) => pool.install(run),
-        Err(_) => run(),
-    };
+    // Two phases on the same worker threads: each parses its share of the files and indexes
+    // their items; the indexes merge; each then lints the files it parsed, with the merged type
+    // index at hand. syn trees are not `Send`, so they stay on the thread that parsed them.
+    let results = two_phase::run(
+        &scan.files,
+        STACK_SIZE,
+        |(path, rel)| parse_path(path, rel),
+        |parsed, index| lint_parsed(&scan.config, &names, parsed, index),
+    );
     let mut out = LintResult {
         files: scan.files.len(),
         errors: scan.walk_errors.clone(),
@@ -107,12 +104,14 @@ pub fn lint(scan: &Scan) -> LintResult {
     out
 }
 
-fn lint_path(
-    config: &Config,
-    names: &NamePolicy,
-    path: &Path,
-    rel: &str,
-) -> Result<FileLint, FileError> {
+/// A file parsed in the first phase: its text, its tree and where it is.
+pub(crate) struct Parsed {
+    rel: String,
+    text: String,
+    file: syn::File,
+}
+
+fn parse_path(path: &Path, rel: &str) -> Result<Parsed, FileError> {
     let bytes = std::fs::read(path).map_err(|e| FileError {
         file: rel.to_owned(),
         pos: None,
@@ -123,7 +122,23 @@ fn lint_path(
         pos: None,
         message: "not valid UTF-8".into(),
     })?;
-    lint_text(config, names, rel, &text)
+    parse_text(rel, text)
+}
+
+fn parse_text(rel: &str, text: String) -> Result<Parsed, FileError> {
+    let file = syn::parse_file(&text).map_err(|e| {
+        let start = e.span().start();
+        FileError {
+            file: rel.to_owned(),
+            pos: (start.line > 0).then(|| pos(start)),
+            message: format!("cannot parse: {e}"),
+        }
+    })?;
+    Ok(Parsed {
+        rel: rel.to_owned(),
+        text,
+        file,
+    })
 }
 
 /// Lints one file's text as if it were at `rel` under the scan root.
@@ -135,23 +150,19 @@ fn lint_path(
 /// # Ok::<(), phi_lint::FileError>(())
 /// ```
 pub fn lint_source(config: &Config, rel: &str, text: &str) -> Result<FileLint, FileError> {
-    lint_text(config, &config.name_policy(), rel, text)
+    let parsed = parse_text(rel, text.to_owned())?;
+    let index = TypeIndex::merge([index_file(rel, &parsed.file)]);
+    Ok(lint_parsed(config, &config.name_policy(), &parsed, &index))
 }
 
-fn lint_text(
+fn lint_parsed(
     config: &Config,
     names: &NamePolicy,
-    rel: &str,
-    text: &str,
-) -> Result<FileLint, FileError> {
-    let file = syn::parse_file(text).map_err(|e| {
-        let start = e.span().start();
-        FileError {
-            file: rel.to_owned(),
-            pos: (start.line > 0).then(|| pos(start)),
-            message: format!("cannot parse: {e}"),
-        }
-    })?;
+    parsed: &Parsed,
+    types: &TypeIndex,
+) -> FileLint {
+    let Parsed { rel, text, file } = parsed;
+    let (rel, text) = (rel.as_str(), text.as_str());
     let source = SourceFile::new(text);
     let test_file = !config.scan_tests
         && rel
@@ -164,6 +175,8 @@ fn lint_text(
         classifier: Classifier {
             names,
             safe_functions: &config.safe_functions,
+            types: types.view(rel),
+            safe_types: &config.safe_types,
         },
         source: &source,
         rel,
@@ -174,9 +187,12 @@ fn lint_text(
         skipped: Vec::new(),
         modules: Vec::new(),
         test_modules: Vec::new(),
+        scope: Scope::default(),
+        self_ty: None,
+        closures: Vec::new(),
     };
     if !test_file {
-        syn::visit::Visit::visit_file(&mut linter, &file);
+        syn::visit::Visit::visit_file(&mut linter, file);
     }
     let Linter {
         raw,
@@ -188,13 +204,13 @@ fn lint_text(
     let (mut findings, suppressions, suppressed) = apply_suppressions(text, rel, raw, &skipped);
     findings.sort_by(|a, b| (a.start, a.rule, &a.field).cmp(&(b.start, b.rule, &b.field)));
     assign_fingerprints(&mut findings);
-    Ok(FileLint {
+    FileLint {
         findings,
         statements,
         suppressions,
         suppressed,
         test_modules,
-    })
+    }
 }
 
 /// Walks one file's syntax tree and collects findings.
@@ -215,6 +231,12 @@ pub(crate) struct Linter<'a> {
     modules: Vec<String>,
     /// Out-of-line test modules this file declares (see [`FileLint::test_modules`]).
     test_modules: Vec<String>,
+    /// The locals in scope, for the classifier.
+    scope: Scope,
+    /// The `Self` type of the enclosing `impl`.
+    self_ty: Option<String>,
+    /// Closures whose parameters are bound to a method receiver's elements.
+    closures: Vec<locals::ClosureSource>,
 }
 
 impl Linter<'_> {
@@ -231,49 +253,45 @@ impl Linter<'_> {
         let (whole_start, whole_end, whole_tokens, verdict) = match &interp.value {
             Value::Expr(e) => {
                 let verdict = if interp.err_capture {
-                    Err(Unsafe {
-                        span: e.span(),
-                        tokens: tokens_text(e),
-                        why: Why::Error,
-                    })
+                    Err((e.span(), Some(e), Why::Error))
                 } else {
-                    self.classifier.check(e)
+                    self.classifier
+                        .check_value(e, &interp.field, &self.scope)
+                        .map_err(|u| (u.span, u.at, u.why))
                 };
                 (e.span().start(), e.span().end(), tokens_text(e), verdict)
             }
             Value::Capture { name, start, end } => {
-                let verdict = capture_verdict(self.classifier.names, name);
+                let key = match self.classifier.names.classify(&interp.field) {
+                    phi_filter::names::NameVerdict::Allowed(c) => Some(c),
+                    _ => None,
+                };
+                let verdict = self
+                    .classifier
+                    .check_capture(name, key, &self.scope)
+                    .map_err(|why| (Span::call_site(), None, why));
                 (*start, *end, name.clone(), verdict)
             }
         };
-        let Err(bad) = verdict else { return };
+        let Err((bad_span, bad_at, why)) = verdict else {
+            return;
+        };
         let (start, end) = match &interp.value {
             Value::Capture { .. } => (whole_start, whole_end),
-            Value::Expr(_) => (bad.span.start(), bad.span.end()),
+            Value::Expr(_) => (bad_span.start(), bad_span.end()),
         };
-        let culprit = self.text(start, end).unwrap_or(&bad.tokens).to_owned();
-        let (rule, message) = match &bad.why {
-            Why::Error => (
-                Rule::ErrorMessage,
-                format!("`{culprit}` is an error: its message can quote the data it failed on"),
-            ),
-            Why::Denied { name, stem } => (
-                if sink.is_print() {
-                    Rule::Print
-                } else {
-                    Rule::Interpolation
-                },
-                format!("`{name}` contains the deny stem `{stem}`"),
-            ),
-            Why::Unknown => (
-                if sink.is_print() {
-                    Rule::Print
-                } else {
-                    Rule::Interpolation
-                },
-                format!("`{culprit}` is not an opaque id, count, duration, status or type name"),
-            ),
+        let culprit = match self.text(start, end) {
+            Some(t) => t.to_owned(),
+            None => bad_at.map_or_else(|| whole_tokens.clone(), tokens_text),
         };
+        let rule = if why.is_error() {
+            Rule::ErrorMessage
+        } else if sink.is_print() {
+            Rule::Print
+        } else {
+            Rule::Interpolation
+        };
+        let message = why.message(&culprit);
         let expr = self
             .text(whole_start, whole_end)
             .unwrap_or(&whole_tokens)
@@ -412,27 +430,6 @@ fn writes_to_std_stream(tokens: &TokenStream) -> bool {
         .take_while(|tt| !matches!(tt, proc_macro2::TokenTree::Punct(p) if p.as_char() == ','))
         .collect();
     mentions(dest)
-}
-
-/// The verdict on an inline format capture `{name}`.
-fn capture_verdict(names: &NamePolicy, name: &str) -> Result<(), Unsafe> {
-    let why = if is_error_name(name) {
-        Why::Error
-    } else {
-        match names.classify(name) {
-            v if v.is_allowed() => return Ok(()),
-            phi_filter::names::NameVerdict::Denied { stem } => Why::Denied {
-                name: name.to_owned(),
-                stem,
-            },
-            _ => Why::Unknown,
-        }
-    };
-    Err(Unsafe {
-        span: Span::call_site(),
-        tokens: name.to_owned(),
-        why,
-    })
 }
 
 /// Applies inline suppressions; reports malformed and unused ones. Returns the findings left,

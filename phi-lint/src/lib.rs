@@ -31,6 +31,7 @@ pub mod report;
 pub mod rules;
 mod source;
 mod suppress;
+mod types;
 mod walk;
 
 pub use baseline::Baseline;
