@@ -190,17 +190,25 @@ fn lint_parsed(
         scope: Scope::default(),
         self_ty: None,
         closures: Vec::new(),
+        local_closures: Vec::new(),
+        replaying: 0,
     };
     if !test_file {
         syn::visit::Visit::visit_file(&mut linter, file);
     }
     let Linter {
-        raw,
+        mut raw,
         statements,
         skipped,
         test_modules,
         ..
     } = linter;
+    // A closure judged again at its calls can report a finding twice at one place.
+    raw.sort_by(|a, b| (a.start, a.rule, &a.field).cmp(&(b.start, b.rule, &b.field)));
+    raw.dedup_by(|a, b| {
+        (a.start, a.end, a.rule, &a.field, &a.message)
+            == (b.start, b.end, b.rule, &b.field, &b.message)
+    });
     let (mut findings, suppressions, suppressed) = apply_suppressions(text, rel, raw, &skipped);
     findings.sort_by(|a, b| (a.start, a.rule, &a.field).cmp(&(b.start, b.rule, &b.field)));
     assign_fingerprints(&mut findings);
@@ -237,6 +245,10 @@ pub(crate) struct Linter<'a> {
     self_ty: Option<String>,
     /// Closures whose parameters are bound to a method receiver's elements.
     closures: Vec<locals::ClosureSource>,
+    /// Closures bound to locals, judged again at their calls.
+    local_closures: Vec<locals::LocalClosure>,
+    /// How deep in such a replay the walk is.
+    replaying: u8,
 }
 
 impl Linter<'_> {

@@ -34,6 +34,13 @@ const ELEMENT_CLOSURES: &[&str] = &[
     "fold",
 ];
 
+/// A closure bound to a local, and where its binding is in the scope.
+pub(super) struct LocalClosure {
+    name: String,
+    at: usize,
+    closure: Box<syn::ExprClosure>,
+}
+
 /// Where a closure's parameters come from: the closure (by address) and what its first
 /// parameter is bound to.
 pub(super) struct ClosureSource {
@@ -64,6 +71,8 @@ impl Linter<'_> {
 
     pub(super) fn exit_fn(&mut self) {
         self.scope.exit_fn();
+        let len = self.scope.mark();
+        self.local_closures.retain(|c| c.at < len);
     }
 
     /// `let pat = init;` after `init` was visited: binds the pattern to the initializer.
@@ -73,6 +82,53 @@ impl Linter<'_> {
             None => (Origin::Unknown, Ty::Unknown),
         };
         self.bind_pat(&l.pat, &origin, ty);
+        // `let log = |user_id| info!(..)`: kept, so its calls can bind the parameters.
+        if let (Pat::Ident(id), Some(init)) = (&l.pat, &l.init)
+            && let Expr::Closure(c) = crate::classify::peel(&init.expr)
+        {
+            self.local_closures.push(LocalClosure {
+                name: id.ident.to_string(),
+                at: self.scope.mark() - 1,
+                closure: Box::new(c.clone()),
+            });
+        }
+    }
+
+    /// `log(&patient.name)` where `log` is a local closure: its body is judged again with its
+    /// parameters bound to the arguments, when an argument is a leak (findings at the same
+    /// place are reported once).
+    pub(super) fn closure_call(&mut self, call: &syn::ExprCall) {
+        let Expr::Path(p) = &*call.func else { return };
+        if p.path.segments.len() != 1 || self.replaying > 1 {
+            return;
+        }
+        let name = p.path.segments[0].ident.to_string();
+        let Some(at) = self.scope.lookup_index(&name) else {
+            return;
+        };
+        let Some(closure) = self
+            .local_closures
+            .iter()
+            .rev()
+            .find(|c| c.name == name && c.at == at)
+            .map(|c| c.closure.clone())
+        else {
+            return;
+        };
+        let args: Vec<(Origin, Ty)> = call.args.iter().map(|a| self.judge(a)).collect();
+        if !args.iter().any(|(o, _)| matches!(o, Origin::Tainted(_))) {
+            return;
+        }
+        let mark = self.scope.mark();
+        for (p, (origin, ty)) in closure.inputs.iter().zip(args) {
+            self.bind_pat(p, &origin, ty);
+        }
+        let statements = self.statements;
+        self.replaying += 1;
+        self.visit_expr(&closure.body);
+        self.replaying -= 1;
+        self.statements = statements;
+        self.scope.truncate(mark);
     }
 
     /// The origin and type of a value a pattern is bound to.

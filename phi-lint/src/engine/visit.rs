@@ -138,6 +138,11 @@ impl<'ast> Visit<'ast> for Linter<'_> {
         self.match_expr(m);
     }
 
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        visit::visit_expr_call(self, c);
+        self.closure_call(c);
+    }
+
     fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
         visit::visit_expr_assign(self, a);
         self.mutated(&a.left, Some(&a.right));

@@ -45,6 +45,15 @@ impl Scope {
         self.bindings.push(b);
     }
 
+    /// Where the innermost binding of `name` in the current function is.
+    pub(crate) fn lookup_index(&self, name: &str) -> Option<usize> {
+        let base = self.frames.last().map_or(0, |f| f.0);
+        self.bindings[base..]
+            .iter()
+            .rposition(|b| b.name == name)
+            .map(|i| base + i)
+    }
+
     /// Changes the origin of the innermost binding of `name`.
     pub(crate) fn set_origin(&mut self, name: &str, origin: Origin) {
         let base = self.frames.last().map_or(0, |f| f.0);
