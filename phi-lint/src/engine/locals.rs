@@ -183,6 +183,13 @@ impl Linter<'_> {
                                 origin
                             },
                         ),
+                        // An extractor or wrapper from another crate (`Path(id): Path<String>`):
+                        // its one field is its type argument.
+                        _ if ts.elems.len() == 1
+                            && types.def(resolved.name().unwrap_or_default()).is_none() =>
+                        {
+                            (resolved.arg(0), origin)
+                        }
                         _ => (types.field(&resolved, &i.to_string()), origin),
                     };
                     self.bind_pat(p, origin, inner);

@@ -191,6 +191,14 @@ fn ty_depth(e: &Expr, scope: &Scope, index: &Types<'_>, depth: u8) -> Ty {
             if matches!(method.as_str(), "iter" | "into_iter" | "iter_mut") {
                 return recv;
             }
+            // `web::Path<String>::into_inner()`, `Json<T>::into_inner()`.
+            if method == "into_inner"
+                && let Ty::Named(n, args) = &recv
+                && args.len() == 1
+                && index.def(n).is_none()
+            {
+                return args[0].clone();
+            }
             match recv.name() {
                 Some(n) => index
                     .method(n, &method)
