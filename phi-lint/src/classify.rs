@@ -137,6 +137,9 @@ pub(crate) struct Classifier<'a> {
     pub(crate) types: Types<'a>,
     /// Types declared safe (`safe-types`): their values may be logged under any name.
     pub(crate) safe_types: &'a [String],
+    /// Verdicts on names already classified in this file: names repeat, and a verdict matches
+    /// them against every deny stem.
+    pub(crate) cache: std::cell::RefCell<std::collections::HashMap<String, NameVerdict>>,
 }
 
 /// What one check knows besides the expression: the locals in scope and the field key.
@@ -156,11 +159,21 @@ impl Classifier<'_> {
         key: &str,
         scope: &Scope,
     ) -> Result<(), Unsafe<'e>> {
-        let key = match self.names.classify(key) {
+        let key = match self.classify_name(key) {
             NameVerdict::Allowed(c) => Some(c),
             _ => None,
         };
         self.check(e, Ctx { scope, key })
+    }
+
+    /// The policy's verdict on a name, cached per file.
+    pub(crate) fn classify_name(&self, name: &str) -> NameVerdict {
+        if let Some(v) = self.cache.borrow().get(name) {
+            return v.clone();
+        }
+        let v = self.names.classify(name);
+        self.cache.borrow_mut().insert(name.to_owned(), v.clone());
+        v
     }
 
     /// Where a local bound to `init` came from.
@@ -347,15 +360,9 @@ impl Classifier<'_> {
                 _ => None,
             };
             if let Some(name) = name
-                && let Some(stem) = self.names.denied_stem(&name)
+                && let NameVerdict::Denied { stem } = self.classify_name(&name)
             {
-                return Err(unsafe_at(
-                    at,
-                    Why::Denied {
-                        name,
-                        stem: stem.to_owned(),
-                    },
-                ));
+                return Err(unsafe_at(at, Why::Denied { name, stem }));
             }
             cur = match cur {
                 Expr::Field(f) => peel(&f.base),

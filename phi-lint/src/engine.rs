@@ -177,6 +177,7 @@ fn lint_parsed(
             safe_functions: &config.safe_functions,
             types: types.view(rel),
             safe_types: &config.safe_types,
+            cache: std::cell::RefCell::default(),
         },
         source: &source,
         rel,
@@ -274,7 +275,7 @@ impl Linter<'_> {
                 (e.span().start(), e.span().end(), tokens_text(e), verdict)
             }
             Value::Capture { name, start, end } => {
-                let key = match self.classifier.names.classify(&interp.field) {
+                let key = match self.classifier.classify_name(&interp.field) {
                     phi_filter::names::NameVerdict::Allowed(c) => Some(c),
                     _ => None,
                 };

@@ -38,7 +38,7 @@ impl Classifier<'_> {
     }
 
     fn decide(&self, name: &str, fact: Fact, key: Option<NameClass>) -> Result<(), Why> {
-        let claim = match self.names.classify(name) {
+        let claim = match self.classify_name(name) {
             NameVerdict::Denied { stem } => {
                 return Err(Why::Denied {
                     name: name.to_owned(),
