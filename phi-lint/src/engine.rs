@@ -70,7 +70,8 @@ pub fn lint(scan: &Scan) -> LintResult {
         &scan.files,
         STACK_SIZE,
         |(path, rel)| parse_path(path, rel),
-        |parsed, index| lint_parsed(&scan.config, &names, parsed, index),
+        parse_text,
+        |parsed, index, misses| lint_parsed(&scan.config, &names, parsed, index, misses),
     );
     let mut out = LintResult {
         files: scan.files.len(),
@@ -152,14 +153,22 @@ fn parse_text(rel: &str, text: String) -> Result<Parsed, FileError> {
 pub fn lint_source(config: &Config, rel: &str, text: &str) -> Result<FileLint, FileError> {
     let parsed = parse_text(rel, text.to_owned())?;
     let index = TypeIndex::merge([index_file(rel, &parsed.file)]);
-    Ok(lint_parsed(config, &config.name_policy(), &parsed, &index))
+    Ok(lint_parsed(
+        config,
+        &config.name_policy(),
+        &parsed,
+        &index,
+        None,
+    ))
 }
 
+/// Lints one parsed file; names the index was asked for and did not have go to `misses`.
 fn lint_parsed(
     config: &Config,
     names: &NamePolicy,
     parsed: &Parsed,
     types: &TypeIndex,
+    misses: Option<&std::cell::RefCell<Vec<String>>>,
 ) -> FileLint {
     let Parsed { rel, text, file } = parsed;
     let (rel, text) = (rel.as_str(), text.as_str());
@@ -175,7 +184,7 @@ fn lint_parsed(
         classifier: Classifier {
             names,
             safe_functions: &config.safe_functions,
-            types: types.view(rel),
+            types: types.view(rel, misses),
             safe_types: &config.safe_types,
             cache: std::cell::RefCell::default(),
         },

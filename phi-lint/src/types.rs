@@ -8,6 +8,7 @@
 //! name resolves to nothing. So the index answers across the files of a crate and across the
 //! crates of a workspace where the answer is unambiguous, and says "unknown" elsewhere.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use syn::{FnArg, GenericArgument, Item, PathArguments, ReturnType, Type};
@@ -126,7 +127,7 @@ pub(crate) struct FnSig {
 }
 
 /// One file's contribution to the index, in the order found.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct FileIndex {
     /// The crate the file belongs to: its path up to the last `src/` (`crates/auth`), or `""`.
     krate: String,
@@ -260,6 +261,8 @@ pub(crate) struct TypeIndex {
 pub(crate) struct Types<'a> {
     index: &'a TypeIndex,
     krate: &'a str,
+    /// Where to note the names looked up and not found, if anyone asks.
+    misses: Option<&'a RefCell<Vec<String>>>,
 }
 
 /// The crate of a file: its path up to the last `src/` component, or `""`.
@@ -295,18 +298,43 @@ impl TypeIndex {
         out
     }
 
-    /// The index as seen from the crate of the file at `rel`.
-    pub(crate) fn view<'a>(&'a self, rel: &'a str) -> Types<'a> {
+    /// The index as seen from the crate of the file at `rel`; names looked up and not found
+    /// are noted in `misses`, if given.
+    pub(crate) fn view<'a>(
+        &'a self,
+        rel: &'a str,
+        misses: Option<&'a RefCell<Vec<String>>>,
+    ) -> Types<'a> {
         Types {
             index: self,
             krate: crate_of(rel),
+            misses,
         }
+    }
+
+    /// Whether the index defines any of `names` (types, functions, methods or consts).
+    pub(crate) fn defines_any(&self, names: &[String]) -> bool {
+        names.iter().any(|n| {
+            self.types.global.contains_key(n)
+                || self.fns.global.contains_key(n)
+                || self.methods.global.contains_key(n)
+                || self.consts.global.contains_key(n)
+        })
     }
 }
 
 impl Types<'_> {
+    fn miss<T>(&self, name: &str, found: Option<T>) -> Option<T> {
+        if found.is_none()
+            && let Some(m) = self.misses
+        {
+            m.borrow_mut().push(name.to_owned());
+        }
+        found
+    }
+
     fn type_def(&self, name: &str) -> Option<&TypeDef> {
-        self.index.types.get(self.krate, name)
+        self.miss(name, self.index.types.get(self.krate, name))
     }
 
     /// The definition of a type name, through `use` renames and aliases (a few hops): the
@@ -322,7 +350,8 @@ impl Types<'_> {
                 && original != name
             {
                 if let Some(from) = from {
-                    return match self.index.types.get_foreign(self.krate, from, original) {
+                    let foreign = self.index.types.get_foreign(self.krate, from, original);
+                    return match self.miss(original, foreign) {
                         Some(TypeDef::Alias(Ty::Named(target, _))) => self.type_def(target),
                         other => other,
                     };
@@ -396,12 +425,12 @@ impl Types<'_> {
 
     /// The signature of a free function.
     pub(crate) fn function(&self, name: &str) -> Option<&FnSig> {
-        self.index.fns.get(self.krate, name)
+        self.miss(name, self.index.fns.get(self.krate, name))
     }
 
     /// The type of a const or static.
     pub(crate) fn constant(&self, name: &str) -> Option<&Ty> {
-        self.index.consts.get(self.krate, name)
+        self.miss(name, self.index.consts.get(self.krate, name))
     }
 }
 

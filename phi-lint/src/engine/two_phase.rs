@@ -1,11 +1,17 @@
-//! The lint's parallel pass, in two phases on the same threads: parse and index every file,
-//! merge the indexes, then lint every file with the merged index at hand.
+//! The lint's parallel pass, in two phases on the same threads.
 //!
-//! syn's trees hold `proc_macro2` spans, which are not `Send`: a tree cannot move to another
-//! thread. So each worker keeps the trees it parsed and lints them itself after the merge; files
-//! are handed out one at a time from a shared counter, which balances the first phase, and the
-//! second follows the same split (lint time follows parse time closely).
+//! 1. Each worker takes files one at a time from a shared counter, parses one, indexes its items
+//!    and lints it at once with that file's own index, while its tree is hot in the cache; it
+//!    notes the names the lint asked the index for and did not find, and drops the tree.
+//! 2. The per-file indexes merge. A file whose missed names the merged index defines (a type
+//!    from another file or crate) is parsed again from its text and linted again with the
+//!    merged index; the others keep their first result, which the merged index cannot change.
+//!
+//! Keeping every tree for a second pass instead cost a third more CPU (cold trees, memory
+//! proportional to the whole scan); syn trees are not `Send`, so they could not be shared out
+//! anyway.
 
+use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -17,15 +23,17 @@ use crate::types::{FileIndex, TypeIndex, index_file};
 
 /// Runs `parse` on every file and then `lint` on every parsed file, on all cores; the results
 /// are in the order of `files`.
-pub(super) fn run<P, L>(
+pub(super) fn run<P, R, L>(
     files: &[(PathBuf, String)],
     stack_size: usize,
     parse: P,
+    reparse: R,
     lint: L,
 ) -> Vec<Result<FileLint, FileError>>
 where
     P: Fn((&PathBuf, &String)) -> Result<Parsed, FileError> + Sync,
-    L: Fn(&Parsed, &TypeIndex) -> FileLint + Sync,
+    R: Fn(&str, String) -> Result<Parsed, FileError> + Sync,
+    L: Fn(&Parsed, &TypeIndex, Option<&RefCell<Vec<String>>>) -> FileLint + Sync,
 {
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
@@ -41,30 +49,53 @@ where
         merged: OnceLock::new(),
     };
     let worker = || -> Vec<(usize, Result<FileLint, FileError>)> {
-        let mut mine: Vec<(usize, Result<Parsed, FileError>)> = Vec::new();
+        let mut done: Vec<(usize, Result<FileLint, FileError>)> = Vec::new();
+        // Files to lint again if the merged index knows what they missed: (index in `done`,
+        // text, missed names).
+        let mut again: Vec<(usize, String, Vec<String>)> = Vec::new();
         let mut local = Vec::new();
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some((path, rel)) = files.get(i) else {
                 break;
             };
-            let parsed = catch_unwind(AssertUnwindSafe(|| parse((path, rel))))
-                .unwrap_or_else(|_| Err(panicked(rel)));
-            if let Ok(p) = &parsed {
-                local.push(index_file(&p.rel, &p.file));
+            let first = catch_unwind(AssertUnwindSafe(|| {
+                let parsed = parse((path, rel))?;
+                let own = index_file(&parsed.rel, &parsed.file);
+                let index = TypeIndex::merge([own.clone()]);
+                let misses = RefCell::new(Vec::new());
+                let out = lint(&parsed, &index, Some(&misses));
+                let mut misses = misses.into_inner();
+                misses.sort_unstable();
+                misses.dedup();
+                Ok((out, own, misses, parsed.text))
+            }))
+            .unwrap_or_else(|_| Err(panicked(rel)));
+            match first {
+                Ok((out, own, misses, text)) => {
+                    local.push(own);
+                    if !misses.is_empty() {
+                        again.push((done.len(), text, misses));
+                    }
+                    done.push((i, Ok(out)));
+                }
+                Err(e) => done.push((i, Err(e))),
             }
-            mine.push((i, parsed));
         }
         let index = gate.arrive(local);
-        mine.into_iter()
-            .map(|(i, parsed)| {
-                let rel = &files[i].1;
-                let r = parsed.and_then(|p| {
-                    catch_unwind(AssertUnwindSafe(|| lint(&p, index))).map_err(|_| panicked(rel))
-                });
-                (i, r)
-            })
-            .collect()
+        for (at, text, misses) in again {
+            if !index.defines_any(&misses) {
+                continue;
+            }
+            let i = done[at].0;
+            let rel = &files[i].1;
+            let second = catch_unwind(AssertUnwindSafe(|| {
+                reparse(rel, text).map(|p| lint(&p, index, None))
+            }))
+            .unwrap_or_else(|_| Err(panicked(rel)));
+            done[at].1 = second;
+        }
+        done
     };
     let mut results: Vec<Option<Result<FileLint, FileError>>> =
         (0..files.len()).map(|_| None).collect();
