@@ -148,7 +148,10 @@ impl Why {
             Why::Error => {
                 format!("`{culprit}` is an error: its message can quote the data it failed on")
             }
-            Why::Denied { name, stem } => format!("`{name}` contains the deny stem `{stem}`"),
+            Why::Denied { name, stem } => format!(
+                "`{name}` contains the deny stem `{}`",
+                stem.trim_matches('_')
+            ),
             Why::Unknown => {
                 format!("`{culprit}` is not an opaque id, count, duration, status or type name")
             }
@@ -180,9 +183,10 @@ impl Why {
                 }
                 let because = match root {
                     Why::Error => "an error, whose message can quote the data it failed on".into(),
-                    Why::Denied { name, stem } => {
-                        format!("`{name}`, which contains the deny stem `{stem}`")
-                    }
+                    Why::Denied { name, stem } => format!(
+                        "`{name}`, which contains the deny stem `{}`",
+                        stem.trim_matches('_')
+                    ),
                     Why::Refuted { name, ty, .. } => {
                         format!("`{name}`, whose type `{ty}` can hold personal data")
                     }

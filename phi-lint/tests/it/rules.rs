@@ -282,3 +282,8 @@ fn types_resolve_across_files_and_crates() {
         render(&result.findings)
     );
 }
+
+#[test]
+fn grounded_vocabulary() {
+    insta::assert_snapshot!(check("vocabulary.rs", &Config::default()));
+}
