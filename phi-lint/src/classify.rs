@@ -140,6 +140,8 @@ pub(crate) struct Classifier<'a> {
     /// Verdicts on names already classified in this file: names repeat, and a verdict matches
     /// them against every deny stem.
     pub(crate) cache: std::cell::RefCell<std::collections::HashMap<String, NameVerdict>>,
+    /// Set when a value passed by its name alone, its type unknown (see [`Classifier::origin`]).
+    pub(crate) by_name_only: std::cell::Cell<bool>,
 }
 
 /// What one check knows besides the expression: the locals in scope and the field key.
@@ -185,7 +187,12 @@ impl Classifier<'_> {
         {
             return Origin::Unknown;
         }
+        self.by_name_only.set(false);
         match self.check(init, Ctx { scope, key: None }) {
+            // An initializer that passed only by a name whose type is unknown
+            // (`user.input.id`) says no more than the local's own name: both must pass, so the
+            // local's name and type decide as if its origin were unknown.
+            Ok(()) if self.by_name_only.get() => Origin::Unknown,
             Ok(()) => Origin::Safe,
             Err(u) if u.why == Why::Unknown => Origin::Unknown,
             Err(u) => Origin::Tainted(u.why),

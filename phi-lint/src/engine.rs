@@ -265,6 +265,7 @@ fn lint_parsed(
                 types: types.view(rel, misses),
                 safe_types: &config.safe_types,
                 cache: std::cell::RefCell::default(),
+                by_name_only: std::cell::Cell::default(),
             },
             source: &source,
             rel,

@@ -85,7 +85,10 @@ impl Classifier<'_> {
                 Some(_) => refuted(ty, "a struct, map or collection"),
                 None => Err(Why::Unknown),
             },
-            Fact::Unknown => claim.map_or(Err(Why::Unknown), |_| Ok(())),
+            Fact::Unknown => {
+                self.by_name_only.set(true);
+                claim.map_or(Err(Why::Unknown), |_| Ok(()))
+            }
         }
     }
 
