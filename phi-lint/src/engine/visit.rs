@@ -197,6 +197,8 @@ impl Linter<'_> {
             return;
         }
         self.context.push(sig.ident.to_string());
+        // The parameters are in scope for `#[instrument(fields(..))]` as for the body.
+        self.enter_fn(sig);
         for attr in attrs {
             let mut metas = Vec::new();
             self.instrument_metas(&attr.meta, &mut metas, 0);
@@ -206,7 +208,6 @@ impl Linter<'_> {
         }
         let params = super::writers::stream_params(sig);
         let outer = std::mem::replace(&mut self.std_streams, params);
-        self.enter_fn(sig);
         walk(self);
         self.exit_fn();
         self.std_streams = outer;
