@@ -19,6 +19,7 @@ use crate::types::{FileIndex, Scope, TypeIndex, index_file};
 use crate::walk::{Scan, io_message};
 
 mod expand;
+mod formats;
 mod imports;
 mod instrument;
 mod locals;
@@ -549,6 +550,11 @@ impl Linter<'_> {
                 for interp in &parsed.interps {
                     if let Value::Expr(e) = &interp.value {
                         syn::visit::Visit::visit_expr(self, e);
+                    }
+                }
+                if matches!(sink, Sink::Event { .. } | Sink::Span { .. }) {
+                    for e in &parsed.others {
+                        self.formats_in(path, sink, e, stmt);
                     }
                 }
                 for e in &parsed.others {
