@@ -173,7 +173,7 @@ fn macro_rules_from_another_file() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rules/cross_file");
     std::fs::create_dir(dir.path().join("src")).expect("mkdir");
     let mut want = BTreeMap::new();
-    for name in ["lib.rs", "macros.rs", "user.rs", "other.rs"] {
+    for name in ["lib.rs", "macros.rs", "user.rs", "other.rs", "ids.rs"] {
         let text = fixture(&format!("cross_file/{name}"));
         std::fs::write(dir.path().join("src").join(name), &text).expect("write");
         for ((line, rule), n) in expected(&text, false) {
