@@ -22,37 +22,215 @@
 use std::borrow::Cow;
 use std::fmt;
 
-/// The stems that make a name PHI whatever its class, matched as substrings of the lower-case,
-/// snake-cased name.
+/// The stems that make a name PHI whatever its class, matched on the lower-case, snake-cased
+/// name: as a substring (`email` in `patient_email`), or, when written `_stem_`, as a whole word
+/// (`_ip_` in `peer_ip` but not in `recipient`). Short stems are whole words, so they do not fire
+/// inside longer, unrelated words.
 ///
-/// Medical record numbers, plan member ids and account numbers are identifiers that count as PHI
-/// themselves, so `member_id` is denied although it ends in `_id`.
+/// The vocabulary is grounded, not ad hoc. Its first part is the list of the 18 identifiers whose
+/// removal de-identifies health data under the HIPAA Privacy Rule's Safe Harbor method,
+/// 45 CFR 164.514(b)(2)(i)(A)-(R), in the rule's order; then the health facts themselves, which
+/// are what the identifiers must not be joined to (45 CFR 160.103, "health information"); then
+/// credentials, which unlock the rest. Identifiers that count as PHI themselves (a medical record
+/// number, a plan member id, an account number) are denied although they end in `_id`.
+///
+/// ```
+/// use phi_filter::names::{deny_stem, DEFAULT_DENY_STEMS};
+/// assert_eq!(deny_stem("peer_ip", DEFAULT_DENY_STEMS), Some("_ip_"));
+/// assert_eq!(deny_stem("recipient_count", DEFAULT_DENY_STEMS), None);
+/// assert_eq!(deny_stem("account_id", DEFAULT_DENY_STEMS), Some("account"));
+/// ```
 pub const DEFAULT_DENY_STEMS: &[&str] = &[
-    "mrn",
-    "ssn",
-    "email",
-    "phone",
-    "fax",
+    // (A) names
     "name",
+    // (B) geographic subdivisions smaller than a state
     "address",
     "street",
-    "zip",
+    "_city_",
+    "county",
+    "_zip_",
+    "zipcode",
     "postcode",
     "postal",
+    "latitude",
+    "longitude",
+    "geolocation",
+    // (C) dates directly related to an individual, and ages over 89
     "dob",
     "birth",
+    "death",
+    "admission",
+    "discharge",
+    "_age_",
+    // (D) telephone numbers
+    "phone",
+    "_tel_",
+    "msisdn",
+    // (E) fax numbers
+    "fax",
+    // (F) email addresses
+    "email",
+    "e_mail",
+    // (G) social security numbers
+    "ssn",
+    "social_security",
+    // (H) medical record numbers
+    "mrn",
+    "medical_record",
+    // (I) health plan beneficiary numbers
     "member",
     "beneficiary",
-    "account_number",
+    "health_plan",
+    "insurance",
+    // (J) account numbers
+    "account",
+    // (K) certificate and licence numbers
     "license",
+    "licence",
+    "certificate_number",
+    // (L) vehicle identifiers and serial numbers, licence plates included
+    "vehicle",
     "plate",
-    "vin",
+    "_vin_",
+    // (M) device identifiers and serial numbers
+    "_serial_",
+    "serial_number",
+    "device_id",
+    "_imei_",
+    "_udid_",
+    "mac_addr",
+    // (N) web URLs
+    "url",
+    "_uri_",
+    "href",
+    // (O) IP addresses
+    "_ip_",
+    "ipv4",
+    "ipv6",
     "ip_addr",
-    "blood",
+    "peer_addr",
+    "remote_addr",
+    "client_addr",
+    "forwarded_for",
+    // (P) biometric identifiers
+    "biometric",
+    "retina",
+    "voiceprint",
+    "faceprint",
+    // (Q) full-face photographs
+    "photo",
+    "avatar",
+    "selfie",
+    // (R) any other unique identifying number, characteristic or code
+    "passport",
+    "national_id",
+    "tax_id",
+    // health facts
     "patient",
     "diagnos",
     "medication",
+    "prescription",
+    "allerg",
+    "symptom",
+    "treatment",
+    "disease",
+    "vaccin",
+    "immuniz",
+    "pregnan",
+    "blood",
+    "lab_result",
+    "clinical",
     "comment",
+    // credentials
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "_token_",
+    "cookie",
+    "session_key",
+    "api_key",
+    "apikey",
+    "private_key",
+    "credential",
+    "_jwt_",
+    "bearer",
+    "_otp_",
+];
+
+/// Compounds that contain a deny stem but name something other than a person: the name of a
+/// type, a package, a file, a table or a span is not the name of an individual (Safe Harbor's
+/// "names" are the names of the individual and their relatives, employers or household members).
+/// They are masked before the stems are matched, so `type_name` is a type name and `package_name`
+/// no longer trips `name`.
+///
+/// ```
+/// use phi_filter::names::{NamePolicy, NameVerdict};
+/// let p = NamePolicy::default();
+/// assert!(p.classify("package_name").is_allowed());
+/// assert_eq!(p.classify("file_name"), NameVerdict::Unknown); // not a person, not a safe class
+/// assert!(matches!(p.classify("user_name"), NameVerdict::Denied { .. }));
+/// ```
+pub const NOT_PERSONAL_COMPOUNDS: &[&str] = &[
+    "type_name",
+    "typename",
+    "package_name",
+    "pkg_name",
+    "crate_name",
+    "file_name",
+    "filename",
+    "table_name",
+    "span_name",
+    "fn_name",
+    "function_name",
+    "method_name",
+    "module_name",
+    "field_name",
+    "column_name",
+    "schema_name",
+    "index_name",
+    "metric_name",
+    "event_name",
+    "target_name",
+    "command_name",
+    "cmd_name",
+    "op_name",
+    "operation_name",
+    "variant_name",
+    "struct_name",
+    "rule_name",
+    "queue_name",
+    "topic_name",
+    "bucket_name",
+    "host_name",
+    "hostname",
+    "max_age",
+    // a number of tokens (of text, or of credentials) is a count, not a credential
+    "token_count",
+    "token_limit",
+];
+
+/// Code and schema names that are type names: the class of a value, never a person's data.
+const TYPE_NAME_COMPOUNDS: &[&str] = &[
+    "type_name",
+    "typename",
+    "package_name",
+    "pkg_name",
+    "crate_name",
+    "table_name",
+    "span_name",
+    "fn_name",
+    "function_name",
+    "method_name",
+    "module_name",
+    "field_name",
+    "column_name",
+    "schema_name",
+    "metric_name",
+    "event_name",
+    "variant_name",
+    "struct_name",
+    "rule_name",
 ];
 
 /// The class that makes a name safe to log.
@@ -72,7 +250,9 @@ pub enum NameClass {
     Duration,
     /// A status code: `status`, `*_status`, `exit_code`, `http_status`.
     Status,
-    /// A type name or kind: `*_type`, `*_kind`, `kind`, `level`.
+    /// A type name or kind: `*_type`, `*_kind`, `kind`, `level`, the names of code and schema
+    /// elements (`type_name`, `package_name`, `table_name`, `span_name`) and versions
+    /// (`version`, `*_version`).
     TypeName,
 }
 
@@ -218,26 +398,73 @@ fn class_of_snake(n: &str) -> Option<NameClass> {
         return Some(NameClass::Duration);
     }
     // Type names and kinds.
-    if (has_prefix && last_word == "type") || exact_or_suffix("kind") || n == "level" {
+    if (has_prefix && last_word == "type")
+        || exact_or_suffix("kind")
+        || exact_or_suffix("version")
+        || n == "level"
+        || TYPE_NAME_COMPOUNDS
+            .iter()
+            .any(|c| n == *c || (n.ends_with(c) && n.as_bytes()[n.len() - c.len() - 1] == b'_'))
+    {
         return Some(NameClass::TypeName);
     }
     None
 }
 
-/// The first stem of `stems` that `name` contains, matched on its lower-case `snake_case` form.
+/// The first stem of `stems` that `name` contains, matched on its lower-case `snake_case` form
+/// (see [`DEFAULT_DENY_STEMS`] for `_word_` stems), after masking [`NOT_PERSONAL_COMPOUNDS`].
 ///
 /// ```
 /// use phi_filter::names::{deny_stem, DEFAULT_DENY_STEMS};
 /// assert_eq!(deny_stem("bloodType", DEFAULT_DENY_STEMS), Some("blood"));
 /// assert_eq!(deny_stem("request_id", DEFAULT_DENY_STEMS), None);
+/// assert_eq!(deny_stem("type_name", DEFAULT_DENY_STEMS), None);
 /// ```
 #[must_use]
 pub fn deny_stem<'s, S: AsRef<str>>(name: &str, stems: &'s [S]) -> Option<&'s str> {
     let snake = snake(name);
+    let masked = mask(&snake);
     stems
         .iter()
         .map(AsRef::as_ref)
-        .find(|stem| snake.contains(stem))
+        .find(|stem| stem_matches(&masked, stem))
+}
+
+/// `snake` with every [`NOT_PERSONAL_COMPOUNDS`] entry blanked out (`#`), borrowed when none
+/// occurs.
+fn mask(snake: &str) -> Cow<'_, str> {
+    // Every compound contains one of these; most names contain none, so this skips the list.
+    if !["name", "age", "token"].iter().any(|w| snake.contains(w))
+        || !NOT_PERSONAL_COMPOUNDS.iter().any(|c| snake.contains(c))
+    {
+        return Cow::Borrowed(snake);
+    }
+    let mut out = snake.to_owned();
+    for c in NOT_PERSONAL_COMPOUNDS {
+        if out.contains(c) {
+            out = out.replace(c, &"#".repeat(c.len()));
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Whether `stem` matches the (masked) snake name: `_word_` stems as whole words (words are
+/// separated by `_` or `.`), the others as substrings.
+fn stem_matches(snake: &str, stem: &str) -> bool {
+    match stem
+        .strip_prefix('_')
+        .and_then(|s| s.strip_suffix('_'))
+        .filter(|w| !w.is_empty())
+    {
+        Some(word) => {
+            snake.split(['_', '.']).any(|w| w == word)
+                || (word.contains('_') && {
+                    let padded = format!("_{}_", snake.replace('.', "_"));
+                    padded.contains(stem)
+                })
+        }
+        None => snake.contains(stem),
+    }
 }
 
 /// A name policy: the five classes, the deny stems, and configured extras.
@@ -261,6 +488,9 @@ pub struct NamePolicy {
     allowed: Vec<String>,
     patterns: Vec<String>,
     stems: Vec<String>,
+    /// How many of `stems` are the built-in ones; masking applies only to those, so a stem
+    /// added by configuration (`token`) also fires inside a masked compound (`token_count`).
+    builtin: usize,
 }
 
 impl Default for NamePolicy {
@@ -269,6 +499,7 @@ impl Default for NamePolicy {
             allowed: Vec::new(),
             patterns: Vec::new(),
             stems: DEFAULT_DENY_STEMS.iter().map(|s| (*s).to_owned()).collect(),
+            builtin: DEFAULT_DENY_STEMS.len(),
         }
     }
 }
@@ -295,6 +526,19 @@ impl NamePolicy {
         self
     }
 
+    /// The first stem in force that the snake-cased `snake` contains.
+    fn stem_in(&self, snake: &str) -> Option<&str> {
+        let masked = mask(snake);
+        self.stems
+            .iter()
+            .enumerate()
+            .find(|(i, s)| {
+                let against: &str = if *i < self.builtin { &masked } else { snake };
+                stem_matches(against, s)
+            })
+            .map(|(_, s)| s.as_str())
+    }
+
     /// The deny stems in force.
     ///
     /// ```
@@ -313,8 +557,10 @@ impl NamePolicy {
         if self.allowed.iter().any(|a| *a == snake) {
             return NameVerdict::AllowedByConfig;
         }
-        if let Some(stem) = self.stems.iter().find(|s| snake.contains(s.as_str())) {
-            return NameVerdict::Denied { stem: stem.clone() };
+        if let Some(stem) = self.stem_in(&snake) {
+            return NameVerdict::Denied {
+                stem: stem.to_owned(),
+            };
         }
         let last = snake.rsplit('.').next().unwrap_or(&snake);
         if let Some(class) = class_of_snake(last) {
@@ -333,10 +579,7 @@ impl NamePolicy {
         if self.allowed.iter().any(|a| *a == snake) {
             return None;
         }
-        self.stems
-            .iter()
-            .find(|s| snake.contains(s.as_str()))
-            .map(String::as_str)
+        self.stem_in(&snake)
     }
 }
 
@@ -422,6 +665,9 @@ mod tests {
             ("error_kind", Some(NameClass::TypeName)),
             ("level", Some(NameClass::TypeName)),
             ("type", None),
+            ("crate_version", Some(NameClass::TypeName)),
+            ("package_name", Some(NameClass::TypeName)),
+            ("file_name", None),
             ("n", None),
             ("ms", None),
             ("value", None),
@@ -430,6 +676,86 @@ mod tests {
         ];
         for (name, want) in cases {
             assert_eq!(name_class(name), *want, "{name}");
+        }
+    }
+
+    #[test]
+    fn grounded_stems() {
+        let p = NamePolicy::default();
+        let denied = [
+            "account",
+            "account_id",
+            "peer_addr",
+            "peer_ip",
+            "ip",
+            "remote_addr",
+            "city",
+            "zip",
+            "patient_age",
+            "phone_number",
+            "fax",
+            "email",
+            "ssn",
+            "mrn",
+            "member_id",
+            "health_plan_id",
+            "license_no",
+            "licence",
+            "vehicle_id",
+            "vin",
+            "serial",
+            "device_id",
+            "redirect_url",
+            "photo_id",
+            "avatar",
+            "diagnosis_code",
+            "medication",
+            "password",
+            "api_key",
+            "access_token",
+            "cookie",
+            "session_key",
+            "client_secret",
+            "user_name",
+            "username",
+            "display_name",
+            "first_name",
+            "date_of_birth",
+        ];
+        for n in denied {
+            assert!(matches!(p.classify(n), NameVerdict::Denied { .. }), "{n}");
+        }
+        let not_denied = [
+            "type_name",
+            "package_name",
+            "file_name",
+            "table_name",
+            "span_name",
+            "recipient",
+            "pipeline",
+            "zipper",
+            "serialized",
+            "tokens",
+            "max_age",
+            "hostname",
+            "version",
+        ];
+        for n in not_denied {
+            assert!(!matches!(p.classify(n), NameVerdict::Denied { .. }), "{n}");
+        }
+        for n in [
+            "type_name",
+            "package_name",
+            "table_name",
+            "span_name",
+            "version",
+            "db_version",
+        ] {
+            assert_eq!(
+                p.classify(n),
+                NameVerdict::Allowed(NameClass::TypeName),
+                "{n}"
+            );
         }
     }
 

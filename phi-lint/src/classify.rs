@@ -6,13 +6,22 @@
 //! a status, or a type-name function gives a type name, or it is composed only of allowed parts,
 //! or it calls a configured safe function. Deny stems beat the classes. Everything else is not
 //! allowed; an error value gets its own verdict, because its message is the leak.
+//!
+//! Name and type decide together ([`verdict`]): where the [type index](crate::types) knows a
+//! value's type, a type can prove a class (a `Uuid` under any name), refute one (a struct under
+//! `status`, a `String` under `account_id`), or leave it to the name (a number is safe only under
+//! a safe name). A local is judged by what it was bound to ([`Origin`]).
 
-use phi_filter::names::{NamePolicy, NameVerdict, to_snake};
+use phi_filter::names::{NameClass, NamePolicy, NameVerdict, to_snake};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Expr, Member, Stmt};
 
-use crate::grammar::{parse_format_args, tokens_text};
+use crate::grammar::parse_format_args;
+pub(crate) use crate::types::Origin;
+use crate::types::{Fact, Scope, Types, fact_of, ty_of};
+
+mod verdict;
 
 /// Why an expression is not allowed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,13 +32,23 @@ pub(crate) enum Why {
     Denied { name: String, stem: String },
     /// An error value: its message may quote SQL with bound parameters.
     Error,
+    /// The name claims a class that the value's type refutes (`status: AccountStatus`, a struct).
+    Refuted {
+        name: String,
+        class: NameClass,
+        ty: String,
+        what: &'static str,
+    },
+    /// A local bound to a value that is not allowed (`let user_id = &patient.name`).
+    Bound { local: String, source: Box<Why> },
 }
 
 /// The part of an expression that is not allowed, and why.
-#[derive(Debug, Clone)]
-pub(crate) struct Unsafe {
+#[derive(Clone)]
+pub(crate) struct Unsafe<'e> {
     pub(crate) span: Span,
-    pub(crate) tokens: String,
+    /// The culprit, when it is an expression (not an inline capture).
+    pub(crate) at: Option<&'e Expr>,
     pub(crate) why: Why,
 }
 
@@ -111,18 +130,80 @@ const CONST_MACROS: &[&str] = &[
     "module_path",
 ];
 
-/// Classifies interpolated expressions under one name policy.
+/// Classifies interpolated expressions under one name policy and one type index.
 pub(crate) struct Classifier<'a> {
     pub(crate) names: &'a NamePolicy,
     pub(crate) safe_functions: &'a [String],
+    pub(crate) types: Types<'a>,
+    /// Types declared safe (`safe-types`): their values may be logged under any name.
+    pub(crate) safe_types: &'a [String],
+    /// Verdicts on names already classified in this file: names repeat, and a verdict matches
+    /// them against every deny stem.
+    pub(crate) cache: std::cell::RefCell<std::collections::HashMap<String, NameVerdict>>,
+    /// Set when a value passed by its name alone, its type unknown (see [`Classifier::origin`]).
+    pub(crate) by_name_only: std::cell::Cell<bool>,
+}
+
+/// What one check knows besides the expression: the locals in scope and the field key.
+#[derive(Clone, Copy)]
+pub(crate) struct Ctx<'s> {
+    pub(crate) scope: &'s Scope,
+    /// The class the field key names (`uuid` in `uuid = ?eventid`), if any.
+    pub(crate) key: Option<NameClass>,
 }
 
 impl Classifier<'_> {
+    /// `Ok` if `e`, recorded under field `key` (`{fmt}` for a format argument), may be logged,
+    /// else the part that may not.
+    pub(crate) fn check_value<'e>(
+        &self,
+        e: &'e Expr,
+        key: &str,
+        scope: &Scope,
+    ) -> Result<(), Unsafe<'e>> {
+        let key = match self.classify_name(key) {
+            NameVerdict::Allowed(c) => Some(c),
+            _ => None,
+        };
+        self.check(e, Ctx { scope, key })
+    }
+
+    /// The policy's verdict on a name, cached per file.
+    pub(crate) fn classify_name(&self, name: &str) -> NameVerdict {
+        if let Some(v) = self.cache.borrow().get(name) {
+            return v.clone();
+        }
+        let v = self.names.classify(name);
+        self.cache.borrow_mut().insert(name.to_owned(), v.clone());
+        v
+    }
+
+    /// Where a local bound to `init` came from.
+    pub(crate) fn origin(&self, init: &Expr, scope: &Scope) -> Origin {
+        // A sum or product over records is an aggregate, not a record's value: its name and
+        // type decide (`let row_count: usize = accounts.iter().map(..).sum()`).
+        if let Expr::MethodCall(m) = peel(init)
+            && matches!(m.method.to_string().as_str(), "sum" | "product")
+        {
+            return Origin::Unknown;
+        }
+        self.by_name_only.set(false);
+        match self.check(init, Ctx { scope, key: None }) {
+            // An initializer that passed only by a name whose type is unknown
+            // (`user.input.id`) says no more than the local's own name: both must pass, so the
+            // local's name and type decide as if its origin were unknown.
+            Ok(()) if self.by_name_only.get() => Origin::Unknown,
+            Ok(()) => Origin::Safe,
+            Err(u) if u.why == Why::Unknown => Origin::Unknown,
+            Err(u) => Origin::Tainted(u.why),
+        }
+    }
+
     /// `Ok` if `e` may be logged, else the part that may not.
-    pub(crate) fn check(&self, e: &Expr) -> Result<(), Unsafe> {
+    pub(crate) fn check<'e>(&self, e: &'e Expr, cx: Ctx<'_>) -> Result<(), Unsafe<'e>> {
         let core = peel(e);
         if is_error(core) {
-            return Err(unsafe_at(core, Why::Error));
+            return self.error_value(core, cx);
         }
         match core {
             Expr::Lit(_) => Ok(()),
@@ -138,14 +219,37 @@ impl Classifier<'_> {
                 if p.qself.is_none() && segs.len() == 1 && name == "self" {
                     return Err(unsafe_at(core, Why::Unknown));
                 }
-                self.name(core, &name)
+                if segs.len() == 1
+                    && let Some(b) = cx.scope.lookup(&name)
+                {
+                    return match &b.origin {
+                        Origin::Safe => Ok(()),
+                        Origin::Tainted(why) => Err(unsafe_at(
+                            core,
+                            Why::Bound {
+                                local: name,
+                                source: Box::new(why.clone()),
+                            },
+                        )),
+                        Origin::Unknown => self.leaf(core, &name, self.fact_ty(&b.ty), cx),
+                    };
+                }
+                let fact = self.fact(core, cx);
+                self.leaf(core, &name, fact, cx)
             }
             Expr::Field(f) => match &f.member {
                 Member::Named(id) => {
-                    self.chain_stems(&f.base, core)?;
-                    self.name(core, &id.to_string())
+                    self.chain_stems(&f.base, core, cx)?;
+                    let fact = self.fact(core, cx);
+                    self.leaf(core, &id.to_string(), fact, cx)
                 }
-                Member::Unnamed(_) => Err(unsafe_at(core, Why::Unknown)),
+                Member::Unnamed(_) => {
+                    self.chain_stems(&f.base, core, cx)?;
+                    match self.fact(core, cx) {
+                        Fact::Id | Fact::Duration | Fact::Status => Ok(()),
+                        _ => Err(unsafe_at(core, Why::Unknown)),
+                    }
+                }
             },
             Expr::MethodCall(m) => {
                 let method = m.method.to_string();
@@ -154,64 +258,105 @@ impl Classifier<'_> {
                         return Ok(());
                     }
                     if STATUSES.contains(&method.as_str()) {
-                        return self.chain_stems(&m.receiver, core);
+                        return self.chain_stems(&m.receiver, core, cx);
                     }
-                    self.chain_stems(&m.receiver, core)?;
-                    return self.name(core, &method);
+                    self.chain_stems(&m.receiver, core, cx)?;
+                    let fact = self.fact(core, cx);
+                    return self.leaf(core, &method, fact, cx);
                 }
                 if self.is_safe_function(&method) {
                     return Ok(());
                 }
-                Err(unsafe_at(core, Why::Unknown))
+                match self.fact(core, cx) {
+                    Fact::Id | Fact::Duration | Fact::Status => Ok(()),
+                    _ => Err(unsafe_at(core, Why::Unknown)),
+                }
             }
-            Expr::Call(c) => self.call(core, c),
+            Expr::Call(c) => self.call(core, c, cx),
             Expr::Binary(b) => {
-                self.check(&b.left)?;
-                self.check(&b.right)
+                self.check(&b.left, cx)?;
+                self.check(&b.right, cx)
             }
-            Expr::Unary(u) => self.check(&u.expr),
+            Expr::Unary(u) => self.check(&u.expr, cx),
             Expr::If(i) => {
-                self.block_tail(&i.then_branch.stmts, core)?;
+                self.block_tail(&i.then_branch.stmts, core, cx)?;
                 match &i.else_branch {
-                    Some((_, e)) => self.check(e),
+                    Some((_, e)) => self.check(e, cx),
                     None => Err(unsafe_at(core, Why::Unknown)),
                 }
             }
-            Expr::Block(b) => self.block_tail(&b.block.stmts, core),
-            Expr::Match(m) => m.arms.iter().try_for_each(|a| self.check(&a.body)),
-            Expr::Tuple(t) => t.elems.iter().try_for_each(|e| self.check(e)),
-            Expr::Array(a) => a.elems.iter().try_for_each(|e| self.check(e)),
+            Expr::Block(b) => self.block_tail(&b.block.stmts, core, cx),
+            Expr::Match(m) => m.arms.iter().try_for_each(|a| self.check(&a.body, cx)),
+            Expr::Tuple(t) => t.elems.iter().try_for_each(|e| self.check(e, cx)),
+            Expr::Array(a) => a.elems.iter().try_for_each(|e| self.check(e, cx)),
             Expr::Range(r) => {
                 if let Some(s) = &r.start {
-                    self.check(s)?;
+                    self.check(s, cx)?;
                 }
-                r.end.as_ref().map_or(Ok(()), |e| self.check(e))
+                r.end.as_ref().map_or(Ok(()), |e| self.check(e, cx))
             }
-            Expr::Index(i) => self.check(&i.expr),
-            Expr::Macro(m) => self.macro_call(core, &m.mac),
+            Expr::Index(i) => self.check(&i.expr, cx),
+            Expr::Macro(m) => self.macro_call(core, &m.mac, cx),
             _ => Err(unsafe_at(core, Why::Unknown)),
         }
     }
 
-    /// A name's verdict; `at` is the expression it names.
-    fn name(&self, at: &Expr, name: &str) -> Result<(), Unsafe> {
-        match self.names.classify(name) {
-            v if v.is_allowed() => Ok(()),
-            NameVerdict::Denied { stem } => Err(unsafe_at(
-                at,
-                Why::Denied {
-                    name: name.to_owned(),
-                    stem,
-                },
-            )),
-            _ => Err(unsafe_at(at, Why::Unknown)),
+    /// The fact the type index knows about `e`'s type.
+    fn fact(&self, e: &Expr, cx: Ctx<'_>) -> Fact {
+        self.fact_ty(&ty_of(e, cx.scope, &self.types))
+    }
+
+    /// The fact of a type; a configured `safe-types` entry is safe under any name.
+    pub(crate) fn fact_ty(&self, ty: &crate::types::Ty) -> Fact {
+        if let Some(name) = self.types.resolve(ty).name()
+            && self.safe_types.iter().any(|t| t == name)
+        {
+            return Fact::Id;
+        }
+        fact_of(ty, &self.types)
+    }
+
+    /// An expression named like an error: an error, unless its type shows it cannot quote its
+    /// input (a fieldless enum, a unit struct, a fixed-message error such as `ParseIntError`)
+    /// or is no error at all (a `Uuid`, a `Duration`).
+    fn error_value<'e>(&self, core: &'e Expr, cx: Ctx<'_>) -> Result<(), Unsafe<'e>> {
+        if let Expr::Path(p) = core
+            && let Some(b) = cx.scope.lookup(&p.path.segments[0].ident.to_string())
+        {
+            match &b.origin {
+                Origin::Safe => return Ok(()),
+                Origin::Tainted(_) | Origin::Unknown => {}
+            }
+        }
+        match self.fact(core, cx) {
+            Fact::FixedError
+            | Fact::FieldlessEnum(_)
+            | Fact::Id
+            | Fact::Duration
+            | Fact::Status => Ok(()),
+            _ => Err(unsafe_at(core, Why::Error)),
         }
     }
 
-    /// Checks every name along a receiver chain (`patient.record.id`) for deny stems.
-    fn chain_stems(&self, base: &Expr, at: &Expr) -> Result<(), Unsafe> {
+    /// Checks every name along a receiver chain (`patient.record.id`) for deny stems, and the
+    /// origin of a local at its root (`p.id` where `p` iterates over patients' names).
+    fn chain_stems<'e>(&self, base: &Expr, at: &'e Expr, cx: Ctx<'_>) -> Result<(), Unsafe<'e>> {
         let mut cur = peel(base);
         loop {
+            if let Expr::Path(p) = cur
+                && p.path.segments.len() == 1
+                && let Some(b) = cx.scope.lookup(&p.path.segments[0].ident.to_string())
+                && let Origin::Tainted(why) = &b.origin
+                && !matches!(why, Why::Refuted { .. })
+            {
+                return Err(unsafe_at(
+                    at,
+                    Why::Bound {
+                        local: p.path.segments[0].ident.to_string(),
+                        source: Box::new(why.clone()),
+                    },
+                ));
+            }
             let name = match cur {
                 Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
                 Expr::Field(f) => match &f.member {
@@ -222,15 +367,9 @@ impl Classifier<'_> {
                 _ => None,
             };
             if let Some(name) = name
-                && let Some(stem) = self.names.denied_stem(&name)
+                && let NameVerdict::Denied { stem } = self.classify_name(&name)
             {
-                return Err(unsafe_at(
-                    at,
-                    Why::Denied {
-                        name,
-                        stem: stem.to_owned(),
-                    },
-                ));
+                return Err(unsafe_at(at, Why::Denied { name, stem }));
             }
             cur = match cur {
                 Expr::Field(f) => peel(&f.base),
@@ -240,7 +379,7 @@ impl Classifier<'_> {
         }
     }
 
-    fn call(&self, at: &Expr, c: &syn::ExprCall) -> Result<(), Unsafe> {
+    fn call<'e>(&self, at: &'e Expr, c: &syn::ExprCall, cx: Ctx<'_>) -> Result<(), Unsafe<'e>> {
         let Expr::Path(p) = &*c.func else {
             return Err(unsafe_at(at, Why::Unknown));
         };
@@ -260,7 +399,10 @@ impl Classifier<'_> {
         if self.is_safe_function(&full) {
             return Ok(());
         }
-        Err(unsafe_at(at, Why::Unknown))
+        match self.fact(at, cx) {
+            Fact::Id | Fact::Duration | Fact::Status => Ok(()),
+            _ => Err(unsafe_at(at, Why::Unknown)),
+        }
     }
 
     /// Whether a call path (`fingerprint`, `crate::audit::hmac`) is a configured safe function:
@@ -272,16 +414,26 @@ impl Classifier<'_> {
         })
     }
 
-    fn block_tail(&self, stmts: &[Stmt], at: &Expr) -> Result<(), Unsafe> {
+    fn block_tail<'e>(
+        &self,
+        stmts: &'e [Stmt],
+        at: &'e Expr,
+        cx: Ctx<'_>,
+    ) -> Result<(), Unsafe<'e>> {
         match stmts.last() {
-            Some(Stmt::Expr(e, None)) => self.check(e),
+            Some(Stmt::Expr(e, None)) => self.check(e, cx),
             _ => Err(unsafe_at(at, Why::Unknown)),
         }
     }
 
     /// `format!`/`format_args!`/`write!`-style nesting is allowed when every printed argument is;
     /// constant macros are constants.
-    fn macro_call(&self, at: &Expr, mac: &syn::Macro) -> Result<(), Unsafe> {
+    fn macro_call<'e>(
+        &self,
+        at: &'e Expr,
+        mac: &syn::Macro,
+        cx: Ctx<'_>,
+    ) -> Result<(), Unsafe<'e>> {
         let name = mac
             .path
             .segments
@@ -302,13 +454,21 @@ impl Classifier<'_> {
         };
         for v in printed {
             match v {
-                crate::grammar::Value::Expr(e) => self.check(&e)?,
-                crate::grammar::Value::Capture { name, .. } => self
-                    .names
-                    .classify(&name)
-                    .is_allowed()
-                    .then_some(())
-                    .ok_or_else(|| unsafe_at(at, Why::Unknown))?,
+                crate::grammar::Value::Expr(e) => {
+                    if let Err(u) = self.check(&e, cx) {
+                        // The inner culprit's span is in the source; the expression is not kept.
+                        return Err(Unsafe {
+                            span: u.span,
+                            at: None,
+                            why: u.why,
+                        });
+                    }
+                }
+                crate::grammar::Value::Capture { name, .. } => {
+                    if let Err(why) = self.check_capture(&name, None, cx.scope) {
+                        return Err(unsafe_at(at, why));
+                    }
+                }
             }
         }
         Ok(())
@@ -399,10 +559,10 @@ fn starts_upper(name: &str) -> bool {
     name.chars().next().is_some_and(char::is_uppercase)
 }
 
-fn unsafe_at(e: &Expr, why: Why) -> Unsafe {
+fn unsafe_at(e: &Expr, why: Why) -> Unsafe<'_> {
     Unsafe {
         span: e.span(),
-        tokens: tokens_text(e),
+        at: Some(e),
         why,
     }
 }

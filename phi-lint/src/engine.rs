@@ -6,22 +6,25 @@ use std::path::Path;
 
 use phi_filter::names::NamePolicy;
 use proc_macro2::{LineColumn, Span, TokenStream};
-use rayon::prelude::*;
 use syn::spanned::Spanned;
 
-use crate::classify::{Classifier, Unsafe, Why, is_error_name};
+use crate::classify::{Classifier, Why};
 use crate::config::Config;
 use crate::finding::{FileError, Finding, assign_fingerprints};
 use crate::grammar::{Interp, Sink, Value, parse_sink, sink_for, tokens_text};
 use crate::rules::{self, Rule};
 use crate::source::{SourceFile, pos};
 use crate::suppress;
+use crate::types::{FileIndex, Scope, TypeIndex, index_file};
 use crate::walk::{Scan, io_message};
 
 mod expand;
+mod formats;
 mod imports;
 mod instrument;
+mod locals;
 mod tokens;
+mod two_phase;
 mod visit;
 mod writers;
 
@@ -72,43 +75,27 @@ pub struct FileLint {
 #[must_use]
 pub fn lint(scan: &Scan) -> LintResult {
     let names = scan.config.name_policy();
-    let none = HashMap::new();
-    let run = || -> Vec<Result<FileLint, FileError>> {
-        let mut results: Vec<_> = scan
-            .files
-            .par_iter()
-            .map(|(path, rel)| {
-                let build_script = scan.build_scripts.contains(rel);
-                lint_path(&scan.config, &names, path, rel, build_script, &none)
-            })
-            .collect();
-        // A file that calls a macro another file defines is linted again with that macro, so
-        // its calls are judged with their arguments substituted.
-        let foreign = foreign_macros(&results);
-        let again: Vec<(usize, Result<FileLint, FileError>)> = foreign
-            .par_iter()
-            .map(|(i, defs)| {
-                let (path, rel) = &scan.files[*i];
-                let build_script = scan.build_scripts.contains(rel);
-                (
-                    *i,
-                    lint_path(&scan.config, &names, path, rel, build_script, defs),
-                )
-            })
-            .collect();
-        for (i, r) in again {
-            results[i] = r;
-        }
-        results
-    };
-    // syn parses recursively: deeply nested input needs deeper stacks than rayon's default.
-    let results = match rayon::ThreadPoolBuilder::new()
-        .stack_size(STACK_SIZE)
-        .build()
-    {
-        Ok(pool) => pool.install(run),
-        Err(_) => run(),
-    };
+    // Two phases on the same worker threads: each parses a file, indexes its items and lints
+    // it at once with its own index; the indexes (and the files' `macro_rules!`) merge; a file
+    // whose missed names the merged index defines, or that calls a macro another file defines,
+    // is linted once more with both. syn trees are not `Send`, so they stay on their thread.
+    let results = two_phase::run(
+        &scan.files,
+        STACK_SIZE,
+        |(path, rel)| parse_path(path, rel),
+        parse_text,
+        |parsed, index, misses, foreign| {
+            let build_script = scan.build_scripts.contains(&parsed.rel);
+            lint_parsed(
+                &scan.config,
+                &names,
+                parsed,
+                build_script,
+                (index, misses),
+                foreign,
+            )
+        },
+    );
     let mut out = LintResult {
         files: scan.files.len(),
         errors: scan.walk_errors.clone(),
@@ -141,53 +128,55 @@ pub fn lint(scan: &Scan) -> LintResult {
     out
 }
 
-/// For each file that calls, by bare name, a macro it does not define and other files of the
-/// scan do: those definitions (name → the text of the rules of each).
-fn foreign_macros(
-    results: &[Result<FileLint, FileError>],
-) -> Vec<(usize, HashMap<String, Vec<String>>)> {
-    let mut defs: HashMap<&str, Vec<(usize, &str)>> = HashMap::new();
-    for (i, r) in results.iter().enumerate() {
-        if let Ok(f) = r {
-            for (name, body) in &f.macro_defs {
-                defs.entry(name.as_str())
-                    .or_default()
-                    .push((i, body.as_str()));
-            }
+/// For a file that calls, by bare name, macros it does not define: the definitions other files
+/// of the scan give them (name → the text of the rules of each), from `defs` (name → the files
+/// defining it and the text).
+pub(crate) fn foreign_macros(
+    own: usize,
+    wanted: &[String],
+    defs: &HashMap<String, Vec<(usize, String)>>,
+) -> HashMap<String, Vec<String>> {
+    let mut out = HashMap::new();
+    for name in wanted {
+        let Some(found) = defs.get(name.as_str()) else {
+            continue;
+        };
+        if found.iter().any(|(file, _)| *file == own) {
+            continue;
         }
-    }
-    if defs.is_empty() {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    for (i, r) in results.iter().enumerate() {
-        let Ok(f) = r else { continue };
-        let mut wanted = HashMap::new();
-        for name in &f.wanted {
-            let Some(found) = defs.get(name.as_str()) else {
-                continue;
-            };
-            if found.iter().any(|(file, _)| *file == i) {
-                continue;
-            }
-            let texts = found.iter().map(|(_, text)| (*text).to_owned()).collect();
-            wanted.insert(name.clone(), texts);
-        }
-        if !wanted.is_empty() {
-            out.push((i, wanted));
-        }
+        let texts = found.iter().map(|(_, text)| text.clone()).collect();
+        out.insert(name.clone(), texts);
     }
     out
 }
 
-fn lint_path(
-    config: &Config,
-    names: &NamePolicy,
-    path: &Path,
-    rel: &str,
-    build_script: bool,
-    foreign: &HashMap<String, Vec<String>>,
-) -> Result<FileLint, FileError> {
+/// A file parsed in the first phase: its text, and the tree of each chunk of it.
+pub(crate) struct Parsed {
+    rel: String,
+    text: String,
+    chunks: Vec<Chunk>,
+}
+
+/// A run of whole top-level items of a file, parsed on its own.
+struct Chunk {
+    range: std::ops::Range<usize>,
+    /// Lines of the file before the chunk.
+    lines_before: u32,
+    file: syn::File,
+}
+
+impl Parsed {
+    /// The file's contribution to the type index, every chunk included.
+    pub(crate) fn index(&self) -> FileIndex {
+        let mut out = FileIndex::default();
+        for c in &self.chunks {
+            out.append(index_file(&self.rel, &c.file));
+        }
+        out
+    }
+}
+
+fn parse_path(path: &Path, rel: &str) -> Result<Parsed, FileError> {
     let bytes = std::fs::read(path).map_err(|e| FileError {
         file: rel.to_owned(),
         pos: None,
@@ -198,47 +187,15 @@ fn lint_path(
         pos: None,
         message: "not valid UTF-8".into(),
     })?;
-    lint_text(config, names, rel, &text, build_script, foreign)
+    parse_text(rel, text)
 }
 
-/// Lints one file's text as if it were at `rel` under the scan root.
-///
-/// ```
-/// let config = phi_lint::Config::default();
-/// let out = phi_lint::lint_source(&config, "src/a.rs", "fn f(e: E) { log::error!(\"failed: {e}\"); }")?;
-/// assert_eq!(out.findings[0].rule, phi_lint::Rule::ErrorMessage);
-/// # Ok::<(), phi_lint::FileError>(())
-/// ```
-pub fn lint_source(config: &Config, rel: &str, text: &str) -> Result<FileLint, FileError> {
-    lint_text(
-        config,
-        &config.name_policy(),
-        rel,
-        text,
-        false,
-        &HashMap::new(),
-    )
-}
-
-fn lint_text(
-    config: &Config,
-    names: &NamePolicy,
-    rel: &str,
-    text: &str,
-    build_script: bool,
-    foreign: &HashMap<String, Vec<String>>,
-) -> Result<FileLint, FileError> {
-    // A large file is parsed one run of whole top-level items at a time, so syn's tree (about
-    // 100 times the size of the source) stays bounded by the chunk, not the file. Each chunk
-    // sees its own `use` renames and `macro_rules!`; fixes are offered for a file of one chunk.
-    let mut out = FileLint::default();
-    let (mut raw, mut skipped, mut wanted) = (Vec::new(), Vec::new(), HashSet::new());
-    let chunks = crate::resolve::outline::chunks(text, CHUNK_BYTES);
-    let whole = chunks.len() == 1;
-    let mut whole_file = None;
-    for (range, lines_before) in chunks {
-        let chunk = &text[range];
-        let file = syn::parse_file(chunk).map_err(|e| {
+/// Parses a file's text. A large file is parsed one run of whole top-level items at a time, so
+/// syn's tree (about 100 times the size of the source) stays bounded by the chunk, not the file.
+fn parse_text(rel: &str, text: String) -> Result<Parsed, FileError> {
+    let mut chunks = Vec::new();
+    for (range, lines_before) in crate::resolve::outline::chunks(&text, CHUNK_BYTES) {
+        let file = syn::parse_file(&text[range.clone()]).map_err(|e| {
             let start = e.span().start();
             FileError {
                 file: rel.to_owned(),
@@ -250,12 +207,66 @@ fn lint_text(
                 message: format!("cannot parse: {e}"),
             }
         })?;
-        let source = SourceFile::new(chunk);
+        chunks.push(Chunk {
+            range,
+            lines_before,
+            file,
+        });
+    }
+    Ok(Parsed {
+        rel: rel.to_owned(),
+        text,
+        chunks,
+    })
+}
+
+/// Lints one file's text as if it were at `rel` under the scan root.
+///
+/// ```
+/// let config = phi_lint::Config::default();
+/// let out = phi_lint::lint_source(&config, "src/a.rs", "fn f(e: E) { log::error!(\"failed: {e}\"); }")?;
+/// assert_eq!(out.findings[0].rule, phi_lint::Rule::ErrorMessage);
+/// # Ok::<(), phi_lint::FileError>(())
+/// ```
+pub fn lint_source(config: &Config, rel: &str, text: &str) -> Result<FileLint, FileError> {
+    let parsed = parse_text(rel, text.to_owned())?;
+    let index = TypeIndex::merge([parsed.index()]);
+    Ok(lint_parsed(
+        config,
+        &config.name_policy(),
+        &parsed,
+        false,
+        (&index, None),
+        &HashMap::new(),
+    ))
+}
+
+/// Lints one parsed file; names the index was asked for and did not have go to `misses`.
+fn lint_parsed(
+    config: &Config,
+    names: &NamePolicy,
+    parsed: &Parsed,
+    build_script: bool,
+    (types, misses): (&TypeIndex, Option<&std::cell::RefCell<Vec<String>>>),
+    foreign: &HashMap<String, Vec<String>>,
+) -> FileLint {
+    // Each chunk sees its own `use` renames and `macro_rules!`; fixes are offered for a file of
+    // one chunk.
+    let (rel, text) = (parsed.rel.as_str(), parsed.text.as_str());
+    let mut out = FileLint::default();
+    let (mut raw, mut skipped, mut wanted) = (Vec::new(), Vec::new(), HashSet::new());
+    for chunk in &parsed.chunks {
+        let lines_before = chunk.lines_before;
+        let source = SourceFile::new(&text[chunk.range.clone()]);
         let mut linter = Linter {
             config,
             classifier: Classifier {
                 names,
                 safe_functions: &config.safe_functions,
+                types: types.view(rel, misses),
+                safe_types: &config.safe_types,
+                cache: std::cell::RefCell::default(),
+                by_name_only: std::cell::Cell::default(),
             },
             source: &source,
             rel,
@@ -274,12 +285,18 @@ fn lint_text(
             std_streams: Vec::new(),
             macro_defs: Vec::new(),
             wanted: HashSet::new(),
+            scope: Scope::default(),
+            self_ty: None,
+            closures: Vec::new(),
+            local_closures: Vec::new(),
+            replaying: 0,
         };
+        let file = &chunk.file;
         linter.imports.push(file.items.iter());
-        if chunk.contains("macro_rules") || !foreign.is_empty() {
-            linter.collect_macros(&file, foreign);
+        if text[chunk.range.clone()].contains("macro_rules") || !foreign.is_empty() {
+            linter.collect_macros(file, foreign);
         }
-        syn::visit::Visit::visit_file(&mut linter, &file);
+        syn::visit::Visit::visit_file(&mut linter, file);
         for mut f in linter.raw {
             f.start.line += lines_before;
             f.end.line += lines_before;
@@ -297,23 +314,30 @@ fn lint_text(
         out.test_modules.extend(linter.test_modules);
         out.macro_defs.extend(linter.macro_defs);
         wanted.extend(linter.wanted);
-        if whole {
-            whole_file = Some(file);
-        }
     }
     let mut wanted: Vec<String> = wanted.into_iter().collect();
     wanted.sort_unstable();
     out.wanted = wanted;
+    // A closure judged again at its calls can report a finding twice at one place.
+    raw.sort_by(|a, b| (a.start, a.rule, &a.field).cmp(&(b.start, b.rule, &b.field)));
+    raw.dedup_by(|a, b| {
+        (a.start, a.end, a.rule, &a.field, &a.message)
+            == (b.start, b.end, b.rule, &b.field, &b.message)
+    });
     let (mut findings, suppressions, suppressed) = apply_suppressions(text, rel, raw, &skipped);
     findings.sort_by(|a, b| (a.start, a.rule, &a.field).cmp(&(b.start, b.rule, &b.field)));
     assign_fingerprints(&mut findings);
-    if let Some(file) = &whole_file {
-        crate::rules::error_message::fix::attach(file, &SourceFile::new(text), &mut findings);
+    if let [chunk] = parsed.chunks.as_slice() {
+        crate::rules::error_message::fix::attach(
+            &chunk.file,
+            &SourceFile::new(text),
+            &mut findings,
+        );
     }
     out.findings = findings;
     out.suppressions = suppressions;
     out.suppressed = suppressed;
-    Ok(out)
+    out
 }
 
 /// Walks one file's syntax tree and collects findings.
@@ -350,6 +374,16 @@ pub(crate) struct Linter<'a> {
     macro_defs: Vec<(String, String)>,
     /// See [`FileLint::wanted`].
     wanted: HashSet<String>,
+    /// The locals in scope, for the classifier.
+    scope: Scope,
+    /// The `Self` type of the enclosing `impl`.
+    self_ty: Option<String>,
+    /// Closures whose parameters are bound to a method receiver's elements.
+    closures: Vec<locals::ClosureSource>,
+    /// Closures bound to locals, judged again at their calls.
+    local_closures: Vec<locals::LocalClosure>,
+    /// How deep in such a replay the walk is.
+    replaying: u8,
 }
 
 impl Linter<'_> {
@@ -366,62 +400,59 @@ impl Linter<'_> {
         let (whole_start, whole_end, whole_tokens, verdict) = match &interp.value {
             Value::Expr(e) => {
                 let verdict = if interp.err_capture {
-                    Err(Unsafe {
-                        span: e.span(),
-                        tokens: tokens_text(e),
-                        why: Why::Error,
-                    })
+                    Err((e.span(), Some(e), Why::Error))
                 } else {
-                    self.classifier.check(e)
+                    self.classifier
+                        .check_value(e, &interp.field, &self.scope)
+                        .map_err(|u| (u.span, u.at, u.why))
                 };
                 (e.span().start(), e.span().end(), tokens_text(e), verdict)
             }
             Value::Capture { name, start, end } => {
-                let verdict = capture_verdict(self.classifier.names, name);
+                let key = match self.classifier.classify_name(&interp.field) {
+                    phi_filter::names::NameVerdict::Allowed(c) => Some(c),
+                    _ => None,
+                };
+                let verdict = self
+                    .classifier
+                    .check_capture(name, key, &self.scope)
+                    .map_err(|why| (Span::call_site(), None, why));
                 (*start, *end, name.clone(), verdict)
             }
         };
-        let Err(bad) = verdict else { return };
+        let Err((bad_span, bad_at, why)) = verdict else {
+            return;
+        };
         let (mut start, mut end) = match &interp.value {
             Value::Capture { .. } => (whole_start, whole_end),
-            Value::Expr(_) => (bad.span.start(), bad.span.end()),
+            Value::Expr(_) => (bad_span.start(), bad_span.end()),
         };
-        let mut culprit = self.text(start, end).unwrap_or(&bad.tokens).to_owned();
+        let bad_tokens = || bad_at.map_or_else(|| whole_tokens.clone(), tokens_text);
+        let mut culprit = match self.text(start, end) {
+            Some(t) => t.to_owned(),
+            None => bad_tokens(),
+        };
         let mut through = String::new();
         if let Some(exp) = &self.expansion {
             // In a macro's expansion only what the caller passed is judged here; the macro's
             // own tokens are judged at its definition.
-            let Some(at) = expand::caller_token(exp, &interp.value, bad.span) else {
+            let Some(at) = expand::caller_token(exp, &interp.value, bad_span) else {
                 return;
             };
-            if !exp.holds(bad.span) {
-                culprit.clone_from(&bad.tokens);
+            if !exp.holds(bad_span) {
+                culprit = bad_tokens();
             }
             (start, end) = at;
             through = exp.through();
         }
-        let (rule, message) = match &bad.why {
-            Why::Error => (
-                Rule::ErrorMessage,
-                format!("{}{through}", rules::error_message::message(&culprit)),
-            ),
-            Why::Denied { name, stem } => (
-                if sink.is_print() {
-                    Rule::Print
-                } else {
-                    Rule::Interpolation
-                },
-                format!("{}{through}", rules::interpolation::denied(name, stem)),
-            ),
-            Why::Unknown => (
-                if sink.is_print() {
-                    Rule::Print
-                } else {
-                    Rule::Interpolation
-                },
-                format!("{}{through}", rules::interpolation::unknown(&culprit)),
-            ),
+        let rule = if why.is_error() {
+            Rule::ErrorMessage
+        } else if sink.is_print() {
+            Rule::Print
+        } else {
+            Rule::Interpolation
         };
+        let message = format!("{}{through}", why.message(&culprit));
         let expr = self
             .text(whole_start, whole_end)
             .unwrap_or(&whole_tokens)
@@ -521,6 +552,11 @@ impl Linter<'_> {
                         syn::visit::Visit::visit_expr(self, e);
                     }
                 }
+                if matches!(sink, Sink::Event { .. } | Sink::Span { .. }) {
+                    for e in &parsed.others {
+                        self.formats_in(path, sink, e, stmt);
+                    }
+                }
                 for e in &parsed.others {
                     syn::visit::Visit::visit_expr(self, e);
                 }
@@ -572,27 +608,6 @@ fn is_cargo_instruction(path: &str, tokens: &TokenStream) -> bool {
         && tokens.clone().into_iter().next().is_some_and(|tt| {
             syn::parse2::<syn::LitStr>(tt.into()).is_ok_and(|lit| lit.value().starts_with("cargo:"))
         })
-}
-
-/// The verdict on an inline format capture `{name}`.
-fn capture_verdict(names: &NamePolicy, name: &str) -> Result<(), Unsafe> {
-    let why = if is_error_name(name) {
-        Why::Error
-    } else {
-        match names.classify(name) {
-            v if v.is_allowed() => return Ok(()),
-            phi_filter::names::NameVerdict::Denied { stem } => Why::Denied {
-                name: name.to_owned(),
-                stem,
-            },
-            _ => Why::Unknown,
-        }
-    };
-    Err(Unsafe {
-        span: Span::call_site(),
-        tokens: name.to_owned(),
-        why,
-    })
 }
 
 /// Applies inline suppressions; reports malformed and unused ones. Returns the findings left,

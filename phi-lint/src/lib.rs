@@ -34,6 +34,7 @@ mod resolve;
 pub mod rules;
 mod source;
 mod suppress;
+mod types;
 mod walk;
 
 pub use baseline::Baseline;

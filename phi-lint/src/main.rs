@@ -88,7 +88,7 @@ Exit codes:
         #[arg(long, value_name = "TEXT", requires = "allow_growth")]
         reason: Option<String>,
     },
-    /// Rewrite every error logged by value into its type: `error_type = %phi_filter::error_type(&e)`.
+    /// Rewrite each error logged by value as `error_type = %phi_filter::error_type(&e)`.
     #[command(after_help = FIX_EXIT_CODES)]
     Fix {
         /// Files or directories; a single directory is the scan root.

@@ -37,19 +37,8 @@ impl<'ast> Visit<'ast> for Linter<'_> {
             syn::Stmt::Item(i) => Some(i),
             _ => None,
         }));
-        visit::visit_block(self, b);
+        self.block(b);
         self.imports.pop();
-    }
-
-    fn visit_local(&mut self, l: &'ast syn::Local) {
-        visit::visit_local(self, l);
-        self.note_local(l);
-    }
-
-    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
-        if !self.writer_fn(c) {
-            visit::visit_expr_call(self, c);
-        }
     }
 
     fn visit_item_fn(&mut self, i: &'ast syn::ItemFn) {
@@ -75,14 +64,19 @@ impl<'ast> Visit<'ast> for Linter<'_> {
             syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
             _ => None,
         };
-        self.context.push(name.unwrap_or_else(|| "impl".into()));
+        self.context
+            .push(name.clone().unwrap_or_else(|| "impl".into()));
+        let outer = std::mem::replace(&mut self.self_ty, name);
         visit::visit_item_impl(self, i);
+        self.self_ty = outer;
         self.context.pop();
     }
 
     fn visit_item_trait(&mut self, i: &'ast syn::ItemTrait) {
         self.context.push(i.ident.to_string());
+        let outer = self.self_ty.take();
         visit::visit_item_trait(self, i);
+        self.self_ty = outer;
         self.context.pop();
     }
 
@@ -111,6 +105,8 @@ impl<'ast> Visit<'ast> for Linter<'_> {
         if self.writer_method(m) {
             return;
         }
+        self.note_closure_args(m);
+        self.mutating_call(m);
         if m.method == "record"
             && m.args.len() == 2
             && let Expr::Lit(ExprLit {
@@ -128,6 +124,48 @@ impl<'ast> Visit<'ast> for Linter<'_> {
             self.check_interp(".record", Sink::RecordAll, &interp, stmt);
         }
         visit::visit_expr_method_call(self, m);
+    }
+
+    // Locals, for the classifier (engine/locals.rs).
+    fn visit_local(&mut self, l: &'ast syn::Local) {
+        visit::visit_local(self, l);
+        self.note_local(l);
+        self.bind_local(l);
+    }
+
+    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        self.closure(c);
+    }
+
+    fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+        self.for_loop(f);
+    }
+
+    fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
+        self.let_expr(l);
+    }
+
+    fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+        self.match_expr(m);
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        if !self.writer_fn(c) {
+            visit::visit_expr_call(self, c);
+        }
+        self.closure_call(c);
+    }
+
+    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+        visit::visit_expr_assign(self, a);
+        self.mutated(&a.left, Some(&a.right));
+    }
+
+    fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+        visit::visit_expr_binary(self, b);
+        if is_assign_op(b.op) {
+            self.mutated(&b.left, Some(&b.right));
+        }
     }
 
     fn visit_stmt(&mut self, s: &'ast syn::Stmt) {
@@ -159,6 +197,8 @@ impl Linter<'_> {
             return;
         }
         self.context.push(sig.ident.to_string());
+        // The parameters are in scope for `#[instrument(fields(..))]` as for the body.
+        self.enter_fn(sig);
         for attr in attrs {
             let mut metas = Vec::new();
             self.instrument_metas(&attr.meta, &mut metas, 0);
@@ -169,6 +209,7 @@ impl Linter<'_> {
         let params = super::writers::stream_params(sig);
         let outer = std::mem::replace(&mut self.std_streams, params);
         walk(self);
+        self.exit_fn();
         self.std_streams = outer;
         self.context.pop();
     }
@@ -238,6 +279,24 @@ impl Linter<'_> {
         self.skipped
             .push((span.start().line as u32, span.end().line as u32));
     }
+}
+
+/// `+=`, `|=` and the other compound assignments.
+fn is_assign_op(op: syn::BinOp) -> bool {
+    use syn::BinOp as B;
+    matches!(
+        op,
+        B::AddAssign(_)
+            | B::SubAssign(_)
+            | B::MulAssign(_)
+            | B::DivAssign(_)
+            | B::RemAssign(_)
+            | B::BitXorAssign(_)
+            | B::BitAndAssign(_)
+            | B::BitOrAssign(_)
+            | B::ShlAssign(_)
+            | B::ShrAssign(_)
+    )
 }
 
 /// The attributes of an item, for the test-code check.

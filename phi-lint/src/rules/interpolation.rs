@@ -49,3 +49,17 @@ pub(crate) fn denied(name: &str, stem: &str) -> String {
 pub(crate) fn unknown(culprit: &str) -> String {
     format!("`{culprit}` is not an opaque id, count, duration, status or type name")
 }
+
+/// The message of a value whose type refutes the class its name claims (also used by
+/// `phi::print`): `class` with its article (`an opaque id`), `what` the kind of type.
+pub(crate) fn refuted(name: &str, class: &str, ty: &str, what: &str) -> String {
+    format!(
+        "`{name}` is named as {class}, but its type `{ty}` is {what}, which can hold personal data"
+    )
+}
+
+/// The message of a local bound to a value that is not allowed (also used by `phi::print` and
+/// `phi::error-message`): `because` names the hops and the value the chain started from.
+pub(crate) fn bound(local: &str, because: &str) -> String {
+    format!("`{local}` is bound to {because}")
+}

@@ -173,7 +173,7 @@ fn macro_rules_from_another_file() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rules/cross_file");
     std::fs::create_dir(dir.path().join("src")).expect("mkdir");
     let mut want = BTreeMap::new();
-    for name in ["lib.rs", "macros.rs", "user.rs", "other.rs"] {
+    for name in ["lib.rs", "macros.rs", "user.rs", "other.rs", "ids.rs"] {
         let text = fixture(&format!("cross_file/{name}"));
         std::fs::write(dir.path().join("src").join(name), &text).expect("write");
         for ((line, rule), n) in expected(&text, false) {
@@ -251,4 +251,85 @@ fn name_classifier_is_phi_filters() {
             "{name}"
         );
     }
+}
+
+#[test]
+fn name_and_type_decide_together() {
+    insta::assert_snapshot!(check("types.rs", &Config::default()));
+}
+
+#[test]
+fn locals_are_judged_by_their_origin() {
+    insta::assert_snapshot!(check("origin.rs", &Config::default()));
+}
+
+#[test]
+fn safe_types_are_safe_under_any_name() {
+    let src = "pub struct Handle(String);\n\
+               fn f(h: Handle, id: Handle) { tracing::info!(x = ?h, id = ?id); }";
+    let out = lint_source(&Config::default(), "src/a.rs", src).expect("parses");
+    assert_eq!(out.findings.len(), 2, "{}", render(&out.findings));
+    let out = lint_source(&config("safe-types = [\"Handle\"]\n"), "src/a.rs", src).expect("parses");
+    assert!(out.findings.is_empty(), "{}", render(&out.findings));
+}
+
+#[test]
+fn types_resolve_across_files_and_crates() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |rel: &str, text: &str| {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    write(
+        "crates/dom/src/lib.rs",
+        "pub struct UserId(String);\npub struct User { pub user_id: UserId, pub uuid: Uuid }\n",
+    );
+    // A second `User` elsewhere: the renamed import still resolves to the crate it names.
+    write(
+        "tools/migrate/src/main.rs",
+        "pub struct User { pub user_id: u64 }\nfn main() {}\n",
+    );
+    write(
+        "crates/api/src/view.rs",
+        "use dom::User as DomainUser;\npub struct View { user: DomainUser }\n",
+    );
+    write(
+        "crates/api/src/lib.rs",
+        "mod view;\nimpl View {\n    fn f(&self) {\n        \
+         tracing::info!(user_id = ?self.user.user_id, uuid = ?self.user.uuid);\n    }\n}\n",
+    );
+    // Two crates define `Thing` differently: ambiguous, so unknown, so the name decides.
+    write(
+        "crates/a/src/lib.rs",
+        "pub struct Thing { pub id: String }\n",
+    );
+    write("crates/b/src/lib.rs", "pub struct Thing { pub id: Uuid }\n");
+    write(
+        "crates/c/src/lib.rs",
+        "fn g(t: &Thing) { tracing::info!(id = %t.id); }\n",
+    );
+    let scan = phi_lint::Scan::new(&[dir.path().to_path_buf()], None).expect("scan");
+    let result = phi_lint::lint(&scan);
+    assert!(result.errors.is_empty(), "{:?}", result.errors);
+    let found: Vec<(String, u32, String)> = result
+        .findings
+        .iter()
+        .map(|f| (f.file.clone(), f.start.line, f.expr.clone()))
+        .collect();
+    assert_eq!(
+        found,
+        vec![(
+            "crates/api/src/lib.rs".to_owned(),
+            4,
+            "self.user.user_id".to_owned()
+        )],
+        "{}",
+        render(&result.findings)
+    );
+}
+
+#[test]
+fn grounded_vocabulary() {
+    insta::assert_snapshot!(check("vocabulary.rs", &Config::default()));
 }

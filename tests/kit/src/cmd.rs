@@ -94,6 +94,7 @@ impl Cmd {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
+            // phi-lint: allow(reason = "test harness: a failing test shows its command and output")
             .unwrap_or_else(|e| panic!("cannot start {program}: {e}"));
         let mut pipe = child.stdin.take().expect("a piped stdin");
         let bytes = self.stdin.take().unwrap_or_default();
@@ -104,6 +105,7 @@ impl Cmd {
         });
         let out = child
             .wait_with_output()
+            // phi-lint: allow(reason = "test harness: a failing test shows its command and output")
             .unwrap_or_else(|e| panic!("cannot wait for {program}: {e}"));
         let _ = writer.join();
         out
@@ -146,14 +148,17 @@ impl fmt::Display for Run {
 impl Run {
     /// The exit code.
     pub fn assert_code(&self, code: i32) {
+        // phi-lint: allow(reason = "test harness: a failing test shows its command and output")
         assert_eq!(self.code, code, "{self}");
     }
 
     /// The exit code, nothing on stderr, and stdout containing every one of `needles`.
     pub fn assert_out(&self, code: i32, needles: &[&str]) {
         self.assert_code(code);
+        // phi-lint: allow(reason = "test harness: a failing test shows its command and output")
         assert_eq!(self.stderr, "", "{self}");
         for needle in needles {
+            // phi-lint: allow(reason = "test harness: a failing test shows its command and output")
             assert!(
                 self.stdout.contains(needle),
                 "stdout lacks {needle:?}\n{self}"
@@ -164,8 +169,10 @@ impl Run {
     /// The exit code, nothing on stdout, and stderr containing every one of `needles`.
     pub fn assert_err(&self, code: i32, needles: &[&str]) {
         self.assert_code(code);
+        // phi-lint: allow(reason = "test harness: a failing test shows its command and output")
         assert_eq!(self.stdout, "", "{self}");
         for needle in needles {
+            // phi-lint: allow(reason = "test harness: a failing test shows its command and output")
             assert!(
                 self.stderr.contains(needle),
                 "stderr lacks {needle:?}\n{self}"
@@ -182,6 +189,7 @@ impl Run {
     /// Stdout parsed as JSON.
     #[must_use]
     pub fn json(&self) -> serde_json::Value {
+        // phi-lint: allow(reason = "test harness: a failing test shows its command and output")
         serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("JSON on stdout: {e}\n{self}"))
     }
 }

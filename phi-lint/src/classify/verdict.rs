@@ -1,0 +1,193 @@
+//! Name and type decide together.
+//!
+//! | type (from the index)                              | name in a safe class      | other name |
+//! |----------------------------------------------------|---------------------------|------------|
+//! | `Uuid`, `Ulid`, a `…Id` newtype over those or an integer; `Duration`, `Instant` differences; `StatusCode`, `Level` | allowed (the type proves it) | allowed |
+//! | an integer, a float, a bool                        | allowed                   | finding    |
+//! | a fieldless enum                                   | allowed                   | allowed under a `state`/`mode`/`phase` name, else a finding |
+//! | a `String`, `str`, or a newtype over one           | a finding under an id, status or count name (the type refutes the name); allowed under a type-name or duration name | finding |
+//! | a struct, an enum with data, a map, a collection   | a finding (refuted)       | finding    |
+//! | an error type (`io::Error`, a struct named `…Error`) | error finding             | error finding |
+//! | a fixed-message error (`ParseIntError`, a fieldless enum or unit struct) | allowed | allowed as an error, else by name |
+//! | unknown                                            | allowed (today's name rule) | finding  |
+//!
+//! A deny stem beats everything. An explicit `allow-names` entry beats the type. The field key
+//! counts where the value's own name says nothing but its type agrees with the key: in
+//! `count = n` with `n: usize`, or `status = s` with `s: Phase` (fieldless), the key's class
+//! holds, as the runtime layer (which sees only the key) will also judge it.
+
+use phi_filter::names::{NameClass, NameVerdict};
+use syn::Expr;
+
+use super::{Classifier, Ctx, Origin, Unsafe, Why, is_error_name, unsafe_at};
+use crate::types::{Fact, Scope};
+
+impl Classifier<'_> {
+    /// The verdict on a value named `name` whose type gives `fact`; `at` is the expression.
+    pub(super) fn leaf<'e>(
+        &self,
+        at: &'e Expr,
+        name: &str,
+        fact: Fact,
+        cx: Ctx<'_>,
+    ) -> Result<(), Unsafe<'e>> {
+        match self.decide(name, fact, cx.key) {
+            Ok(()) => Ok(()),
+            Err(why) => Err(unsafe_at(at, why)),
+        }
+    }
+
+    fn decide(&self, name: &str, fact: Fact, key: Option<NameClass>) -> Result<(), Why> {
+        let claim = match self.classify_name(name) {
+            NameVerdict::Denied { stem } => {
+                return Err(Why::Denied {
+                    name: name.to_owned(),
+                    stem,
+                });
+            }
+            NameVerdict::AllowedByConfig => return Ok(()),
+            NameVerdict::Allowed(c) => Some(c),
+            NameVerdict::Unknown => None,
+        };
+        let refuted = |ty: String, what: &'static str| {
+            Err(Why::Refuted {
+                name: name.to_owned(),
+                class: claim.unwrap_or(NameClass::OpaqueId),
+                ty,
+                what,
+            })
+        };
+        match fact {
+            Fact::Id | Fact::Duration | Fact::Status | Fact::FixedError => Ok(()),
+            Fact::Error => Err(Why::Error),
+            Fact::Integer | Fact::Float | Fact::Bool | Fact::Instant => {
+                if claim.is_some() || key.is_some() {
+                    Ok(())
+                } else {
+                    Err(Why::Unknown)
+                }
+            }
+            Fact::FieldlessEnum(_) => {
+                if claim.is_some() || key.is_some() || is_state_name(name) {
+                    Ok(())
+                } else {
+                    Err(Why::Unknown)
+                }
+            }
+            Fact::Text(ty) => match claim {
+                Some(NameClass::OpaqueId | NameClass::Status | NameClass::Count) => {
+                    refuted(ty, "free text")
+                }
+                Some(_) => Ok(()),
+                None => Err(Why::Unknown),
+            },
+            Fact::Composite(ty) => match claim {
+                Some(_) => refuted(ty, "a struct, map or collection"),
+                None => Err(Why::Unknown),
+            },
+            Fact::Unknown => {
+                self.by_name_only.set(true);
+                claim.map_or(Err(Why::Unknown), |_| Ok(()))
+            }
+        }
+    }
+
+    /// The verdict on an inline format capture `{name}` (under field `key`, if any): a local is
+    /// judged by its origin and type, anything else by its name.
+    pub(crate) fn check_capture(
+        &self,
+        name: &str,
+        key: Option<NameClass>,
+        scope: &Scope,
+    ) -> Result<(), Why> {
+        let binding = scope.lookup(name);
+        if let Some(b) = binding {
+            match &b.origin {
+                Origin::Safe => return Ok(()),
+                Origin::Tainted(why) => {
+                    return Err(Why::Bound {
+                        local: name.to_owned(),
+                        source: Box::new(why.clone()),
+                    });
+                }
+                Origin::Unknown => {}
+            }
+        }
+        let fact = binding.map_or(Fact::Unknown, |b| self.fact_ty(&b.ty));
+        if is_error_name(name) {
+            return match fact {
+                Fact::FixedError
+                | Fact::FieldlessEnum(_)
+                | Fact::Id
+                | Fact::Duration
+                | Fact::Status => Ok(()),
+                _ => Err(Why::Error),
+            };
+        }
+        self.decide(name, fact, key)
+    }
+}
+
+/// Names under which a fieldless enum is a state, not a fact about a person.
+fn is_state_name(name: &str) -> bool {
+    let n = phi_filter::names::to_snake(name);
+    let last = n.rsplit('_').next().unwrap_or(&n);
+    matches!(last, "state" | "mode" | "phase" | "stage" | "direction")
+}
+
+impl Why {
+    /// Whether the finding is about an error value (rule `phi::error-message`).
+    pub(crate) fn is_error(&self) -> bool {
+        match self {
+            Why::Error => true,
+            Why::Bound { source, .. } => source.is_error(),
+            _ => false,
+        }
+    }
+
+    /// The finding's message; `culprit` is the source text of the culprit.
+    pub(crate) fn message(&self, culprit: &str) -> String {
+        use crate::rules::{error_message, interpolation};
+        match self {
+            Why::Error => error_message::message(culprit),
+            Why::Denied { name, stem } => interpolation::denied(name, stem.trim_matches('_')),
+            Why::Unknown => interpolation::unknown(culprit),
+            Why::Refuted {
+                name,
+                class,
+                ty,
+                what,
+            } => {
+                let article = if *class == NameClass::OpaqueId {
+                    "an"
+                } else {
+                    "a"
+                };
+                interpolation::refuted(name, &format!("{article} {class}"), ty, what)
+            }
+            Why::Bound { local, source } => {
+                // Follow `row_id` ← `b` ← `a` to the value the chain started from.
+                let mut hops = String::new();
+                let mut root = &**source;
+                while let Why::Bound { local, source } = root {
+                    hops.push('`');
+                    hops.push_str(local);
+                    hops.push_str("`, bound to ");
+                    root = source;
+                }
+                let because = match root {
+                    Why::Error => "an error, whose message can quote the data it failed on".into(),
+                    Why::Denied { name, stem } => format!(
+                        "`{name}`, which contains the deny stem `{}`",
+                        stem.trim_matches('_')
+                    ),
+                    Why::Refuted { name, ty, .. } => {
+                        format!("`{name}`, whose type `{ty}` can hold personal data")
+                    }
+                    Why::Bound { .. } | Why::Unknown => "a value that is not allowed".into(),
+                };
+                interpolation::bound(local, &format!("{hops}{because}"))
+            }
+        }
+    }
+}

@@ -1,0 +1,356 @@
+//! The locals the classifier sees: parameters, `let`s, closure parameters, `for`, `if let` and
+//! `match` bindings, each with the type the index gives it and the origin of its value, kept
+//! in a [`Scope`] as the visitor walks a function.
+
+use syn::visit::{self, Visit};
+use syn::{Expr, FnArg, Pat};
+
+use super::Linter;
+use crate::classify::Origin;
+use crate::types::{Binding, Ty, element, ty_of};
+
+/// Methods whose closure argument receives the receiver's elements (or the option's value).
+const ELEMENT_CLOSURES: &[&str] = &[
+    "map",
+    "for_each",
+    "filter",
+    "filter_map",
+    "flat_map",
+    "inspect",
+    "any",
+    "all",
+    "find",
+    "find_map",
+    "position",
+    "take_while",
+    "skip_while",
+    "and_then",
+    "map_or",
+    "map_or_else",
+    "is_some_and",
+    "unwrap_or_else",
+    "then",
+    "try_for_each",
+    "fold",
+];
+
+/// A closure bound to a local, and where its binding is in the scope.
+pub(super) struct LocalClosure {
+    name: String,
+    at: usize,
+    closure: Box<syn::ExprClosure>,
+}
+
+/// Where a closure's parameters come from: the closure (by address) and what its first
+/// parameter is bound to.
+pub(super) struct ClosureSource {
+    closure: usize,
+    origin: Origin,
+    ty: Ty,
+}
+
+impl Linter<'_> {
+    /// Enters a function: a new frame with its parameters.
+    pub(super) fn enter_fn(&mut self, sig: &syn::Signature) {
+        let self_ty = self.self_ty.clone();
+        self.scope.enter_fn(self_ty.clone());
+        for input in &sig.inputs {
+            match input {
+                FnArg::Receiver(_) => self.scope.push(Binding {
+                    name: "self".into(),
+                    ty: self_ty.as_deref().map_or(Ty::Unknown, Ty::named),
+                    origin: Origin::Unknown,
+                }),
+                FnArg::Typed(t) => {
+                    let ty = Ty::from_syn(&t.ty, self_ty.as_deref());
+                    self.bind_pat(&t.pat, &Origin::Unknown, ty);
+                }
+            }
+        }
+    }
+
+    pub(super) fn exit_fn(&mut self) {
+        self.scope.exit_fn();
+        let len = self.scope.mark();
+        self.local_closures.retain(|c| c.at < len);
+    }
+
+    /// `let pat = init;` after `init` was visited: binds the pattern to the initializer.
+    pub(super) fn bind_local(&mut self, l: &syn::Local) {
+        let (origin, ty) = match &l.init {
+            Some(init) => self.judge(&init.expr),
+            None => (Origin::Unknown, Ty::Unknown),
+        };
+        self.bind_pat(&l.pat, &origin, ty);
+        // `let log = |user_id| info!(..)`: kept, so its calls can bind the parameters.
+        if let (Pat::Ident(id), Some(init)) = (&l.pat, &l.init)
+            && let Expr::Closure(c) = crate::classify::peel(&init.expr)
+        {
+            self.local_closures.push(LocalClosure {
+                name: id.ident.to_string(),
+                at: self.scope.mark() - 1,
+                closure: Box::new(c.clone()),
+            });
+        }
+    }
+
+    /// `log(&patient.name)` where `log` is a local closure: its body is judged again with its
+    /// parameters bound to the arguments, when an argument is a leak (findings at the same
+    /// place are reported once).
+    pub(super) fn closure_call(&mut self, call: &syn::ExprCall) {
+        let Expr::Path(p) = &*call.func else { return };
+        if p.path.segments.len() != 1 || self.replaying > 1 {
+            return;
+        }
+        let name = p.path.segments[0].ident.to_string();
+        let Some(at) = self.scope.lookup_index(&name) else {
+            return;
+        };
+        let Some(closure) = self
+            .local_closures
+            .iter()
+            .rev()
+            .find(|c| c.name == name && c.at == at)
+            .map(|c| c.closure.clone())
+        else {
+            return;
+        };
+        let args: Vec<(Origin, Ty)> = call.args.iter().map(|a| self.judge(a)).collect();
+        if !args.iter().any(|(o, _)| matches!(o, Origin::Tainted(_))) {
+            return;
+        }
+        let mark = self.scope.mark();
+        for (p, (origin, ty)) in closure.inputs.iter().zip(args) {
+            self.bind_pat(p, &origin, ty);
+        }
+        let statements = self.statements;
+        self.replaying += 1;
+        self.visit_expr(&closure.body);
+        self.replaying -= 1;
+        self.statements = statements;
+        self.scope.truncate(mark);
+    }
+
+    /// The origin and type of a value a pattern is bound to.
+    fn judge(&self, e: &Expr) -> (Origin, Ty) {
+        (
+            self.classifier.origin(e, &self.scope),
+            ty_of(e, &self.scope, &self.classifier.types),
+        )
+    }
+
+    /// Binds every name a pattern introduces; `ty` is the type of the whole value.
+    fn bind_pat(&mut self, pat: &Pat, origin: &Origin, ty: Ty) {
+        let types = self.classifier.types;
+        match pat {
+            Pat::Ident(id) => {
+                if let Some((_, sub)) = &id.subpat {
+                    self.bind_pat(sub, origin, ty.clone());
+                }
+                self.scope.push(Binding {
+                    name: id.ident.to_string(),
+                    ty,
+                    origin: origin.clone(),
+                });
+            }
+            Pat::Type(t) => {
+                let declared = Ty::from_syn(&t.ty, self.scope.self_ty());
+                self.bind_pat(&t.pat, origin, declared);
+            }
+            Pat::Reference(r) => self.bind_pat(&r.pat, origin, ty),
+            Pat::Paren(p) => self.bind_pat(&p.pat, origin, ty),
+            Pat::Tuple(t) => {
+                for (i, p) in t.elems.iter().enumerate() {
+                    let elem = match &ty {
+                        Ty::Tuple(elems) => elems.get(i).cloned().unwrap_or_default(),
+                        _ => Ty::Unknown,
+                    };
+                    self.bind_pat(p, origin, elem);
+                }
+            }
+            Pat::TupleStruct(ts) => {
+                let last = ts.path.segments.last().map(|s| s.ident.to_string());
+                let resolved = types.resolve(&ty);
+                for (i, p) in ts.elems.iter().enumerate() {
+                    let (inner, origin) = match last.as_deref() {
+                        Some("Some" | "Ok") => (resolved.arg(0), origin),
+                        // The error of a safe result (`args.status()`) is not safe.
+                        Some("Err") => (
+                            resolved.arg(1),
+                            if *origin == Origin::Safe {
+                                &Origin::Unknown
+                            } else {
+                                origin
+                            },
+                        ),
+                        // An extractor or wrapper from another crate (`Path(id): Path<String>`):
+                        // its one field is its type argument.
+                        _ if ts.elems.len() == 1
+                            && types.def(resolved.name().unwrap_or_default()).is_none() =>
+                        {
+                            (resolved.arg(0), origin)
+                        }
+                        _ => (types.field(&resolved, &i.to_string()), origin),
+                    };
+                    self.bind_pat(p, origin, inner);
+                }
+            }
+            Pat::Struct(s) => {
+                for f in &s.fields {
+                    let member = match &f.member {
+                        syn::Member::Named(id) => id.to_string(),
+                        syn::Member::Unnamed(i) => i.index.to_string(),
+                    };
+                    self.bind_pat(&f.pat, origin, types.field(&ty, &member));
+                }
+            }
+            Pat::Slice(s) => {
+                for p in &s.elems {
+                    self.bind_pat(p, origin, element(&ty));
+                }
+            }
+            Pat::Or(o) => {
+                for p in &o.cases {
+                    self.bind_pat(p, origin, ty.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `x = v`, `x += v`, `x.push_str(v)`: a local that was safe is only as safe as what it
+    /// was given since.
+    pub(super) fn mutated(&mut self, target: &Expr, value: Option<&Expr>) {
+        let Expr::Path(p) = crate::classify::peel(target) else {
+            return;
+        };
+        if p.path.segments.len() != 1 {
+            return;
+        }
+        let name = p.path.segments[0].ident.to_string();
+        let Some(old) = self.scope.lookup(&name).map(|b| b.origin.clone()) else {
+            return;
+        };
+        if old != Origin::Safe {
+            return;
+        }
+        let new = value.map_or(Origin::Unknown, |v| self.classifier.origin(v, &self.scope));
+        if new != Origin::Safe {
+            self.scope.set_origin(&name, new);
+        }
+    }
+
+    /// Method calls that feed a value into their receiver.
+    pub(super) fn mutating_call(&mut self, m: &syn::ExprMethodCall) {
+        if matches!(
+            m.method.to_string().as_str(),
+            "push" | "push_str" | "extend" | "insert" | "append" | "write_str" | "write_fmt"
+        ) {
+            let value = if m.args.len() == 1 {
+                m.args.first()
+            } else {
+                None
+            };
+            self.mutated(&m.receiver, value);
+        }
+    }
+
+    /// `recv.map(|x| ..)`: the closure's parameter is bound to the receiver's elements.
+    pub(super) fn note_closure_args(&mut self, m: &syn::ExprMethodCall) {
+        if !ELEMENT_CLOSURES.contains(&m.method.to_string().as_str()) {
+            return;
+        }
+        for arg in &m.args {
+            if let Expr::Closure(c) = arg {
+                let mut recv = &*m.receiver;
+                while let Expr::MethodCall(inner) = recv
+                    && matches!(
+                        inner.method.to_string().as_str(),
+                        "iter" | "into_iter" | "iter_mut" | "drain" | "values" | "keys"
+                    )
+                {
+                    recv = &inner.receiver;
+                }
+                let (origin, ty) = self.judge(recv);
+                let ty = element(&self.classifier.types.resolve(&ty));
+                self.closures.push(ClosureSource {
+                    closure: std::ptr::from_ref(c) as usize,
+                    origin,
+                    ty,
+                });
+            }
+        }
+    }
+
+    /// A closure: its parameters are bound (typed, or from [`Linter::note_closure_args`]) for
+    /// the walk of its body.
+    pub(super) fn closure(&mut self, c: &syn::ExprClosure) {
+        let addr = std::ptr::from_ref(c) as usize;
+        let source = self
+            .closures
+            .iter()
+            .rposition(|s| s.closure == addr)
+            .map(|i| self.closures.swap_remove(i));
+        let mark = self.scope.mark();
+        for (i, p) in c.inputs.iter().enumerate() {
+            match (&source, i) {
+                (Some(s), 0) => {
+                    let (origin, ty) = (s.origin.clone(), s.ty.clone());
+                    self.bind_pat(p, &origin, ty);
+                }
+                _ => self.bind_pat(p, &Origin::Unknown, Ty::Unknown),
+            }
+        }
+        visit::visit_expr_closure(self, c);
+        self.scope.truncate(mark);
+    }
+
+    /// `for pat in expr { body }`.
+    pub(super) fn for_loop(&mut self, f: &syn::ExprForLoop) {
+        self.visit_expr(&f.expr);
+        let mut iter = &*f.expr;
+        while let Expr::MethodCall(inner) = iter
+            && matches!(
+                inner.method.to_string().as_str(),
+                "iter" | "into_iter" | "iter_mut" | "drain" | "values" | "keys"
+            )
+        {
+            iter = &inner.receiver;
+        }
+        let (origin, ty) = self.judge(iter);
+        let ty = element(&self.classifier.types.resolve(&ty));
+        let mark = self.scope.mark();
+        self.bind_pat(&f.pat, &origin, ty);
+        self.visit_block(&f.body);
+        self.scope.truncate(mark);
+    }
+
+    /// `if let pat = expr` / `while let`: bound until the enclosing block ends.
+    pub(super) fn let_expr(&mut self, l: &syn::ExprLet) {
+        self.visit_expr(&l.expr);
+        let (origin, ty) = self.judge(&l.expr);
+        self.bind_pat(&l.pat, &origin, ty);
+    }
+
+    /// `match expr { pat => body }`: each arm binds its pattern to the scrutinee.
+    pub(super) fn match_expr(&mut self, m: &syn::ExprMatch) {
+        self.visit_expr(&m.expr);
+        let (origin, ty) = self.judge(&m.expr);
+        for arm in &m.arms {
+            let mark = self.scope.mark();
+            self.bind_pat(&arm.pat, &origin, ty.clone());
+            if let Some((_, guard)) = &arm.guard {
+                self.visit_expr(guard);
+            }
+            self.visit_expr(&arm.body);
+            self.scope.truncate(mark);
+        }
+    }
+
+    /// A block: its `let`s end with it.
+    pub(super) fn block(&mut self, b: &syn::Block) {
+        let mark = self.scope.mark();
+        visit::visit_block(self, b);
+        self.scope.truncate(mark);
+    }
+}

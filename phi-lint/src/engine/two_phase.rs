@@ -1,0 +1,237 @@
+//! The lint's parallel pass, in two phases on the same threads.
+//!
+//! 1. Each worker takes files one at a time from a shared counter, parses one, indexes its items
+//!    and lints it at once with that file's own index, while its tree is hot in the cache; it
+//!    notes the names the lint asked the index for and did not find, and drops the tree.
+//! 2. The per-file indexes merge, and so do the files' `macro_rules!`. A file whose missed names
+//!    the merged index defines (a type from another file or crate), or that calls a macro only
+//!    another file defines, is parsed again from its text and linted once more, with the merged
+//!    index and those macros; the others keep their first result, which neither can change.
+//!
+//! Keeping every tree for a second pass instead cost a third more CPU (cold trees, memory
+//! proportional to the whole scan); syn trees are not `Send`, so they could not be shared out
+//! anyway.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock};
+
+use super::{FileLint, Parsed, foreign_macros};
+use crate::finding::FileError;
+use crate::types::{FileIndex, TypeIndex};
+
+/// Runs `parse` on every file and then `lint` on every parsed file, on all cores; the results
+/// are in the order of `files`.
+pub(super) fn run<P, R, L>(
+    files: &[(PathBuf, String)],
+    stack_size: usize,
+    parse: P,
+    reparse: R,
+    lint: L,
+) -> Vec<Result<FileLint, FileError>>
+where
+    P: Fn((&PathBuf, &String)) -> Result<Parsed, FileError> + Sync,
+    R: Fn(&str, String) -> Result<Parsed, FileError> + Sync,
+    L: Fn(&Parsed, &TypeIndex, Option<&RefCell<Vec<String>>>, &Macros) -> FileLint + Sync,
+{
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(files.len().max(1));
+    let next = AtomicUsize::new(0);
+    let gate = Gate {
+        state: Mutex::new(GateState {
+            arrived: 0,
+            expected: threads,
+            indexes: Vec::new(),
+            macros: HashMap::new(),
+        }),
+        opened: Condvar::new(),
+        merged: OnceLock::new(),
+    };
+    let worker = || -> Vec<(usize, Result<FileLint, FileError>)> {
+        let mut done: Vec<(usize, Result<FileLint, FileError>)> = Vec::new();
+        // Files to lint again if the merged index knows what they missed or another file
+        // defines a macro they call: (index in `done`, text, missed names, macros called).
+        let mut again: Vec<(usize, String, Vec<String>, Vec<String>)> = Vec::new();
+        let mut local = Vec::new();
+        let mut local_macros: Vec<(usize, Vec<(String, String)>)> = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some((path, rel)) = files.get(i) else {
+                break;
+            };
+            let first = catch_unwind(AssertUnwindSafe(|| {
+                let parsed = parse((path, rel))?;
+                let own = parsed.index();
+                let index = TypeIndex::merge([own.clone()]);
+                let misses = RefCell::new(Vec::new());
+                let out = lint(&parsed, &index, Some(&misses), &HashMap::new());
+                let mut misses = misses.into_inner();
+                misses.sort_unstable();
+                misses.dedup();
+                Ok((out, own, misses, parsed.text))
+            }))
+            .unwrap_or_else(|_| Err(panicked(rel)));
+            match first {
+                Ok((out, own, misses, text)) => {
+                    local.push(own);
+                    if !out.macro_defs.is_empty() {
+                        local_macros.push((i, out.macro_defs.clone()));
+                    }
+                    if !misses.is_empty() || !out.wanted.is_empty() {
+                        again.push((done.len(), text, misses, out.wanted.clone()));
+                    }
+                    done.push((i, Ok(out)));
+                }
+                Err(e) => done.push((i, Err(e))),
+            }
+        }
+        let merged = gate.arrive(local, local_macros);
+        for (at, text, misses, wanted) in again {
+            let i = done[at].0;
+            let foreign = foreign_macros(i, &wanted, &merged.macros);
+            if foreign.is_empty() && !merged.types.defines_any(&misses) {
+                continue;
+            }
+            let rel = &files[i].1;
+            let second = catch_unwind(AssertUnwindSafe(|| {
+                reparse(rel, text).map(|p| lint(&p, &merged.types, None, &foreign))
+            }))
+            .unwrap_or_else(|_| Err(panicked(rel)));
+            done[at].1 = second;
+        }
+        done
+    };
+    let mut results: Vec<Option<Result<FileLint, FileError>>> =
+        (0..files.len()).map(|_| None).collect();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                std::thread::Builder::new()
+                    .stack_size(stack_size)
+                    .spawn_scoped(s, worker)
+            })
+            .collect();
+        for h in &handles {
+            if h.is_err() {
+                gate.leave();
+            }
+        }
+        for h in handles {
+            // A worker that cannot start or panics leaves its files unlinted, which the
+            // caller reports as errors below; the scan never passes silently.
+            if let Ok(h) = h
+                && let Ok(done) = h.join()
+            {
+                for (i, r) in done {
+                    results[i] = Some(r);
+                }
+            }
+        }
+    });
+    files
+        .iter()
+        .zip(results)
+        .map(|((_, rel), r)| {
+            r.unwrap_or_else(|| {
+                Err(FileError {
+                    file: rel.clone(),
+                    pos: None,
+                    message: "cannot lint: a worker thread failed".into(),
+                })
+            })
+        })
+        .collect()
+}
+
+fn panicked(rel: &str) -> FileError {
+    FileError {
+        file: rel.to_owned(),
+        pos: None,
+        message: "cannot lint: the linter panicked on this file".into(),
+    }
+}
+
+/// Macros by name: the text of the rules of each definition.
+pub(super) type Macros = HashMap<String, Vec<String>>;
+
+/// Where the workers wait for each other between the phases; the last to arrive merges.
+struct Gate {
+    state: Mutex<GateState>,
+    opened: Condvar,
+    merged: OnceLock<Merged>,
+}
+
+struct GateState {
+    arrived: usize,
+    expected: usize,
+    indexes: Vec<FileIndex>,
+    /// `macro_rules!` by name: the files defining one and the text of its rules.
+    macros: HashMap<String, Vec<(usize, String)>>,
+}
+
+/// What every file of the scan contributes, merged.
+#[derive(Default)]
+struct Merged {
+    types: TypeIndex,
+    macros: HashMap<String, Vec<(usize, String)>>,
+}
+
+impl Gate {
+    /// Hands in a worker's indexes and macros and waits until every worker has; returns them
+    /// merged.
+    fn arrive(
+        &self,
+        local: Vec<FileIndex>,
+        macros: Vec<(usize, Vec<(String, String)>)>,
+    ) -> &Merged {
+        let mut st = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        st.indexes.extend(local);
+        for (i, defs) in macros {
+            for (name, text) in defs {
+                st.macros.entry(name).or_default().push((i, text));
+            }
+        }
+        st.arrived += 1;
+        self.open_if_complete(&mut st);
+        while self.merged.get().is_none() {
+            st = self
+                .opened
+                .wait(st)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        drop(st);
+        self.merged.get_or_init(Merged::default)
+    }
+
+    /// A worker that never started: the others must not wait for it.
+    fn leave(&self) {
+        let mut st = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        st.expected -= 1;
+        self.open_if_complete(&mut st);
+    }
+
+    fn open_if_complete(&self, st: &mut GateState) {
+        if st.arrived >= st.expected && self.merged.get().is_none() {
+            let mut macros = std::mem::take(&mut st.macros);
+            // The definitions' order must not depend on which worker arrived first.
+            for defs in macros.values_mut() {
+                defs.sort_unstable();
+            }
+            let _ = self.merged.set(Merged {
+                types: TypeIndex::merge(std::mem::take(&mut st.indexes)),
+                macros,
+            });
+            self.opened.notify_all();
+        }
+    }
+}

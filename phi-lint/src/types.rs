@@ -1,0 +1,588 @@
+//! A type index of the scanned code, from syn alone: no rustc, no rust-analyzer.
+//!
+//! Each file contributes a [`FileIndex`] (its structs and their fields, enums, type aliases,
+//! consts and statics, free functions and methods with their parameter and return types, and
+//! `use` renames), built in the same parallel pass that parses it for the lint. The per-file
+//! indexes merge into one [`TypeIndex`], keyed by the last segment of a name: a name defined
+//! twice with different definitions (two `User`s in two crates) is ambiguous, and an ambiguous
+//! name resolves to nothing. So the index answers across the files of a crate and across the
+//! crates of a workspace where the answer is unambiguous, and says "unknown" elsewhere.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use syn::{FnArg, GenericArgument, Item, PathArguments, ReturnType, Type};
+
+mod facts;
+mod infer;
+
+pub(crate) use facts::{Fact, fact_of};
+pub(crate) use infer::{Binding, Origin, Scope, element, ty_of};
+
+/// A type as the index keeps it: references, `Box`, `Arc`, `Rc` and `Cow` peeled, paths cut to
+/// their last segment, generic arguments kept.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) enum Ty {
+    /// A named type: `Uuid`, `Option<Uuid>`, `HashMap<String, u32>`, `u64`, `str`.
+    Named(String, Vec<Ty>),
+    /// A tuple.
+    Tuple(Vec<Ty>),
+    /// A slice or an array of the element type.
+    Slice(Box<Ty>),
+    /// Not known.
+    #[default]
+    Unknown,
+}
+
+impl Ty {
+    pub(crate) fn named(name: &str) -> Ty {
+        Ty::Named(name.to_owned(), Vec::new())
+    }
+
+    /// The name of a named type.
+    pub(crate) fn name(&self) -> Option<&str> {
+        match self {
+            Ty::Named(n, _) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The first generic argument (`T` of `Option<T>`, `Vec<T>`, `Result<T, E>`).
+    pub(crate) fn arg(&self, i: usize) -> Ty {
+        match self {
+            Ty::Named(_, args) => args.get(i).cloned().unwrap_or_default(),
+            Ty::Slice(t) if i == 0 => (**t).clone(),
+            _ => Ty::Unknown,
+        }
+    }
+
+    pub(crate) fn is_unknown(&self) -> bool {
+        matches!(self, Ty::Unknown)
+    }
+
+    /// The type written in source, with `Self` replaced by `self_ty`.
+    pub(crate) fn from_syn(t: &Type, self_ty: Option<&str>) -> Ty {
+        match t {
+            Type::Reference(r) => Ty::from_syn(&r.elem, self_ty),
+            Type::Paren(p) => Ty::from_syn(&p.elem, self_ty),
+            Type::Group(g) => Ty::from_syn(&g.elem, self_ty),
+            Type::Slice(s) => Ty::Slice(Box::new(Ty::from_syn(&s.elem, self_ty))),
+            Type::Array(a) => Ty::Slice(Box::new(Ty::from_syn(&a.elem, self_ty))),
+            Type::Tuple(t) => Ty::Tuple(t.elems.iter().map(|e| Ty::from_syn(e, self_ty)).collect()),
+            Type::Path(p) if p.qself.is_none() => {
+                let Some(last) = p.path.segments.last() else {
+                    return Ty::Unknown;
+                };
+                let mut name = last.ident.to_string();
+                if name == "Self" {
+                    match self_ty {
+                        Some(s) => s.clone_into(&mut name),
+                        None => return Ty::Unknown,
+                    }
+                }
+                let args: Vec<Ty> = match &last.arguments {
+                    PathArguments::AngleBracketed(a) => a
+                        .args
+                        .iter()
+                        .filter_map(|g| match g {
+                            GenericArgument::Type(t) => Some(Ty::from_syn(t, self_ty)),
+                            _ => None,
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                if matches!(
+                    name.as_str(),
+                    "Box" | "Arc" | "Rc" | "Cow" | "RefCell" | "Cell"
+                ) && args.len() == 1
+                {
+                    return args.into_iter().next().unwrap_or_default();
+                }
+                Ty::Named(name, args)
+            }
+            _ => Ty::Unknown,
+        }
+    }
+}
+
+/// What a type name is defined as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum TypeDef {
+    /// A struct: its named fields, or its positional fields (`.0`) for a tuple struct.
+    Struct {
+        fields: Vec<(String, Ty)>,
+        tuple: bool,
+    },
+    /// An enum, and whether every variant is fieldless.
+    Enum { fieldless: bool },
+    /// `type A = B;`
+    Alias(Ty),
+}
+
+/// A function's signature.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FnSig {
+    pub(crate) params: Vec<(String, Ty)>,
+    pub(crate) ret: Ty,
+}
+
+/// One file's contribution to the index, in the order found.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct FileIndex {
+    /// The crate the file belongs to: its path up to the last `src/` (`crates/auth`), or `""`.
+    krate: String,
+    types: Vec<(String, TypeDef)>,
+    fns: Vec<(String, FnSig)>,
+    /// Keyed `Type::method`.
+    methods: Vec<(String, FnSig)>,
+    consts: Vec<(String, Ty)>,
+    /// `use a::B as C` gives `(C, (B, Some(a)))`, with `None` for `crate`, `self`, `super`.
+    renames: Vec<(String, (String, Option<String>))>,
+}
+
+impl FileIndex {
+    /// Adds another part of the same file (a chunk of a large one).
+    pub(crate) fn append(&mut self, other: FileIndex) {
+        if self.krate.is_empty() {
+            self.krate = other.krate;
+        }
+        self.types.extend(other.types);
+        self.fns.extend(other.fns);
+        self.methods.extend(other.methods);
+        self.consts.extend(other.consts);
+        self.renames.extend(other.renames);
+    }
+}
+
+/// A definition, or two different ones under one name.
+#[derive(Debug, Clone)]
+enum Entry<T> {
+    One(T),
+    Ambiguous,
+}
+
+/// Definitions by name: across the workspace, and per crate (which wins where it is
+/// unambiguous, so two `User`s in two crates each resolve in their own crate).
+#[derive(Debug)]
+struct Table<T> {
+    global: HashMap<String, Entry<T>>,
+    by_crate: HashMap<String, HashMap<String, Entry<T>>>,
+}
+
+impl<T> Default for Table<T> {
+    fn default() -> Self {
+        Table {
+            global: HashMap::new(),
+            by_crate: HashMap::new(),
+        }
+    }
+}
+
+fn insert<T: PartialEq>(map: &mut HashMap<String, Entry<T>>, k: String, v: T) {
+    use std::collections::hash_map::Entry as E;
+    match map.entry(k) {
+        E::Vacant(e) => {
+            e.insert(Entry::One(v));
+        }
+        E::Occupied(mut e) => {
+            if matches!(e.get(), Entry::One(old) if *old != v) {
+                e.insert(Entry::Ambiguous);
+            }
+        }
+    }
+}
+
+impl<T: PartialEq + Clone> Table<T> {
+    fn add(&mut self, krate: &str, k: String, v: T) {
+        let own = match self.by_crate.get_mut(krate) {
+            Some(m) => m,
+            None => self.by_crate.entry(krate.to_owned()).or_default(),
+        };
+        insert(own, k.clone(), v.clone());
+        insert(&mut self.global, k, v);
+    }
+
+    fn get(&self, krate: &str, k: &str) -> Option<&T> {
+        let own = self.by_crate.get(krate).and_then(|m| m.get(k));
+        match own.or_else(|| self.global.get(k))? {
+            Entry::One(v) => Some(v),
+            Entry::Ambiguous => None,
+        }
+    }
+
+    /// The definition of `k` in crate `krate` only.
+    fn get_own(&self, krate: &str, k: &str) -> Option<&T> {
+        match self.by_crate.get(krate)?.get(k)? {
+            Entry::One(v) => Some(v),
+            Entry::Ambiguous => None,
+        }
+    }
+
+    /// Whether crate `krate` defines `k` (even ambiguously).
+    fn has_own(&self, krate: &str, k: &str) -> bool {
+        self.by_crate.get(krate).is_some_and(|m| m.contains_key(k))
+    }
+
+    /// The one definition of `k` outside crate `krate`, if exactly one crate defines it;
+    /// crates whose directory matches `from` (`lldap_domain` for `crates/domain`) first.
+    fn get_foreign(&self, krate: &str, from: &str, k: &str) -> Option<&T> {
+        let named = |c: &str| {
+            let dir = c.rsplit('/').next().unwrap_or(c).replace('-', "_");
+            !dir.is_empty()
+                && (from == dir
+                    || from.ends_with(&format!("_{dir}"))
+                    || dir.ends_with(&format!("_{from}")))
+        };
+        let matching: Vec<&T> = self
+            .by_crate
+            .iter()
+            .filter(|(c, _)| c.as_str() != krate && named(c))
+            .filter_map(|(_, m)| match m.get(k) {
+                Some(Entry::One(v)) => Some(v),
+                _ => None,
+            })
+            .collect();
+        if let [one] = matching.as_slice() {
+            return Some(one);
+        }
+        let mut found = None;
+        for (c, m) in &self.by_crate {
+            if c == krate {
+                continue;
+            }
+            match m.get(k) {
+                Some(Entry::One(v)) if found.is_none() => found = Some(v),
+                Some(_) => return None,
+                None => {}
+            }
+        }
+        found
+    }
+}
+
+/// The merged index of every scanned file.
+#[derive(Debug, Default)]
+pub(crate) struct TypeIndex {
+    types: Table<TypeDef>,
+    fns: Table<FnSig>,
+    methods: Table<FnSig>,
+    consts: Table<Ty>,
+    renames: Table<(String, Option<String>)>,
+}
+
+/// The index as seen from one crate.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Types<'a> {
+    index: &'a TypeIndex,
+    krate: &'a str,
+    /// Where to note the names looked up and not found, if anyone asks.
+    misses: Option<&'a RefCell<Vec<String>>>,
+}
+
+/// The crate of a file: its path up to the last `src/` component, or `""`.
+pub(crate) fn crate_of(rel: &str) -> &str {
+    match rel.rfind("/src/") {
+        Some(i) => &rel[..i],
+        None => "",
+    }
+}
+
+impl TypeIndex {
+    /// Merges per-file indexes; the result does not depend on their order.
+    pub(crate) fn merge(files: impl IntoIterator<Item = FileIndex>) -> TypeIndex {
+        let mut out = TypeIndex::default();
+        for f in files {
+            let k = f.krate.as_str();
+            for (n, v) in f.types {
+                out.types.add(k, n, v);
+            }
+            for (n, v) in f.fns {
+                out.fns.add(k, n, v);
+            }
+            for (n, v) in f.methods {
+                out.methods.add(k, n, v);
+            }
+            for (n, v) in f.consts {
+                out.consts.add(k, n, v);
+            }
+            for (n, v) in f.renames {
+                out.renames.add(k, n, v);
+            }
+        }
+        out
+    }
+
+    /// The index as seen from the crate of the file at `rel`; names looked up and not found
+    /// are noted in `misses`, if given.
+    pub(crate) fn view<'a>(
+        &'a self,
+        rel: &'a str,
+        misses: Option<&'a RefCell<Vec<String>>>,
+    ) -> Types<'a> {
+        Types {
+            index: self,
+            krate: crate_of(rel),
+            misses,
+        }
+    }
+
+    /// Whether the index defines any of `names` (types, functions, methods or consts).
+    pub(crate) fn defines_any(&self, names: &[String]) -> bool {
+        names.iter().any(|n| {
+            self.types.global.contains_key(n)
+                || self.fns.global.contains_key(n)
+                || self.methods.global.contains_key(n)
+                || self.consts.global.contains_key(n)
+        })
+    }
+}
+
+impl Types<'_> {
+    fn miss<T>(&self, name: &str, found: Option<T>) -> Option<T> {
+        if found.is_none()
+            && let Some(m) = self.misses
+        {
+            m.borrow_mut().push(name.to_owned());
+        }
+        found
+    }
+
+    fn type_def(&self, name: &str) -> Option<&TypeDef> {
+        self.miss(name, self.index.types.get(self.krate, name))
+    }
+
+    /// The definition of a type name, through `use` renames and aliases (a few hops): the
+    /// crate's own definition, else its own `use … as` rename (renames never leave their
+    /// crate), else the workspace's one definition. A rename imported from another crate
+    /// (`use dom::User as DomainUser`) resolves among the other crates' definitions.
+    pub(crate) fn def(&self, name: &str) -> Option<&TypeDef> {
+        let mut name = name;
+        for _ in 0..4 {
+            let found = if self.index.types.has_own(self.krate, name) {
+                self.index.types.get_own(self.krate, name)
+            } else if let Some((original, from)) = self.index.renames.get_own(self.krate, name)
+                && original != name
+            {
+                if let Some(from) = from {
+                    let foreign = self.index.types.get_foreign(self.krate, from, original);
+                    return match self.miss(original, foreign) {
+                        Some(TypeDef::Alias(Ty::Named(target, _))) => self.type_def(target),
+                        other => other,
+                    };
+                }
+                name = original;
+                continue;
+            } else {
+                self.type_def(name)
+            };
+            match found {
+                Some(TypeDef::Alias(Ty::Named(target, _))) => name = target,
+                other => return other,
+            }
+        }
+        None
+    }
+
+    /// `ty` with aliases and renames resolved (`type UserId = Uuid;` gives `Uuid`).
+    pub(crate) fn resolve(&self, ty: &Ty) -> Ty {
+        let mut ty = ty.clone();
+        for _ in 0..4 {
+            let Ty::Named(name, _) = &ty else { return ty };
+            let def = if self.index.types.has_own(self.krate, name) {
+                self.index.types.get_own(self.krate, name)
+            } else if self.index.renames.get_own(self.krate, name).is_some() {
+                // Renamed types are resolved by `def`.
+                return ty;
+            } else {
+                self.type_def(name)
+            };
+            match def {
+                Some(TypeDef::Alias(target)) => ty = target.clone(),
+                _ => return ty,
+            }
+        }
+        ty
+    }
+
+    /// The type of field `field` of type `ty`.
+    pub(crate) fn field(&self, ty: &Ty, field: &str) -> Ty {
+        let ty = self.resolve(ty);
+        if let Ty::Tuple(elems) = &ty {
+            return field
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| elems.get(i).cloned())
+                .unwrap_or_default();
+        }
+        let Some(name) = ty.name() else {
+            return Ty::Unknown;
+        };
+        match self.def(name) {
+            Some(TypeDef::Struct { fields, .. }) => fields
+                .iter()
+                .find(|(f, _)| f == field)
+                .map(|(_, t)| t.clone())
+                .unwrap_or_default(),
+            _ => Ty::Unknown,
+        }
+    }
+
+    /// The signature of method `method` on type `ty`.
+    pub(crate) fn method(&self, ty: &str, method: &str) -> Option<&FnSig> {
+        let Ty::Named(ty, _) = self.resolve(&Ty::named(ty)) else {
+            return None;
+        };
+        self.index
+            .methods
+            .get(self.krate, &format!("{ty}::{method}"))
+    }
+
+    /// The signature of a free function.
+    pub(crate) fn function(&self, name: &str) -> Option<&FnSig> {
+        self.miss(name, self.index.fns.get(self.krate, name))
+    }
+
+    /// The type of a const or static.
+    pub(crate) fn constant(&self, name: &str) -> Option<&Ty> {
+        self.miss(name, self.index.consts.get(self.krate, name))
+    }
+}
+
+/// Indexes the items of one parsed file (bodies are not entered: the index is about items).
+pub(crate) fn index_file(rel: &str, file: &syn::File) -> FileIndex {
+    let mut out = FileIndex {
+        krate: crate_of(rel).to_owned(),
+        ..FileIndex::default()
+    };
+    items(&file.items, &mut out);
+    out
+}
+
+fn items(list: &[Item], out: &mut FileIndex) {
+    for item in list {
+        match item {
+            Item::Struct(s) => {
+                let (fields, tuple) = match &s.fields {
+                    syn::Fields::Named(n) => (
+                        n.named
+                            .iter()
+                            .filter_map(|f| {
+                                Some((f.ident.as_ref()?.to_string(), Ty::from_syn(&f.ty, None)))
+                            })
+                            .collect(),
+                        false,
+                    ),
+                    syn::Fields::Unnamed(u) => (
+                        u.unnamed
+                            .iter()
+                            .enumerate()
+                            .map(|(i, f)| (i.to_string(), Ty::from_syn(&f.ty, None)))
+                            .collect(),
+                        true,
+                    ),
+                    syn::Fields::Unit => (Vec::new(), true),
+                };
+                out.types
+                    .push((s.ident.to_string(), TypeDef::Struct { fields, tuple }));
+            }
+            Item::Enum(e) => {
+                let fieldless = e
+                    .variants
+                    .iter()
+                    .all(|v| matches!(v.fields, syn::Fields::Unit));
+                out.types
+                    .push((e.ident.to_string(), TypeDef::Enum { fieldless }));
+            }
+            Item::Type(t) => out.types.push((
+                t.ident.to_string(),
+                TypeDef::Alias(Ty::from_syn(&t.ty, None)),
+            )),
+            Item::Const(c) => out
+                .consts
+                .push((c.ident.to_string(), Ty::from_syn(&c.ty, None))),
+            Item::Static(s) => out
+                .consts
+                .push((s.ident.to_string(), Ty::from_syn(&s.ty, None))),
+            Item::Fn(f) => out
+                .fns
+                .push((f.sig.ident.to_string(), signature(&f.sig, None))),
+            Item::Impl(i) => {
+                let Type::Path(p) = &*i.self_ty else { continue };
+                let Some(self_ty) = p.path.segments.last().map(|s| s.ident.to_string()) else {
+                    continue;
+                };
+                for it in &i.items {
+                    if let syn::ImplItem::Fn(f) = it {
+                        out.methods.push((
+                            format!("{self_ty}::{}", f.sig.ident),
+                            signature(&f.sig, Some(&self_ty)),
+                        ));
+                    }
+                }
+            }
+            Item::Mod(m) => {
+                if let Some((_, inner)) = &m.content {
+                    items(inner, out);
+                }
+            }
+            Item::Use(u) => renames(&u.tree, out),
+            _ => {}
+        }
+    }
+}
+
+/// The crate a `use` path starts in: another crate's name, or `None` for `crate`, `self`,
+/// `super`.
+#[derive(Clone)]
+struct UseRoot(Option<String>);
+
+/// `use a::B as C;` records `C` as a rename of `B`, and whether `a` is another crate.
+fn renames(tree: &syn::UseTree, out: &mut FileIndex) {
+    /// `from`: `None` at the root of the tree, else the crate the path starts in.
+    fn walk(tree: &syn::UseTree, from: Option<&UseRoot>, out: &mut FileIndex) {
+        match tree {
+            syn::UseTree::Path(p) => {
+                let here = match from {
+                    Some(f) => f.clone(),
+                    None => {
+                        let first = p.ident.to_string();
+                        UseRoot(
+                            (!matches!(first.as_str(), "crate" | "self" | "super"))
+                                .then_some(first),
+                        )
+                    }
+                };
+                walk(&p.tree, Some(&here), out);
+            }
+            syn::UseTree::Rename(r) if r.ident != "self" => {
+                out.renames.push((
+                    r.rename.to_string(),
+                    (r.ident.to_string(), from.and_then(|f| f.0.clone())),
+                ));
+            }
+            syn::UseTree::Group(g) => g.items.iter().for_each(|t| walk(t, from, out)),
+            _ => {}
+        }
+    }
+    walk(tree, None, out);
+}
+
+/// A signature's parameter and return types, `Self` resolved to the impl's type.
+pub(crate) fn signature(sig: &syn::Signature, self_ty: Option<&str>) -> FnSig {
+    let params = sig
+        .inputs
+        .iter()
+        .filter_map(|a| match a {
+            FnArg::Typed(t) => match &*t.pat {
+                syn::Pat::Ident(id) => Some((id.ident.to_string(), Ty::from_syn(&t.ty, self_ty))),
+                _ => None,
+            },
+            FnArg::Receiver(_) => self_ty.map(|s| ("self".to_owned(), Ty::named(s))),
+        })
+        .collect();
+    let ret = match &sig.output {
+        ReturnType::Default => Ty::Tuple(Vec::new()),
+        ReturnType::Type(_, t) => Ty::from_syn(t, self_ty),
+    };
+    FnSig { params, ret }
+}

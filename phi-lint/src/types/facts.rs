@@ -1,0 +1,141 @@
+//! What a type tells about the values it holds.
+
+use super::{Ty, TypeDef, Types};
+
+/// What a resolved type says about a value, for the verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Fact {
+    /// Proves an opaque id: `Uuid`, `Ulid`, and newtypes named `…Id` over an id or an integer.
+    Id,
+    /// Proves a duration: `Duration`, `TimeDelta`, a difference of `Instant`s.
+    Duration,
+    /// Proves a status: `StatusCode`, a `tracing` `Level`.
+    Status,
+    /// An integer: safe only under a name of a safe class.
+    Integer,
+    /// A float: safe only under a name of a safe class.
+    Float,
+    /// A bool: safe only under a name of a safe class.
+    Bool,
+    /// A fieldless enum (its name is given): safe only under a status, kind, state or level
+    /// name.
+    FieldlessEnum(String),
+    /// A point in time (`Instant`, `SystemTime`): not a class.
+    Instant,
+    /// Free text (`String`, `str`, or a newtype over it): refutes an id, status or count name.
+    Text(String),
+    /// A struct, an enum with data, a map or a collection: refutes an id, status or count name.
+    Composite(String),
+    /// An error type whose message is fixed text: it never quotes its input.
+    FixedError,
+    /// Another error type (`io::Error`, `anyhow::Error`, a struct named `…Error`): its message
+    /// can quote the data it failed on, whatever the value is called.
+    Error,
+    /// Not known: today's name rules apply.
+    Unknown,
+}
+
+/// Error types of the standard library and common crates whose `Display` and `Debug` print fixed
+/// text (and numbers), never the input they failed on: `"invalid digit found in string"`,
+/// `"deadline has elapsed"`, `"channel closed"`. `serde_json::Error`, `io::Error` and
+/// `anyhow::Error` are not here: they can quote input, paths or anything a caller attached.
+const FIXED_MESSAGE_ERRORS: &[&str] = &[
+    "ParseIntError",
+    "ParseFloatError",
+    "ParseBoolError",
+    "ParseCharError",
+    "TryFromIntError",
+    "TryFromSliceError",
+    "Utf8Error",
+    "FromUtf8Error",
+    "RecvError",
+    "TryRecvError",
+    "RecvTimeoutError",
+    "Elapsed",
+    "AcquireError",
+    "TryAcquireError",
+    "SystemTimeError",
+    "ErrorKind",
+];
+
+/// The fact of a type, through the index's definitions.
+pub(crate) fn fact_of(ty: &Ty, index: &Types<'_>) -> Fact {
+    fact_depth(ty, index, 0)
+}
+
+fn fact_depth(ty: &Ty, index: &Types<'_>, depth: u8) -> Fact {
+    if depth > 4 {
+        return Fact::Unknown;
+    }
+    let ty = index.resolve(ty);
+    let (name, args) = match &ty {
+        Ty::Named(n, a) => (n.as_str(), a),
+        Ty::Tuple(t) if t.is_empty() => return Fact::Unknown,
+        Ty::Tuple(_) | Ty::Slice(_) => return Fact::Composite("a collection".into()),
+        Ty::Unknown => return Fact::Unknown,
+    };
+    match name {
+        "Uuid" | "Ulid" | "TraceId" | "SpanId" => return Fact::Id,
+        "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64" | "i128"
+        | "isize" | "NonZeroU8" | "NonZeroU16" | "NonZeroU32" | "NonZeroU64" | "NonZeroUsize"
+        | "NonZeroI32" | "NonZeroI64" | "{integer}" => return Fact::Integer,
+        "f32" | "f64" | "{float}" => return Fact::Float,
+        "bool" => return Fact::Bool,
+        "Duration" | "TimeDelta" => return Fact::Duration,
+        "Instant" | "SystemTime" => return Fact::Instant,
+        "StatusCode" | "Level" | "LevelFilter" => return Fact::Status,
+        "String" | "str" | "OsString" | "OsStr" | "SmolStr" | "CompactString" | "ArcStr" => {
+            return Fact::Text(name.to_owned());
+        }
+        "Option" | "Result" | "NonNull" | "Mutex" | "RwLock" => {
+            return args
+                .first()
+                .map_or(Fact::Unknown, |a| fact_depth(a, index, depth + 1));
+        }
+        "HashMap" | "BTreeMap" | "IndexMap" | "HashSet" | "BTreeSet" | "IndexSet" | "Vec"
+        | "VecDeque" => return Fact::Composite(name.to_owned()),
+        n if FIXED_MESSAGE_ERRORS.contains(&n) => return Fact::FixedError,
+        _ => {}
+    }
+    match index.def(name) {
+        Some(TypeDef::Enum { fieldless: true }) => Fact::FieldlessEnum(name.to_owned()),
+        Some(TypeDef::Struct {
+            fields,
+            tuple: true,
+        }) if fields.is_empty() => {
+            // A unit struct holds nothing; as an error its message is fixed text.
+            Fact::FixedError
+        }
+        Some(TypeDef::Struct {
+            fields,
+            tuple: true,
+        }) if fields.len() == 1 => {
+            let inner = fact_depth(&fields[0].1, index, depth + 1);
+            match inner {
+                Fact::Id | Fact::Integer if is_id_type_name(name) => Fact::Id,
+                Fact::Text(_) => Fact::Text(name.to_owned()),
+                other => other,
+            }
+        }
+        // A struct, or an enum with data.
+        Some(TypeDef::Struct { .. } | TypeDef::Enum { fieldless: false }) => {
+            if is_error_type_name(name) {
+                Fact::Error
+            } else {
+                Fact::Composite(name.to_owned())
+            }
+        }
+        Some(TypeDef::Alias(_)) | None if is_error_type_name(name) => Fact::Error,
+        Some(TypeDef::Alias(_)) | None => Fact::Unknown,
+    }
+}
+
+/// `Error` (the last segment of `io::Error`), `DbError`, `SqlxError`.
+fn is_error_type_name(name: &str) -> bool {
+    name.ends_with("Error")
+}
+
+/// `UserId`, `EventUuid`, `RowID`.
+fn is_id_type_name(name: &str) -> bool {
+    name.ends_with("Id") || name.ends_with("ID") || name.ends_with("Uuid")
+}

@@ -1,0 +1,353 @@
+//! The locals in scope, and the type of an expression where it is evident.
+
+use syn::{BinOp, Expr, Lit, Member};
+
+use super::{Ty, TypeDef, Types};
+use crate::classify::Why;
+
+/// Where a local's value came from, judged once when it was bound.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// Its initializer is safe to log (`rows.len()`, `user.id`, a literal).
+    Safe,
+    /// Its initializer is a leak (`&patient.name`, `err.to_string()`): the local is too,
+    /// whatever its name.
+    Tainted(Why),
+    /// Not known (a parameter, a call): its name and type decide.
+    Unknown,
+}
+
+/// One local: a `let`, a parameter, a closure parameter, a pattern binding.
+#[derive(Debug, Clone)]
+pub(crate) struct Binding {
+    pub(crate) name: String,
+    pub(crate) ty: Ty,
+    pub(crate) origin: Origin,
+}
+
+/// The locals in scope at the current point of the walk, innermost last. A function starts a
+/// frame: its body cannot see an enclosing function's locals.
+#[derive(Debug, Default)]
+pub(crate) struct Scope {
+    bindings: Vec<Binding>,
+    /// Per function: where its bindings start, and its `Self` type.
+    frames: Vec<(usize, Option<String>)>,
+}
+
+impl Scope {
+    /// The innermost binding of `name` in the current function.
+    pub(crate) fn lookup(&self, name: &str) -> Option<&Binding> {
+        let base = self.frames.last().map_or(0, |f| f.0);
+        self.bindings[base..].iter().rev().find(|b| b.name == name)
+    }
+
+    pub(crate) fn push(&mut self, b: Binding) {
+        self.bindings.push(b);
+    }
+
+    /// Where the innermost binding of `name` in the current function is.
+    pub(crate) fn lookup_index(&self, name: &str) -> Option<usize> {
+        let base = self.frames.last().map_or(0, |f| f.0);
+        self.bindings[base..]
+            .iter()
+            .rposition(|b| b.name == name)
+            .map(|i| base + i)
+    }
+
+    /// Changes the origin of the innermost binding of `name`.
+    pub(crate) fn set_origin(&mut self, name: &str, origin: Origin) {
+        let base = self.frames.last().map_or(0, |f| f.0);
+        if let Some(b) = self.bindings[base..]
+            .iter_mut()
+            .rev()
+            .find(|b| b.name == name)
+        {
+            b.origin = origin;
+        }
+    }
+
+    /// A mark to [`Scope::truncate`] to when a block or closure ends.
+    pub(crate) fn mark(&self) -> usize {
+        self.bindings.len()
+    }
+
+    pub(crate) fn truncate(&mut self, mark: usize) {
+        self.bindings.truncate(mark);
+    }
+
+    pub(crate) fn enter_fn(&mut self, self_ty: Option<String>) {
+        self.frames.push((self.bindings.len(), self_ty));
+    }
+
+    pub(crate) fn exit_fn(&mut self) {
+        if let Some((base, _)) = self.frames.pop() {
+            self.bindings.truncate(base);
+        }
+    }
+
+    /// The `Self` type of the enclosing `impl`, if any.
+    pub(crate) fn self_ty(&self) -> Option<&str> {
+        self.frames.last().and_then(|f| f.1.as_deref())
+    }
+}
+
+/// Methods whose result has the receiver's type, as far as the verdict cares.
+const SAME_TYPE: &[&str] = &[
+    "clone",
+    "to_owned",
+    "borrow",
+    "as_ref",
+    "as_mut",
+    "as_deref",
+    "into",
+    "to_string",
+    "as_hyphenated",
+    "hyphenated",
+    "simple",
+    "lock",
+    "read",
+    "write",
+];
+
+/// The type of `e`, where the code makes it evident; else [`Ty::Unknown`].
+pub(crate) fn ty_of(e: &Expr, scope: &Scope, index: &Types<'_>) -> Ty {
+    ty_depth(e, scope, index, 0)
+}
+
+fn ty_depth(e: &Expr, scope: &Scope, index: &Types<'_>, depth: u8) -> Ty {
+    if depth > 16 {
+        return Ty::Unknown;
+    }
+    let rec = |e: &Expr| ty_depth(e, scope, index, depth + 1);
+    match e {
+        Expr::Lit(l) => match &l.lit {
+            Lit::Int(i) if !i.suffix().is_empty() => Ty::named(i.suffix()),
+            Lit::Int(_) => Ty::named("{integer}"),
+            Lit::Float(f) if !f.suffix().is_empty() => Ty::named(f.suffix()),
+            Lit::Float(_) => Ty::named("{float}"),
+            Lit::Bool(_) => Ty::named("bool"),
+            Lit::Str(_) => Ty::named("str"),
+            _ => Ty::Unknown,
+        },
+        Expr::Path(p) if p.qself.is_none() => {
+            let segs = &p.path.segments;
+            if segs.len() == 1 {
+                let name = segs[0].ident.to_string();
+                if let Some(b) = scope.lookup(&name) {
+                    return b.ty.clone();
+                }
+                return index.constant(&name).cloned().unwrap_or_default();
+            }
+            // `Kind::Variant` of a known enum, or `Type::CONST`.
+            let owner = segs[segs.len() - 2].ident.to_string();
+            let owner = if owner == "Self" {
+                match scope.self_ty() {
+                    Some(s) => s.to_owned(),
+                    None => return Ty::Unknown,
+                }
+            } else {
+                owner
+            };
+            match index.def(&owner) {
+                Some(TypeDef::Enum { .. }) => Ty::named(&owner),
+                _ => {
+                    let last = segs[segs.len() - 1].ident.to_string();
+                    index.constant(&last).cloned().unwrap_or_default()
+                }
+            }
+        }
+        Expr::Field(f) => {
+            let base = rec(&f.base);
+            if base.is_unknown() {
+                return Ty::Unknown;
+            }
+            let member = match &f.member {
+                Member::Named(id) => id.to_string(),
+                Member::Unnamed(i) => i.index.to_string(),
+            };
+            index.field(&base, &member)
+        }
+        Expr::MethodCall(m) => {
+            let method = m.method.to_string();
+            match method.as_str() {
+                "len" | "count" | "capacity" => return Ty::named("usize"),
+                "is_empty" | "is_some" | "is_none" | "is_ok" | "is_err" | "contains" => {
+                    return Ty::named("bool");
+                }
+                "elapsed" | "duration_since" => return Ty::named("Duration"),
+                _ => {}
+            }
+            let recv = index.resolve(&rec(&m.receiver));
+            if SAME_TYPE.contains(&method.as_str()) {
+                return recv;
+            }
+            if matches!(
+                method.as_str(),
+                "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default" | "unwrap_or_else"
+            ) && matches!(recv.name(), Some("Option" | "Result"))
+            {
+                return recv.arg(0);
+            }
+            if matches!(method.as_str(), "iter" | "into_iter" | "iter_mut") {
+                return recv;
+            }
+            // `web::Path<String>::into_inner()`, `Json<T>::into_inner()`.
+            if method == "into_inner"
+                && let Ty::Named(n, args) = &recv
+                && args.len() == 1
+                && index.def(n).is_none()
+            {
+                return args[0].clone();
+            }
+            match recv.name() {
+                Some(n) => index
+                    .method(n, &method)
+                    .map(|s| s.ret.clone())
+                    .unwrap_or_default(),
+                None => Ty::Unknown,
+            }
+        }
+        Expr::Call(c) => call_ty(c, scope, index, depth),
+        Expr::Binary(b) => match b.op {
+            BinOp::Eq(_)
+            | BinOp::Ne(_)
+            | BinOp::Lt(_)
+            | BinOp::Le(_)
+            | BinOp::Gt(_)
+            | BinOp::Ge(_)
+            | BinOp::And(_)
+            | BinOp::Or(_) => Ty::named("bool"),
+            BinOp::Sub(_) => {
+                let (l, r) = (index.resolve(&rec(&b.left)), index.resolve(&rec(&b.right)));
+                if l.name() == Some("Instant") && r.name() == Some("Instant") {
+                    Ty::named("Duration")
+                } else if l.is_unknown() {
+                    r
+                } else {
+                    l
+                }
+            }
+            _ => {
+                let l = rec(&b.left);
+                if l.is_unknown() { rec(&b.right) } else { l }
+            }
+        },
+        Expr::Unary(u) => match u.op {
+            syn::UnOp::Not(_) if rec(&u.expr).name() == Some("bool") => Ty::named("bool"),
+            _ => rec(&u.expr),
+        },
+        Expr::Reference(r) => rec(&r.expr),
+        Expr::Paren(p) => rec(&p.expr),
+        Expr::Group(g) => rec(&g.expr),
+        Expr::Await(a) => rec(&a.base),
+        Expr::Try(t) => {
+            let inner = index.resolve(&rec(&t.expr));
+            match inner.name() {
+                Some("Option" | "Result") => inner.arg(0),
+                _ => Ty::Unknown,
+            }
+        }
+        Expr::Cast(c) => Ty::from_syn(&c.ty, scope.self_ty()),
+        Expr::Index(i) => element(&index.resolve(&rec(&i.expr))),
+        Expr::Block(b) => match b.block.stmts.last() {
+            Some(syn::Stmt::Expr(e, None)) => rec(e),
+            _ => Ty::Unknown,
+        },
+        Expr::Macro(m)
+            if m.mac
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "format") =>
+        {
+            Ty::named("String")
+        }
+        _ => Ty::Unknown,
+    }
+}
+
+/// The element type of a collection or an option (what a `for` or a `.map(|x| ..)` binds).
+pub(crate) fn element(ty: &Ty) -> Ty {
+    match ty {
+        Ty::Slice(t) => (**t).clone(),
+        Ty::Named(n, args) => match n.as_str() {
+            "HashMap" | "BTreeMap" | "IndexMap" if args.len() == 2 => Ty::Tuple(args.clone()),
+            "Vec" | "VecDeque" | "HashSet" | "BTreeSet" | "IndexSet" | "Option" | "Result" => {
+                args.first().cloned().unwrap_or_default()
+            }
+            _ => Ty::Unknown,
+        },
+        _ => Ty::Unknown,
+    }
+}
+
+/// Constructors whose result is their type: `Uuid::new_v4()`, `Instant::now()`,
+/// `Duration::from_secs(3)`.
+fn is_constructor(f: &str) -> bool {
+    matches!(f, "new" | "now" | "default" | "nil" | "max" | "zero")
+        || f.starts_with("new_")
+        || f.starts_with("now_")
+        || f.starts_with("from_")
+        || f.starts_with("with_")
+}
+
+fn call_ty(c: &syn::ExprCall, scope: &Scope, index: &Types<'_>, depth: u8) -> Ty {
+    let Expr::Path(p) = &*c.func else {
+        return Ty::Unknown;
+    };
+    let segs = &p.path.segments;
+    let Some(last) = segs.last() else {
+        return Ty::Unknown;
+    };
+    let f = last.ident.to_string();
+    if segs.len() == 1 {
+        match f.as_str() {
+            "Some" => {
+                return Ty::Named(
+                    "Option".into(),
+                    vec![
+                        c.args
+                            .first()
+                            .map(|a| ty_depth(a, scope, index, depth + 1))
+                            .unwrap_or_default(),
+                    ],
+                );
+            }
+            "Ok" => {
+                return Ty::Named(
+                    "Result".into(),
+                    vec![
+                        c.args
+                            .first()
+                            .map(|a| ty_depth(a, scope, index, depth + 1))
+                            .unwrap_or_default(),
+                    ],
+                );
+            }
+            _ => {}
+        }
+        if let Some(sig) = index.function(&f) {
+            return sig.ret.clone();
+        }
+        if let Some(TypeDef::Struct { tuple: true, .. }) = index.def(&f) {
+            return Ty::named(&f);
+        }
+        return Ty::Unknown;
+    }
+    let owner = segs[segs.len() - 2].ident.to_string();
+    let owner = if owner == "Self" {
+        match scope.self_ty() {
+            Some(s) => s.to_owned(),
+            None => return Ty::Unknown,
+        }
+    } else {
+        owner
+    };
+    if let Some(sig) = index.method(&owner, &f) {
+        return sig.ret.clone();
+    }
+    if owner.starts_with(char::is_uppercase) && is_constructor(&f) {
+        return Ty::named(&owner);
+    }
+    Ty::Unknown
+}
