@@ -152,6 +152,10 @@ impl Tools {
     }
 }
 
+/// `answers tools --json` of this workspace's build, one line.
+#[cfg(test)]
+const SAMPLE: &str = r#"{"tools":[{"name":"query_health_indicators","surfaces":["record_mcp","chat","rest"],"visible_when":"has_readings"},{"name":"query_medications","surfaces":["record_mcp","chat"],"visible_when":"has_medications"},{"name":"query_genetic_data","surfaces":["record_mcp","chat"],"visible_when":"has_genotypes"},{"name":"query_pharmacogenomics","surfaces":["record_mcp","chat"],"visible_when":"has_genotypes"},{"name":"standardize_reading","surfaces":["vocab_mcp"],"visible_when":"always"},{"name":"standardize_complaint","surfaces":["vocab_mcp"],"visible_when":"always"},{"name":"resolve_indicator","surfaces":["record_mcp","vocab_mcp"],"visible_when":"always"},{"name":"convert_unit","surfaces":["record_mcp","vocab_mcp"],"visible_when":"always"},{"name":"normalize_unit","surfaces":["record_mcp","vocab_mcp"],"visible_when":"always"}]}"#;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,7 +234,3 @@ mod tests {
         );
     }
 }
-
-/// `answers tools --json` of this workspace's build, one line.
-#[cfg(test)]
-const SAMPLE: &str = r#"{"tools":[{"name":"query_health_indicators","surfaces":["record_mcp","chat","rest"],"visible_when":"has_readings"},{"name":"query_medications","surfaces":["record_mcp","chat"],"visible_when":"has_medications"},{"name":"query_genetic_data","surfaces":["record_mcp","chat"],"visible_when":"has_genotypes"},{"name":"query_pharmacogenomics","surfaces":["record_mcp","chat"],"visible_when":"has_genotypes"},{"name":"standardize_reading","surfaces":["vocab_mcp"],"visible_when":"always"},{"name":"standardize_complaint","surfaces":["vocab_mcp"],"visible_when":"always"},{"name":"resolve_indicator","surfaces":["record_mcp","vocab_mcp"],"visible_when":"always"},{"name":"convert_unit","surfaces":["record_mcp","vocab_mcp"],"visible_when":"always"},{"name":"normalize_unit","surfaces":["record_mcp","vocab_mcp"],"visible_when":"always"}]}"#;

@@ -1,6 +1,6 @@
 //! ToolFault: a crashing tool becomes an error result, not a dead turn.
 //!
-//! The tool runs inside [`guarded`](crate::tools::fault::guarded): a panic becomes a
+//! The tool runs inside [`crate::tools::fault::guarded`]: a panic becomes a
 //! `tool_panic` envelope (unrecoverable) told by the tool's name and the payload's TYPE, never
 //! its message, and is logged the same way. An error a tool answers with is already an error
 //! envelope ([`ToolInvoker`] returns one), so it passes through as it is; a tool body that

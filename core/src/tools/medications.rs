@@ -1,7 +1,7 @@
 //! `query_medications(view=plan|log|history, keywords, start, end)`: the medications tool.
 //!
 //! One call reads one subject, the one the caller is authenticated as. The view is dispatched
-//! through a table, one function per [`MedicationView`]:
+//! through a table, one function per `MedicationView`:
 //!
 //! | `view` | the window means | answers with |
 //! |---|---|---|

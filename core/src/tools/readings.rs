@@ -1,9 +1,9 @@
 //! `query_health_indicators(keywords | indicators, start, end, view)`: the readings tool.
 //!
 //! One call reads one subject, the one the caller is authenticated as; no parameter names a
-//! person. With no selector it answers with the [catalogue](catalogue); `keywords` find the
+//! person. With no selector it answers with the catalogue; `keywords` find the
 //! record's indicators through the vocabulary, and `indicators` fetch them by exact name or code.
-//! Values come in one of eight views, dispatched through a table ([`views`]):
+//! Values come in one of eight views, dispatched through a table (`views`):
 //!
 //! | `view` | answers with |
 //! |---|---|
