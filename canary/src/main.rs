@@ -80,8 +80,7 @@ struct ScanOptions {
     /// A canary to scan for (repeatable).
     #[arg(long, value_name = "TEXT")]
     canary: Vec<String>,
-    /// Read canaries from FILE, one per line, to keep them out of the process list. A file
-    /// with no canary is a usage error.
+    /// Read canaries from FILE, one per line, out of the process list; none is a usage error.
     #[arg(long, value_name = "FILE")]
     canary_file: Option<PathBuf>,
     /// Scan for the demo canary and its core token (as well as any given).
