@@ -13,10 +13,10 @@ mod formats;
 mod resolve;
 mod walk;
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process;
 
+use phi_testkit::Run;
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -142,71 +142,6 @@ impl Tree {
 
     fn root_arg(&self) -> String {
         self.root().to_string_lossy().into_owned()
-    }
-}
-
-/// What one run of the binary did.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl From<process::Output> for Run {
-    fn from(out: process::Output) -> Run {
-        Run {
-            code: out.status.code().expect("exited, not killed by a signal"),
-            stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
-            stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
-        }
-    }
-}
-
-impl fmt::Display for Run {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "exit code {}\n--- stdout ---\n{}--- stderr ---\n{}",
-            self.code, self.stdout, self.stderr
-        )
-    }
-}
-
-impl Run {
-    fn assert_code(&self, code: i32) -> &Run {
-        assert_eq!(self.code, code, "{self}");
-        self
-    }
-
-    /// The exit code, nothing on stderr, and stdout containing every one of `needles`.
-    fn assert_out(&self, code: i32, needles: &[&str]) -> &Run {
-        self.assert_code(code);
-        assert_eq!(self.stderr, "", "{self}");
-        for needle in needles {
-            assert!(
-                self.stdout.contains(needle),
-                "stdout lacks {needle:?}\n{self}"
-            );
-        }
-        self
-    }
-
-    /// The exit code, nothing on stdout, and stderr containing every one of `needles`.
-    fn assert_err(&self, code: i32, needles: &[&str]) -> &Run {
-        self.assert_code(code);
-        assert_eq!(self.stdout, "", "{self}");
-        for needle in needles {
-            assert!(
-                self.stderr.contains(needle),
-                "stderr lacks {needle:?}\n{self}"
-            );
-        }
-        self
-    }
-
-    /// The last line of stdout: the summary of `human` and `github` output.
-    fn summary(&self) -> &str {
-        self.stdout.lines().last().unwrap_or_default()
     }
 }
 

@@ -147,13 +147,18 @@ impl fmt::Display for Run {
 
 impl Run {
     /// The exit code.
-    pub fn assert_code(&self, code: i32) {
+    // An assertion is called for its panic; the returned `&Run` only lets a test chain on.
+    #[allow(clippy::must_use_candidate)]
+    pub fn assert_code(&self, code: i32) -> &Run {
         // phi-lint: allow(reason = "test harness: a failing test shows its command and output")
         assert_eq!(self.code, code, "{self}");
+        self
     }
 
     /// The exit code, nothing on stderr, and stdout containing every one of `needles`.
-    pub fn assert_out(&self, code: i32, needles: &[&str]) {
+    // An assertion is called for its panic; the returned `&Run` only lets a test chain on.
+    #[allow(clippy::must_use_candidate)]
+    pub fn assert_out(&self, code: i32, needles: &[&str]) -> &Run {
         self.assert_code(code);
         // phi-lint: allow(reason = "test harness: a failing test shows its command and output")
         assert_eq!(self.stderr, "", "{self}");
@@ -164,10 +169,13 @@ impl Run {
                 "stdout lacks {needle:?}\n{self}"
             );
         }
+        self
     }
 
     /// The exit code, nothing on stdout, and stderr containing every one of `needles`.
-    pub fn assert_err(&self, code: i32, needles: &[&str]) {
+    // An assertion is called for its panic; the returned `&Run` only lets a test chain on.
+    #[allow(clippy::must_use_candidate)]
+    pub fn assert_err(&self, code: i32, needles: &[&str]) -> &Run {
         self.assert_code(code);
         // phi-lint: allow(reason = "test harness: a failing test shows its command and output")
         assert_eq!(self.stdout, "", "{self}");
@@ -178,6 +186,7 @@ impl Run {
                 "stderr lacks {needle:?}\n{self}"
             );
         }
+        self
     }
 
     /// The last line of stdout: a summary line.
