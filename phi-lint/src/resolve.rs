@@ -410,7 +410,9 @@ fn is_cfg_test(attrs: &[Attribute]) -> bool {
     })
 }
 
-fn cfg_is_test(m: &Meta) -> bool {
+/// Whether a cfg predicate holds only under `cfg(test)`: `test`, `all(.., test, ..)`, or
+/// `any(..)` of such predicates. The engine judges inline test code with the same rule.
+pub(crate) fn cfg_is_test(m: &Meta) -> bool {
     match m {
         Meta::Path(p) => p.is_ident("test"),
         Meta::List(l) => {

@@ -8,6 +8,7 @@ use syn::{Attribute, Expr, ExprLit, Lit, Meta};
 
 use super::Linter;
 use crate::grammar::{Interp, Sink, Value};
+use crate::resolve::cfg_is_test;
 
 impl<'ast> Visit<'ast> for Linter<'_> {
     fn visit_item(&mut self, i: &'ast syn::Item) {
@@ -338,28 +339,6 @@ pub(crate) fn is_test_code(attrs: &[Attribute], config: &crate::config::Config) 
             None => false,
         }
     })
-}
-
-/// Whether a cfg predicate holds only under `cfg(test)`.
-fn cfg_is_test(m: &Meta) -> bool {
-    match m {
-        Meta::Path(p) => p.is_ident("test"),
-        Meta::List(l) => {
-            let Ok(items) = l.parse_args_with(
-                syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated,
-            ) else {
-                return false;
-            };
-            if l.path.is_ident("all") {
-                items.iter().any(cfg_is_test)
-            } else if l.path.is_ident("any") {
-                !items.is_empty() && items.iter().all(cfg_is_test)
-            } else {
-                false
-            }
-        }
-        Meta::NameValue(_) => false,
-    }
 }
 
 /// A macro path as written, without spaces: `info`, `tracing::info`, `::log::warn`.
