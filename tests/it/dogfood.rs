@@ -26,6 +26,13 @@ fn phi_lint_passes_on_this_workspace() {
         "phi-lint/src/engine.rs",
         "phi-filter/src/names.rs",
         "tests/src/lib.rs",
+        // The service and the packages split out of it, and the leak drill (whose one leak
+        // carries a reasoned suppression): each is a crate the resolver must reach.
+        "core/src/cli.rs",
+        "core/store/src/lib.rs",
+        "core/protocol/src/lib.rs",
+        "canary/marker/src/lib.rs",
+        "ci/leak-drill/src/main.rs",
     ] {
         assert!(linted.contains(&must), "{must} was not linted: {linted:?}");
     }
