@@ -4,8 +4,6 @@
 
 use std::sync::OnceLock;
 
-use crate::table;
-
 const PAIRS_CSV: &str = include_str!("../../data/genetics/cpic_pairs.csv");
 const KEYS_CSV: &str = include_str!("../../data/genetics/key_variants.csv");
 
@@ -82,7 +80,8 @@ impl CpicPairs {
     fn parse(pairs: &str, keys: &str) -> Result<CpicPairs, String> {
         let header = ["gene", "drug", "cpic_level", "pharmgkb_level", "fda_label"];
         let opt = |s: &str| (!s.is_empty()).then(|| s.to_owned());
-        let pairs = table::read("genetics/cpic_pairs.csv", pairs, &header)?
+        let pairs = answers_tables::read("genetics/cpic_pairs.csv", pairs, &header)
+            .map_err(|e| e.to_string())?
             .into_iter()
             .map(|r| Pair {
                 gene: r.fields[0].clone(),
@@ -92,11 +91,12 @@ impl CpicPairs {
                 fda_label: opt(&r.fields[4]),
             })
             .collect();
-        let keys = table::read(
+        let keys = answers_tables::read(
             "genetics/key_variants.csv",
             keys,
             &["gene", "rsid", "allele", "change"],
-        )?
+        )
+        .map_err(|e| e.to_string())?
         .into_iter()
         .map(|r| KeyVariant {
             gene: r.fields[0].clone(),

@@ -22,7 +22,6 @@
 pub mod cpic;
 pub mod import;
 pub mod sites;
-mod table;
 
 use phi_macros::ClosedEnum;
 

@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use super::Build;
-use crate::table;
 
 const SITES_CSV: &str = include_str!("../../data/genetics/sites.csv");
 const HEADER: &[&str] = &[
@@ -89,7 +88,8 @@ impl SiteIndex {
 
     /// Parses an index in the bundled format; the error names the line.
     pub(crate) fn parse(text: &str) -> Result<SiteIndex, String> {
-        let records = table::read("genetics/sites.csv", text, HEADER)?;
+        let records =
+            answers_tables::read("genetics/sites.csv", text, HEADER).map_err(|e| e.to_string())?;
         let mut by_rsid = BTreeMap::new();
         for r in records {
             let [rsid, gene, chromosome, g37, g38, grch37_ref, alt] = &r.fields[..] else {

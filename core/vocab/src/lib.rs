@@ -23,7 +23,6 @@
 //! assert_eq!(vocab.normalize_unit("mg/dl"), Some("mg/dL"));
 //! ```
 
-mod csv;
 mod load;
 
 use std::collections::{BTreeMap, HashMap};

@@ -4,8 +4,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::csv::{self, CsvError, Record};
 use super::{CodeRef, CodeSystem, VocabEntry, Vocabulary, fold};
+use answers_tables::{self as csv, CsvError, Record};
 
 /// The text of each data file.
 pub(super) struct Texts<'a> {

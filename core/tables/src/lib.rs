@@ -1,9 +1,17 @@
-//! The bundled data files' reader: RFC 4180 through the `csv` crate, a header row that must be
-//! the one the loader expects, and every record as wide as the header.
+//! The reader of the answers layer's bundled data tables (the vocabularies' and genetics'
+//! CSV files): RFC 4180 through the `csv` crate, a header row that must be the one the loader
+//! expects, and every record as wide as the header. Errors name the file and line, never a
+//! field's text, so a loader may log them.
+//!
+//! ```
+//! let rows = answers_tables::read("t.csv", "code,title\nN01,Headache\n", &["code", "title"])?;
+//! assert_eq!((rows[0].line, rows[0].fields[0].as_str()), (2, "N01"));
+//! # Ok::<(), answers_tables::CsvError>(())
+//! ```
 
 /// Why a data file does not parse. Carries the file and line, never a field's text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum CsvError {
+pub enum CsvError {
     /// The header is not the one the loader expects.
     #[error("{file}: unexpected header")]
     Header {
@@ -32,17 +40,15 @@ pub(crate) enum CsvError {
 
 /// One record: its fields and the line it starts on.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Record {
-    pub(crate) line: usize,
-    pub(crate) fields: Vec<String>,
+pub struct Record {
+    /// The 1-based line the record starts on.
+    pub line: usize,
+    /// The record's fields, as many as the header has.
+    pub fields: Vec<String>,
 }
 
 /// The records of `text` after a header that must equal `header`; blank lines are skipped.
-pub(crate) fn read(
-    file: &'static str,
-    text: &str,
-    header: &[&str],
-) -> Result<Vec<Record>, CsvError> {
+pub fn read(file: &'static str, text: &str, header: &[&str]) -> Result<Vec<Record>, CsvError> {
     let mut reader = csv::ReaderBuilder::new().from_reader(text.as_bytes());
     let refused = |e: &csv::Error| {
         let line = line_at(text, e.position());
