@@ -6,6 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, bail};
+use clap::Args;
+
+use crate::default_root;
+use crate::progress::Steps;
 
 /// The static build's target triple, given explicitly so `crt-static` does not reach build
 /// scripts and proc macros.
@@ -18,6 +22,50 @@ pub(crate) enum Flavour {
     Release,
     /// The same with the statically linked C runtime, for a `FROM scratch` image.
     Static,
+}
+
+/// What `phi-ci local` and `phi-ci release` check: the workspace, and the `answers` binary
+/// (built, or given) with whether it is the leak drill.
+#[derive(Args)]
+pub(crate) struct Subject {
+    /// The workspace [default: the workspace phi-ci was built in].
+    #[arg(long, value_name = "DIR")]
+    pub(crate) root: Option<PathBuf>,
+    /// Run this `answers` binary instead of building one (`release`: it must be statically
+    /// linked).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) answers_bin: Option<PathBuf>,
+    /// The leak drill: build `answers-leak-drill` instead of `answers` (`release` also tags the
+    /// image `phiguard-answers:leak-drill` and refuses a given binary that is not the drill).
+    /// The check must then fail at layer 3 (exit 1).
+    #[arg(long)]
+    pub(crate) leak_drill: bool,
+}
+
+impl Subject {
+    /// The workspace to lint and build.
+    pub(crate) fn root(&self) -> PathBuf {
+        self.root.clone().unwrap_or_else(default_root)
+    }
+
+    /// The binary to run: the one given, or a `flavour` build of the workspace into `out`.
+    pub(crate) fn binary(
+        &self,
+        flavour: Flavour,
+        out: &Path,
+        steps: &Steps,
+    ) -> anyhow::Result<PathBuf> {
+        match &self.answers_bin {
+            Some(bin) => Ok(bin.clone()),
+            None => {
+                steps.step(match flavour {
+                    Flavour::Release => "build: answers (release)",
+                    Flavour::Static => "build: static answers (release)",
+                });
+                answers(&self.root(), flavour, self.leak_drill, out)
+            }
+        }
+    }
 }
 
 /// The workspace's target directory: `CARGO_TARGET_DIR`, else `ROOT/target`.

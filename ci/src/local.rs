@@ -1,18 +1,18 @@
 //! `phi-ci local`: the three layers on this machine, with no Docker and no network.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use anyhow::{Context, bail};
 use clap::Args;
 
-use crate::build::{self, Flavour};
+use crate::build::{Flavour, Subject};
 use crate::drive::{self, Target};
 use crate::fault::RenameTable;
 use crate::progress::Steps;
 use crate::report::{Layer, Report};
 use crate::tools::Tools;
-use crate::{default_root, e2e, lint};
+use crate::{e2e, lint};
 use phi_marker::Nonce;
 use phi_testkit::{Service, ShutdownFigures, Spawn};
 
@@ -34,28 +34,36 @@ the same call must answer again.";
 /// Options of `phi-ci local`.
 #[derive(Args)]
 pub(crate) struct Options {
-    /// The workspace to lint and build [default: the workspace phi-ci was built in].
-    #[arg(long, value_name = "DIR")]
-    pub(crate) root: Option<PathBuf>,
-    /// Run this `answers` binary instead of building one with `cargo build --release`.
-    #[arg(long, value_name = "PATH")]
-    pub(crate) answers_bin: Option<PathBuf>,
-    /// Build the leak drill, `answers-leak-drill` (into TARGET/leak-drill): layer 3 must
-    /// then fail. Ignored with --answers-bin.
-    #[arg(long)]
-    pub(crate) leak_drill: bool,
+    #[command(flatten)]
+    pub(crate) subject: Subject,
     /// Keep the run's directory (database, tokens, captured logs) and print its path.
     #[arg(long)]
     pub(crate) keep: bool,
 }
 
-/// A fresh nonce for the marker lines: `phi-ci-` and 32 hex digits from the OS RNG.
-pub(crate) fn fresh_nonce() -> anyhow::Result<Nonce> {
-    Ok(Nonce::random("phi-ci")?)
+/// A run's secrets: the per-run canary seeded into the record, and the marker lines' nonce
+/// (`phi-ci-` and 32 hex digits from the OS RNG).
+pub(crate) struct Secrets {
+    pub(crate) canary: String,
+    pub(crate) nonce: Nonce,
+}
+
+/// Seeds the demo record at `db` with a fresh per-run canary and writes the tokens file.
+pub(crate) fn seed_fresh(
+    answers: &Path,
+    db: &Path,
+    tokens: &Path,
+    steps: &Steps,
+) -> anyhow::Result<Secrets> {
+    steps.step("runtime: seed the demo record with a per-run canary");
+    let canary = phi_canary::Canary::generate()?.text().to_owned();
+    let nonce = Nonce::random("phi-ci")?;
+    seed(answers, db, tokens, &canary)?;
+    Ok(Secrets { canary, nonce })
 }
 
 /// Seeds the demo record with `canary` and writes the tokens file.
-pub(crate) fn seed(answers: &Path, db: &Path, tokens: &Path, canary: &str) -> anyhow::Result<()> {
+fn seed(answers: &Path, db: &Path, tokens: &Path, canary: &str) -> anyhow::Result<()> {
     let out = Command::new(answers)
         .arg("seed")
         .arg("--db")
@@ -72,25 +80,21 @@ pub(crate) fn seed(answers: &Path, db: &Path, tokens: &Path, canary: &str) -> an
 }
 
 pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
-    let root = options.root.clone().unwrap_or_else(default_root);
+    let subject = &options.subject;
     let steps = Steps::new();
     let dir = tempfile::Builder::new()
         .prefix("phi-ci-local-")
         .tempdir()
         .context("cannot create a temporary directory")?;
-    let mut report = Report::pipeline("local", options.leak_drill);
+    let mut report = Report::pipeline("local", subject.leak_drill);
 
     steps.step("static: phi-lint");
-    report.layers.push(lint::layer(&lint::check(&root, None)?));
+    report
+        .layers
+        .push(lint::layer(&lint::check(&subject.root(), None)?));
     steps.done("static");
 
-    let answers = match &options.answers_bin {
-        Some(bin) => bin.clone(),
-        None => {
-            steps.step("runtime: cargo build --release -p answers");
-            build::answers(&root, Flavour::Release, options.leak_drill, dir.path())?
-        }
-    };
+    let answers = subject.binary(Flavour::Release, dir.path(), &steps)?;
     let (runtime, e2e_layer) = runtime_and_e2e(&answers, dir.path(), &steps)?;
     report.layers.push(runtime);
     report.layers.push(e2e_layer);
@@ -108,12 +112,9 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
 
 /// Layers 2 and 3 against a local `answers` binary, in `dir`.
 fn runtime_and_e2e(answers: &Path, dir: &Path, steps: &Steps) -> anyhow::Result<(Layer, Layer)> {
-    steps.step("runtime: seed the demo record with a per-run canary");
-    let canary = phi_canary::Canary::generate()?.text().to_owned();
-    let nonce = fresh_nonce()?;
     let db = dir.join("record.db");
     let tokens = dir.join("tokens");
-    seed(answers, &db, &tokens, &canary)?;
+    let Secrets { canary, nonce } = seed_fresh(answers, &db, &tokens, steps)?;
 
     steps.step("runtime: start answers serve");
     let spawn = Spawn::serve(answers, &db).env(phi_marker::NONCE_ENV, nonce.as_str());

@@ -8,21 +8,21 @@
 //! and its logs are read back through `docker logs` by phi-canary with the marker nonce. The
 //! container is removed in every case.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use clap::Args;
 
-use crate::build::{self, Flavour};
+use crate::build::{self, Flavour, Subject};
 use crate::drive::{self, Target};
 use crate::fault::RenameTable;
-use crate::local::{fresh_nonce, runtime_layer, seed};
+use crate::local::{Secrets, runtime_layer, seed_fresh};
 use crate::progress::Steps;
 use crate::report::{Layer, Report};
 use crate::tools::Tools;
-use crate::{default_root, e2e, lint};
+use crate::{e2e, lint};
 
 pub(crate) const HELP: &str = "\
 Steps: phi-lint (layer 1); a static `answers` (RUSTFLAGS=-C target-feature=+crt-static,
@@ -44,16 +44,8 @@ const DRILL_MARK: &[u8] = b"leak drill: ";
 /// Options of `phi-ci release`.
 #[derive(Args)]
 pub(crate) struct Options {
-    /// The workspace [default: the workspace phi-ci was built in].
-    #[arg(long, value_name = "DIR")]
-    pub(crate) root: Option<PathBuf>,
-    /// Use this statically linked `answers` instead of building one.
-    #[arg(long, value_name = "PATH")]
-    pub(crate) answers_bin: Option<PathBuf>,
-    /// This is the leak drill: build (or accept) the `answers-leak-drill` binary and
-    /// tag the image `phiguard-answers:leak-drill`. The check must then fail.
-    #[arg(long)]
-    pub(crate) leak_drill: bool,
+    #[command(flatten)]
+    pub(crate) subject: Subject,
     /// The docker CLI.
     #[arg(long, value_name = "PATH", default_value = "docker")]
     pub(crate) docker: String,
@@ -101,11 +93,12 @@ fn uid_gid() -> anyhow::Result<String> {
 }
 
 pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
-    let root = options.root.clone().unwrap_or_else(default_root);
+    let subject = &options.subject;
+    let root = subject.root();
     let d = options.docker.as_str();
     // A prebuilt binary is checked before anything else: a drill build is refused at once.
-    if let Some(bin) = &options.answers_bin {
-        check_binary(bin, options.leak_drill)?;
+    if let Some(bin) = &subject.answers_bin {
+        check_binary(bin, subject.leak_drill)?;
     }
     let steps = Steps::new();
     steps.step("docker version");
@@ -115,19 +108,13 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
         .prefix("phi-ci-release-")
         .tempdir()
         .context("cannot create a temporary directory")?;
-    let mut report = Report::pipeline("release", options.leak_drill);
+    let mut report = Report::pipeline("release", subject.leak_drill);
 
     steps.step("static: phi-lint");
     report.layers.push(lint::layer(&lint::check(&root, None)?));
 
-    let bin = match &options.answers_bin {
-        Some(bin) => bin.clone(),
-        None => {
-            steps.step("build: static answers (release)");
-            build::answers(&root, Flavour::Static, options.leak_drill, dir.path())?
-        }
-    };
-    let linked = check_binary(&bin, options.leak_drill)?;
+    let bin = subject.binary(Flavour::Static, dir.path(), &steps)?;
+    let linked = check_binary(&bin, subject.leak_drill)?;
 
     steps.step("image: FROM scratch");
     let context = dir.path().join("context");
@@ -138,7 +125,7 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
         context.join("Dockerfile"),
     )
     .context("cannot copy ci/Dockerfile")?;
-    let tag = if options.leak_drill {
+    let tag = if subject.leak_drill {
         "phiguard-answers:leak-drill"
     } else {
         "phiguard-answers:release-check"
@@ -190,14 +177,11 @@ fn in_container(
     dir: &Path,
     steps: &Steps,
 ) -> anyhow::Result<(Layer, Layer)> {
-    steps.step("runtime: seed the demo record with a per-run canary");
-    let canary = phi_canary::Canary::generate()?.text().to_owned();
-    let nonce = fresh_nonce()?;
     let data = dir.join("data");
     std::fs::create_dir_all(&data)?;
     let db = data.join("answers.db");
     let tokens = dir.join("tokens");
-    seed(bin, &db, &tokens, &canary)?;
+    let Secrets { canary, nonce } = seed_fresh(bin, &db, &tokens, steps)?;
 
     steps.step("runtime: docker run");
     let name = nonce.to_string();
