@@ -338,3 +338,8 @@ fn grounded_vocabulary() {
 fn errors_judged_by_their_fields() {
     insta::assert_snapshot!(check("error_types.rs", &Config::default()));
 }
+
+#[test]
+fn constants_composed() {
+    insta::assert_snapshot!(check("composition.rs", &Config::default()));
+}
