@@ -252,6 +252,11 @@ impl Classifier<'_> {
                 }
             },
             Expr::MethodCall(m) => {
+                // Computed from a literal alone (`"✓".bold()`, `"─".repeat(width)`): the
+                // receiver chain starts at a literal, and every argument along it is allowed.
+                if let Some(args) = literal_chain(core) {
+                    return args.into_iter().try_for_each(|a| self.check(a, cx));
+                }
                 let method = m.method.to_string();
                 if m.args.is_empty() {
                     if COUNTS.contains(&method.as_str()) || DURATIONS.contains(&method.as_str()) {
@@ -379,7 +384,7 @@ impl Classifier<'_> {
         }
     }
 
-    fn call<'e>(&self, at: &'e Expr, c: &syn::ExprCall, cx: Ctx<'_>) -> Result<(), Unsafe<'e>> {
+    fn call<'e>(&self, at: &'e Expr, c: &'e syn::ExprCall, cx: Ctx<'_>) -> Result<(), Unsafe<'e>> {
         let Expr::Path(p) = &*c.func else {
             return Err(unsafe_at(at, Why::Unknown));
         };
@@ -398,6 +403,11 @@ impl Classifier<'_> {
         }
         if self.is_safe_function(&full) {
             return Ok(());
+        }
+        // A tuple struct or an enum variant built from allowed values is a composition of them
+        // (`SetAttribute(Attribute::Bold)`, `Event::Started(job_id)`).
+        if !c.args.is_empty() && path.last().is_some_and(|l| starts_upper(l)) {
+            return c.args.iter().try_for_each(|a| self.check(a, cx));
         }
         match self.fact(at, cx) {
             Fact::Id | Fact::Duration | Fact::Status => Ok(()),
@@ -516,6 +526,23 @@ fn is_wrapper_fn(func: &Expr) -> bool {
     )
 }
 
+/// The arguments along a method chain that starts at a literal (`"─".repeat(n).red()` gives
+/// `[n]`), or `None` if the chain starts anywhere else.
+fn literal_chain(e: &Expr) -> Option<Vec<&Expr>> {
+    let mut args = Vec::new();
+    let mut cur = peel(e);
+    loop {
+        match cur {
+            Expr::MethodCall(m) => {
+                args.extend(m.args.iter());
+                cur = peel(&m.receiver);
+            }
+            Expr::Lit(_) => return Some(args),
+            _ => return None,
+        }
+    }
+}
+
 /// Whether a peeled expression is an error value or reaches into one.
 fn is_error(e: &Expr) -> bool {
     match e {
@@ -548,7 +575,7 @@ pub(crate) fn is_error_name(name: &str) -> bool {
         || n.starts_with("error_")
 }
 
-fn is_constant_name(name: &str) -> bool {
+pub(crate) fn is_constant_name(name: &str) -> bool {
     name.chars().any(|c| c.is_ascii_uppercase())
         && name
             .chars()

@@ -113,8 +113,12 @@ pub(crate) enum TypeDef {
         fields: Vec<(String, Ty)>,
         tuple: bool,
     },
-    /// An enum, and whether every variant is fieldless.
-    Enum { fieldless: bool },
+    /// An enum, whether every variant is fieldless, and the fields of all its variants
+    /// (positional ones named `0`, `1`, …).
+    Enum {
+        fieldless: bool,
+        fields: Vec<(String, Ty)>,
+    },
     /// `type A = B;`
     Alias(Ty),
 }
@@ -490,8 +494,20 @@ fn items(list: &[Item], out: &mut FileIndex) {
                     .variants
                     .iter()
                     .all(|v| matches!(v.fields, syn::Fields::Unit));
+                let fields = e
+                    .variants
+                    .iter()
+                    .flat_map(|v| v.fields.iter().enumerate())
+                    .map(|(i, f)| {
+                        let name = f
+                            .ident
+                            .as_ref()
+                            .map_or_else(|| i.to_string(), ToString::to_string);
+                        (name, Ty::from_syn(&f.ty, None))
+                    })
+                    .collect();
                 out.types
-                    .push((e.ident.to_string(), TypeDef::Enum { fieldless }));
+                    .push((e.ident.to_string(), TypeDef::Enum { fieldless, fields }));
             }
             Item::Type(t) => out.types.push((
                 t.ident.to_string(),

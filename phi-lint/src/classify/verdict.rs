@@ -19,7 +19,7 @@
 use phi_filter::names::{NameClass, NameVerdict};
 use syn::Expr;
 
-use super::{Classifier, Ctx, Origin, Unsafe, Why, is_error_name, unsafe_at};
+use super::{Classifier, Ctx, Origin, Unsafe, Why, is_constant_name, is_error_name, unsafe_at};
 use crate::types::{Fact, Scope};
 
 impl Classifier<'_> {
@@ -112,6 +112,10 @@ impl Classifier<'_> {
                 }
                 Origin::Unknown => {}
             }
+        }
+        // `{MAX_RETRIES}`: a constant, as the same name passed as an argument is.
+        if binding.is_none() && is_constant_name(name) {
+            return Ok(());
         }
         let fact = binding.map_or(Fact::Unknown, |b| self.fact_ty(&b.ty));
         if is_error_name(name) {

@@ -5,12 +5,15 @@
 //!    notes the names the lint asked the index for and did not find, and drops the tree.
 //! 2. The per-file indexes merge, and so do the files' `macro_rules!`. A file whose missed names
 //!    the merged index defines (a type from another file or crate), or that calls a macro only
-//!    another file defines, is parsed again from its text and linted once more, with the merged
-//!    index and those macros; the others keep their first result, which neither can change.
+//!    another file defines, is linted once more, with the merged index and those macros; the
+//!    others keep their first result, which neither can change.
 //!
-//! Keeping every tree for a second pass instead cost a third more CPU (cold trees, memory
-//! proportional to the whole scan); syn trees are not `Send`, so they could not be shared out
-//! anyway.
+//! A file that may need the second lint keeps its tree for it, as long as the worker's kept
+//! trees stay within [`KEEP_BUDGET`] bytes of source (a tree is about 100 times its source):
+//! parsing it again cost as much as the first parse, a third of the whole scan on real code.
+//! Beyond the budget, and for a file parsed in chunks, the tree is dropped and the file parsed
+//! again from its text, so memory stays bounded. syn trees are not `Send`: a tree stays on the
+//! worker that parsed it, which is also the one that lints it again.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -20,6 +23,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 
 use super::{FileLint, Parsed, foreign_macros};
+
+/// Bytes of source whose trees one worker keeps for the second lint (see the module docs).
+const KEEP_BUDGET: usize = 2 << 20;
+
+/// A file kept for the second lint: its tree, or only its text beyond the budget.
+enum Kept {
+    Tree(Parsed),
+    Text(String),
+}
 use crate::finding::FileError;
 use crate::types::{FileIndex, TypeIndex};
 
@@ -55,7 +67,8 @@ where
         let mut done: Vec<(usize, Result<FileLint, FileError>)> = Vec::new();
         // Files to lint again if the merged index knows what they missed or another file
         // defines a macro they call: (index in `done`, text, missed names, macros called).
-        let mut again: Vec<(usize, String, Vec<String>, Vec<String>)> = Vec::new();
+        let mut again: Vec<(usize, Kept, Vec<String>, Vec<String>)> = Vec::new();
+        let mut kept_bytes = 0;
         let mut local = Vec::new();
         let mut local_macros: Vec<(usize, Vec<(String, String)>)> = Vec::new();
         loop {
@@ -72,17 +85,25 @@ where
                 let mut misses = misses.into_inner();
                 misses.sort_unstable();
                 misses.dedup();
-                Ok((out, own, misses, parsed.text))
+                Ok((out, own, misses, parsed))
             }))
             .unwrap_or_else(|_| Err(panicked(rel)));
             match first {
-                Ok((out, own, misses, text)) => {
+                Ok((out, own, misses, parsed)) => {
                     local.push(own);
                     if !out.macro_defs.is_empty() {
                         local_macros.push((i, out.macro_defs.clone()));
                     }
                     if !misses.is_empty() || !out.wanted.is_empty() {
-                        again.push((done.len(), text, misses, out.wanted.clone()));
+                        let kept = if parsed.chunks.len() == 1
+                            && kept_bytes + parsed.text.len() <= KEEP_BUDGET
+                        {
+                            kept_bytes += parsed.text.len();
+                            Kept::Tree(parsed)
+                        } else {
+                            Kept::Text(parsed.text)
+                        };
+                        again.push((done.len(), kept, misses, out.wanted.clone()));
                     }
                     done.push((i, Ok(out)));
                 }
@@ -90,15 +111,18 @@ where
             }
         }
         let merged = gate.arrive(local, local_macros);
-        for (at, text, misses, wanted) in again {
+        for (at, kept, misses, wanted) in again {
             let i = done[at].0;
             let foreign = foreign_macros(i, &wanted, &merged.macros);
             if foreign.is_empty() && !merged.types.defines_any(&misses) {
                 continue;
             }
             let rel = &files[i].1;
-            let second = catch_unwind(AssertUnwindSafe(|| {
-                reparse(rel, text).map(|p| lint(&p, &merged.types, None, &foreign))
+            let second = catch_unwind(AssertUnwindSafe(|| match kept {
+                Kept::Tree(p) => Ok(lint(&p, &merged.types, None, &foreign)),
+                Kept::Text(text) => {
+                    reparse(rel, text).map(|p| lint(&p, &merged.types, None, &foreign))
+                }
             }))
             .unwrap_or_else(|_| Err(panicked(rel)));
             done[at].1 = second;

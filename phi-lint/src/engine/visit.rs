@@ -43,21 +43,36 @@ impl<'ast> Visit<'ast> for Linter<'_> {
     }
 
     fn visit_item_fn(&mut self, i: &'ast syn::ItemFn) {
-        self.function_item(&i.attrs, &i.sig, i.span(), |this| {
-            visit::visit_item_fn(this, i);
-        });
+        self.function_item(
+            &i.attrs,
+            &i.sig,
+            || i.span(),
+            |this| {
+                visit::visit_item_fn(this, i);
+            },
+        );
     }
 
     fn visit_impl_item_fn(&mut self, i: &'ast syn::ImplItemFn) {
-        self.function_item(&i.attrs, &i.sig, i.span(), |this| {
-            visit::visit_impl_item_fn(this, i);
-        });
+        self.function_item(
+            &i.attrs,
+            &i.sig,
+            || i.span(),
+            |this| {
+                visit::visit_impl_item_fn(this, i);
+            },
+        );
     }
 
     fn visit_trait_item_fn(&mut self, i: &'ast syn::TraitItemFn) {
-        self.function_item(&i.attrs, &i.sig, i.span(), |this| {
-            visit::visit_trait_item_fn(this, i);
-        });
+        self.function_item(
+            &i.attrs,
+            &i.sig,
+            || i.span(),
+            |this| {
+                visit::visit_trait_item_fn(this, i);
+            },
+        );
     }
 
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
@@ -189,10 +204,12 @@ impl Linter<'_> {
         &mut self,
         attrs: &[Attribute],
         sig: &syn::Signature,
-        span: proc_macro2::Span,
+        // Only for skipped test code: a whole function's span costs a walk of its tokens.
+        span: impl FnOnce() -> proc_macro2::Span,
         walk: impl FnOnce(&mut Self),
     ) {
         if !self.config.scan_tests && is_test_code(attrs, self.config) {
+            let span = span();
             self.skipped
                 .push((span.start().line as u32, span.end().line as u32));
             return;

@@ -98,7 +98,9 @@ fn fact_depth(ty: &Ty, index: &Types<'_>, depth: u8) -> Fact {
         _ => {}
     }
     match index.def(name) {
-        Some(TypeDef::Enum { fieldless: true }) => Fact::FieldlessEnum(name.to_owned()),
+        Some(TypeDef::Enum {
+            fieldless: true, ..
+        }) => Fact::FieldlessEnum(name.to_owned()),
         Some(TypeDef::Struct {
             fields,
             tuple: true,
@@ -118,15 +120,37 @@ fn fact_depth(ty: &Ty, index: &Types<'_>, depth: u8) -> Fact {
             }
         }
         // A struct, or an enum with data.
-        Some(TypeDef::Struct { .. } | TypeDef::Enum { fieldless: false }) => {
-            if is_error_type_name(name) {
-                Fact::Error
-            } else {
+        Some(TypeDef::Struct { fields, .. } | TypeDef::Enum { fields, .. }) => {
+            if !is_error_type_name(name) {
                 Fact::Composite(name.to_owned())
+            } else if fields
+                .iter()
+                .all(|(field, ty)| is_safe_error_field(field, ty, index, depth))
+            {
+                // An error of this tree that holds nothing that can carry input: whatever its
+                // `Display` or `Debug` prints is fixed text and safe values.
+                Fact::FixedError
+            } else {
+                Fact::Error
             }
         }
         Some(TypeDef::Alias(_)) | None if is_error_type_name(name) => Fact::Error,
         Some(TypeDef::Alias(_)) | None => Fact::Unknown,
+    }
+}
+
+/// Whether a field of an error type is safe to print with it: a type that proves a class (an id,
+/// a duration, a status code, an error that never quotes input, checked to a few levels), or a
+/// number, bool or fieldless enum under a name of a safe class (`len`, `status`, `attempt_count`).
+/// A positional number is not safe: nothing says it is not a reading.
+fn is_safe_error_field(field: &str, ty: &Ty, index: &Types<'_>, depth: u8) -> bool {
+    match fact_depth(ty, index, depth + 1) {
+        Fact::Id | Fact::Duration | Fact::Status | Fact::FixedError => true,
+        Fact::Integer | Fact::Bool | Fact::FieldlessEnum(_) => {
+            !field.starts_with(|c: char| c.is_ascii_digit())
+                && phi_filter::names::name_class(&phi_filter::names::to_snake(field)).is_some()
+        }
+        _ => false,
     }
 }
 

@@ -333,3 +333,13 @@ fn types_resolve_across_files_and_crates() {
 fn grounded_vocabulary() {
     insta::assert_snapshot!(check("vocabulary.rs", &Config::default()));
 }
+
+#[test]
+fn errors_judged_by_their_fields() {
+    insta::assert_snapshot!(check("error_types.rs", &Config::default()));
+}
+
+#[test]
+fn constants_composed() {
+    insta::assert_snapshot!(check("composition.rs", &Config::default()));
+}
