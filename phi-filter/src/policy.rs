@@ -404,6 +404,7 @@ impl Hasher for AddrHasher {
 pub(crate) struct Counters {
     pub(crate) fields_redacted: AtomicU64,
     pub(crate) shape_failures: AtomicU64,
+    pub(crate) id_shape_failures: AtomicU64,
     pub(crate) messages_cut: AtomicU64,
     pub(crate) errors_scrubbed: AtomicU64,
     pub(crate) canaries_blocked: AtomicU64,
@@ -438,6 +439,9 @@ pub struct StatsSnapshot {
     pub fields_redacted: u64,
     /// Values under an allowed name that failed their class's shape check.
     pub shape_failures: u64,
+    /// Of `shape_failures`, strings under an id name that were not opaque (`user_id = "jsmith"`,
+    /// an email, a person's name): an id field carrying a person's handle.
+    pub id_shape_failures: u64,
     /// Messages cut to the bound.
     pub messages_cut: u64,
     /// Error values (`record_error`, or fields named `error`, `err`, `exception.*`) scrubbed.
@@ -459,6 +463,7 @@ impl Stats {
         StatsSnapshot {
             fields_redacted: c.fields_redacted.load(Ordering::Relaxed),
             shape_failures: c.shape_failures.load(Ordering::Relaxed),
+            id_shape_failures: c.id_shape_failures.load(Ordering::Relaxed),
             messages_cut: c.messages_cut.load(Ordering::Relaxed),
             errors_scrubbed: c.errors_scrubbed.load(Ordering::Relaxed),
             canaries_blocked: c.canaries_blocked.load(Ordering::Relaxed),

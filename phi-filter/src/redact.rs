@@ -229,13 +229,21 @@ impl<'p> Collector<'p, '_> {
         }
     }
 
+    /// A string that does not have its class's shape: counted, and redacted.
+    fn shape_failed(&mut self, f: &Field, shape: Option<Shape>) {
+        Counters::bump(&self.policy.counters.shape_failures);
+        if shape == Some(Shape::Opaque) {
+            Counters::bump(&self.policy.counters.id_shape_failures);
+        }
+        self.set(f, Slot::Str(&self.policy.marker));
+    }
+
     /// Keeps the text just written at `start..` if it has `shape` and no canary.
     fn keep_text(&mut self, f: &Field, start: usize, shape: Option<Shape>) {
         let ok_shape = shape.is_none_or(|s| self.text.get(start..).is_some_and(|t| s.accepts(t)));
         if !ok_shape {
             self.text.truncate(start);
-            Counters::bump(&self.policy.counters.shape_failures);
-            self.set(f, Slot::Str(&self.policy.marker));
+            self.shape_failed(f, shape);
             return;
         }
         if self.policy.scans() && self.text.get(start..).is_none_or(|t| self.policy.trips(t)) {
@@ -307,10 +315,7 @@ impl Visit for Collector<'_, '_> {
                 let limit = shape.map_or(LOG_FIELD_LIMIT, Shape::max_len);
                 match self.format(value, limit) {
                     Some(start) => self.keep_text(f, start, shape),
-                    None => {
-                        Counters::bump(&self.policy.counters.shape_failures);
-                        self.set(f, Slot::Str(&self.policy.marker));
-                    }
+                    None => self.shape_failed(f, shape),
                 }
             }
             Verdict::ErrorName => self.error(f),
@@ -332,8 +337,7 @@ impl Visit for Collector<'_, '_> {
             Verdict::Log | Verdict::Pass(_) | Verdict::PassConfig => {
                 let shape = Self::shape(verdict);
                 if value.len() > shape.map_or(LOG_FIELD_LIMIT, Shape::max_len) {
-                    Counters::bump(&self.policy.counters.shape_failures);
-                    self.set(f, Slot::Str(&self.policy.marker));
+                    self.shape_failed(f, shape);
                     return;
                 }
                 let start = self.text.len();
