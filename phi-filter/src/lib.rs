@@ -25,6 +25,8 @@
 pub mod names;
 
 #[cfg(feature = "layer")]
+mod error;
+#[cfg(feature = "layer")]
 mod fields;
 #[cfg(feature = "layer")]
 mod install;
@@ -35,10 +37,14 @@ mod memory;
 #[cfg(feature = "layer")]
 mod policy;
 #[cfg(feature = "layer")]
+mod pseudonym;
+#[cfg(feature = "layer")]
 mod redact;
 #[cfg(feature = "layer")]
 mod shape;
 
+#[cfg(feature = "layer")]
+pub use error::PolicyError;
 #[cfg(feature = "layer")]
 pub use fields::{PhiJsonFields, PhiTextFields};
 #[cfg(feature = "layer")]
@@ -53,6 +59,10 @@ pub use memory::{MemoryGuard, MemoryWriter};
 pub use policy::{
     CANARY_MARKER, DEFAULT_MARKER, DEFAULT_MAX_MESSAGE_BYTES, ERROR_MARKER, Format, PhiPolicy,
     Stats, StatsSnapshot,
+};
+#[cfg(feature = "layer")]
+pub use pseudonym::{
+    KeyError, MIN_KEY_BYTES, PSEUDONYM_KEY_ENV, PseudonymKey, TOKEN_PREFIX, pseudonym,
 };
 
 /// What may be said about an error: its type name, never its message.

@@ -620,7 +620,7 @@ pub fn to_snake(name: &str) -> String {
 }
 
 /// Matches `name` against a pattern whose only metacharacter is `*`.
-fn glob_match(pattern: &str, name: &str) -> bool {
+pub(crate) fn glob_match(pattern: &str, name: &str) -> bool {
     let parts: Vec<&str> = pattern.split('*').collect();
     if parts.len() == 1 {
         return pattern == name;

@@ -9,7 +9,9 @@ use std::sync::{Arc, RwLock};
 use aho_corasick::AhoCorasick;
 use tracing_core::Metadata;
 
-use crate::names::{NameClass, NamePolicy, NameVerdict};
+use crate::error::PolicyError;
+use crate::names::{NameClass, NamePolicy, NameVerdict, to_snake};
+use crate::pseudonym::PseudonymKey;
 
 /// The marker that replaces a redacted value, by default.
 ///
@@ -77,6 +79,8 @@ pub struct PhiPolicy {
     strict_messages: bool,
     canaries: Vec<String>,
     format: Format,
+    pseudonymized: Vec<String>,
+    key: Option<PseudonymKey>,
     counters: Arc<Counters>,
 }
 
@@ -89,6 +93,8 @@ impl Default for PhiPolicy {
             strict_messages: false,
             canaries: Vec::new(),
             format: Format::Json,
+            pseudonymized: Vec::new(),
+            key: None,
             counters: Arc::default(),
         }
     }
@@ -206,6 +212,45 @@ impl PhiPolicy {
         self.format
     }
 
+    /// The key of the pseudonyms ([`pseudonymize`](PhiPolicy::pseudonymize)).
+    ///
+    /// ```
+    /// let key = phi_filter::PseudonymKey::new(&[7; 32])?;
+    /// let p = phi_filter::PhiPolicy::default().pseudonym_key(key).pseudonymize("mrn");
+    /// # let _ = p;
+    /// # Ok::<(), phi_filter::KeyError>(())
+    /// ```
+    #[must_use]
+    pub fn pseudonym_key(mut self, key: PseudonymKey) -> Self {
+        self.key = Some(key);
+        self
+    }
+
+    /// Replaces the values of a field name, or of names matching a `*` pattern (`patient_*`), by
+    /// their keyed token ([`crate::pseudonym`]), whatever the name's class or deny stems. Values
+    /// recorded as errors stay `[error]`, and the tripwire still scans the original text. Without
+    /// a [`pseudonym_key`](PhiPolicy::pseudonym_key), [`wrap`](PhiPolicy::wrap) refuses the
+    /// policy.
+    ///
+    /// ```
+    /// use tracing_subscriber::prelude::*;
+    /// let key = phi_filter::PseudonymKey::new(&[7; 32])?;
+    /// let logs = phi_filter::MemoryWriter::default();
+    /// let policy = phi_filter::PhiPolicy::default().pseudonym_key(key.clone()).pseudonymize("mrn");
+    /// let layer = policy.wrap(phi_filter::json_layer(logs.clone()));
+    /// tracing::subscriber::with_default(tracing_subscriber::registry().with(layer), || {
+    ///     tracing::info!(mrn = "MRN-0042", "chart opened");
+    /// });
+    /// assert!(logs.text().contains(&phi_filter::pseudonym(&key, "MRN-0042")));
+    /// assert!(!logs.text().contains("MRN-0042"));
+    /// # Ok::<(), phi_filter::KeyError>(())
+    /// ```
+    #[must_use]
+    pub fn pseudonymize(mut self, name_or_pattern: impl Into<String>) -> Self {
+        self.pseudonymized.push(to_snake(&name_or_pattern.into()));
+        self
+    }
+
     /// A handle on this policy's counters; it stays valid after [`wrap`](PhiPolicy::wrap).
     ///
     /// ```
@@ -219,7 +264,12 @@ impl PhiPolicy {
         Stats(Arc::clone(&self.counters))
     }
 
-    pub(crate) fn compile(self) -> Compiled {
+    pub(crate) fn compile(self) -> Result<Compiled, PolicyError> {
+        if self.key.is_none()
+            && let Some(name) = self.pseudonymized.first()
+        {
+            return Err(PolicyError::NoKey(name.clone()));
+        }
         let tripwire = if self.canaries.is_empty() {
             None
         } else {
@@ -227,17 +277,19 @@ impl PhiPolicy {
             // does, block everything rather than scan nothing.
             AhoCorasick::new(&self.canaries).ok()
         };
-        Compiled {
+        Ok(Compiled {
             id: NEXT_POLICY_ID.fetch_add(1, Ordering::Relaxed),
             tripwire_failed: !self.canaries.is_empty() && tripwire.is_none(),
             names: self.names,
+            pseudonymized: self.pseudonymized,
+            key: self.key,
             marker: self.marker,
             max_message_bytes: self.max_message_bytes,
             strict_messages: self.strict_messages,
             tripwire,
             counters: self.counters,
             callsites: RwLock::default(),
-        }
+        })
     }
 }
 
@@ -254,12 +306,14 @@ pub(crate) enum Verdict {
     PassConfig,
     /// `error`, `err`, `exception.*`: never passes.
     ErrorName,
+    /// A pseudonymized name: the value becomes its keyed token.
+    Pseudonym,
     /// Everything else.
     Redact,
 }
 
 impl Verdict {
-    fn of(policy: &NamePolicy, name: &str) -> Verdict {
+    pub(crate) fn of(policy: &NamePolicy, pseudonymized: &[String], name: &str) -> Verdict {
         if name == "message" {
             return Verdict::Message;
         }
@@ -268,6 +322,15 @@ impl Verdict {
         }
         if matches!(name, "error" | "err") || name.starts_with("exception.") {
             return Verdict::ErrorName;
+        }
+        if !pseudonymized.is_empty() {
+            let snake = to_snake(name);
+            if pseudonymized
+                .iter()
+                .any(|p| crate::names::glob_match(p, &snake))
+            {
+                return Verdict::Pseudonym;
+            }
         }
         match policy.classify(name) {
             NameVerdict::Allowed(class) => Verdict::Pass(class),
@@ -303,6 +366,8 @@ static NEXT_POLICY_ID: AtomicU64 = AtomicU64::new(1);
 pub(crate) struct Compiled {
     id: u64,
     names: NamePolicy,
+    pseudonymized: Vec<String>,
+    pub(crate) key: Option<PseudonymKey>,
     pub(crate) marker: String,
     pub(crate) max_message_bytes: usize,
     pub(crate) strict_messages: bool,
@@ -345,7 +410,7 @@ impl Compiled {
             let computed: Arc<[Verdict]> = meta
                 .fields()
                 .iter()
-                .map(|field| Verdict::of(&self.names, field.name()))
+                .map(|field| Verdict::of(&self.names, &self.pseudonymized, field.name()))
                 .collect();
             if let Ok(mut map) = self.callsites.write() {
                 map.insert(key, Arc::clone(&computed));
@@ -408,6 +473,7 @@ pub(crate) struct Counters {
     pub(crate) messages_cut: AtomicU64,
     pub(crate) errors_scrubbed: AtomicU64,
     pub(crate) canaries_blocked: AtomicU64,
+    pub(crate) fields_pseudonymized: AtomicU64,
 }
 
 impl Counters {
@@ -448,6 +514,8 @@ pub struct StatsSnapshot {
     pub errors_scrubbed: u64,
     /// Values or messages blocked by the tripwire.
     pub canaries_blocked: u64,
+    /// Values replaced by their pseudonym token.
+    pub fields_pseudonymized: u64,
 }
 
 impl Stats {
@@ -467,6 +535,7 @@ impl Stats {
             messages_cut: c.messages_cut.load(Ordering::Relaxed),
             errors_scrubbed: c.errors_scrubbed.load(Ordering::Relaxed),
             canaries_blocked: c.canaries_blocked.load(Ordering::Relaxed),
+            fields_pseudonymized: c.fields_pseudonymized.load(Ordering::Relaxed),
         }
     }
 }

@@ -8,5 +8,6 @@ mod composition;
 mod constructors;
 mod install;
 mod props;
+mod pseudonyms;
 mod sentinels;
 mod support;
