@@ -34,6 +34,8 @@ mod install;
 mod layer;
 #[cfg(feature = "layer")]
 mod memory;
+#[cfg(feature = "otel")]
+mod otel;
 #[cfg(feature = "layer")]
 mod policy;
 #[cfg(feature = "layer")]
@@ -55,6 +57,8 @@ pub use install::{
 pub use layer::PhiFilter;
 #[cfg(feature = "layer")]
 pub use memory::{MemoryGuard, MemoryWriter};
+#[cfg(feature = "otel")]
+pub use otel::{PhiLogProcessor, PhiSpanProcessor};
 #[cfg(feature = "layer")]
 pub use policy::{
     CANARY_MARKER, DEFAULT_MARKER, DEFAULT_MAX_MESSAGE_BYTES, ERROR_MARKER, Format, PhiPolicy,

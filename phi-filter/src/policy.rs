@@ -436,6 +436,12 @@ impl Compiled {
         f(&verdicts)
     }
 
+    /// The verdict on one field name, outside any callsite (OpenTelemetry attributes).
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))] // used by the OpenTelemetry processors
+    pub(crate) fn verdict(&self, name: &str) -> Verdict {
+        Verdict::of(&self.names, &self.pseudonymized, name)
+    }
+
     /// Whether the tripwire blocks `text`.
     pub(crate) fn trips(&self, text: &str) -> bool {
         self.tripwire_failed || self.tripwire.as_ref().is_some_and(|ac| ac.is_match(text))

@@ -7,6 +7,8 @@ mod alloc;
 mod composition;
 mod constructors;
 mod install;
+#[cfg(feature = "otel")]
+mod otel;
 mod props;
 mod pseudonyms;
 mod sentinels;
