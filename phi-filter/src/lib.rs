@@ -22,6 +22,8 @@
 //!
 //! Without the default `layer` feature the crate is only [`names`], with no dependencies.
 
+#[cfg(feature = "config")]
+pub mod config;
 pub mod names;
 
 #[cfg(feature = "layer")]
@@ -32,6 +34,8 @@ mod fields;
 mod install;
 #[cfg(feature = "layer")]
 mod layer;
+#[cfg(feature = "layer")]
+mod load;
 #[cfg(feature = "layer")]
 mod memory;
 #[cfg(feature = "otel")]

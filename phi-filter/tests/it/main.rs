@@ -9,6 +9,7 @@ mod constructors;
 mod install;
 #[cfg(feature = "otel")]
 mod otel;
+mod policy_file;
 mod props;
 mod pseudonyms;
 mod sentinels;
