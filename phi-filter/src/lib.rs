@@ -48,6 +48,8 @@ mod pseudonym;
 mod redact;
 #[cfg(feature = "layer")]
 mod shape;
+#[cfg(feature = "layer")]
+mod stats;
 
 #[cfg(feature = "layer")]
 pub use error::PolicyError;
