@@ -1,6 +1,7 @@
 //! The cost of redaction, measured in one run: the registry alone, a plain JSON fmt layer, the
 //! same layer wrapped by the default policy, and the policy over a no-op layer (the pure rewrite
-//! cost). Output goes to `io::sink`. Variants: 5 fields plus a message, 32 fields, an event in a
+//! cost), the walk of the event's `ValueSet` alone (the floor under any rewrite), and the policy
+//! with one pseudonymized field over a no-op layer. Output goes to `io::sink`. Variants: 5 fields plus a message, 32 fields, an event in a
 //! nested span, and a 10 KB message.
 //!
 //! `cargo bench -p phi-filter --bench redact`
@@ -25,6 +26,8 @@ enum Stack {
     Json,
     WrappedJson,
     WrappedNoop,
+    VisitOnly,
+    PseudonymNoop,
 }
 
 impl fmt::Display for Stack {
@@ -34,12 +37,36 @@ impl fmt::Display for Stack {
             Stack::Json => "2 fmt json",
             Stack::WrappedJson => "3 phi(fmt json)",
             Stack::WrappedNoop => "4 phi(noop)",
+            Stack::VisitOnly => "5 visit values only (floor)",
+            Stack::PseudonymNoop => "6 phi+pseudonym(noop)",
         })
     }
 }
 
 struct Noop;
 impl<S: tracing::Subscriber> Layer<S> for Noop {}
+
+/// Visits every value of every event and does nothing with it: tracing-core's own `ValueSet`
+/// walk, the floor under any layer that reads the values.
+struct VisitOnly;
+impl<S: tracing::Subscriber> Layer<S> for VisitOnly {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        event.record(&mut Sink);
+    }
+}
+
+struct Sink;
+impl tracing::field::Visit for Sink {
+    fn record_debug(&mut self, f: &tracing::field::Field, v: &dyn fmt::Debug) {
+        black_box((f, v));
+    }
+    fn record_str(&mut self, f: &tracing::field::Field, v: &str) {
+        black_box((f, v));
+    }
+    fn record_u64(&mut self, f: &tracing::field::Field, v: u64) {
+        black_box((f, v));
+    }
+}
 
 impl Stack {
     fn dispatch(self) -> Dispatch {
@@ -56,6 +83,14 @@ impl Stack {
             ),
             Stack::WrappedNoop => {
                 Dispatch::new(tracing_subscriber::registry().with(PhiPolicy::default().wrap(Noop)))
+            }
+            Stack::VisitOnly => Dispatch::new(tracing_subscriber::registry().with(VisitOnly)),
+            Stack::PseudonymNoop => {
+                // `note` is pseudonymized instead of redacted: the difference to 4 is the cost of
+                // one pseudonymized field.
+                let key = phi_filter::PseudonymKey::new(&[7; 32]).expect("a key");
+                let policy = PhiPolicy::default().pseudonym_key(key).pseudonymize("note");
+                Dispatch::new(tracing_subscriber::registry().with(policy.wrap(Noop)))
             }
         }
     }
@@ -83,7 +118,7 @@ fn run(bencher: Bencher, stack: Stack, emit: fn(u64)) {
 fn five_fields_event(i: u64) {
     info!(
         user_id = i,
-        request_id = "req-7f3a",
+        request_id = "req-9f3a7c21d4e5b6a8",
         row_count = 12u64,
         status = 200u16,
         note = "free text",
@@ -136,7 +171,17 @@ fn ten_kb_message_event(i: u64) {
     info!(user_id = i, "{}", body);
 }
 
-#[divan::bench(args = STACKS)]
+/// The 5-field case also measures the floor and the pseudonym.
+const FIVE_FIELD_STACKS: [Stack; 6] = [
+    Stack::Registry,
+    Stack::Json,
+    Stack::WrappedJson,
+    Stack::WrappedNoop,
+    Stack::VisitOnly,
+    Stack::PseudonymNoop,
+];
+
+#[divan::bench(args = FIVE_FIELD_STACKS)]
 fn five_fields(bencher: Bencher, stack: Stack) {
     run(bencher, stack, five_fields_event);
 }
@@ -155,7 +200,11 @@ fn ten_kb_message(bencher: Bencher, stack: Stack) {
 fn nested_span(bencher: Bencher, stack: Stack) {
     let dispatch = stack.dispatch();
     tracing::dispatcher::with_default(&dispatch, || {
-        let outer = info_span!("request", request_id = "req-7f3a", patient = "free text");
+        let outer = info_span!(
+            "request",
+            request_id = "req-9f3a7c21d4e5b6a8",
+            patient = "free text"
+        );
         let _o = outer.enter();
         let inner = info_span!("query", row_count = 12u64, note = "free text");
         let _i = inner.enter();

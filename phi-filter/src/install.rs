@@ -13,6 +13,7 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::{Layer, fmt as tfmt};
 
+use crate::error::PolicyError;
 use crate::fields::{PhiJsonFields, PhiTextFields};
 use crate::policy::{Format, PhiPolicy, Stats};
 
@@ -30,6 +31,8 @@ pub enum InstallError {
     ForeignLogger,
     /// `RUST_LOG` is not a valid filter; the message says why.
     Filter(String),
+    /// The policy is misconfigured.
+    Policy(PolicyError),
 }
 
 impl fmt::Display for InstallError {
@@ -42,11 +45,19 @@ impl fmt::Display for InstallError {
                 "another `log` logger is already set, so `log` records would bypass phi-filter",
             ),
             InstallError::Filter(why) => write!(f, "invalid RUST_LOG filter: {why}"),
+            InstallError::Policy(e) => write!(f, "invalid phi-filter policy: {e}"),
         }
     }
 }
 
-impl std::error::Error for InstallError {}
+impl std::error::Error for InstallError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            InstallError::Policy(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 static INSTALLED: OnceLock<Stats> = OnceLock::new();
 static INSTALLING: Mutex<()> = Mutex::new(());
@@ -115,22 +126,24 @@ pub fn install_to(
     };
     let filter = Targets::from_str(&spec).map_err(|e| InstallError::Filter(e.to_string()))?;
     let stats = policy.stats();
-    let dispatch = match (policy.output_format(), stream) {
+    let format = policy.output_format();
+    let policy = policy.try_wrap(()).map_err(InstallError::Policy)?;
+    let dispatch = match (format, stream) {
         (Format::Json, Stream::Stdout) => Dispatch::new(
             tracing_subscriber::registry()
-                .with(policy.wrap(json_layer(std::io::stdout).with_filter(filter))),
+                .with(policy.with_inner(json_layer(std::io::stdout).with_filter(filter))),
         ),
         (Format::Json, Stream::Stderr) => Dispatch::new(
             tracing_subscriber::registry()
-                .with(policy.wrap(json_layer(std::io::stderr).with_filter(filter))),
+                .with(policy.with_inner(json_layer(std::io::stderr).with_filter(filter))),
         ),
         (Format::Text, Stream::Stdout) => Dispatch::new(
             tracing_subscriber::registry()
-                .with(policy.wrap(text_layer(std::io::stdout).with_filter(filter))),
+                .with(policy.with_inner(text_layer(std::io::stdout).with_filter(filter))),
         ),
         (Format::Text, Stream::Stderr) => Dispatch::new(
             tracing_subscriber::registry()
-                .with(policy.wrap(text_layer(std::io::stderr).with_filter(filter))),
+                .with(policy.with_inner(text_layer(std::io::stderr).with_filter(filter))),
         ),
     };
     tracing_log::LogTracer::init().map_err(|_| InstallError::ForeignLogger)?;

@@ -11,6 +11,7 @@ use tracing_core::{Dispatch, Event, LevelFilter, Metadata, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
 use tracing_subscriber::registry::LookupSpan;
 
+use crate::error::PolicyError;
 use crate::policy::{Compiled, PhiPolicy};
 use crate::redact::rewrite;
 
@@ -18,6 +19,11 @@ impl PhiPolicy {
     /// Wraps a layer (or a stack of layers joined with `and_then`) so that it sees only
     /// redacted values. Every other `Layer` method is forwarded unchanged, so per-layer filters
     /// inside keep working.
+    ///
+    /// # Panics
+    ///
+    /// If the policy is misconfigured (a pseudonymized name without a key): a startup error,
+    /// never a silent pass-through. [`try_wrap`](PhiPolicy::try_wrap) returns it instead.
     ///
     /// ```
     /// use tracing_subscriber::prelude::*;
@@ -29,10 +35,24 @@ impl PhiPolicy {
     /// ```
     #[must_use]
     pub fn wrap<L>(self, inner: L) -> PhiFilter<L> {
-        PhiFilter {
-            inner,
-            policy: Arc::new(self.compile()),
+        match self.try_wrap(inner) {
+            Ok(layer) => layer,
+            // phi-lint: allow(phi::error-message, reason = "a PolicyError names a configured field name, never a logged value")
+            Err(e) => panic!("phi-filter: {e}"),
         }
+    }
+
+    /// [`wrap`](PhiPolicy::wrap), returning a misconfiguration as an error.
+    ///
+    /// ```
+    /// let refused = phi_filter::PhiPolicy::default().pseudonymize("mrn").try_wrap(());
+    /// assert!(matches!(refused, Err(phi_filter::PolicyError::NoKey(_))));
+    /// ```
+    pub fn try_wrap<L>(self, inner: L) -> Result<PhiFilter<L>, PolicyError> {
+        Ok(PhiFilter {
+            inner,
+            policy: Arc::new(self.compile()?),
+        })
     }
 }
 
@@ -59,6 +79,14 @@ impl<L> PhiFilter<L> {
     /// ```
     pub fn inner(&self) -> &L {
         &self.inner
+    }
+
+    /// The same compiled policy around another layer.
+    pub(crate) fn with_inner<M>(self, inner: M) -> PhiFilter<M> {
+        PhiFilter {
+            inner,
+            policy: self.policy,
+        }
     }
 }
 

@@ -22,8 +22,12 @@
 //!
 //! Without the default `layer` feature the crate is only [`names`], with no dependencies.
 
+#[cfg(feature = "config")]
+pub mod config;
 pub mod names;
 
+#[cfg(feature = "layer")]
+mod error;
 #[cfg(feature = "layer")]
 mod fields;
 #[cfg(feature = "layer")]
@@ -31,14 +35,24 @@ mod install;
 #[cfg(feature = "layer")]
 mod layer;
 #[cfg(feature = "layer")]
+mod load;
+#[cfg(feature = "layer")]
 mod memory;
+#[cfg(feature = "otel")]
+mod otel;
 #[cfg(feature = "layer")]
 mod policy;
+#[cfg(feature = "layer")]
+mod pseudonym;
 #[cfg(feature = "layer")]
 mod redact;
 #[cfg(feature = "layer")]
 mod shape;
+#[cfg(feature = "layer")]
+mod stats;
 
+#[cfg(feature = "layer")]
+pub use error::PolicyError;
 #[cfg(feature = "layer")]
 pub use fields::{PhiJsonFields, PhiTextFields};
 #[cfg(feature = "layer")]
@@ -49,10 +63,16 @@ pub use install::{
 pub use layer::PhiFilter;
 #[cfg(feature = "layer")]
 pub use memory::{MemoryGuard, MemoryWriter};
+#[cfg(feature = "otel")]
+pub use otel::{PhiLogProcessor, PhiSpanProcessor};
 #[cfg(feature = "layer")]
 pub use policy::{
     CANARY_MARKER, DEFAULT_MARKER, DEFAULT_MAX_MESSAGE_BYTES, ERROR_MARKER, Format, PhiPolicy,
     Stats, StatsSnapshot,
+};
+#[cfg(feature = "layer")]
+pub use pseudonym::{
+    KeyError, MIN_KEY_BYTES, PSEUDONYM_KEY_ENV, PseudonymKey, TOKEN_PREFIX, pseudonym,
 };
 
 /// What may be said about an error: its type name, never its message.

@@ -487,6 +487,7 @@ fn stem_matches(snake: &str, stem: &str) -> bool {
 pub struct NamePolicy {
     allowed: Vec<String>,
     patterns: Vec<String>,
+    pseudonymized: Vec<String>,
     stems: Vec<String>,
     /// How many of `stems` are the built-in ones; masking applies only to those, so a stem
     /// added by configuration (`token`) also fires inside a masked compound (`token_count`).
@@ -498,6 +499,7 @@ impl Default for NamePolicy {
         NamePolicy {
             allowed: Vec::new(),
             patterns: Vec::new(),
+            pseudonymized: Vec::new(),
             stems: DEFAULT_DENY_STEMS.iter().map(|s| (*s).to_owned()).collect(),
             builtin: DEFAULT_DENY_STEMS.len(),
         }
@@ -516,6 +518,19 @@ impl NamePolicy {
     #[must_use]
     pub fn allow_pattern(mut self, pattern: impl Into<String>) -> Self {
         self.patterns.push(to_snake(&pattern.into()));
+        self
+    }
+
+    /// Lets names matching a name or `*` pattern pass whatever their stems, because the runtime
+    /// replaces their values by keyed tokens (`[runtime] pseudonymize` in `phiguard.toml`).
+    ///
+    /// ```
+    /// let p = phi_filter::names::NamePolicy::default().pseudonymized("patient_*");
+    /// assert!(p.classify("patient_name").is_allowed());
+    /// ```
+    #[must_use]
+    pub fn pseudonymized(mut self, pattern: impl Into<String>) -> Self {
+        self.pseudonymized.push(to_snake(&pattern.into()));
         self
     }
 
@@ -554,7 +569,9 @@ impl NamePolicy {
     #[must_use]
     pub fn classify(&self, name: &str) -> NameVerdict {
         let snake = snake(name);
-        if self.allowed.iter().any(|a| *a == snake) {
+        if self.allowed.iter().any(|a| *a == snake)
+            || self.pseudonymized.iter().any(|p| glob_match(p, &snake))
+        {
             return NameVerdict::AllowedByConfig;
         }
         if let Some(stem) = self.stem_in(&snake) {
@@ -576,7 +593,9 @@ impl NamePolicy {
     #[must_use]
     pub fn denied_stem(&self, name: &str) -> Option<&str> {
         let snake = snake(name);
-        if self.allowed.iter().any(|a| *a == snake) {
+        if self.allowed.iter().any(|a| *a == snake)
+            || self.pseudonymized.iter().any(|p| glob_match(p, &snake))
+        {
             return None;
         }
         self.stem_in(&snake)
@@ -620,7 +639,7 @@ pub fn to_snake(name: &str) -> String {
 }
 
 /// Matches `name` against a pattern whose only metacharacter is `*`.
-fn glob_match(pattern: &str, name: &str) -> bool {
+pub(crate) fn glob_match(pattern: &str, name: &str) -> bool {
     let parts: Vec<&str> = pattern.split('*').collect();
     if parts.len() == 1 {
         return pattern == name;

@@ -9,7 +9,11 @@ use std::sync::{Arc, RwLock};
 use aho_corasick::AhoCorasick;
 use tracing_core::Metadata;
 
-use crate::names::{NameClass, NamePolicy, NameVerdict};
+use crate::error::PolicyError;
+use crate::names::{NameClass, NamePolicy, NameVerdict, to_snake};
+use crate::pseudonym::PseudonymKey;
+pub(crate) use crate::stats::Counters;
+pub use crate::stats::{Stats, StatsSnapshot};
 
 /// The marker that replaces a redacted value, by default.
 ///
@@ -77,6 +81,8 @@ pub struct PhiPolicy {
     strict_messages: bool,
     canaries: Vec<String>,
     format: Format,
+    pseudonymized: Vec<String>,
+    key: Option<PseudonymKey>,
     counters: Arc<Counters>,
 }
 
@@ -89,6 +95,8 @@ impl Default for PhiPolicy {
             strict_messages: false,
             canaries: Vec::new(),
             format: Format::Json,
+            pseudonymized: Vec::new(),
+            key: None,
             counters: Arc::default(),
         }
     }
@@ -206,6 +214,45 @@ impl PhiPolicy {
         self.format
     }
 
+    /// The key of the pseudonyms ([`pseudonymize`](PhiPolicy::pseudonymize)).
+    ///
+    /// ```
+    /// let key = phi_filter::PseudonymKey::new(&[7; 32])?;
+    /// let p = phi_filter::PhiPolicy::default().pseudonym_key(key).pseudonymize("mrn");
+    /// # let _ = p;
+    /// # Ok::<(), phi_filter::KeyError>(())
+    /// ```
+    #[must_use]
+    pub fn pseudonym_key(mut self, key: PseudonymKey) -> Self {
+        self.key = Some(key);
+        self
+    }
+
+    /// Replaces the values of a field name, or of names matching a `*` pattern (`patient_*`), by
+    /// their keyed token ([`crate::pseudonym`]), whatever the name's class or deny stems. Values
+    /// recorded as errors stay `[error]`, and the tripwire still scans the original text. Without
+    /// a [`pseudonym_key`](PhiPolicy::pseudonym_key), [`wrap`](PhiPolicy::wrap) refuses the
+    /// policy.
+    ///
+    /// ```
+    /// use tracing_subscriber::prelude::*;
+    /// let key = phi_filter::PseudonymKey::new(&[7; 32])?;
+    /// let logs = phi_filter::MemoryWriter::default();
+    /// let policy = phi_filter::PhiPolicy::default().pseudonym_key(key.clone()).pseudonymize("mrn");
+    /// let layer = policy.wrap(phi_filter::json_layer(logs.clone()));
+    /// tracing::subscriber::with_default(tracing_subscriber::registry().with(layer), || {
+    ///     tracing::info!(mrn = "MRN-0042", "chart opened");
+    /// });
+    /// assert!(logs.text().contains(&phi_filter::pseudonym(&key, "MRN-0042")));
+    /// assert!(!logs.text().contains("MRN-0042"));
+    /// # Ok::<(), phi_filter::KeyError>(())
+    /// ```
+    #[must_use]
+    pub fn pseudonymize(mut self, name_or_pattern: impl Into<String>) -> Self {
+        self.pseudonymized.push(to_snake(&name_or_pattern.into()));
+        self
+    }
+
     /// A handle on this policy's counters; it stays valid after [`wrap`](PhiPolicy::wrap).
     ///
     /// ```
@@ -219,7 +266,12 @@ impl PhiPolicy {
         Stats(Arc::clone(&self.counters))
     }
 
-    pub(crate) fn compile(self) -> Compiled {
+    pub(crate) fn compile(self) -> Result<Compiled, PolicyError> {
+        if self.key.is_none()
+            && let Some(name) = self.pseudonymized.first()
+        {
+            return Err(PolicyError::NoKey(name.clone()));
+        }
         let tripwire = if self.canaries.is_empty() {
             None
         } else {
@@ -227,17 +279,19 @@ impl PhiPolicy {
             // does, block everything rather than scan nothing.
             AhoCorasick::new(&self.canaries).ok()
         };
-        Compiled {
+        Ok(Compiled {
             id: NEXT_POLICY_ID.fetch_add(1, Ordering::Relaxed),
             tripwire_failed: !self.canaries.is_empty() && tripwire.is_none(),
             names: self.names,
+            pseudonymized: self.pseudonymized,
+            key: self.key,
             marker: self.marker,
             max_message_bytes: self.max_message_bytes,
             strict_messages: self.strict_messages,
             tripwire,
             counters: self.counters,
             callsites: RwLock::default(),
-        }
+        })
     }
 }
 
@@ -254,12 +308,14 @@ pub(crate) enum Verdict {
     PassConfig,
     /// `error`, `err`, `exception.*`: never passes.
     ErrorName,
+    /// A pseudonymized name: the value becomes its keyed token.
+    Pseudonym,
     /// Everything else.
     Redact,
 }
 
 impl Verdict {
-    fn of(policy: &NamePolicy, name: &str) -> Verdict {
+    pub(crate) fn of(policy: &NamePolicy, pseudonymized: &[String], name: &str) -> Verdict {
         if name == "message" {
             return Verdict::Message;
         }
@@ -268,6 +324,15 @@ impl Verdict {
         }
         if matches!(name, "error" | "err") || name.starts_with("exception.") {
             return Verdict::ErrorName;
+        }
+        if !pseudonymized.is_empty() {
+            let snake = to_snake(name);
+            if pseudonymized
+                .iter()
+                .any(|p| crate::names::glob_match(p, &snake))
+            {
+                return Verdict::Pseudonym;
+            }
         }
         match policy.classify(name) {
             NameVerdict::Allowed(class) => Verdict::Pass(class),
@@ -303,6 +368,8 @@ static NEXT_POLICY_ID: AtomicU64 = AtomicU64::new(1);
 pub(crate) struct Compiled {
     id: u64,
     names: NamePolicy,
+    pseudonymized: Vec<String>,
+    pub(crate) key: Option<PseudonymKey>,
     pub(crate) marker: String,
     pub(crate) max_message_bytes: usize,
     pub(crate) strict_messages: bool,
@@ -345,7 +412,7 @@ impl Compiled {
             let computed: Arc<[Verdict]> = meta
                 .fields()
                 .iter()
-                .map(|field| Verdict::of(&self.names, field.name()))
+                .map(|field| Verdict::of(&self.names, &self.pseudonymized, field.name()))
                 .collect();
             if let Ok(mut map) = self.callsites.write() {
                 map.insert(key, Arc::clone(&computed));
@@ -369,6 +436,12 @@ impl Compiled {
             });
         }
         f(&verdicts)
+    }
+
+    /// The verdict on one field name, outside any callsite (OpenTelemetry attributes).
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))] // used by the OpenTelemetry processors
+    pub(crate) fn verdict(&self, name: &str) -> Verdict {
+        Verdict::of(&self.names, &self.pseudonymized, name)
     }
 
     /// Whether the tripwire blocks `text`.
@@ -396,72 +469,5 @@ impl Hasher for AddrHasher {
     }
     fn write_usize(&mut self, n: usize) {
         self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-/// Counters of what the policy did.
-#[derive(Debug, Default)]
-pub(crate) struct Counters {
-    pub(crate) fields_redacted: AtomicU64,
-    pub(crate) shape_failures: AtomicU64,
-    pub(crate) messages_cut: AtomicU64,
-    pub(crate) errors_scrubbed: AtomicU64,
-    pub(crate) canaries_blocked: AtomicU64,
-}
-
-impl Counters {
-    pub(crate) fn bump(counter: &AtomicU64) {
-        counter.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-/// A live handle on a policy's counters.
-///
-/// ```
-/// let policy = phi_filter::PhiPolicy::default();
-/// let stats = policy.stats();
-/// let s = stats.snapshot();
-/// assert_eq!((s.fields_redacted, s.canaries_blocked), (0, 0));
-/// ```
-#[derive(Debug, Clone)]
-pub struct Stats(Arc<Counters>);
-
-/// The counters at one moment.
-///
-/// ```
-/// let s = phi_filter::StatsSnapshot::default();
-/// assert_eq!(s.fields_redacted + s.errors_scrubbed, 0);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct StatsSnapshot {
-    /// Values replaced by the marker because their field name is not allowed.
-    pub fields_redacted: u64,
-    /// Values under an allowed name that failed their class's shape check.
-    pub shape_failures: u64,
-    /// Messages cut to the bound.
-    pub messages_cut: u64,
-    /// Error values (`record_error`, or fields named `error`, `err`, `exception.*`) scrubbed.
-    pub errors_scrubbed: u64,
-    /// Values or messages blocked by the tripwire.
-    pub canaries_blocked: u64,
-}
-
-impl Stats {
-    /// Reads every counter.
-    ///
-    /// ```
-    /// let s = phi_filter::PhiPolicy::default().stats().snapshot();
-    /// assert_eq!(s.shape_failures, 0);
-    /// ```
-    #[must_use]
-    pub fn snapshot(&self) -> StatsSnapshot {
-        let c = &self.0;
-        StatsSnapshot {
-            fields_redacted: c.fields_redacted.load(Ordering::Relaxed),
-            shape_failures: c.shape_failures.load(Ordering::Relaxed),
-            messages_cut: c.messages_cut.load(Ordering::Relaxed),
-            errors_scrubbed: c.errors_scrubbed.load(Ordering::Relaxed),
-            canaries_blocked: c.canaries_blocked.load(Ordering::Relaxed),
-        }
     }
 }

@@ -194,9 +194,44 @@ impl<'p> Collector<'p, '_> {
             Verdict::Pass(_) | Verdict::PassConfig | Verdict::Log | Verdict::Message => {
                 self.set(f, slot);
             }
+            Verdict::Pseudonym => {
+                // The decimal text the wrapped layer would have printed.
+                let start = self.text.len();
+                let _ = match slot {
+                    Slot::U64(x) => write!(self.text, "{x}"),
+                    Slot::I64(x) => write!(self.text, "{x}"),
+                    Slot::F64(x) => write!(self.text, "{x}"),
+                    Slot::Bool(x) => write!(self.text, "{x}"),
+                    Slot::Absent | Slot::Text(..) | Slot::Str(_) => Ok(()),
+                };
+                self.pseudonymize(f, start);
+            }
             Verdict::ErrorName => self.error(f),
             Verdict::Redact => self.redact(f),
         }
+    }
+
+    /// Replaces the text written at `start..` by its token, after the tripwire has scanned it.
+    fn pseudonymize(&mut self, f: &Field, start: usize) {
+        if self.policy.scans() && self.text.get(start..).is_none_or(|t| self.policy.trips(t)) {
+            self.text.truncate(start);
+            Counters::bump(&self.policy.counters.canaries_blocked);
+            self.set(f, Slot::Str(CANARY_MARKER));
+            return;
+        }
+        let Some(key) = &self.policy.key else {
+            // `compile` refuses a pseudonymized name without a key; fail closed all the same.
+            self.text.truncate(start);
+            self.redact(f);
+            return;
+        };
+        let token = key.token(self.text.as_bytes().get(start..).unwrap_or_default());
+        self.text.truncate(start);
+        // The token is ASCII (the prefix and base32), so it is always UTF-8.
+        self.text
+            .push_str(std::str::from_utf8(&token).unwrap_or_default());
+        Counters::bump(&self.policy.counters.fields_pseudonymized);
+        self.set_text(f, start);
     }
 
     /// A 128-bit number: passes like any number, written as digits into the scratch text.
@@ -206,6 +241,11 @@ impl<'p> Collector<'p, '_> {
                 let start = self.text.len();
                 let _ = self.text.write_fmt(digits);
                 self.set_text(f, start);
+            }
+            Verdict::Pseudonym => {
+                let start = self.text.len();
+                let _ = self.text.write_fmt(digits);
+                self.pseudonymize(f, start);
             }
             Verdict::ErrorName => self.error(f),
             Verdict::Redact => self.redact(f),
@@ -229,13 +269,21 @@ impl<'p> Collector<'p, '_> {
         }
     }
 
+    /// A string that does not have its class's shape: counted, and redacted.
+    fn shape_failed(&mut self, f: &Field, shape: Option<Shape>) {
+        Counters::bump(&self.policy.counters.shape_failures);
+        if shape == Some(Shape::Opaque) {
+            Counters::bump(&self.policy.counters.id_shape_failures);
+        }
+        self.set(f, Slot::Str(&self.policy.marker));
+    }
+
     /// Keeps the text just written at `start..` if it has `shape` and no canary.
     fn keep_text(&mut self, f: &Field, start: usize, shape: Option<Shape>) {
         let ok_shape = shape.is_none_or(|s| self.text.get(start..).is_some_and(|t| s.accepts(t)));
         if !ok_shape {
             self.text.truncate(start);
-            Counters::bump(&self.policy.counters.shape_failures);
-            self.set(f, Slot::Str(&self.policy.marker));
+            self.shape_failed(f, shape);
             return;
         }
         if self.policy.scans() && self.text.get(start..).is_none_or(|t| self.policy.trips(t)) {
@@ -302,15 +350,16 @@ impl Visit for Collector<'_, '_> {
                 Some(start) => self.keep_message(f, start),
                 None => self.redact(f),
             },
+            Verdict::Pseudonym => match self.format(value, usize::MAX) {
+                Some(start) => self.pseudonymize(f, start),
+                None => self.redact(f),
+            },
             Verdict::Log | Verdict::Pass(_) | Verdict::PassConfig => {
                 let shape = Self::shape(verdict);
                 let limit = shape.map_or(LOG_FIELD_LIMIT, Shape::max_len);
                 match self.format(value, limit) {
                     Some(start) => self.keep_text(f, start, shape),
-                    None => {
-                        Counters::bump(&self.policy.counters.shape_failures);
-                        self.set(f, Slot::Str(&self.policy.marker));
-                    }
+                    None => self.shape_failed(f, shape),
                 }
             }
             Verdict::ErrorName => self.error(f),
@@ -329,11 +378,15 @@ impl Visit for Collector<'_, '_> {
                 self.text.push_str(value);
                 self.keep_message(f, start);
             }
+            Verdict::Pseudonym => {
+                let start = self.text.len();
+                self.text.push_str(value);
+                self.pseudonymize(f, start);
+            }
             Verdict::Log | Verdict::Pass(_) | Verdict::PassConfig => {
                 let shape = Self::shape(verdict);
                 if value.len() > shape.map_or(LOG_FIELD_LIMIT, Shape::max_len) {
-                    Counters::bump(&self.policy.counters.shape_failures);
-                    self.set(f, Slot::Str(&self.policy.marker));
+                    self.shape_failed(f, shape);
                     return;
                 }
                 let start = self.text.len();

@@ -6,7 +6,9 @@ use crate::names::NameClass;
 /// The shapes a passing string may have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Shape {
-    /// `[A-Za-z0-9._:-]{1,64}`: opaque identifiers and configured names.
+    /// An opaque id: see [`opaque`]. Tidy words (`jsmith`), emails and names do not pass.
+    Opaque,
+    /// `[A-Za-z0-9._:-]{1,64}`: configured names.
     Ident,
     /// `[0-9]{1,20}`: a count written as text.
     Count,
@@ -22,7 +24,7 @@ impl Shape {
     /// The shape of a name class.
     pub(crate) fn of(class: NameClass) -> Shape {
         match class {
-            NameClass::OpaqueId => Shape::Ident,
+            NameClass::OpaqueId => Shape::Opaque,
             NameClass::Count => Shape::Count,
             NameClass::Duration => Shape::Duration,
             NameClass::Status => Shape::Status,
@@ -33,6 +35,7 @@ impl Shape {
     /// The longest string that can pass: formatting may stop once a value is longer.
     pub(crate) const fn max_len(self) -> usize {
         match self {
+            Shape::Opaque => 96,
             Shape::Ident => 64,
             Shape::Count => 20,
             Shape::Duration | Shape::Status => 32,
@@ -47,6 +50,7 @@ impl Shape {
         }
         let b = s.as_bytes();
         match self {
+            Shape::Opaque => opaque(s),
             Shape::Ident => b.iter().all(|&c| IDENT[usize::from(c)]),
             Shape::Count => b.iter().all(u8::is_ascii_digit),
             Shape::Status => b.iter().all(|&c| IDENT[usize::from(c)]),
@@ -87,6 +91,93 @@ static IDENT: [bool; 256] = {
     t
 };
 
+/// The shortest hex, base32 or base64url text that counts as random.
+const MIN_RANDOM: usize = 16;
+
+/// An opaque id: a UUID, a ULID, digits, hex, base32 or base64url of at least 16 characters, or
+/// a lower-case prefix of up to 6 characters and `_`/`-` before one of those (`usr_01h…`, `req-9f3…`).
+///
+/// Hex passes as it is. Base32 and base64url text must also mix letters and digits (at least two
+/// of each), so a long login name or a word cannot pass for a token; a random token of that
+/// length lacks them rarely, and is then redacted (fail closed). A long run of letters and digits
+/// with two of each (`jsmith1985jsmith`) still passes: the shape bounds what an id field can
+/// carry, and phi-lint's type check covers the code that writes it.
+pub(crate) fn opaque(s: &str) -> bool {
+    if random_part(s) {
+        return true;
+    }
+    // `prefix_` or `prefix-`: the prefix is 1 to 6 lower-case letters or digits, starting with a
+    // letter; the split is at the first separator, so `a-b-c` is prefix `a` and part `b-c`.
+    let Some(sep) = s.find(['_', '-']) else {
+        return false;
+    };
+    let (prefix, part) = (&s[..sep], &s[sep + 1..]);
+    (1..=6).contains(&prefix.len())
+        && prefix.as_bytes()[0].is_ascii_lowercase()
+        && prefix
+            .bytes()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && random_part(part)
+}
+
+/// The part of an id that carries it: a UUID, a ULID, digits, or random-looking text.
+fn random_part(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.is_empty() {
+        return false;
+    }
+    if b.len() <= 20 && b.iter().all(u8::is_ascii_digit) {
+        return true;
+    }
+    uuid(b) || ulid(b) || hex(b) || mixed_base(b)
+}
+
+/// `8-4-4-4-12` hex digits, in one case.
+fn uuid(b: &[u8]) -> bool {
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| {
+            if matches!(i, 8 | 13 | 18 | 23) {
+                *c == b'-'
+            } else {
+                c.is_ascii_hexdigit()
+            }
+        })
+        && one_case(b)
+}
+
+/// 26 characters of Crockford base32 (no `I`, `L`, `O`, `U`), in one case, starting `0`-`7`.
+fn ulid(b: &[u8]) -> bool {
+    b.len() == 26
+        && matches!(b[0], b'0'..=b'7')
+        && b.iter().all(|c| {
+            c.is_ascii_alphanumeric()
+                && !matches!(c.to_ascii_uppercase(), b'I' | b'L' | b'O' | b'U')
+        })
+        && one_case(b)
+}
+
+/// At least 16 hex digits, in one case.
+fn hex(b: &[u8]) -> bool {
+    b.len() >= MIN_RANDOM && b.iter().all(u8::is_ascii_hexdigit) && one_case(b)
+}
+
+/// At least 16 letters and digits (base32, or base64url without `-` and `_`), with at least two
+/// of each. The separators are left out so that words joined by them (`john-smith-1985-04`)
+/// cannot pass; a base64url token that contains one is redacted (fail closed).
+fn mixed_base(b: &[u8]) -> bool {
+    if b.len() < MIN_RANDOM || !b.iter().all(u8::is_ascii_alphanumeric) {
+        return false;
+    }
+    let digits = b.iter().filter(|c| c.is_ascii_digit()).count();
+    let letters = b.iter().filter(|c| c.is_ascii_alphabetic()).count();
+    digits >= 2 && letters >= 2
+}
+
+/// No mix of upper- and lower-case letters.
+fn one_case(b: &[u8]) -> bool {
+    !(b.iter().any(u8::is_ascii_uppercase) && b.iter().any(u8::is_ascii_lowercase))
+}
+
 /// `123`, `1.5`, `250ms`, `1.000000001s`, `3µs`, `12ns`, `2m`, `1h`.
 fn duration(s: &str) -> bool {
     let unit_at = s
@@ -107,6 +198,40 @@ fn duration(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::Shape;
+
+    #[test]
+    fn opaque_ids() {
+        for ok in [
+            "7",
+            "20240101123456",
+            "550e8400-e29b-41d4-a716-446655440000",
+            "01ARZ3NDEKTSV4RRFFQ69G5FAV",
+            "9f3a7c21d4e5b6a8",
+            "usr_01h8xg7k2m3n4p5q6r7s8t9v0w",
+            "req-9f3a7c21d4e5b6a8",
+            "req-42",
+            "tok_Zm9vYmFyYmF6cXV4MTIzNDU2",
+            "MFRGGZDFMZTWQ2LKNNWG23TP",
+        ] {
+            assert!(Shape::Opaque.accepts(ok), "{ok}");
+        }
+        for bad in [
+            "jsmith",
+            "alice@example.org",
+            "Ann Smith",
+            "john.smith",
+            "jsmith42",
+            "administratorjsmith",
+            "Jane-Q-Sentinel",
+            "9f3a7c21",
+            "usr_jsmith",
+            "john-smith-1985-04",
+            "patient_9f3a7c21d4e5b6a8",
+            "",
+        ] {
+            assert!(!Shape::Opaque.accepts(bad), "{bad}");
+        }
+    }
 
     #[test]
     fn shapes() {

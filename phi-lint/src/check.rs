@@ -14,7 +14,8 @@ pub struct CheckOptions {
     /// Files or directories; a single directory is the scan root (default: the current
     /// directory).
     pub paths: Vec<PathBuf>,
-    /// Configuration file [default: ROOT/phi-lint.toml, else Cargo.toml metadata].
+    /// Configuration file [default: ROOT/phiguard.toml, else Cargo.toml metadata, else the older
+    /// ROOT/phi-lint.toml].
     pub config: Option<PathBuf>,
     /// Baseline file [default: ROOT/phi-lint.baseline.json].
     pub baseline: Option<PathBuf>,
@@ -45,6 +46,10 @@ pub struct CheckOptions {
 /// ```
 pub fn check(options: &CheckOptions) -> Result<Report, Error> {
     let scan = Scan::new(&options.paths, options.config.as_deref())?;
+    if let Some(notice) = scan.config_source.notice() {
+        // phi-lint: allow(phi::print, reason = "the notice names the configuration file's path")
+        eprintln!("phi-lint: notice: {notice}");
+    }
     let result = crate::lint(&scan);
     let path = options
         .baseline

@@ -1,5 +1,24 @@
-//! Configuration: `phi-lint.toml` at the scan root, or `[workspace.metadata.phi-lint]` in its
-//! `Cargo.toml`. Unknown keys are errors, and every error points into the file.
+//! Configuration: `phiguard.toml` at the scan root (or `[workspace.metadata.phiguard]` in its
+//! `Cargo.toml`), the policy file phi-filter's runtime layer reads too. Its `[names]` and
+//! `[runtime]` tables are phi-filter's schema (`phi_filter::config`), so the two layers cannot
+//! read them differently; `[lint]` holds the keys below. A name pseudonymized at run time
+//! (`[runtime] pseudonymize`) passes the lint: its values never reach a log.
+//!
+//! ```toml
+//! # phiguard.toml
+//! [names]
+//! allow = ["listen_addr"]
+//! [lint]
+//! safe-functions = ["plural"]
+//! [lint.wrappers]
+//! admin_error = "tracing::error"
+//! [runtime]
+//! pseudonymize = ["mrn"]
+//! ```
+//!
+//! The older `phi-lint.toml` (or `[workspace.metadata.phi-lint]`) keeps working, with a notice;
+//! its keys are those of `[lint]` plus the name lists. Unknown keys are errors, and every error
+//! points into the file.
 //!
 //! ```toml
 //! # phi-lint.toml
@@ -72,6 +91,10 @@ pub struct Config {
     /// Wrapper macros: a macro name mapped to the sink macro it forwards to.
     #[serde(default)]
     pub wrappers: BTreeMap<String, Spanned<String>>,
+    /// Names or `*` patterns pseudonymized at run time (`[runtime] pseudonymize` in
+    /// `phiguard.toml`): they pass, whatever their stems.
+    #[serde(skip)]
+    pub pseudonymized: Vec<String>,
 }
 
 /// Where a configuration came from.
@@ -79,10 +102,62 @@ pub struct Config {
 pub enum Source {
     /// No configuration file: the defaults.
     Defaults,
-    /// `phi-lint.toml` (or a file given with `--config`).
+    /// `phiguard.toml` (or a file of that name given with `--config`).
+    Policy(PathBuf),
+    /// `[workspace.metadata.phiguard]` or `[package.metadata.phiguard]` in a `Cargo.toml`.
+    PolicyMetadata(PathBuf),
+    /// `phi-lint.toml` (or another file given with `--config`).
     File(PathBuf),
     /// `[workspace.metadata.phi-lint]` or `[package.metadata.phi-lint]` in a `Cargo.toml`.
     CargoMetadata(PathBuf),
+}
+
+impl Source {
+    /// A one-line notice for a configuration in the older phi-lint-only format.
+    ///
+    /// ```
+    /// use phi_lint::config::Source;
+    /// assert!(Source::File("phi-lint.toml".into()).notice().is_some());
+    /// assert!(Source::Policy("phiguard.toml".into()).notice().is_none());
+    /// ```
+    #[must_use]
+    pub fn notice(&self) -> Option<String> {
+        match self {
+            Source::File(p) => Some(format!(
+                "{} is phi-lint's own format; move it to phiguard.toml ([names] and [lint]), which phi-filter reads too",
+                p.display()
+            )),
+            Source::CargoMetadata(p) => Some(format!(
+                "{} uses [workspace.metadata.phi-lint]; move it to [workspace.metadata.phiguard] ([names] and [lint]), which phi-filter reads too",
+                p.display()
+            )),
+            Source::Defaults | Source::Policy(_) | Source::PolicyMetadata(_) => None,
+        }
+    }
+}
+
+/// A `phiguard.toml`, as phi-lint reads it: phi-filter's `[names]` and `[runtime]`, and `[lint]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PolicyFile {
+    #[serde(default)]
+    names: phi_filter::config::Names,
+    #[serde(default)]
+    lint: Config,
+    #[serde(default)]
+    runtime: phi_filter::config::Runtime,
+}
+
+impl PolicyFile {
+    /// The lint's configuration: `[lint]` with the shared names and the pseudonymized ones.
+    fn into_config(self) -> Config {
+        let mut c = self.lint;
+        c.allow_names.extend(self.names.allow);
+        c.allow_patterns.extend(self.names.patterns);
+        c.deny_stems.extend(self.names.deny_stems);
+        c.pseudonymized = self.runtime.pseudonymize;
+        c
+    }
 }
 
 /// A configuration that cannot be used. Its message names the key, with line and column.
@@ -121,54 +196,115 @@ struct CargoSection {
 struct CargoMetadata {
     #[serde(rename = "phi-lint")]
     phi_lint: Option<Config>,
+    phiguard: Option<PolicyFile>,
 }
 
 impl Config {
-    /// Loads the configuration for a scan rooted at `root`: `explicit` if given, else
-    /// `root/phi-lint.toml`, else `root/Cargo.toml`'s metadata, else the defaults.
+    /// Loads the configuration for a scan rooted at `root`: `explicit` if given (a file named
+    /// `phiguard.toml` in that format, any other in phi-lint's own), else `root/phiguard.toml`,
+    /// else `root/Cargo.toml`'s `phiguard` metadata, else the older `root/phi-lint.toml` or
+    /// `phi-lint` metadata, else the defaults. Two of them at once are an error.
     pub fn load(root: &Path, explicit: Option<&Path>) -> Result<(Config, Source), ConfigError> {
         if let Some(path) = explicit {
             let text = read(path)?;
+            if path
+                .file_name()
+                .is_some_and(|n| n == phi_filter::config::FILE_NAME)
+            {
+                return Ok((
+                    Config::parse_policy(&text, path)?,
+                    Source::Policy(path.to_owned()),
+                ));
+            }
             return Ok((Config::parse(&text, path)?, Source::File(path.to_owned())));
         }
+        let policy = root.join(phi_filter::config::FILE_NAME);
         let file = root.join("phi-lint.toml");
         let manifest = root.join("Cargo.toml");
-        let from_cargo = if manifest.is_file() {
+        let (in_cargo, old_in_cargo) = if manifest.is_file() {
             let text = read(&manifest)?;
             let parsed: CargoManifest =
                 toml::from_str(&text).map_err(|e| toml_error(&manifest, &text, &e))?;
-            parsed
-                .workspace
-                .and_then(|w| w.metadata)
-                .and_then(|m| m.phi_lint)
-                .or_else(|| {
-                    parsed
-                        .package
-                        .and_then(|p| p.metadata)
-                        .and_then(|m| m.phi_lint)
-                })
+            let metadata = |s: Option<CargoSection>| s.and_then(|s| s.metadata);
+            let (w, p) = (metadata(parsed.workspace), metadata(parsed.package));
+            let (w_new, w_old) = w.map_or((None, None), |m| (m.phiguard, m.phi_lint));
+            let (p_new, p_old) = p.map_or((None, None), |m| (m.phiguard, m.phi_lint));
+            (w_new.or(p_new), w_old.or(p_old))
         } else {
-            None
+            (None, None)
         };
+        let found = [
+            policy.is_file().then_some("phiguard.toml"),
+            in_cargo
+                .is_some()
+                .then_some("[workspace.metadata.phiguard] in Cargo.toml"),
+            file.is_file().then_some("phi-lint.toml"),
+            old_in_cargo
+                .is_some()
+                .then_some("[workspace.metadata.phi-lint] in Cargo.toml"),
+        ];
+        let found: Vec<&str> = found.into_iter().flatten().collect();
+        if let [first, second, ..] = found.as_slice() {
+            let (path, message) = if file.is_file() && !policy.is_file() && in_cargo.is_none() {
+                // The message existing users know, for the older pair.
+                (
+                    file.clone(),
+                    "configuration found both here and in Cargo.toml metadata; keep one".to_owned(),
+                )
+            } else {
+                (
+                    root.to_owned(),
+                    format!(
+                        "configuration found in {first} and in {second}; keep one (phiguard.toml)"
+                    ),
+                )
+            };
+            return Err(ConfigError {
+                path,
+                at: None,
+                message,
+            });
+        }
+        if policy.is_file() {
+            let text = read(&policy)?;
+            return Ok((
+                Config::parse_policy(&text, &policy)?,
+                Source::Policy(policy),
+            ));
+        }
+        if let Some(parsed) = in_cargo {
+            let config = parsed.into_config();
+            config.validate(&manifest, &read(&manifest)?)?;
+            return Ok((config, Source::PolicyMetadata(manifest)));
+        }
         if file.is_file() {
-            if from_cargo.is_some() {
-                return Err(ConfigError {
-                    path: file,
-                    at: None,
-                    message: "configuration found both here and in Cargo.toml metadata; keep one"
-                        .into(),
-                });
-            }
             let text = read(&file)?;
             return Ok((Config::parse(&text, &file)?, Source::File(file)));
         }
-        match from_cargo {
+        match old_in_cargo {
             Some(config) => {
                 config.validate(&manifest, &read(&manifest)?)?;
                 Ok((config, Source::CargoMetadata(manifest)))
             }
             None => Ok((Config::default(), Source::Defaults)),
         }
+    }
+
+    /// Parses and validates a `phiguard.toml` document; `path` is only used in errors.
+    ///
+    /// ```
+    /// let text = "[names]\nallow = [\"listen_addr\"]\n[lint]\nscan-tests = true\n[runtime]\npseudonymize = [\"mrn\"]\n";
+    /// let c = phi_lint::Config::parse_policy(text, "phiguard.toml".as_ref())?;
+    /// assert!(c.scan_tests);
+    /// assert!(c.name_policy().classify("mrn").is_allowed());
+    /// assert!(c.name_policy().classify("listen_addr").is_allowed());
+    /// # Ok::<(), phi_lint::ConfigError>(())
+    /// ```
+    pub fn parse_policy(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let parsed: PolicyFile = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
+        let config = parsed.into_config();
+        config.validate(path, text)?;
+        Ok(config)
     }
 
     /// Parses and validates a `phi-lint.toml` document; `path` is only used in errors.
@@ -215,6 +351,9 @@ impl Config {
         }
         for s in &self.deny_stems {
             p = p.deny_stem(s.as_str());
+        }
+        for n in &self.pseudonymized {
+            p = p.pseudonymized(n.as_str());
         }
         p
     }
@@ -292,6 +431,30 @@ mod tests {
         let err = Config::parse(text, Path::new("phi-lint.toml")).unwrap_err();
         assert_eq!(err.at, Some((3, 7)));
         assert!(err.message.starts_with("wrappers.bad:"), "{}", err.message);
+    }
+
+    #[test]
+    fn policy_file_unknown_keys_name_line_and_column() {
+        let p = Path::new("phiguard.toml");
+        let err = Config::parse_policy("[names]\nallow = []\nalow = []\n", p).unwrap_err();
+        assert_eq!(err.at, Some((3, 1)));
+        let err = Config::parse_policy("[lint]\nsafe-functons = []\n", p).unwrap_err();
+        assert_eq!(err.at, Some((2, 1)));
+        let err = Config::parse_policy("[runtime]\npseudonymise = []\n", p).unwrap_err();
+        assert_eq!(err.at, Some((2, 1)));
+        let err = Config::parse_policy("[lint.wrappers]\nbad = \"vec\"\n", p).unwrap_err();
+        assert_eq!(err.at, Some((2, 7)));
+    }
+
+    #[test]
+    fn a_pseudonymized_name_passes_whatever_its_stems() {
+        let text = "[runtime]\npseudonymize = [\"patient_*\", \"mrn\"]\n";
+        let c = Config::parse_policy(text, Path::new("phiguard.toml")).unwrap();
+        let names = c.name_policy();
+        assert!(names.classify("patient_name").is_allowed());
+        assert!(names.classify("mrn").is_allowed());
+        assert!(!names.classify("email").is_allowed());
+        assert!(!Config::default().name_policy().classify("mrn").is_allowed());
     }
 
     #[test]

@@ -95,6 +95,36 @@ fn the_rewrite_allocates_nothing_in_steady_state() {
 }
 
 #[test]
+fn pseudonymizing_allocates_nothing_in_steady_state() {
+    let key = phi_filter::PseudonymKey::new(&[9; 32]).expect("a key");
+    let policy = PhiPolicy::default()
+        .pseudonym_key(key)
+        .pseudonymize("mrn")
+        .pseudonymize("patient_*")
+        .tripwire(["PHI-CANARY-3f9a"]);
+    let stats = policy.stats();
+    let subscriber = tracing_subscriber::registry().with(policy.wrap(Noop));
+    tracing::subscriber::with_default(subscriber, || {
+        let emit = || {
+            for i in 0..50u64 {
+                info!(
+                    mrn = "MRN-0042",
+                    patient_name = %"Ann Smith",
+                    patient_seq = i,
+                    user_id = i,
+                    "event {i} done"
+                );
+            }
+        };
+        emit();
+        let before = stats.snapshot().fields_pseudonymized;
+        let n = allocations(emit);
+        assert_eq!(stats.snapshot().fields_pseudonymized, before + 150);
+        assert_eq!(n, 0, "heap allocations in 50 pseudonymizing events");
+    });
+}
+
+#[test]
 fn the_counter_counts() {
     // Guards the test above against a counter that never counts.
     let n = allocations(|| {

@@ -32,6 +32,14 @@ fn scenario() {
             assert!(matches!(err, InstallError::Filter(_)), "{err:?}");
             println!("refused: {err}");
         }
+        "no-key" => {
+            let policy = phi_filter::PhiPolicy::default().pseudonymize("mrn");
+            let err = phi_filter::install_with(policy).expect_err("must refuse");
+            assert!(matches!(err, InstallError::Policy(_)), "{err:?}");
+            // Refused before anything was installed: the process can still set its own.
+            assert!(!tracing_core::dispatcher::has_been_set());
+            println!("refused: {err}");
+        }
         other => panic!("unknown scenario {other}"),
     }
 }
@@ -100,6 +108,16 @@ fn a_bad_rust_log_is_a_clear_error() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("refused: invalid RUST_LOG filter"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_pseudonymized_name_without_a_key_is_a_clear_error() {
+    let out = run("no-key", None);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("refused: invalid phi-filter policy: the field `mrn` is pseudonymized"),
         "{stdout}"
     );
 }

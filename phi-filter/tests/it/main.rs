@@ -7,6 +7,10 @@ mod alloc;
 mod composition;
 mod constructors;
 mod install;
+#[cfg(feature = "otel")]
+mod otel;
+mod policy_file;
 mod props;
+mod pseudonyms;
 mod sentinels;
 mod support;

@@ -5,7 +5,7 @@
 use std::sync::OnceLock;
 
 use phi_filter::PhiPolicy;
-use phi_filter::names::{DEFAULT_DENY_STEMS, NamePolicy};
+use phi_filter::names::{DEFAULT_DENY_STEMS, NameClass, NamePolicy, NameVerdict};
 use proptest::prelude::*;
 use tracing_core::callsite::{Callsite, Identifier};
 use tracing_core::field::{FieldSet, Value};
@@ -71,6 +71,17 @@ fn value() -> impl Strategy<Value = String> {
     prop_oneof![
         ("[ -~]{0,20}", "[ -~]{0,20}").prop_map(|(a, b)| format!("{a}{CANARY}{b}")),
         "V[A-Za-z0-9]{12}",
+        person(),
+    ]
+}
+
+/// A person's login, name or email: what an id field must never carry.
+fn person() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "Q[a-z]{2,10}",
+        "Q[a-z]{1,8}[0-9]{0,3}",
+        ("Q[a-z]{2,8}", "[A-Z][a-z]{2,10}").prop_map(|(a, b)| format!("{a} {b}")),
+        ("Q[a-z.]{1,10}", "[a-z]{2,10}").prop_map(|(a, b)| format!("{a}@{b}.org")),
     ]
 }
 
@@ -96,6 +107,10 @@ proptest! {
             prop_assert!(line["fields"].get(n).is_some(), "the key {} is kept: {}", n, out);
             if !policy.classify(n).is_allowed() {
                 prop_assert!(!out.contains(v.as_str()), "value of {} leaked: {}", n, out);
+            }
+            let id_name = policy.classify(n) == NameVerdict::Allowed(NameClass::OpaqueId);
+            if id_name && v.starts_with('Q') {
+                prop_assert!(!out.contains(v.as_str()), "person {} under {} leaked: {}", v, n, out);
             }
         }
     }

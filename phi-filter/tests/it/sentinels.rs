@@ -53,6 +53,43 @@ fn allowed_names_are_shape_checked() {
 }
 
 #[test]
+fn an_id_name_passes_only_an_opaque_id() {
+    let policy = PhiPolicy::default();
+    let stats = policy.stats();
+    let buf = capture(policy, || {
+        for login in ["jsmith", "alice@example.org", "Ann Smith"] {
+            info!(user_id = %login, "login");
+        }
+        info!(
+            user_id = "usr_01h8xg7k2m3n4p5q6r7s8t9v0w",
+            request_id = "550e8400-e29b-41d4-a716-446655440000",
+            trace_id = "9f3a7c21d4e5b6a8",
+            record_id = "r-42",
+            "opaque"
+        );
+        info!(elapsed_ms = "jsmith", "not an id, still a shape failure");
+    });
+    let text = buf.text();
+    for leaked in ["jsmith", "alice", "Ann Smith"] {
+        assert!(!text.contains(leaked), "{leaked} leaked:\n{text}");
+    }
+    let lines = buf.json_lines();
+    for line in &lines[..3] {
+        assert_eq!(line["fields"]["user_id"], json!(DEFAULT_MARKER));
+    }
+    let fields = &lines[3]["fields"];
+    assert_eq!(fields["user_id"], json!("usr_01h8xg7k2m3n4p5q6r7s8t9v0w"));
+    assert_eq!(
+        fields["request_id"],
+        json!("550e8400-e29b-41d4-a716-446655440000")
+    );
+    assert_eq!(fields["trace_id"], json!("9f3a7c21d4e5b6a8"));
+    assert_eq!(fields["record_id"], json!("r-42"));
+    let s = stats.snapshot();
+    assert_eq!((s.shape_failures, s.id_shape_failures), (4, 3));
+}
+
+#[test]
 fn a_message_longer_than_the_bound_is_cut() {
     let policy = PhiPolicy::default();
     let stats = policy.stats();
@@ -218,11 +255,12 @@ fn the_tripwire_blocks_allowed_values_too() {
     let policy = PhiPolicy::default().tripwire(["PHI-CANARY-3f9a"]);
     let stats = policy.stats();
     let buf = capture(policy, || {
-        info!(request_id = "PHI-CANARY-3f9a", user_id = 4, "ok");
+        // `status` accepts the canary's shape (an id name would already refuse it).
+        info!(status = "PHI-CANARY-3f9a", user_id = 4, "ok");
     });
     assert!(!buf.text().contains("PHI-CANARY-3f9a"));
     let fields = &buf.json_lines()[0]["fields"];
-    assert_eq!(fields["request_id"], json!(phi_filter::CANARY_MARKER));
+    assert_eq!(fields["status"], json!(phi_filter::CANARY_MARKER));
     assert_eq!(fields["user_id"], json!(4));
     assert_eq!(stats.snapshot().canaries_blocked, 1);
 }

@@ -149,7 +149,7 @@ fn test_code_is_cfg_test_and_test_targets_not_directory_names() {
     assert_eq!(summary["reached"], 3, "{summary}");
     assert_eq!(summary["test_files"], 8, "{summary}");
 
-    tree.write("phi-lint.toml", "scan-tests = true\n");
+    tree.write("phiguard.toml", "[lint]\nscan-tests = true\n");
     let json = tree.json(&[], 1);
     assert_eq!(
         files_with_findings(&json),
@@ -259,7 +259,7 @@ fn a_check_of_no_statement_fails_unless_expected() {
     // Expected: by flag, or by configuration.
     tree.run(&["check", "--allow-no-statements"])
         .assert_out(0, &["phi-lint: clean; 1 file, 0 statements"]);
-    tree.write("phi-lint.toml", "allow-no-statements = true\n");
+    tree.write("phiguard.toml", "[lint]\nallow-no-statements = true\n");
     tree.run(&["check"]).assert_out(0, &["phi-lint: clean;"]);
 }
 
@@ -298,7 +298,7 @@ fn a_nesting_bomb_is_exit_2_naming_the_file() {
 fn a_file_over_max_file_size_is_an_error() {
     let tree = Tree::new(&[
         ("src/lib.rs", ONE_LEAK),
-        ("phi-lint.toml", "max-file-size = 10\n"),
+        ("phiguard.toml", "[lint]\nmax-file-size = 10\n"),
     ]);
     tree.run(&["check"]).assert_out(
         2,
@@ -317,8 +317,8 @@ fn excluded_files_are_counted() {
         ("src/gen.rs", ONE_LEAK),
         ("vendor/x.rs", ONE_LEAK),
         (
-            "phi-lint.toml",
-            "exclude = [\"src/gen.rs\", \"vendor/**\"]\n",
+            "phiguard.toml",
+            "[lint]\nexclude = [\"src/gen.rs\", \"vendor/**\"]\n",
         ),
     ]);
     let json = tree.json(&[], 0);
@@ -358,7 +358,7 @@ pub fn f(user: User) { tracing::info!(user_id = %user.id); }
         [&Value::from(10)],
         "only #[my_case] is not known: {json:#}"
     );
-    tree.write("phi-lint.toml", "test-attributes = [\"my_case\"]\n");
+    tree.write("phiguard.toml", "[lint]\ntest-attributes = [\"my_case\"]\n");
     tree.run(&["check"])
         .assert_out(0, &["phi-lint: clean; 1 file, 1 statement"]);
 }

@@ -60,7 +60,7 @@ fn tests_are_skipped_unless_scan_tests() {
     let run = tree.run(&["check"]);
     run.assert_out(0, &["phi-lint: clean; 1 file,"]);
 
-    tree.write("phi-lint.toml", "scan-tests = true\n");
+    tree.write("phiguard.toml", "[lint]\nscan-tests = true\n");
     let json = tree.json(&[], 1);
     assert_eq!(
         files_with_findings(&json),
@@ -76,7 +76,7 @@ fn tests_are_skipped_unless_scan_tests() {
 #[test]
 fn config_in_cargo_workspace_metadata() {
     let manifest =
-        "[workspace]\nmembers = []\n\n[workspace.metadata.phi-lint]\nallow-names = [\"email\"]\n";
+        "[workspace]\nmembers = []\n\n[workspace.metadata.phiguard.names]\nallow = [\"email\"]\n";
     let tree = Tree::new(&[("src/lib.rs", ONE_LEAK)]);
     // Without the configuration the leak is a finding...
     tree.run(&["check"]).assert_out(1, &["1 new finding"]);
@@ -88,8 +88,36 @@ fn config_in_cargo_workspace_metadata() {
     tree.write("phi-lint.toml", "scan-tests = true\n");
     tree.run(&["check"]).assert_err(
         2,
-        &["phi-lint.toml: configuration found both here and in Cargo.toml metadata"],
+        &["configuration found in [workspace.metadata.phiguard] in Cargo.toml and in phi-lint.toml; keep one"],
     );
+}
+
+#[test]
+fn the_older_phi_lint_toml_still_works_with_a_notice() {
+    let tree = Tree::new(&[("src/lib.rs", ONE_LEAK)]);
+    tree.run(&["check"]).assert_out(1, &["1 new finding"]);
+    tree.write("phi-lint.toml", "allow-names = [\"email\"]\n");
+    let run = tree.run(&["check"]);
+    assert_eq!(run.code, 0, "{run}");
+    assert!(run.stdout.contains("phi-lint: clean;"), "{run}");
+    assert!(
+        run.stderr.starts_with(
+            "phi-lint: notice: ./phi-lint.toml is phi-lint's own format; move it to phiguard.toml"
+        ),
+        "{run}"
+    );
+    // The same decision in phiguard.toml: no notice.
+    std::fs::remove_file(tree.root().join("phi-lint.toml")).expect("remove");
+    tree.write("phiguard.toml", "[names]\nallow = [\"email\"]\n");
+    tree.run(&["check"]).assert_out(0, &["phi-lint: clean;"]);
+}
+
+#[test]
+fn a_name_pseudonymized_at_run_time_passes_the_lint() {
+    let tree = Tree::new(&[("src/lib.rs", ONE_LEAK)]);
+    tree.run(&["check"]).assert_out(1, &["1 new finding"]);
+    tree.write("phiguard.toml", "[runtime]\npseudonymize = [\"email\"]\n");
+    tree.run(&["check"]).assert_out(0, &["phi-lint: clean;"]);
 }
 
 #[test]
@@ -103,6 +131,9 @@ fn the_fix_in_the_help_names_a_config_key_that_exists() {
     let source = "pub fn f(user: &User) { tracing::info!(email = %fingerprint(&user.email)); }\n";
     let tree = Tree::new(&[("src/lib.rs", source)]);
     tree.run(&["check"]).assert_out(1, &[help]);
-    tree.write("phi-lint.toml", &format!("{key} = [\"fingerprint\"]\n"));
+    tree.write(
+        "phiguard.toml",
+        &format!("[lint]\n{key} = [\"fingerprint\"]\n"),
+    );
     tree.run(&["check"]).assert_out(0, &["phi-lint: clean;"]);
 }
