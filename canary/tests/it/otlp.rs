@@ -1,6 +1,6 @@
 //! `phi-canary otlp`: the receiver as a process on a free port, fed OTLP/HTTP requests built
-//! from `opentelemetry-proto`'s messages and posted with ureq (the test kit's client), then
-//! stopped with SIGTERM or by `--idle`.
+//! from `opentelemetry-proto`'s messages and posted with ureq (the test kit's client), or by
+//! the real exporter (`exporter`), then stopped with SIGTERM or by `--idle`.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -25,6 +25,8 @@ use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans, Span};
 use prost::Message;
 
 use super::NONCE;
+
+mod exporter;
 
 /// PHI-like text around the canary; none of it may appear in a report.
 const PHI: &str = "Zebediah Quintwell-Fauxman self-tracked PHI-CANARY-3f9a dob 1961-04-07";
