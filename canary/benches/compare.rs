@@ -10,7 +10,8 @@
 //! warm the page cache, then `REPS` times, interleaved; MB/s is 10^6 bytes per second of wall
 //! time, median and best. The log is `$TMPDIR/phi-canary-bench.jsonl` unless
 //! `PHI_CANARY_BENCH_FILE` names another path; it is deleted at the end unless
-//! `PHI_CANARY_BENCH_KEEP` is set.
+//! `PHI_CANARY_BENCH_KEEP` is set. `PHI_CANARY_BENCH_BEFORE=BINARY` also times an earlier
+//! build of phi-canary (all variants and decoding) in the same run.
 
 // Byte counts far below 2^52 become MB/s figures.
 #![allow(clippy::cast_precision_loss)]
@@ -120,6 +121,28 @@ fn main() {
             ],
         ),
     ];
+    // `PHI_CANARY_BENCH_BEFORE=BINARY`: an earlier phi-canary, timed in the same run.
+    let before = std::env::var("PHI_CANARY_BENCH_BEFORE").ok();
+    let mut cases = cases;
+    if let Some(before) = &before {
+        cases.push((
+            "before: phi-canary scan (all variants and decoding)",
+            vec![before, "scan", "--demo", "--format", "json", &file],
+        ));
+        cases.push((
+            "before: phi-canary scan --threads 1 (all variants and decoding)",
+            vec![
+                before,
+                "scan",
+                "--demo",
+                "--threads",
+                "1",
+                "--format",
+                "json",
+                &file,
+            ],
+        ));
+    }
     for (name, argv) in &cases {
         println!("{name}: {}", count(argv));
     }

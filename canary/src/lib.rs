@@ -28,6 +28,7 @@ pub mod canary;
 pub mod decode;
 pub mod marker;
 pub mod matcher;
+pub mod otlp;
 pub mod progress;
 pub mod report;
 pub mod scan;

@@ -1,16 +1,17 @@
-//! The `phi-canary` command: `scan`, `docker` and `new`.
+//! The `phi-canary` command: `scan`, `docker`, `otlp` and `new`.
 
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand};
 use phi_canary::progress::Progress;
 use phi_canary::report::exit;
 use phi_canary::source::{self, Source};
-use phi_canary::{Canary, Format, Matcher, Nonce, Report, VariantSet, Verdict, canary, scan};
+use phi_canary::{Canary, Format, Matcher, Nonce, Report, VariantSet, Verdict, canary, otlp, scan};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -63,10 +64,37 @@ enum Command {
         #[command(flatten)]
         options: ScanOptions,
     },
+    /// Receive OTLP/HTTP exports and scan every string they carry.
+    #[command(after_help = format!("{OTLP_HELP}\n\n{EXIT_CODES}"))]
+    Otlp {
+        /// The address to listen on, `HOST:PORT` (port 0 picks a free one, printed on stderr).
+        #[arg(long, value_name = "ADDR")]
+        listen: String,
+        /// Stop after SECONDS without a request, once one has arrived [default: only on
+        /// SIGTERM or SIGINT].
+        #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+        idle: Option<Duration>,
+        #[command(flatten)]
+        common: CommonOptions,
+    },
     /// Print a fresh per-run canary: PHI-CANARY- and 32 hex digits from the OS RNG.
     #[command(after_help = "Exit codes:\n  0  printed\n  2  the OS random number generator failed")]
     New,
 }
+
+const OTLP_HELP: &str = "\
+Serves OTLP/HTTP: POST /v1/traces, /v1/logs and /v1/metrics, as application/x-protobuf or
+application/json, gzip'd or not; answers as OTLP says, so exporters do not retry. Every
+string a request carries is scanned (resource and scope attributes, span names, attributes,
+events and links, log bodies and attributes, metric names, attributes and exemplars; keys
+as well as values). On start it prints `phi-canary: otlp: listening on ADDR` on stderr.
+
+Positive control (--expect-marker NONCE): traces and logs (each that received a request;
+both when none did) must carry a span or log record named `phiguard-marker start NONCE`
+and, after it, one named `phiguard-marker end NONCE`.
+
+A body is read up to 16 MiB and decompressed up to 64 MiB; past either, a body that does
+not decode or a request cut off is unreadable (2). No request at all is inconclusive (3).";
 
 const DOCKER_HELP: &str = "\
 Runs `docker inspect` (refuses a logging driver other than json-file, local or journald;
@@ -77,6 +105,17 @@ and stderr (or tty) must each carry the start and end marker lines.";
 
 #[derive(Args)]
 struct ScanOptions {
+    #[command(flatten)]
+    common: CommonOptions,
+    /// Threads for the parts of a large file, cut at newlines [default: the CPUs available].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+}
+
+/// The options `scan`, `docker` and `otlp` share: the canaries, the variants, the positive
+/// control and the report.
+#[derive(Args)]
+struct CommonOptions {
     /// A canary to scan for (repeatable).
     #[arg(long, value_name = "TEXT")]
     canary: Vec<String>,
@@ -101,9 +140,6 @@ struct ScanOptions {
     /// Write the report to FILE (and a summary line to stderr) instead of stdout.
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Threads for the parts of a large file, cut at newlines [default: the CPUs available].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
-    threads: Option<u16>,
 }
 
 fn main() -> ExitCode {
@@ -120,8 +156,13 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
-        Command::Scan { sources, options } => scan(&sources, options),
-        Command::Docker { container, options } => scan(&[format!("docker:{container}")], options),
+        Command::Scan { sources, options } => scan(&sources, &options),
+        Command::Docker { container, options } => scan(&[format!("docker:{container}")], &options),
+        Command::Otlp {
+            listen,
+            idle,
+            common,
+        } => otlp(listen, idle, &common),
         Command::New => {
             let fresh = Canary::generate()?;
             let mut stdout = io::stdout().lock();
@@ -132,8 +173,10 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
     }
 }
 
-fn scan(specs: &[String], options: ScanOptions) -> anyhow::Result<u8> {
-    let mut texts = options.canary;
+/// The matcher the options ask for: the canaries (none is a usage error), the variants, the
+/// decoder and the marker nonce.
+fn matcher(options: &CommonOptions) -> anyhow::Result<Matcher> {
+    let mut texts = options.canary.clone();
     if let Some(path) = &options.canary_file {
         let list = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
@@ -155,7 +198,41 @@ fn scan(specs: &[String], options: ScanOptions) -> anyhow::Result<u8> {
         .as_deref()
         .map(Nonce::new)
         .transpose()?;
-    let matcher = Matcher::new(canaries, options.variants, nonce)?.decoding(!options.no_decode);
+    Ok(Matcher::new(canaries, options.variants, nonce)?.decoding(!options.no_decode))
+}
+
+/// Opens the report file first: a bad path fails before a long scan, not after it.
+fn open_output(options: &CommonOptions) -> anyhow::Result<Option<(&Path, File)>> {
+    match &options.output {
+        Some(path) => Ok(Some((
+            path.as_path(),
+            File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
+        ))),
+        None => Ok(None),
+    }
+}
+
+fn otlp(listen: String, idle: Option<Duration>, options: &CommonOptions) -> anyhow::Result<u8> {
+    let matcher = matcher(options)?;
+    let output = open_output(options)?;
+    let settings = otlp::Options { listen, idle };
+    let report = otlp::serve(matcher, &settings, &mut |addr| {
+        // phi-lint: allow(phi::print, reason = "the bound address, for a caller that asked for port 0")
+        eprintln!("phi-canary: otlp: listening on {addr}");
+    })
+    .with_context(|| format!("cannot serve OTLP on {}", settings.listen))?;
+    finish(&report, options.format, output)
+}
+
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    Duration::try_from_secs_f64(seconds).map_err(|_| format!("`{text}` is not a duration"))
+}
+
+fn scan(specs: &[String], options: &ScanOptions) -> anyhow::Result<u8> {
+    let matcher = matcher(&options.common)?;
     if specs.iter().filter(|s| *s == "-").count() > 1 {
         bail!("standard input (`-`) can be scanned once");
     }
@@ -163,14 +240,7 @@ fn scan(specs: &[String], options: ScanOptions) -> anyhow::Result<u8> {
         .iter()
         .map(|s| source::parse(s))
         .collect::<Result<Vec<Box<dyn Source>>, _>>()?;
-    // Open the report file first: a bad path fails before a long scan, not after it.
-    let output = match &options.output {
-        Some(path) => Some((
-            path.as_path(),
-            File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
-        )),
-        None => None,
-    };
+    let output = open_output(&options.common)?;
 
     let threads = options.threads.map_or_else(
         || std::thread::available_parallelism().map_or(1, usize::from),
@@ -183,8 +253,12 @@ fn scan(specs: &[String], options: ScanOptions) -> anyhow::Result<u8> {
     };
     let report = scan::scan(&matcher, sources, &settings);
     progress.finish();
+    finish(&report, options.common.format, output)
+}
 
-    let written = emit(&report, options.format, output);
+/// Writes the report and gives the exit code.
+fn finish(report: &Report, format: Format, output: Option<(&Path, File)>) -> anyhow::Result<u8> {
+    let written = emit(report, format, output);
     let code = report.exit_code();
     match written {
         Ok(()) => Ok(code),

@@ -84,6 +84,11 @@ pub struct Hit {
     /// is then the start of the outermost decoded run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chain: Option<String>,
+    /// For a hit in an OTLP export, where in the request: `resource 0 > scope 0 > span 3 >
+    /// attribute "http.url"`. `line` is then the request's number on its signal, and `offset`
+    /// the byte in that string.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
 }
 
 /// A canary scanned for, by id.
@@ -175,13 +180,18 @@ impl Report {
     }
 
     /// The preconditions not proven, one sentence each, for the sources that were read: a
-    /// source that gave no bytes, and with `--expect-marker` every expecting stream without a
+    /// source that gave no bytes (an OTLP receiver that got no request), and with `--expect-marker` every expecting stream without a
     /// start line followed by an end line.
     #[must_use]
     pub fn unproven(&self) -> Vec<String> {
         let mut out = Vec::new();
         for source in self.sources.iter().filter(|s| s.error.is_none()) {
-            if self.marker.is_none() && source.streams.iter().all(|s| s.bytes == 0) {
+            let otlp = source.kind == "otlp";
+            if otlp && source.streams.iter().all(|s| s.lines == 0) {
+                // An OTLP stream's `lines` are its requests.
+                out.push(format!("{}: no request arrived", source.name));
+            } else if !otlp && self.marker.is_none() && source.streams.iter().all(|s| s.bytes == 0)
+            {
                 out.push(format!("{}: no bytes were read", source.name));
             }
             let Some(nonce) = &self.marker else { continue };
@@ -191,9 +201,10 @@ impl Report {
                 for (count, kind) in [(m.start, MarkerKind::Start), (m.end, MarkerKind::End)] {
                     if count == 0 {
                         out.push(format!(
-                            "{at}: no `{} {} {nonce}` line",
+                            "{at}: no `{} {} {nonce}` {}",
                             crate::marker::PREFIX,
-                            kind.word()
+                            kind.word(),
+                            if otlp { "span or log record" } else { "line" }
                         ));
                     }
                 }

@@ -191,6 +191,7 @@ fn scan_stream(
                     variant,
                     canary: matcher.canaries()[canary].id().to_owned(),
                     chain: chain.map(|c| c.render(variant.name())),
+                    field: None,
                 });
             }
         }

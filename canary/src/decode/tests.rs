@@ -255,3 +255,49 @@ fn a_long_line_is_decoded_in_parts_cut_at_a_quote() {
         }
     );
 }
+
+/// The maximal runs of run bytes of at least `min` bytes, byte by byte.
+fn naive_runs(hay: &[u8], min: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < hay.len() {
+        if super::RUN_BYTE[usize::from(hay[i])] {
+            let start = i;
+            while i < hay.len() && super::RUN_BYTE[usize::from(hay[i])] {
+                i += 1;
+            }
+            if i - start >= min {
+                out.push((start, i));
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+proptest::proptest! {
+    /// The block-wise run search finds exactly the maximal runs a byte-by-byte search finds,
+    /// for runs shorter and longer than a block and at every position in a block.
+    #[test]
+    fn the_run_search_finds_every_run_a_naive_search_finds(
+        pieces in proptest::collection::vec((0usize..150, proptest::sample::select(vec![b' ', b'"', b'.', b'\n', 0xC3])), 0..40),
+        min_len in proptest::sample::select(vec![8usize, 15, 28, 60]),
+    ) {
+        let mut hay = Vec::new();
+        for (n, sep) in pieces {
+            hay.extend((0..n).map(|i| b"aZ09+/-_=:"[i % 10]));
+            hay.push(sep);
+        }
+        let canary = Canary::from_text(&"x".repeat(min_len), 0).expect("a canary");
+        let d = Decoder::new(&[canary]).expect("a decoder");
+        let mut found = Vec::new();
+        d.runs(&hay, &mut found);
+        let found: Vec<(usize, usize)> = found
+            .into_iter()
+            .filter(|c| c.2 == Step::Base64)
+            .map(|(s, e, _)| (s, e))
+            .collect();
+        proptest::prop_assert_eq!(found, naive_runs(&hay, d.min_run));
+    }
+}

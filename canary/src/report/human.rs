@@ -20,11 +20,18 @@ pub(super) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
                 hit.variant.name()
             )?,
         }
-        writeln!(
-            out,
-            " --> {}:{} (stream {}, byte {})",
-            hit.source, hit.line, hit.stream, hit.offset
-        )?;
+        match &hit.field {
+            Some(field) => writeln!(
+                out,
+                " --> {} {} request {}: {field} (byte {})",
+                hit.source, hit.stream, hit.line, hit.offset
+            )?,
+            None => writeln!(
+                out,
+                " --> {}:{} (stream {}, byte {})",
+                hit.source, hit.line, hit.stream, hit.offset
+            )?,
+        }
         writeln!(out)?;
     }
     if report.hits_total > 0 {
@@ -100,7 +107,11 @@ pub(super) fn summary(report: &Report) -> String {
         plural(report.sources.len() as u64, "source", "sources"),
         plural(streams.len() as u64, "stream", "streams"),
         plural(bytes, "byte", "bytes"),
-        plural(lines, "line", "lines"),
+        if !report.sources.is_empty() && report.sources.iter().all(|s| s.kind == "otlp") {
+            plural(lines, "request", "requests")
+        } else {
+            plural(lines, "line", "lines")
+        },
         if ids.len() == 1 { "canary" } else { "canaries" },
         ids.join(", "),
     )

@@ -37,6 +37,7 @@ fn hit(source: &str, stream: &'static str, line: u64, offset: u64, variant: Vari
         variant,
         chain: None,
         canary: "demo".to_owned(),
+        field: None,
     }
 }
 

@@ -8,6 +8,7 @@ fn help() {
         ("help", vec!["--help"]),
         ("scan_help", vec!["scan", "--help"]),
         ("docker_help", vec!["docker", "--help"]),
+        ("otlp_help", vec!["otlp", "--help"]),
         ("new_help", vec!["new", "--help"]),
     ] {
         let run = cli(&args).run();
@@ -22,6 +23,7 @@ fn the_exit_codes_are_in_every_help() {
         vec!["--help"],
         vec!["scan", "--help"],
         vec!["docker", "--help"],
+        vec!["otlp", "--help"],
     ] {
         let run = cli(&args).run();
         for code in [

@@ -7,6 +7,7 @@ mod docker;
 mod exit_codes;
 mod help;
 mod no_echo;
+mod otlp;
 
 use std::path::{Path, PathBuf};
 
