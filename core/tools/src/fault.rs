@@ -158,16 +158,9 @@ where
     }
 }
 
-/// The type of a panic's payload: `&str` or `String` for a `panic!` with a message (which is
-/// dropped), the opaque box otherwise.
+/// The type of a panic's payload ([`TypeName::of_panic`]).
 pub(crate) fn payload_type(payload: &(dyn Any + Send)) -> TypeName {
-    if payload.is::<&'static str>() {
-        TypeName::of::<&'static str>()
-    } else if payload.is::<String>() {
-        TypeName::of::<String>()
-    } else {
-        TypeName::of::<Box<dyn Any + Send>>()
-    }
+    TypeName::of_panic(payload)
 }
 
 #[cfg(test)]

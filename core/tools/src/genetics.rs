@@ -24,14 +24,14 @@ use crate::envelope::error::ArgProblem;
 use crate::envelope::kinds::WindowSemantics;
 use crate::envelope::meta::Meta;
 use crate::envelope::table::{Cell, Table};
-use answers_genetics::Build;
-use answers_genetics::import::GenotypeCall;
-use answers_genetics::sites::{Site, SiteIndex, normalize_chromosome, normalize_rsid};
+use crate::fault::{ToolError, guarded};
 use crate::store::genotype::{self, GenotypeSet, SetError};
 use crate::store::{Store, Subject};
 use crate::tool::ToolName;
-use crate::fault::{ToolError, guarded};
 use crate::window::Window;
+use answers_genetics::Build;
+use answers_genetics::import::GenotypeCall;
+use answers_genetics::sites::{Site, SiteIndex, normalize_chromosome, normalize_rsid};
 
 /// Rows answered at most; a larger answer is cut and says so.
 ///

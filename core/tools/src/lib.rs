@@ -39,7 +39,6 @@ pub mod medications;
 pub mod pharmacogenomics;
 pub mod readings;
 pub mod registry;
-pub mod surface;
 pub mod terminology;
 
 pub use self::genetics::query_genetic_data;

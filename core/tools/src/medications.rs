@@ -25,9 +25,9 @@ use serde_json::Value;
 use crate::args::medications::{MedicationQuery, MedicationViewTable, QUERY_MEDICATIONS};
 use crate::envelope::Envelope;
 use crate::envelope::next_step::NextAction;
+use crate::fault::{ToolError, guarded};
 use crate::store::{Store, Subject};
 use crate::tool::ToolName;
-use crate::fault::{ToolError, guarded};
 
 /// Doses a `log` answer lists at most, newest first; its counts cover the whole window.
 ///

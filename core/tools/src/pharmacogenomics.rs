@@ -21,13 +21,13 @@ use crate::args::genetics::QUERY_PHARMACOGENOMICS;
 use crate::envelope::Envelope;
 use crate::envelope::assumption::Assumption;
 use crate::envelope::table::{Cell, Table};
-use answers_genetics::cpic::{CpicPairs, Pair};
-use answers_genetics::import::GenotypeCall;
+use crate::fault::{ToolError, guarded};
+use crate::genetics::base;
 use crate::store::genotype;
 use crate::store::{Store, Subject};
 use crate::tool::ToolName;
-use crate::fault::{ToolError, guarded};
-use crate::genetics::base;
+use answers_genetics::cpic::{CpicPairs, Pair};
+use answers_genetics::import::GenotypeCall;
 
 /// How much of a gene's key variants the genotype file covers.
 ///

@@ -37,9 +37,9 @@ use self::window::Bounds;
 use crate::args::health_indicators::{IndicatorQuery, QUERY_HEALTH_INDICATORS};
 use crate::envelope::Envelope;
 use crate::envelope::next_step::{NextAction, NextStep};
+use crate::fault::guarded;
 use crate::store::{Store, Subject};
 use crate::tool::ToolName;
-use crate::fault::guarded;
 
 /// Raw readings answered per indicator at most, newest first.
 ///

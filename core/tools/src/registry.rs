@@ -3,9 +3,8 @@
 //! what runs it.
 //!
 //! Every list of tools is read from [`TOOLS`]: the record MCP server's `tools/list` (through
-//! [`crate::surface::visible_tools`]), the vocabulary server's, the tools of a chat turn
-//! (`answers::governance::chat_tools`), a tool by name ([`crate::surface::call`],
-//! [`vocab_call`]) and `answers tools --json`, which the Python MCP client and `phi-ci` read
+//! [`visible_tools`]), the vocabulary server's, the tools of a chat turn ([`chat_tools`]), a
+//! tool by name ([`call`], [`vocab_call`]) and `answers tools --json`, which the Python MCP client and `phi-ci` read
 //! instead of keeping copies. Adding a tool is one folder under `tools/` and one entry here;
 //! the table is a `ToolIdTable`, so a new [`ToolId`] does not compile without its entry.
 
@@ -234,6 +233,56 @@ pub fn on(surface: Surface) -> impl Iterator<Item = &'static ToolSpec> {
         .filter(move |spec| spec.on(surface))
 }
 
+/// Calls the record surface's tool named `tool` for `subject` (through the registry); `None`
+/// if the record surface has no tool of that name.
+///
+/// ```
+/// use answers_store::Store;
+/// let store = Store::open_in_memory()?;
+/// let you = store.upsert_subject("subj-1", "you", "Europe/Berlin")?;
+/// assert!(answers_tools::registry::call(&store, &you, "query_health_indicators", &serde_json::json!({})).is_some());
+/// assert!(answers_tools::registry::call(&store, &you, "no_such_tool", &serde_json::json!({})).is_none());
+/// # Ok::<(), answers_store::StoreError>(())
+/// ```
+#[must_use]
+pub fn call(store: &Store, subject: &Subject, tool: &str, args: &Value) -> Option<Envelope> {
+    let id = ToolId::from(tool.parse::<ToolName>().ok()?);
+    Some(id.spec().call(store, subject, args))
+}
+
+/// The tools `subject` is shown: the record surface's, less each data tool the person has no
+/// data for (each entry's [`VisibleWhen`](VisibleWhen): no readings or entries
+/// hides `query_health_indicators`, no medication plan hides `query_medications`, no genotype
+/// set hides both genetics tools).
+///
+/// ```
+/// use answers_store::Store;
+/// use answers_protocol::ToolName;
+///
+/// let store = Store::open_in_memory()?;
+/// let you = store.upsert_subject("subj-1", "you", "Europe/Berlin")?;
+/// assert!(!answers_tools::registry::visible_tools(&store, &you)?.contains(&ToolName::QueryHealthIndicators));
+/// # Ok::<(), answers_store::StoreError>(())
+/// ```
+pub fn visible_tools(store: &Store, subject: &Subject) -> Result<Vec<ToolName>, StoreError> {
+    let mut shown = Vec::new();
+    for spec in on(Surface::RecordMcp) {
+        if let Some(tool) = spec.id.record()
+            && spec.visible_when.holds(store, subject)?
+        {
+            shown.push(tool);
+        }
+    }
+    Ok(shown)
+}
+
+/// The tools a chat turn offers the model: the four record tools, not the three terminology
+/// tools (the readings tool already resolves names and units).
+#[must_use]
+pub fn chat_tools() -> Vec<ToolName> {
+    on(Chat).filter_map(|spec| spec.id.record()).collect()
+}
+
 /// Calls the vocabulary server's tool named `tool`; `None` if it serves no tool of that name.
 ///
 /// ```
@@ -294,6 +343,19 @@ mod tests {
         for &tool in ToolName::ALL {
             assert_eq!(ToolId::from(tool).record(), Some(tool));
         }
+    }
+
+    #[test]
+    fn a_chat_offers_the_four_record_tools() {
+        assert_eq!(
+            chat_tools(),
+            [
+                ToolName::QueryHealthIndicators,
+                ToolName::QueryMedications,
+                ToolName::QueryGeneticData,
+                ToolName::QueryPharmacogenomics,
+            ]
+        );
     }
 
     #[test]

@@ -40,8 +40,8 @@ use crate::envelope::kinds::ErrorKind;
 use crate::envelope::meta::Meta;
 use crate::envelope::next_step::{NextAction, NextStep};
 use crate::envelope::table::{Cell, Table};
-use crate::tool::ToolName;
 use crate::fault::{guarded, payload_type};
+use crate::tool::ToolName;
 use crate::vocab::{CodeSystem, Vocabulary};
 use crate::vocab_tool::VocabToolName;
 

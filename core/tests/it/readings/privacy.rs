@@ -1,9 +1,9 @@
 //! No answer carries a reading's comment: the canary is in the record, and in no rendering of
 //! any view, the catalogue, a keyword search or a fault.
 
-use answers::demo::{self, PHI_CANARY, SeedOptions};
-use answers::store::Store;
-use answers::{Status, View, render_compact, render_rest};
+use answers_demo::{self as demo, PHI_CANARY, SeedOptions};
+use answers_protocol::{Status, View, render_compact, render_rest};
+use answers_store::Store;
 use serde_json::{Value, json};
 
 use super::ask;

@@ -14,8 +14,8 @@ use crate::envelope::Envelope;
 use crate::envelope::assumption::Assumption;
 use crate::envelope::next_step::NextAction;
 use crate::envelope::table::Table;
-use crate::store::{Dose, DoseStatus, Plan};
 use crate::fault::ToolError;
+use crate::store::{Dose, DoseStatus, Plan};
 use crate::window::Window;
 
 /// The columns of the `doses_per_drug` table.

@@ -8,9 +8,9 @@ use crate::envelope::kinds::WindowSemantics;
 use crate::envelope::meta::Meta;
 use crate::envelope::next_step::NextAction;
 use crate::envelope::table::{Cell, Table};
-use crate::store::Plan;
 use crate::fault::ToolError;
 use crate::medications::Ctx;
+use crate::store::Plan;
 use crate::window::Window;
 
 /// Whether `plan` answers to `keywords`: any word found in the name as recorded (ignoring

@@ -16,13 +16,13 @@ use crate::envelope::assumption::Assumption;
 use crate::envelope::kinds::WindowSemantics;
 use crate::envelope::meta::Meta;
 use crate::envelope::table::{Cell, Table};
-use crate::store::EntryKind;
 use crate::fault::ToolError;
 use crate::readings::rows::{OF_CODE, count_cell, unit_cell, value_cell};
 use crate::readings::select::{Indicator, Labels};
 use crate::readings::views::latest_of;
 use crate::readings::window::IN_WINDOW;
 use crate::readings::{CATALOGUE_CAP, Ctx};
+use crate::store::EntryKind;
 use crate::vocab::{CodeRef, CodeSystem};
 
 /// One series of the catalogue.

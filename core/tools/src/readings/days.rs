@@ -14,11 +14,11 @@ use std::sync::LazyLock;
 
 use rusqlite::named_params;
 
-use crate::store::EntryKind;
 use crate::fault::ToolError;
 use crate::readings::Ctx;
 use crate::readings::rows::{COLUMNS, OF_CODE, Reading};
 use crate::readings::window::next_day;
+use crate::store::EntryKind;
 use crate::vocab::CodeRef;
 
 /// One value the day authority counts.

@@ -8,9 +8,9 @@ use jiff::civil::DateTime;
 use rusqlite::Row;
 
 use crate::envelope::table::Cell;
-use crate::store::EntryKind;
 use crate::fault::ToolError;
 use crate::readings::clock::Clock;
+use crate::store::EntryKind;
 
 /// The columns a reading is read with, in [`Reading::from_row`]'s order, for a `series` row
 /// aliased `s`.

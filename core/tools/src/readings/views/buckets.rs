@@ -16,13 +16,13 @@ use rusqlite::named_params;
 use super::{Group, Part};
 use crate::envelope::kinds::Provenance;
 use crate::envelope::table::Cell;
-use crate::store::EntryKind;
 use crate::fault::ToolError;
 use crate::readings::clock::{hour_label, minute_label};
 use crate::readings::rows::{COLUMNS, OF_CODE, RowRef, count_cell, mean, unit_cell};
 use crate::readings::select::Indicator;
 use crate::readings::window::IN_WINDOW;
 use crate::readings::{BUCKET_CAP, Ctx};
+use crate::store::EntryKind;
 
 /// `minute`: one point per minute of local time.
 pub(super) fn minute(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, ToolError> {

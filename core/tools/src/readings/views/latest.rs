@@ -12,12 +12,12 @@ use super::{Group, Part, provenance_of};
 use crate::envelope::assumption::Assumption;
 use crate::envelope::kinds::Provenance;
 use crate::envelope::table::Cell;
-use crate::store::EntryKind;
 use crate::fault::ToolError;
 use crate::readings::Ctx;
 use crate::readings::rows::{COLUMNS, OF_CODE, RowRef, unit_cell, value_cell};
 use crate::readings::select::Indicator;
 use crate::readings::window::IN_WINDOW;
+use crate::store::EntryKind;
 
 const HEADER: &[&str] = &["indicator", "code", "date", "value", "unit", "source"];
 

@@ -1,7 +1,7 @@
 //! The record server: the seven tools over streamable HTTP, for the one person a request is
 //! authenticated as.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use rmcp::ServerHandler;
 use rmcp::model::{
@@ -11,31 +11,28 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
-use super::result::{tool_definition, tool_result};
-use crate::args::schema_for;
-use crate::envelope::Envelope;
-use crate::envelope::kinds::ErrorKind;
-use crate::store::{Store, Subject};
-use crate::surface;
-use crate::tool::ToolName;
+use answers_protocol::args::schema_for;
+use answers_protocol::{Envelope, ErrorKind, ToolName, TypeName};
+use answers_store::Subject;
+use answers_tools::registry;
 
-/// The subject a request is authenticated as; the HTTP layer inserts it into the request's
-/// extensions before the request reaches [`RecordMcp`]. No tool parameter names a person.
-#[derive(Debug, Clone)]
-pub struct Authenticated(pub Subject);
+use super::result::{tool_definition, tool_result};
+use crate::auth::Authenticated;
+use crate::pool::StorePool;
 
 /// The record server's handler. Every request reads the store for the [`Authenticated`]
-/// subject only; a request without one is refused.
+/// subject only (the HTTP layer puts it in the request's extensions); a request without one is
+/// refused.
 #[derive(Debug, Clone)]
 pub struct RecordMcp {
-    store: Arc<Mutex<Store>>,
+    pool: Arc<StorePool>,
 }
 
 impl RecordMcp {
-    /// A handler on `store`, shared with the rest of the service.
+    /// A handler on the stores of `pool`, shared with the rest of the service.
     #[must_use]
-    pub fn new(store: Arc<Mutex<Store>>) -> Self {
-        Self { store }
+    pub fn new(pool: Arc<StorePool>) -> Self {
+        Self { pool }
     }
 }
 
@@ -71,14 +68,12 @@ impl ServerHandler for RecordMcp {
         ctx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let subject = subject_of(&ctx)?;
-        let store = Arc::clone(&self.store);
-        let visible = tokio::task::spawn_blocking(move || {
-            let store = store.lock().unwrap_or_else(PoisonError::into_inner);
-            surface::visible_tools(&store, &subject)
-        })
-        .await
-        .map_err(|_| ErrorData::internal_error("the tool list failed", None))?
-        .map_err(|_| ErrorData::internal_error("the record store is unavailable", None))?;
+        let pool = Arc::clone(&self.pool);
+        let visible =
+            tokio::task::spawn_blocking(move || registry::visible_tools(&*pool.get()?, &subject))
+                .await
+                .map_err(|_| ErrorData::internal_error("the tool list failed", None))?
+                .map_err(|_| ErrorData::internal_error("the record store is unavailable", None))?;
         let tools = visible
             .into_iter()
             .filter_map(schema_for)
@@ -97,18 +92,21 @@ impl ServerHandler for RecordMcp {
             return Err(unknown_tool());
         };
         let args = Value::Object(request.arguments.unwrap_or_default());
-        let store = Arc::clone(&self.store);
+        let pool = Arc::clone(&self.pool);
         let answer = tokio::task::spawn_blocking(move || {
-            let store = store.lock().unwrap_or_else(PoisonError::into_inner);
-            match surface::visible_tools(&store, &subject) {
-                Ok(visible) if !visible.contains(&tool) => None,
-                Ok(_) => surface::call(&store, &subject, tool.as_str(), &args),
-                Err(e) => Some(Envelope::fault(
+            let answered = pool.get().and_then(|store| {
+                let shown = registry::visible_tools(&store, &subject)?.contains(&tool);
+                Ok(shown
+                    .then(|| registry::call(&store, &subject, tool.as_str(), &args))
+                    .flatten())
+            });
+            answered.unwrap_or_else(|e| {
+                Some(Envelope::fault(
                     tool,
                     ErrorKind::StoreUnavailable,
-                    crate::TypeName::of_val(&e),
-                )),
-            }
+                    TypeName::of_val(&e),
+                ))
+            })
         })
         .await
         .map_err(|_| ErrorData::internal_error("the tool call failed", None))?;

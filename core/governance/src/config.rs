@@ -6,17 +6,19 @@ use crate::tool::ToolName;
 /// The governance of a turn: the model budget, the tool caps, RetryGovernance's same-call limit,
 /// the tools offered, and how much of a tool message's text the harness keeps.
 ///
-/// The default: 8 model calls per turn (`end`), 6 calls of any tool per turn (`continue`), the
-/// same call at most twice per turn, the four record tools ([`chat_tools`](super::chat_tools)),
-/// and the whole text.
+/// The default over the tools a harness offers ([`GovernanceConfig::new`]): 8 model calls per
+/// turn (`end`), 6 calls of any tool per turn (`continue`), the same call at most twice per turn,
+/// and the whole text. Governance does not know which tools a chat offers: the caller says
+/// (`answers_server::chat::config` offers the registry's chat tools).
 ///
 /// ```
-/// use answers::governance::GovernanceConfig;
+/// use answers_governance::GovernanceConfig;
+/// use answers_protocol::ToolName;
 ///
-/// let config = GovernanceConfig::default();
+/// let config = GovernanceConfig::new(vec![ToolName::QueryMedications]);
 /// assert_eq!(config.model_limit().run_limit(), Some(8));
 /// assert_eq!(config.same_call_limit(), 2);
-/// assert_eq!(config.tools().len(), 4);
+/// assert_eq!(config.tools(), [ToolName::QueryMedications]);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GovernanceConfig {
@@ -27,36 +29,33 @@ pub struct GovernanceConfig {
     text_limit: Option<usize>,
 }
 
-impl Default for GovernanceConfig {
-    fn default() -> Self {
+impl GovernanceConfig {
+    /// The default governance of a turn that offers `tools`.
+    #[must_use]
+    pub fn new(tools: Vec<ToolName>) -> Self {
         Self {
             model_limit: ModelCallLimit::DEFAULT,
             tool_limits: vec![ToolCallLimit::DEFAULT],
             same_call_limit: 2,
-            tools: super::chat_tools(),
+            tools,
             text_limit: None,
         }
     }
-}
 
-impl GovernanceConfig {
-    /// A configuration with `model_limit`, no tool cap, the same call at most twice per turn,
-    /// and the chat tools.
+    /// Sets the model budget.
     ///
     /// ```
-    /// use answers::governance::{GovernanceConfig, ModelCallLimit, ModelExitBehavior};
+    /// use answers_governance::{GovernanceConfig, ModelCallLimit, ModelExitBehavior};
     ///
     /// let budget = ModelCallLimit::new(None, Some(3), ModelExitBehavior::End)?;
-    /// assert!(GovernanceConfig::new(budget).tool_limits().is_empty());
-    /// # Ok::<(), answers::governance::LimitConfigError>(())
+    /// let config = GovernanceConfig::new(Vec::new()).with_model_limit(budget);
+    /// assert_eq!(config.model_limit().run_limit(), Some(3));
+    /// # Ok::<(), answers_governance::LimitConfigError>(())
     /// ```
     #[must_use]
-    pub fn new(model_limit: ModelCallLimit) -> Self {
-        Self {
-            model_limit,
-            tool_limits: Vec::new(),
-            ..Self::default()
-        }
+    pub fn with_model_limit(mut self, model_limit: ModelCallLimit) -> Self {
+        self.model_limit = model_limit;
+        self
     }
 
     /// Adds a tool cap; a call is checked against every cap that applies to its tool.
@@ -76,10 +75,10 @@ impl GovernanceConfig {
     /// How many times one `(tool, normalised arguments)` may run in a turn (at least 1).
     ///
     /// ```
-    /// use answers::governance::{GovernanceConfig, LimitConfigError};
+    /// use answers_governance::{GovernanceConfig, LimitConfigError};
     ///
     /// assert_eq!(
-    ///     GovernanceConfig::default().with_same_call_limit(0).unwrap_err(),
+    ///     GovernanceConfig::new(Vec::new()).with_same_call_limit(0).unwrap_err(),
     ///     LimitConfigError::SameCallLimitZero
     /// );
     /// ```

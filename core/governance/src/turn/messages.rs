@@ -6,13 +6,13 @@ use super::{Pending, Turn};
 use crate::envelope::Envelope;
 use crate::envelope::error::{ArgProblem, ErrorDetail};
 use crate::envelope::kinds::{ErrorClass, ErrorKind};
-use crate::governance::limits::ToolCallLimit;
-use crate::governance::record::{Decision, Step};
-use crate::governance::repair::{ParsePosition, Salvage};
-use crate::governance::tool_fault::run_contained;
-use crate::governance::{ToolInvoker, ToolMessage};
+use crate::limits::ToolCallLimit;
+use crate::record::{Decision, Step};
 use crate::render::render_compact;
+use crate::repair::{ParsePosition, Salvage};
 use crate::tool::ToolName;
+use crate::tool_fault::run_contained;
+use crate::{ToolInvoker, ToolMessage};
 
 impl Turn<'_> {
     /// A record and a message for `tool`: `note` (governance's own line, if any) before the

@@ -19,7 +19,7 @@ use crate::tool::ToolName;
 /// What a tool limit does when a call is over it (`exit_behavior`).
 ///
 /// ```
-/// use answers::governance::ToolExitBehavior;
+/// use answers_governance::ToolExitBehavior;
 ///
 /// assert_eq!(ToolExitBehavior::VARIANTS, ["continue", "error", "end"]);
 /// assert_eq!("end".parse(), Ok(ToolExitBehavior::End));
@@ -38,7 +38,7 @@ pub enum ToolExitBehavior {
 /// What the model budget does when it is spent (`exit_behavior`).
 ///
 /// ```
-/// use answers::governance::ModelExitBehavior;
+/// use answers_governance::ModelExitBehavior;
 ///
 /// assert_eq!(ModelExitBehavior::VARIANTS, ["end", "error"]);
 /// assert!("continue".parse::<ModelExitBehavior>().is_err());
@@ -54,7 +54,7 @@ pub enum ModelExitBehavior {
 /// A limit that cannot be built: the typed form of LangChain's `ValueError`s.
 ///
 /// ```
-/// use answers::governance::{LimitConfigError, ToolCallLimit};
+/// use answers_governance::{LimitConfigError, ToolCallLimit};
 ///
 /// assert_eq!(
 ///     ToolCallLimit::from_names(None, None, None, "continue").unwrap_err(),
@@ -95,7 +95,7 @@ pub enum LimitConfigError {
 /// A limit was hit with `exit_behavior = error`: the turn fails with the counts.
 ///
 /// ```
-/// use answers::governance::LimitExceeded;
+/// use answers_governance::LimitExceeded;
 ///
 /// let e = LimitExceeded::ModelCalls { thread_count: 3, run_count: 3, thread_limit: None, run_limit: Some(3) };
 /// assert_eq!(e.to_string(), "Model call limits exceeded: run limit (3/3)");
@@ -192,14 +192,14 @@ fn check_limits(thread_limit: Option<u32>, run_limit: Option<u32>) -> Result<(),
 /// `ToolCallLimitMiddleware(tool_name, thread_limit, run_limit, exit_behavior)`.
 ///
 /// ```
-/// use answers::governance::{ToolCallLimit, ToolExitBehavior};
-/// use answers::ToolName;
+/// use answers_governance::{ToolCallLimit, ToolExitBehavior};
+/// use answers_protocol::ToolName;
 ///
 /// let cap = ToolCallLimit::new(Some(ToolName::QueryHealthIndicators), None, Some(3), ToolExitBehavior::Continue)?;
 /// assert!(!cap.would_exceed(0, 2));
 /// assert!(cap.would_exceed(0, 3));
 /// assert_eq!(cap.message(), "Tool call limit exceeded. Do not call 'query_health_indicators' again.");
-/// # Ok::<(), answers::governance::LimitConfigError>(())
+/// # Ok::<(), answers_governance::LimitConfigError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ToolCallLimit {
@@ -213,8 +213,8 @@ impl ToolCallLimit {
     /// The default cap: 6 calls of any tool per turn, then the tools are removed (`continue`).
     ///
     /// ```
-    /// use answers::governance::ToolCallLimit;
-    /// use answers::ToolName;
+    /// use answers_governance::ToolCallLimit;
+    /// use answers_protocol::ToolName;
     ///
     /// assert!(ToolCallLimit::DEFAULT.applies_to(ToolName::QueryGeneticData));
     /// assert!(ToolCallLimit::DEFAULT.would_exceed(0, 6));
@@ -245,7 +245,7 @@ impl ToolCallLimit {
     /// The same, from the names a configuration spells (`tool_name`, `exit_behavior`).
     ///
     /// ```
-    /// use answers::governance::{LimitConfigError, ToolCallLimit};
+    /// use answers_governance::{LimitConfigError, ToolCallLimit};
     ///
     /// assert!(ToolCallLimit::from_names(Some("query_medications"), Some(4), Some(2), "end").is_ok());
     /// assert_eq!(
@@ -324,13 +324,13 @@ impl ToolCallLimit {
 /// `ModelCallLimitMiddleware(thread_limit, run_limit, exit_behavior)`: the turn's budget.
 ///
 /// ```
-/// use answers::governance::{ModelCallLimit, ModelExitBehavior};
+/// use answers_governance::{ModelCallLimit, ModelExitBehavior};
 ///
 /// let budget = ModelCallLimit::new(Some(10), Some(4), ModelExitBehavior::End)?;
 /// assert!(!budget.exceeded(3, 3));
 /// assert!(budget.exceeded(4, 4));
 /// assert_eq!(budget.message(4, 4), "Model call limits exceeded: run limit (4/4)");
-/// # Ok::<(), answers::governance::LimitConfigError>(())
+/// # Ok::<(), answers_governance::LimitConfigError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ModelCallLimit {
@@ -343,7 +343,7 @@ impl ModelCallLimit {
     /// The default budget: 8 model calls per turn, then a closing answer (`end`).
     ///
     /// ```
-    /// use answers::governance::ModelCallLimit;
+    /// use answers_governance::ModelCallLimit;
     ///
     /// assert!(ModelCallLimit::DEFAULT.exceeded(0, 8));
     /// ```
@@ -372,7 +372,7 @@ impl ModelCallLimit {
     /// The same, from the name a configuration spells for `exit_behavior`.
     ///
     /// ```
-    /// use answers::governance::ModelCallLimit;
+    /// use answers_governance::ModelCallLimit;
     ///
     /// assert!(ModelCallLimit::from_names(None, Some(5), "error").is_ok());
     /// assert!(ModelCallLimit::from_names(None, Some(5), "continue").is_err());

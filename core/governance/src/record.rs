@@ -12,7 +12,7 @@ use crate::tool::ToolName;
 /// The middleware that decided.
 ///
 /// ```
-/// use answers::governance::Guard;
+/// use answers_governance::Guard;
 ///
 /// assert_eq!(
 ///     Guard::VARIANTS,
@@ -38,7 +38,7 @@ pub enum Guard {
 /// What governance did with one tool call.
 ///
 /// ```
-/// use answers::governance::{Decision, Guard};
+/// use answers_governance::{Decision, Guard};
 ///
 /// assert_eq!(Decision::RefusedRepeated.guard(), Some(Guard::RetryGovernance));
 /// assert_eq!(Decision::Ran.guard(), None);
@@ -108,7 +108,7 @@ pub struct Step {
 /// How the turn ended.
 ///
 /// ```
-/// assert_eq!(answers::governance::TurnEnd::VARIANTS, ["answered", "model_call_limit", "tool_call_limit"]);
+/// assert_eq!(answers_governance::TurnEnd::VARIANTS, ["answered", "model_call_limit", "tool_call_limit"]);
 /// ```
 #[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TurnEnd {
@@ -123,15 +123,15 @@ pub enum TurnEnd {
 /// A turn that ended.
 ///
 /// ```
-/// use answers::governance::{Decision, GovernanceConfig, ModelAction, TurnEnd, run_turn};
-/// use answers::{Envelope, Meta, ToolName};
+/// use answers_governance::{Decision, GovernanceConfig, ModelAction, TurnEnd, run_turn};
+/// use answers_protocol::{Envelope, Meta, ToolName};
 ///
-/// let mut model = |cx: &answers::governance::ModelContext<'_>| match cx.model_calls {
+/// let mut model = |cx: &answers_governance::ModelContext<'_>| match cx.model_calls {
 ///     1 => ModelAction::call(ToolName::QueryHealthIndicators, "{broken"),
 ///     _ => ModelAction::Answer("sorry".into()),
 /// };
 /// let tools = |_: ToolName, _: &serde_json::Value| Envelope::ok(Meta::none());
-/// let out = run_turn(&mut model, &tools, &GovernanceConfig::default()).unwrap();
+/// let out = run_turn(&mut model, &tools, &GovernanceConfig::new(ToolName::ALL.to_vec())).unwrap();
 /// assert_eq!(out.decisions(), [Decision::RefusedUnparsable]);
 /// assert_eq!((out.tool_runs(), out.end, out.answer.as_str()), (0, TurnEnd::Answered, "sorry"));
 /// ```

@@ -18,7 +18,7 @@ use serde_json::Value;
 /// A deterministic repair applied to argument text.
 ///
 /// ```
-/// use answers::governance::Salvage;
+/// use answers_governance::Salvage;
 ///
 /// assert_eq!(Salvage::VARIANTS, ["none_to_null", "quoted_date"]);
 /// ```
@@ -33,7 +33,7 @@ pub enum Salvage {
 /// What kind of parse error it was (`serde_json::error::Category`).
 ///
 /// ```
-/// assert_eq!(answers::governance::JsonErrorCategory::Eof.as_str(), "eof");
+/// assert_eq!(answers_governance::JsonErrorCategory::Eof.as_str(), "eof");
 /// ```
 #[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum JsonErrorCategory {
@@ -50,7 +50,7 @@ pub enum JsonErrorCategory {
 /// Where argument text stopped being JSON. Holds no text.
 ///
 /// ```
-/// use answers::governance::repair::parse_arguments;
+/// use answers_governance::repair::parse_arguments;
 ///
 /// let err = parse_arguments("{\"view\": day}").unwrap_err();
 /// assert_eq!((err.line, err.column), (1, 10));
@@ -107,8 +107,8 @@ pub struct Parsed {
 /// Parses raw argument text, salvaging the two deterministic cases.
 ///
 /// ```
-/// use answers::governance::Salvage;
-/// use answers::governance::repair::parse_arguments;
+/// use answers_governance::Salvage;
+/// use answers_governance::repair::parse_arguments;
 /// use serde_json::json;
 ///
 /// let p = parse_arguments(r#"{"start": 2026-03-01, "end": None, "keywords": ["None"]}"#).unwrap();

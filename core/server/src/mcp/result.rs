@@ -5,18 +5,16 @@ use std::sync::Arc;
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 
-use crate::args::ToolSchema;
-use crate::envelope::Envelope;
-use crate::envelope::kinds::Status;
-use crate::render::render_compact;
+use answers_protocol::args::ToolSchema;
+use answers_protocol::{Envelope, Status, render_compact};
 
 /// The published definition of a tool: its name, its description and its flat, closed input
 /// schema (`additionalProperties: false`).
 ///
 /// ```
-/// use answers::args::health_indicators::QUERY_HEALTH_INDICATORS;
+/// use answers_protocol::args::health_indicators::QUERY_HEALTH_INDICATORS;
 ///
-/// let tool = answers::mcp::tool_definition(&QUERY_HEALTH_INDICATORS);
+/// let tool = answers_server::mcp::tool_definition(&QUERY_HEALTH_INDICATORS);
 /// assert_eq!(tool.name, "query_health_indicators");
 /// assert_eq!(tool.input_schema["additionalProperties"], false);
 /// ```
@@ -33,10 +31,10 @@ pub fn tool_definition(schema: &ToolSchema) -> Tool {
 /// `structuredContent`, and `isError: true` for an error envelope.
 ///
 /// ```
-/// use answers::{Envelope, Meta, Window, WindowSemantics};
+/// use answers_protocol::{Envelope, Meta, Window, WindowSemantics};
 ///
 /// let env = Envelope::ok(Meta::new(Window::ALL_RECORDED, "UTC", WindowSemantics::TzExact));
-/// let result = answers::mcp::tool_result(&env);
+/// let result = answers_server::mcp::tool_result(&env);
 /// assert_eq!(result.is_error, Some(false));
 /// assert_eq!(result.structured_content.unwrap()["status"], "ok");
 /// ```

@@ -23,10 +23,10 @@
 //! such: the tool's name and the decision, never arguments or results.
 //!
 //! ```
-//! use answers::governance::{
+//! use answers_governance::{
 //!     GovernanceConfig, ModelAction, ModelContext, ModelPolicy, RawToolCall, TurnEnd, run_turn,
 //! };
-//! use answers::{Envelope, ErrorKind, Meta, ToolName, TypeName};
+//! use answers_protocol::{Envelope, ErrorKind, Meta, ToolName, TypeName};
 //! use serde_json::Value;
 //!
 //! /// A model that repeats a call until governance refuses it, then answers.
@@ -42,7 +42,7 @@
 //! let broken = |tool: ToolName, _: &Value| {
 //!     Envelope::fault(tool, ErrorKind::StoreFault, TypeName::of::<std::io::Error>())
 //! };
-//! let outcome = run_turn(&mut Stubborn, &broken, &GovernanceConfig::default()).unwrap();
+//! let outcome = run_turn(&mut Stubborn, &broken, &GovernanceConfig::new(ToolName::ALL.to_vec())).unwrap();
 //! assert_eq!(outcome.end, TurnEnd::Answered);
 //! assert_eq!(outcome.tool_runs(), 1);
 //! ```
@@ -62,8 +62,9 @@ pub mod turn;
 
 use serde_json::Value;
 
+use answers_protocol::{args, envelope, render, tool};
+
 use crate::envelope::Envelope;
-use crate::store::{Store, Subject};
 use crate::tool::ToolName;
 
 pub use self::config::GovernanceConfig;
@@ -75,29 +76,14 @@ pub use self::record::{Decision, Guard, Step, TurnEnd, TurnFailed, TurnOutcome};
 pub use self::repair::{JsonErrorCategory, ParsePosition, Salvage};
 pub use self::turn::{Thread, Turn, run_turn, run_turn_in};
 
-/// The tools a chat turn offers the model: the four record tools, not the three terminology
-/// tools (the readings tool already resolves names and units).
-///
-/// ```
-/// use answers::ToolName;
-///
-/// assert_eq!(answers::governance::chat_tools()[0], ToolName::QueryHealthIndicators);
-/// assert!(!answers::governance::chat_tools().contains(&ToolName::ConvertUnit));
-/// ```
-#[must_use]
-pub fn chat_tools() -> Vec<ToolName> {
-    crate::registry::on(crate::registry::Surface::Chat)
-        .filter_map(|spec| spec.id.record())
-        .collect()
-}
-
-/// What runs a tool: the harness binds it to a store and the subject the turn was opened on.
+/// What runs a tool: the harness binds it to a store and the subject the turn was opened on
+/// (`answers_server::chat::RecordTools` binds the record tools); governance knows no store.
 ///
 /// A closure `Fn(ToolName, &Value) -> Envelope` is an invoker, which is how tests script tools.
 ///
 /// ```
-/// use answers::governance::ToolInvoker;
-/// use answers::{Envelope, Meta, Status, ToolName};
+/// use answers_governance::ToolInvoker;
+/// use answers_protocol::{Envelope, Meta, Status, ToolName};
 ///
 /// let ok = |_: ToolName, _: &serde_json::Value| Envelope::ok(Meta::none());
 /// let env = ok.invoke(ToolName::QueryMedications, &serde_json::json!({}));
@@ -118,57 +104,14 @@ where
     }
 }
 
-/// The record tools of [`crate::surface::call`], bound to one store and one subject.
-///
-/// A tool [`crate::surface::call`] does not know is declined (`unauthorized`, unrecoverable), so
-/// a model that asks for it is told once and refused after that.
-///
-/// ```
-/// use answers::governance::{SurfaceInvoker, ToolInvoker};
-/// use answers::store::Store;
-/// use answers::{Status, ToolName};
-///
-/// let store = Store::open_in_memory()?;
-/// let you = store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
-/// let tools = SurfaceInvoker::new(&store, &you);
-/// let env = tools.invoke(ToolName::QueryHealthIndicators, &serde_json::json!({}));
-/// assert_eq!(env.status(), Status::Ok);
-/// # Ok::<(), answers::store::StoreError>(())
-/// ```
-#[derive(Debug, Clone, Copy)]
-pub struct SurfaceInvoker<'a> {
-    store: &'a Store,
-    subject: &'a Subject,
-}
-
-impl<'a> SurfaceInvoker<'a> {
-    /// The tools for `subject`'s record in `store`.
-    #[must_use]
-    pub fn new(store: &'a Store, subject: &'a Subject) -> Self {
-        Self { store, subject }
-    }
-}
-
-impl ToolInvoker for SurfaceInvoker<'_> {
-    fn invoke(&self, tool: ToolName, args: &Value) -> Envelope {
-        crate::surface::call(self.store, self.subject, tool.as_str(), args).unwrap_or_else(|| {
-            Envelope::error(
-                crate::ErrorKind::Unauthorized,
-                crate::ErrorClass::Unrecoverable,
-                crate::ErrorDetail::Declined { tool },
-            )
-        })
-    }
-}
-
 /// One tool call as the model wrote it: the tool and its raw argument text.
 ///
 /// The harness maps the model's tool name to a [`ToolName`]; a name that is no tool never
 /// reaches governance (MCP answers it with a JSON-RPC error).
 ///
 /// ```
-/// use answers::governance::RawToolCall;
-/// use answers::ToolName;
+/// use answers_governance::RawToolCall;
+/// use answers_protocol::ToolName;
 ///
 /// let call = RawToolCall { tool: ToolName::QueryHealthIndicators, arguments: r#"{"start": 2026-03-01}"#.into() };
 /// assert!(serde_json::from_str::<serde_json::Value>(&call.arguments).is_err());
@@ -194,8 +137,8 @@ impl ModelAction {
     /// One tool call.
     ///
     /// ```
-    /// use answers::governance::ModelAction;
-    /// use answers::ToolName;
+    /// use answers_governance::ModelAction;
+    /// use answers_protocol::ToolName;
     ///
     /// let a = ModelAction::call(ToolName::QueryMedications, "{}");
     /// assert!(matches!(a, ModelAction::CallTools(calls) if calls.len() == 1));
@@ -213,8 +156,8 @@ impl ModelAction {
 /// (LangChain's `ToolMessage.artifact`). Governance reads only the envelope.
 ///
 /// ```
-/// use answers::governance::ToolMessage;
-/// use answers::{Envelope, ErrorKind, ToolName, TypeName, render_compact};
+/// use answers_governance::ToolMessage;
+/// use answers_protocol::{Envelope, ErrorKind, ToolName, TypeName, render_compact};
 ///
 /// let env = Envelope::fault(ToolName::QueryMedications, ErrorKind::StoreFault, TypeName::of::<u8>());
 /// let message = ToolMessage { tool: ToolName::QueryMedications, text: render_compact(&env), artifact: env };
@@ -233,11 +176,12 @@ pub struct ToolMessage {
 /// What the model sees when it is asked for its next action.
 ///
 /// ```
-/// use answers::governance::{ModelContext, chat_tools};
+/// use answers_governance::ModelContext;
+/// use answers_protocol::ToolName;
 ///
-/// let tools = chat_tools();
+/// let tools = [ToolName::QueryHealthIndicators, ToolName::QueryMedications];
 /// let cx = ModelContext { tools: &tools, messages: &[], model_calls: 1 };
-/// assert_eq!(cx.tools.len(), 4);
+/// assert_eq!(cx.tools.len(), 2);
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct ModelContext<'a> {
@@ -253,7 +197,8 @@ pub struct ModelContext<'a> {
 /// `FnMut(&ModelContext) -> ModelAction` is a policy.
 ///
 /// ```
-/// use answers::governance::{ModelAction, ModelContext, ModelPolicy, chat_tools};
+/// use answers_governance::{ModelAction, ModelContext, ModelPolicy};
+/// use answers_protocol::ToolName;
 ///
 /// struct Polite;
 /// impl ModelPolicy for Polite {
@@ -261,9 +206,9 @@ pub struct ModelContext<'a> {
 ///         ModelAction::Answer(format!("{} tools, no need", cx.tools.len()))
 ///     }
 /// }
-/// let tools = chat_tools();
+/// let tools = [ToolName::QueryMedications];
 /// let cx = ModelContext { tools: &tools, messages: &[], model_calls: 1 };
-/// assert_eq!(Polite.next(&cx), ModelAction::Answer("4 tools, no need".into()));
+/// assert_eq!(Polite.next(&cx), ModelAction::Answer("1 tools, no need".into()));
 /// ```
 pub trait ModelPolicy {
     /// The next action, given what the turn has seen.

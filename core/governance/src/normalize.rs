@@ -22,8 +22,8 @@ use crate::tool::ToolName;
 /// JSON text (keys sorted).
 ///
 /// ```
-/// use answers::governance::normalize::CallKey;
-/// use answers::ToolName;
+/// use answers_governance::normalize::CallKey;
+/// use answers_protocol::ToolName;
 /// use serde_json::json;
 ///
 /// let a = CallKey::new(ToolName::QueryHealthIndicators, &json!({"indicators": ["LDL", "HDL"], "view": " day"}));
@@ -65,8 +65,8 @@ impl fmt::Display for CallKey {
 /// `args` in normal form for `tool`.
 ///
 /// ```
-/// use answers::governance::normalize::normalise;
-/// use answers::ToolName;
+/// use answers_governance::normalize::normalise;
+/// use answers_protocol::ToolName;
 /// use serde_json::json;
 ///
 /// assert_eq!(

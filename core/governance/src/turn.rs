@@ -32,7 +32,7 @@ use crate::tool::ToolName;
 /// The counts that outlive a turn: LangChain's thread counts (a conversation of many turns).
 ///
 /// ```
-/// use answers::governance::Thread;
+/// use answers_governance::Thread;
 ///
 /// assert_eq!(Thread::new().model_calls(), 0);
 /// ```
@@ -58,16 +58,16 @@ impl Thread {
     /// Allowed calls counted by the cap on `tool` (`None`: the cap on every tool).
     ///
     /// ```
-    /// use answers::governance::{GovernanceConfig, ModelAction, Thread, run_turn_in};
-    /// use answers::{Envelope, Meta, ToolName};
+    /// use answers_governance::{GovernanceConfig, ModelAction, Thread, run_turn_in};
+    /// use answers_protocol::{Envelope, Meta, ToolName};
     ///
     /// let mut thread = Thread::new();
-    /// let mut model = |cx: &answers::governance::ModelContext<'_>| match cx.model_calls {
+    /// let mut model = |cx: &answers_governance::ModelContext<'_>| match cx.model_calls {
     ///     1 => ModelAction::call(ToolName::QueryMedications, "{}"),
     ///     _ => ModelAction::Answer("done".into()),
     /// };
     /// let tools = |_: ToolName, _: &serde_json::Value| Envelope::ok(Meta::none());
-    /// run_turn_in(&mut model, &tools, &GovernanceConfig::default(), &mut thread).unwrap();
+    /// run_turn_in(&mut model, &tools, &GovernanceConfig::new(ToolName::ALL.to_vec()), &mut thread).unwrap();
     /// assert_eq!((thread.tool_calls(None), thread.model_calls()), (1, 2));
     /// ```
     #[must_use]
@@ -101,11 +101,11 @@ pub enum CallsOutcome {
 /// with [`Turn::finish`]. [`run_turn`] does exactly that with a [`ModelPolicy`].
 ///
 /// ```
-/// use answers::governance::{GovernanceConfig, RawToolCall, Thread, Turn};
-/// use answers::governance::turn::{CallsOutcome, ModelGate};
-/// use answers::{Envelope, Meta, ToolName};
+/// use answers_governance::{GovernanceConfig, RawToolCall, Thread, Turn};
+/// use answers_governance::turn::{CallsOutcome, ModelGate};
+/// use answers_protocol::{Envelope, Meta, ToolName};
 ///
-/// let config = GovernanceConfig::default();
+/// let config = GovernanceConfig::new(ToolName::ALL.to_vec());
 /// let mut thread = Thread::new();
 /// let mut turn = Turn::new(&config, &mut thread);
 /// assert_eq!(turn.begin_model_call(), Ok(ModelGate::Proceed));
@@ -381,12 +381,12 @@ impl<'a> Turn<'a> {
 /// Runs one turn of a new thread: see [`run_turn_in`].
 ///
 /// ```
-/// use answers::governance::{GovernanceConfig, ModelAction, ModelContext, TurnEnd, run_turn};
-/// use answers::{Envelope, Meta, ToolName};
+/// use answers_governance::{GovernanceConfig, ModelAction, ModelContext, TurnEnd, run_turn};
+/// use answers_protocol::{Envelope, Meta, ToolName};
 ///
 /// let mut answer_at_once = |_: &ModelContext<'_>| ModelAction::Answer("nothing to look up".into());
 /// let tools = |_: ToolName, _: &serde_json::Value| Envelope::ok(Meta::none());
-/// let outcome = run_turn(&mut answer_at_once, &tools, &GovernanceConfig::default()).unwrap();
+/// let outcome = run_turn(&mut answer_at_once, &tools, &GovernanceConfig::new(ToolName::ALL.to_vec())).unwrap();
 /// assert_eq!((outcome.end, outcome.model_calls), (TurnEnd::Answered, 1));
 /// ```
 pub fn run_turn(
@@ -404,22 +404,22 @@ pub fn run_turn(
 /// `Err` only for a limit with `exit_behavior = error`.
 ///
 /// ```
-/// use answers::governance::{
+/// use answers_governance::{
 ///     GovernanceConfig, LimitExceeded, ModelAction, ModelCallLimit, ModelExitBehavior, Thread, run_turn_in,
 /// };
-/// use answers::{Envelope, Meta, ToolName};
+/// use answers_protocol::{Envelope, Meta, ToolName};
 ///
 /// let budget = ModelCallLimit::new(Some(2), None, ModelExitBehavior::Error)?;
-/// let config = GovernanceConfig::new(budget);
+/// let config = GovernanceConfig::new(ToolName::ALL.to_vec()).with_model_limit(budget).without_tool_limits();
 /// let mut thread = Thread::new();
-/// let mut chatty = |cx: &answers::governance::ModelContext<'_>| {
+/// let mut chatty = |cx: &answers_governance::ModelContext<'_>| {
 ///     ModelAction::call(ToolName::QueryHealthIndicators, &format!(r#"{{"keywords": ["k{}"]}}"#, cx.model_calls))
 /// };
 /// let tools = |_: ToolName, _: &serde_json::Value| Envelope::ok(Meta::none());
 /// let failed = run_turn_in(&mut chatty, &tools, &config, &mut thread).unwrap_err();
 /// assert!(matches!(failed.exceeded, LimitExceeded::ModelCalls { thread_count: 2, .. }));
 /// assert_eq!(failed.steps.len(), 2);
-/// # Ok::<(), answers::governance::LimitConfigError>(())
+/// # Ok::<(), answers_governance::LimitConfigError>(())
 /// ```
 pub fn run_turn_in(
     policy: &mut dyn ModelPolicy,

@@ -16,9 +16,9 @@ use crate::tool::ToolName;
 /// The per-turn memory of RetryGovernance.
 ///
 /// ```
-/// use answers::governance::retry::RetryGovernance;
-/// use answers::governance::Decision;
-/// use answers::{Envelope, ErrorKind, ToolName, TypeName};
+/// use answers_governance::retry::RetryGovernance;
+/// use answers_governance::Decision;
+/// use answers_protocol::{Envelope, ErrorKind, ToolName, TypeName};
 /// use serde_json::json;
 ///
 /// let tool = ToolName::QueryHealthIndicators;
@@ -75,7 +75,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::{ArgProblem, Meta};
+    use answers_protocol::{ArgProblem, Meta};
 
     const T: ToolName = ToolName::QueryHealthIndicators;
 

@@ -14,7 +14,7 @@ use rmcp::{ServerHandler, ServiceExt};
 use serde_json::Value;
 
 use super::result::tool_result;
-use crate::registry::{self, Surface, ToolSpec, vocab_call};
+use answers_tools::registry::{self, Surface, ToolSpec, vocab_call};
 
 /// The vocabulary server's handler; it holds nothing, since the vocabularies are bundled.
 #[derive(Debug, Clone, Copy, Default)]
