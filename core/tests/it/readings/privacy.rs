@@ -89,7 +89,7 @@ fn no_output_contains_a_comment() {
 #[test]
 fn the_readings_queries_never_name_the_comment_column() {
     // Belt and braces: the source of the readings tool does not mention the column in SQL.
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tools/readings");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/src/readings");
     let mut checked = 0;
     let mut stack = vec![root];
     while let Some(dir) = stack.pop() {
