@@ -251,9 +251,9 @@ pub fn call(store: &Store, subject: &Subject, tool: &str, args: &Value) -> Optio
 }
 
 /// The tools `subject` is shown: the record surface's, less each data tool the person has no
-/// data for (each entry's [`VisibleWhen`](VisibleWhen): no readings or entries
-/// hides `query_health_indicators`, no medication plan hides `query_medications`, no genotype
-/// set hides both genetics tools).
+/// data for (each entry's [`VisibleWhen`]: no readings or entries hides
+/// `query_health_indicators`, no medication plan hides `query_medications`, no genotype set
+/// hides both genetics tools).
 ///
 /// ```
 /// use answers_store::Store;
