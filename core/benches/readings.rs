@@ -14,11 +14,11 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use answers::store::{NewReading, Store, Subject};
-use answers::tools::query_health_indicators;
-use answers::tools::readings::{BUCKET_CAP, ROW_CAP};
-use answers::vocab::CodeRef;
-use answers::{Source, View};
+use answers_protocol::{Source, View};
+use answers_store::{NewReading, Store, Subject};
+use answers_tools::query_health_indicators;
+use answers_tools::readings::{BUCKET_CAP, ROW_CAP};
+use answers_vocab::CodeRef;
 use jiff::civil::Date;
 use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
@@ -81,7 +81,7 @@ fn main() {
                 assert!(
                     env.error_kind().is_none(),
                     "{}",
-                    answers::render_compact(&env)
+                    answers_protocol::render_compact(&env)
                 );
                 env.meta().row_count
             });
@@ -210,10 +210,7 @@ fn zone_offsets() -> Vec<(String, i32)> {
         {
             break;
         }
-        out.push((
-            answers::store::utc_text(t.timestamp()),
-            t.offset().seconds(),
-        ));
+        out.push((answers_store::utc_text(t.timestamp()), t.offset().seconds()));
     }
     out
 }
@@ -274,7 +271,7 @@ fn generate(path: &Path) {
                         &subject.id,
                         HR,
                         v,
-                        answers::store::utc_text(t),
+                        answers_store::utc_text(t),
                         day.to_string(),
                     ))
                     .expect("insert");

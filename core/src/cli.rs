@@ -4,13 +4,13 @@
 //!
 //! [`main`] is the whole command; the `answers` binary calls it with no router hook. A
 //! pipeline instrument built on this package (the leak drill, `ci/leak-drill`) passes its own
-//! [`RouterHook`](crate::serve::RouterHook); no build of `answers` carries one.
+//! [`RouterHook`](answers_server::RouterHook); no build of `answers` carries one.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::store::Store;
+use answers_store::Store;
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 
@@ -172,7 +172,7 @@ fn days(n: u32) -> std::time::Duration {
 
 /// Runs the `answers` command line; `hook`, if any, wraps the router `serve` serves.
 #[must_use]
-pub fn main(hook: Option<crate::serve::RouterHook>) -> ExitCode {
+pub fn main(hook: Option<answers_server::RouterHook>) -> ExitCode {
     quiet_panics();
     let cli = Cli::parse();
     // `listen_addr` is the one name this service logs beyond the classes: an address is an
@@ -220,7 +220,7 @@ fn quiet_panics() {
 fn run(
     cli: Cli,
     stats: phi_filter::Stats,
-    hook: Option<crate::serve::RouterHook>,
+    hook: Option<answers_server::RouterHook>,
 ) -> anyhow::Result<u8> {
     match cli.command {
         Command::Seed {
@@ -245,7 +245,7 @@ fn run(
         } => query(&db, &subject, &tool, &args, json),
         Command::Token { action } => token(action),
         Command::Mcp => {
-            crate::mcp::serve_stdio()?;
+            answers_server::mcp::serve_stdio()?;
             Ok(0)
         }
         Command::Tools { json } => {
@@ -266,13 +266,13 @@ fn run(
             register_tokens(&db, tokens_file)?;
             let marker = phi_marker::Nonce::from_flag_or_env(marker_nonce.as_deref())
                 .context("bad --marker-nonce or PHIGUARD_MARKER_NONCE")?;
-            let options = crate::serve::ServeOptions {
+            let options = answers_server::ServeOptions {
                 marker,
                 filter_stats: Some(stats),
                 allowed_hosts,
                 hook,
             };
-            crate::serve::serve_with(&db, listen, &options)?;
+            answers_server::serve_with(&db, listen, &options)?;
             Ok(0)
         }
         Command::CanaryPresent { db, canary_file } => canary_present(&db, canary_file.as_deref()),
@@ -283,19 +283,19 @@ fn run(
 fn tools(json: bool) -> anyhow::Result<()> {
     use std::fmt::Write as _;
 
-    let registry = crate::registry::to_json();
+    let registry = answers_tools::registry::to_json();
     let out = if json {
         let mut s = serde_json::to_string(&registry)?;
         s.push('\n');
         s
     } else {
         let mut s = String::new();
-        for id in crate::registry::ToolId::ALL {
+        for id in answers_tools::registry::ToolId::ALL {
             let spec = id.spec();
             let surfaces: Vec<&str> = spec
                 .surfaces
                 .iter()
-                .map(crate::registry::Surface::as_str)
+                .map(answers_tools::registry::Surface::as_str)
                 .collect();
             let _ = writeln!(
                 s,
@@ -321,11 +321,11 @@ fn seed(
     tokens: Option<&Path>,
 ) -> anyhow::Result<()> {
     let mut store = Store::open(db).with_context(|| format!("cannot open {}", db.display()))?;
-    let opts = crate::demo::SeedOptions {
+    let opts = answers_demo::SeedOptions {
         demo_canary,
         extra_canary: canary,
     };
-    let report = crate::demo::seed(&mut store, &opts).context("cannot seed the demo record")?;
+    let report = answers_demo::seed(&mut store, &opts).context("cannot seed the demo record")?;
     let row_count: usize = report
         .accounts
         .iter()
@@ -354,7 +354,7 @@ fn import_genotypes(db: &Path, handle: &str, file: &Path) -> anyhow::Result<()> 
         bail!("no subject with that handle");
     };
     let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let parsed = crate::genetics::import::parse(&bytes)
+    let parsed = answers_genetics::import::parse(&bytes)
         .with_context(|| format!("cannot import {}", file.display()))?;
     let set = store.replace_genotypes(&subject.id, &parsed)?;
     tracing::info!(
@@ -391,22 +391,23 @@ fn query(db: &Path, handle: &str, tool: &str, args: &str, json: bool) -> anyhow:
     };
     let args: serde_json::Value =
         serde_json::from_str(args).context("the arguments are not JSON")?;
-    let envelope = crate::surface::call(&store, &subject, tool, &args).with_context(|| {
-        if tool.parse::<crate::ToolName>().is_ok() {
-            format!("the tool `{tool}` is not served by this build yet")
-        } else {
-            format!(
-                "unknown tool `{tool}`; the tools are: {}",
-                crate::ToolName::VARIANTS.join(", ")
-            )
-        }
-    })?;
+    let envelope =
+        answers_tools::registry::call(&store, &subject, tool, &args).with_context(|| {
+            if tool.parse::<answers_protocol::ToolName>().is_ok() {
+                format!("the tool `{tool}` is not served by this build yet")
+            } else {
+                format!(
+                    "unknown tool `{tool}`; the tools are: {}",
+                    answers_protocol::ToolName::VARIANTS.join(", ")
+                )
+            }
+        })?;
     let out = if json {
-        let mut s = serde_json::to_string_pretty(&crate::render_rest(&envelope))?;
+        let mut s = serde_json::to_string_pretty(&answers_protocol::render_rest(&envelope))?;
         s.push('\n');
         s
     } else {
-        let mut s = crate::render_compact(&envelope);
+        let mut s = answers_protocol::render_compact(&envelope);
         if !s.ends_with('\n') {
             s.push('\n');
         }
@@ -418,7 +419,9 @@ fn query(db: &Path, handle: &str, tool: &str, args: &str, json: bool) -> anyhow:
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
         other => other?,
     }
-    Ok(u8::from(envelope.status() == crate::Status::Error))
+    Ok(u8::from(
+        envelope.status() == answers_protocol::Status::Error,
+    ))
 }
 
 /// Registers the deployment's tokens: `--tokens-file`, else `ANSWERS_TOKENS_FILE`, else the

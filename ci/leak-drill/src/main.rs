@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use answers::store::Store;
+use answers_store::Store;
 use axum::Router;
 use axum::extract::Request;
 use axum::middleware::{self, Next};
@@ -83,8 +83,8 @@ fn comments(db: &Path, token: &str) -> Result<Vec<String>, Box<dyn std::error::E
 
 #[cfg(test)]
 mod tests {
-    use answers::demo::{self, PHI_CANARY, SeedOptions};
-    use answers::store::Store;
+    use answers_demo::{self as demo, PHI_CANARY, SeedOptions};
+    use answers_store::Store;
 
     #[test]
     fn the_drill_reads_the_callers_comments_with_the_canary() {

@@ -5,8 +5,8 @@
 
 use std::fmt::Write as _;
 
-use answers::View;
-use answers::tools::readings::{BUCKET_CAP, ROW_CAP};
+use answers_protocol::View;
+use answers_tools::readings::{BUCKET_CAP, ROW_CAP};
 
 /// The window's bounds, as the tool binds them.
 pub(crate) struct Bounds {

@@ -3,9 +3,9 @@
 
 use std::sync::OnceLock;
 
-use answers::demo::{self, PHI_CANARY, SeedOptions};
-use answers::store::Store;
-use answers::vocab::Vocabulary;
+use answers_demo::{self as demo, PHI_CANARY, SeedOptions};
+use answers_store::Store;
+use answers_vocab::Vocabulary;
 use rusqlite::types::Value;
 
 /// A store seeded with the default options.
@@ -254,7 +254,7 @@ fn the_lab_panel_prints_mg_dl_where_the_vocabulary_says_mmol_l() {
             panic!("{row:?}");
         };
         assert_eq!(row[3], Value::Text("2025-11-12".into()));
-        let canonical = vocab.canonical_unit(&answers::vocab::CodeRef::loinc(code));
+        let canonical = vocab.canonical_unit(&answers_vocab::CodeRef::loinc(code));
         if unit == "mg/dL" && canonical == Some("mmol/L") {
             assert!(vocab.molar_mass(code).is_some());
             mismatched += 1;

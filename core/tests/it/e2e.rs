@@ -8,8 +8,8 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use answers::demo::PHI_CANARY;
-use answers::store::Store;
+use answers_demo::PHI_CANARY;
+use answers_store::Store;
 
 pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_answers");
 
@@ -309,7 +309,7 @@ fn http_answers_per_subject_and_refuses_by_name() {
     assert_eq!(status, 200, "{steps}");
     let rows = steps["data"][0]["rows"].as_array().expect("rows").len();
     assert!(
-        rows > answers::tools::readings::ROW_CAP && rows <= answers::tools::readings::REST_ROW_MAX,
+        rows > answers_tools::readings::ROW_CAP && rows <= answers_tools::readings::REST_ROW_MAX,
         "a browser's raw view answered {rows} rows"
     );
     let cli = answers(&[
@@ -326,7 +326,7 @@ fn http_answers_per_subject_and_refuses_by_name() {
     let cli: serde_json::Value = serde_json::from_slice(&cli.stdout).expect("REST JSON");
     assert_eq!(
         cli["data"][0]["rows"].as_array().expect("rows").len(),
-        answers::tools::readings::ROW_CAP,
+        answers_tools::readings::ROW_CAP,
         "the CLI answers with a model's budget"
     );
 
@@ -384,7 +384,7 @@ fn answers_tools_json_prints_the_registry_and_nothing_else() {
         .expect("run answers tools --json");
     assert!(out.status.success());
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
-    assert_eq!(json, answers::registry::to_json());
+    assert_eq!(json, answers_tools::registry::to_json());
     let names: Vec<&str> = json["tools"]
         .as_array()
         .expect("a list")

@@ -9,9 +9,9 @@ mod import;
 mod pgx;
 mod query;
 
-use answers::demo::{self, SeedOptions};
-use answers::store::{Store, Subject};
-use answers::{Cell, Envelope, Table, render_compact, render_rest};
+use answers_demo::{self as demo, SeedOptions};
+use answers_protocol::{Cell, Envelope, Table, render_compact, render_rest};
+use answers_store::{Store, Subject};
 
 pub(super) struct Seeded {
     pub(super) store: Store,

@@ -7,12 +7,14 @@ mod repair;
 
 use std::cell::RefCell;
 
-use answers::governance::{
+use answers_governance::{
     Decision, GovernanceConfig, LimitExceeded, ModelAction, ModelCallLimit, ModelContext,
-    ModelExitBehavior, ModelPolicy, RawToolCall, Salvage, SurfaceInvoker, Thread, ToolCallLimit,
-    ToolExitBehavior, ToolInvoker, TurnEnd, TurnOutcome, chat_tools, run_turn, run_turn_in,
+    ModelExitBehavior, ModelPolicy, RawToolCall, Salvage, Thread, ToolCallLimit, ToolExitBehavior,
+    ToolInvoker, TurnEnd, TurnOutcome, run_turn, run_turn_in,
 };
-use answers::{Envelope, ErrorClass, ErrorKind, Meta, Status, ToolName, TypeName};
+use answers_protocol::{Envelope, ErrorClass, ErrorKind, Meta, Status, ToolName, TypeName};
+use answers_server::chat::{self, RecordTools};
+use answers_tools::registry::chat_tools;
 use serde_json::{Value, json};
 use tracing_subscriber::layer::SubscriberExt;
 
@@ -125,7 +127,7 @@ fn distinct_calls(tool: ToolName, n: usize) -> Vec<ModelAction> {
 }
 
 fn no_caps() -> GovernanceConfig {
-    GovernanceConfig::default().without_tool_limits()
+    chat::config().without_tool_limits()
 }
 
 fn budget(run_limit: u32, exit: ModelExitBehavior) -> ModelCallLimit {
@@ -191,7 +193,7 @@ fn the_chat_turn_offers_exactly_the_four_record_tools() {
             ToolName::QueryPharmacogenomics,
         ]
     );
-    assert_eq!(GovernanceConfig::default().tools(), chat_tools());
+    assert_eq!(chat::config().tools(), chat_tools());
 }
 
 #[test]
@@ -226,7 +228,9 @@ fn a_loop_on_an_unrecoverable_call_is_refused_before_it_runs_again() {
 fn a_model_that_ignores_refusals_is_stopped_by_its_budget_and_the_tool_runs_once() {
     let tools = broken_tool();
     let mut model = Scripted::new(repeat(QHI, r#"{"indicators": ["LDL"]}"#, 50)).stubborn();
-    let config = GovernanceConfig::new(budget(5, ModelExitBehavior::End));
+    let config = chat::config()
+        .with_model_limit(budget(5, ModelExitBehavior::End))
+        .without_tool_limits();
     let out = run(&mut model, &tools, &config);
     assert_eq!(tools.count(), 1);
     assert_eq!(out.model_calls, 5);
@@ -419,8 +423,8 @@ fn broken_tool_dyn() -> Box<dyn ToolInvoker> {
 
 #[test]
 fn a_tool_error_is_a_fault_whose_class_decides_whether_it_may_run_again() {
-    use answers::governance::tool_fault::Fallible;
-    use answers::tools::fault::ToolError;
+    use answers_server::chat::Fallible;
+    use answers_tools::fault::ToolError;
     let busy = || {
         ToolError::Sqlite(rusqlite::Error::SqliteFailure(
             rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
@@ -470,7 +474,7 @@ fn a_tool_error_is_a_fault_whose_class_decides_whether_it_may_run_again() {
     assert!(
         out.messages[3]
             .text
-            .starts_with("error (store_fault): query_health_indicators failed with answers::tools::fault::MalformedRow")
+            .starts_with("error (store_fault): query_health_indicators failed with answers_tools::fault::MalformedRow")
     );
     assert!(!format!("{out:?}").contains("PHI-CANARY"));
 }

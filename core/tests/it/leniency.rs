@@ -1,7 +1,9 @@
 //! The original's leniency for list arguments, and the refusal texts, exactly.
 
-use answers::args::health_indicators::{IndicatorQuery, QUERY_HEALTH_INDICATORS, Selector};
-use answers::{ArgProblem, render_compact};
+use answers_protocol::args::health_indicators::{
+    IndicatorQuery, QUERY_HEALTH_INDICATORS, Selector,
+};
+use answers_protocol::{ArgProblem, render_compact};
 use serde_json::{Value, json};
 
 use super::assert_refusal;

@@ -21,8 +21,8 @@ mod store_write;
 // The terminology tools and the vocabulary server's own.
 mod terminology;
 
-use answers::args::health_indicators::QUERY_HEALTH_INDICATORS;
-use answers::{
+use answers_protocol::args::health_indicators::QUERY_HEALTH_INDICATORS;
+use answers_protocol::{
     ArgProblem, Envelope, ErrorClass, ErrorDetail, ErrorKind, NextStep, ParamType, Status,
     ToolSchema,
 };
@@ -95,7 +95,7 @@ fn assert_steps_accepted(env: &Envelope, context: &str) -> usize {
                 panic!(
                     "{context}: next step {} leads to {call} which is refused: {}",
                     step.action,
-                    answers::render_compact(&refusal)
+                    answers_protocol::render_compact(&refusal)
                 );
             }
             checked += 1;

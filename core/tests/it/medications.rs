@@ -5,14 +5,14 @@
 
 mod props;
 
-use answers::args::medications::{MedicationView, QUERY_MEDICATIONS};
-use answers::demo::{self, MEDICATION_CANARY, SeedOptions};
-use answers::store::{Store, Subject, has_medications};
-use answers::tools::{query_health_indicators, query_medications};
-use answers::{
+use answers_demo::{self as demo, MEDICATION_CANARY, SeedOptions};
+use answers_protocol::args::medications::{MedicationView, QUERY_MEDICATIONS};
+use answers_protocol::{
     ArgProblem, Assumption, Cell, Domain, Envelope, ErrorClass, ErrorDetail, ErrorKind, NextAction,
     Status, render_compact, render_rest,
 };
+use answers_store::{Store, Subject, has_medications};
+use answers_tools::{query_health_indicators, query_medications};
 use serde_json::{Value, json};
 use tracing_subscriber::layer::SubscriberExt;
 
@@ -523,7 +523,7 @@ fn a_malformed_row_is_a_store_fault_without_its_value() {
 #[test]
 fn the_surface_dispatches_the_tool_by_name() {
     let d = demo();
-    let env = answers::surface::call(
+    let env = answers_tools::registry::call(
         &d.store,
         &d.mom,
         "query_medications",

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use answers::args::health_indicators::{IndicatorQuery, QUERY_HEALTH_INDICATORS};
-use answers::{ArgProblem, Domain, Envelope, NextAction, View};
+use answers_protocol::args::health_indicators::{IndicatorQuery, QUERY_HEALTH_INDICATORS};
+use answers_protocol::{ArgProblem, Domain, Envelope, NextAction, View};
 use serde_json::{Value, json};
 
 use super::{assert_refusal, assert_steps_accepted, fixtures};
@@ -121,7 +121,7 @@ fn every_truncation_path_suggests_only_calls_the_validator_accepts() {
     for q in queries {
         let steps = q.next_steps_when_truncated();
         assert!(!steps.is_empty(), "{q:?}");
-        let env = Envelope::ok(answers::Meta::none())
+        let env = Envelope::ok(answers_protocol::Meta::none())
             .truncated()
             .with_next_steps(steps);
         assert!(assert_steps_accepted(&env, &format!("{q:?}")) > 0);

@@ -3,8 +3,8 @@
 
 use std::sync::LazyLock;
 
-use answers::args::health_indicators::QUERY_HEALTH_INDICATORS;
-use answers::render_compact;
+use answers_protocol::args::health_indicators::QUERY_HEALTH_INDICATORS;
+use answers_protocol::render_compact;
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
@@ -23,7 +23,7 @@ fn interesting_string() -> impl Strategy<Value = String> {
         Just("2024-02-30".to_owned()),
         Just("stats".to_owned()),
         Just("raw".to_owned()),
-        prop::sample::select(answers::View::VARIANTS).prop_map(str::to_owned),
+        prop::sample::select(answers_protocol::View::VARIANTS).prop_map(str::to_owned),
         "[0-9]{4}-[0-9]{2}-[0-9]{2}",
         ".{0,12}",
     ]
@@ -85,7 +85,7 @@ fn value_for(key: &str) -> BoxedStrategy<Value> {
         .prop_map(Value::from)
         .boxed(),
         "view" => prop_oneof![
-            4 => prop::sample::select(answers::View::VARIANTS).prop_map(Value::from),
+            4 => prop::sample::select(answers_protocol::View::VARIANTS).prop_map(Value::from),
             1 => Just(Value::from("daily")),
         ]
         .boxed(),
@@ -170,7 +170,7 @@ proptest! {
         {
             let problem = assert_refusal(&env);
             prop_assert!(
-                matches!(problem, answers::ArgProblem::NeedsSelector | answers::ArgProblem::SelectorConflict | answers::ArgProblem::EndBeforeStart),
+                matches!(problem, answers_protocol::ArgProblem::NeedsSelector | answers_protocol::ArgProblem::SelectorConflict | answers_protocol::ArgProblem::EndBeforeStart),
                 "{} passes the schema but is refused: {}", args, render_compact(&env)
             );
         }
@@ -191,9 +191,9 @@ fn the_generator_reaches_both_outcomes() {
         match QUERY_HEALTH_INDICATORS.validate(&args) {
             Ok(_) => accepted += 1,
             Err(env) => match assert_refusal(&env) {
-                answers::ArgProblem::NeedsSelector
-                | answers::ArgProblem::SelectorConflict
-                | answers::ArgProblem::EndBeforeStart => by_rule += 1,
+                answers_protocol::ArgProblem::NeedsSelector
+                | answers_protocol::ArgProblem::SelectorConflict
+                | answers_protocol::ArgProblem::EndBeforeStart => by_rule += 1,
                 _ => by_value += 1,
             },
         }

@@ -8,12 +8,12 @@ mod views;
 
 use std::sync::{Mutex, OnceLock, PoisonError};
 
-use answers::demo::{self, SeedOptions};
-use answers::store::{Store, Subject};
-use answers::tools::query_health_indicators;
-use answers::{
+use answers_demo::{self as demo, SeedOptions};
+use answers_protocol::{
     ArgProblem, Assumption, Cell, Envelope, NextAction, Status, Table, View, WindowSemantics,
 };
+use answers_store::{Store, Subject};
+use answers_tools::query_health_indicators;
 use serde_json::{Value, json};
 
 use crate::{assert_refusal, assert_steps_accepted};
@@ -70,7 +70,12 @@ pub(crate) fn table<'e>(env: &'e Envelope, name: &str) -> &'e Table {
     env.data()
         .iter()
         .find(|t| t.name() == name)
-        .unwrap_or_else(|| panic!("no table {name} in {}", answers::render_compact(env)))
+        .unwrap_or_else(|| {
+            panic!(
+                "no table {name} in {}",
+                answers_protocol::render_compact(env)
+            )
+        })
 }
 
 /// The cells of column `name`, top to bottom.
@@ -243,7 +248,7 @@ fn refusals_come_back_unchanged_with_steps_that_would_be_accepted() {
     for (args, problem) in cases {
         let env = ask(&d.store, &d.you, &args);
         assert_eq!(assert_refusal(&env), problem, "{args}");
-        let validator = answers::args::health_indicators::QUERY_HEALTH_INDICATORS
+        let validator = answers_protocol::args::health_indicators::QUERY_HEALTH_INDICATORS
             .validate(&args)
             .unwrap_err();
         assert_eq!(env, validator, "{args}: the validator's refusal, unchanged");

@@ -1,6 +1,6 @@
 //! Snapshots of both renderings of every fixture, and the properties the snapshots rely on.
 
-use answers::{Assumption, render_compact, render_rest};
+use answers_protocol::{Assumption, render_compact, render_rest};
 
 use super::fixtures;
 

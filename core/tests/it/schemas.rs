@@ -1,8 +1,8 @@
 //! Every tool schema is flat and closed, validates its own examples, and agrees with the
 //! validator on them.
 
-use answers::args::schema_for;
-use answers::{ToolName, ToolSchema};
+use answers_protocol::args::schema_for;
+use answers_protocol::{ToolName, ToolSchema};
 use serde_json::{Value, json};
 
 /// Every schema declared so far.
@@ -69,7 +69,7 @@ fn every_schema_validates_its_own_examples() {
                 panic!(
                     "{}: {example} refused: {}",
                     schema.tool,
-                    answers::render_compact(&e)
+                    answers_protocol::render_compact(&e)
                 )
             });
             assert_eq!(
@@ -181,6 +181,6 @@ fn the_view_enum_is_inline_and_complete() {
         .json_schema();
     assert_eq!(
         published["properties"]["view"]["enum"],
-        json!(answers::View::VARIANTS)
+        json!(answers_protocol::View::VARIANTS)
     );
 }

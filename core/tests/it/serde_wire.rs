@@ -1,7 +1,7 @@
 //! The envelope's wire form: it round-trips, and an unknown value of a closed field, or an
 //! envelope whose parts contradict each other, does not deserialize.
 
-use answers::{Assumption, AssumptionId, Envelope, ErrorClass, ErrorKind};
+use answers_protocol::{Assumption, AssumptionId, Envelope, ErrorClass, ErrorKind};
 use serde_json::{Value, json};
 
 use super::fixtures;

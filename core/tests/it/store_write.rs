@@ -1,9 +1,9 @@
 //! The write side of the store: local days decided in the subject's zone, aggregation and
 //! election, the rows that take no part in them, subjects and tokens on a file database.
 
-use answers::Source;
-use answers::store::{NewReading, Store};
-use answers::vocab::CodeRef;
+use answers_protocol::Source;
+use answers_store::{NewReading, Store};
+use answers_vocab::CodeRef;
 
 const MOM: &str = "subj-mom";
 

@@ -5,13 +5,13 @@ mod fhir;
 mod oracle;
 mod props;
 
-use answers::registry::vocab_call;
-use answers::tools::terminology::{
-    convert_unit, normalize_unit, resolve_indicator, standardize_complaint,
-};
-use answers::{
+use answers_protocol::{
     ArgProblem, Cell, Envelope, ErrorDetail, ErrorKind, NextAction, Status, ToolName,
     VocabToolName, render_compact,
+};
+use answers_tools::registry::vocab_call;
+use answers_tools::terminology::{
+    convert_unit, normalize_unit, resolve_indicator, standardize_complaint,
 };
 use serde_json::{Value, json};
 
@@ -364,11 +364,11 @@ fn every_vocab_tool_refuses_an_unknown_parameter_by_name() {
 
 #[test]
 fn the_record_surface_serves_the_three_terminology_tools() {
-    let store = answers::store::Store::open_in_memory().unwrap();
+    let store = answers_store::Store::open_in_memory().unwrap();
     let you = store
         .upsert_subject("subj-you-1", "you", "Europe/Berlin")
         .unwrap();
-    let call = |tool: &str, args: Value| answers::surface::call(&store, &you, tool, &args);
+    let call = |tool: &str, args: Value| answers_tools::registry::call(&store, &you, tool, &args);
     let env = call(
         "convert_unit",
         json!({"value": 120, "from": "mmHg", "to": "kPa"}),
@@ -387,7 +387,7 @@ fn the_record_surface_serves_the_three_terminology_tools() {
         ToolName::ConvertUnit,
         ToolName::NormalizeUnit,
     ] {
-        let schema = answers::args::schema_for(tool).expect("declared");
+        let schema = answers_protocol::args::schema_for(tool).expect("declared");
         assert_eq!(schema.json_schema()["additionalProperties"], false);
     }
 }

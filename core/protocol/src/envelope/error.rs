@@ -410,6 +410,19 @@ impl TypeName {
         Self::of::<T>()
     }
 
+    /// The type of a panic's payload: `&str` or `String` for a `panic!` with a message (the
+    /// message is dropped), the opaque box otherwise. Tools and governance tell a panic by it.
+    #[must_use]
+    pub fn of_panic(payload: &(dyn std::any::Any + Send)) -> Self {
+        if payload.is::<&'static str>() {
+            Self::of::<&'static str>()
+        } else if payload.is::<String>() {
+            Self::of::<String>()
+        } else {
+            Self::of::<Box<dyn std::any::Any + Send>>()
+        }
+    }
+
     /// The name.
     #[must_use]
     pub fn as_str(&self) -> &str {

@@ -1,11 +1,11 @@
 //! The importer: both layouts, CRLF, comments, no-calls, malformed lines told by number, and
 //! the `import-genotypes` command.
 
-use answers::Cell;
-use answers::genetics::Build;
-use answers::genetics::import::{ArrayFormat, ImportError, LineProblem, parse};
-use answers::store::{Store, has_genotypes};
-use answers::tools::query_genetic_data;
+use answers_genetics::Build;
+use answers_genetics::import::{ArrayFormat, ImportError, LineProblem, parse};
+use answers_protocol::Cell;
+use answers_store::{Store, has_genotypes};
+use answers_tools::query_genetic_data;
 use serde_json::json;
 
 use super::row_of;

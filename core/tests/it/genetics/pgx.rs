@@ -1,8 +1,8 @@
 //! `query_pharmacogenomics`: full, partial and absent coverage, and the bundled tables.
 
-use answers::genetics::sites::SiteIndex;
-use answers::tools::query_pharmacogenomics;
-use answers::{Assumption, Cell, Envelope, Status, render_compact};
+use answers_genetics::sites::SiteIndex;
+use answers_protocol::{Assumption, Cell, Envelope, Status, render_compact};
+use answers_tools::query_pharmacogenomics;
 use serde_json::{Value, json};
 
 use super::{Seeded, column, row_of, seeded, table};
@@ -114,7 +114,7 @@ fn the_bundled_site_index_is_consistent_between_builds() {
 
 #[test]
 fn every_key_variant_is_an_indexed_site_of_its_gene_and_every_pair_has_a_level() {
-    use answers::genetics::cpic::CpicPairs;
+    use answers_genetics::cpic::CpicPairs;
     let cpic = CpicPairs::bundled();
     assert!(!cpic.all_key_variants().is_empty());
     for k in cpic.all_key_variants() {

@@ -1,12 +1,12 @@
 //! `query_genetic_data`: build choice, regions, genes, gating, the row cap, refusals, faults.
 
-use answers::demo::{self, SeedOptions};
-use answers::genetics::Build;
-use answers::genetics::import::parse;
-use answers::genetics::sites::SiteIndex;
-use answers::store::{Store, has_genotypes};
-use answers::tools::{query_genetic_data, query_pharmacogenomics};
-use answers::{Assumption, Cell, ErrorKind, Status, render_compact};
+use answers_demo::{self as demo, SeedOptions};
+use answers_genetics::Build;
+use answers_genetics::import::parse;
+use answers_genetics::sites::SiteIndex;
+use answers_protocol::{Assumption, Cell, ErrorKind, Status, render_compact};
+use answers_store::{Store, has_genotypes};
+use answers_tools::{query_genetic_data, query_pharmacogenomics};
 use serde_json::json;
 
 use super::{column, everything, row_of, seeded};
@@ -292,7 +292,8 @@ fn a_broken_store_is_an_error_envelope_without_the_driver_message() {
 fn the_surface_dispatches_both_tools() {
     let s = seeded();
     for tool in ["query_genetic_data", "query_pharmacogenomics"] {
-        let env = answers::surface::call(&s.store, &s.mom, tool, &json!({"genes": ["TPMT"]}));
+        let env =
+            answers_tools::registry::call(&s.store, &s.mom, tool, &json!({"genes": ["TPMT"]}));
         assert!(env.is_some(), "{tool}");
     }
 }
@@ -310,7 +311,7 @@ fn a_gene_outside_the_index_says_so() {
 
 #[test]
 fn more_rows_than_the_cap_are_cut_and_say_so() {
-    use answers::tools::genetics::GENOTYPE_ROW_CAP;
+    use answers_tools::genetics::GENOTYPE_ROW_CAP;
     use std::fmt::Write as _;
     let mut store = Store::open_in_memory().unwrap();
     let who = store.upsert_subject("subj-x", "x", "UTC").unwrap();

@@ -172,7 +172,7 @@ fn the_thread_count_adds_allowed_calls_and_the_run_count_also_blocked_ones() {
 
 #[test]
 fn limits_refuse_bad_parameters_with_typed_errors() {
-    use answers::governance::LimitConfigError;
+    use answers_governance::LimitConfigError;
     assert_eq!(
         ToolCallLimit::from_names(Some("query_health_indicators"), None, None, "continue"),
         Err(LimitConfigError::NoLimit)
@@ -215,7 +215,9 @@ fn limits_refuse_bad_parameters_with_typed_errors() {
 fn over_the_model_budget_end_closes_the_turn_and_error_fails_it() {
     let tools = ok_tool();
     let mut model = Scripted::new(distinct_calls(QHI, 20)).stubborn();
-    let config = GovernanceConfig::new(budget(3, ModelExitBehavior::End));
+    let config = answers_server::chat::config()
+        .with_model_limit(budget(3, ModelExitBehavior::End))
+        .without_tool_limits();
     let out = run(&mut model, &tools, &config);
     assert_eq!(
         (out.end, out.model_calls, tools.count()),
@@ -224,7 +226,9 @@ fn over_the_model_budget_end_closes_the_turn_and_error_fails_it() {
     assert_eq!(out.answer, "Model call limits exceeded: run limit (3/3)");
 
     let mut model = Scripted::new(distinct_calls(QHI, 20)).stubborn();
-    let config = GovernanceConfig::new(budget(2, ModelExitBehavior::Error));
+    let config = answers_server::chat::config()
+        .with_model_limit(budget(2, ModelExitBehavior::Error))
+        .without_tool_limits();
     let failed = governed(|| run_turn(&mut model, &tools, &config)).unwrap_err();
     assert_eq!(
         failed.exceeded,
@@ -246,7 +250,9 @@ fn over_the_model_budget_end_closes_the_turn_and_error_fails_it() {
 fn the_thread_model_budget_spans_turns() {
     let tools = ok_tool();
     let limit = ModelCallLimit::new(Some(3), None, ModelExitBehavior::End).unwrap();
-    let config = GovernanceConfig::new(limit);
+    let config = answers_server::chat::config()
+        .with_model_limit(limit)
+        .without_tool_limits();
     let mut thread = Thread::new();
     let mut model = Scripted::new(distinct_calls(QHI, 1));
     let first = governed(|| run_turn_in(&mut model, &tools, &config, &mut thread)).unwrap();

@@ -6,7 +6,7 @@ use super::*;
 #[test]
 fn the_real_readings_tool_over_the_demo_record_is_governed() {
     let d = crate::readings::demo();
-    let tools = SurfaceInvoker::new(&d.store, &d.mom);
+    let tools = RecordTools::new(&d.store, &d.mom);
     let config = no_caps()
         .with_same_call_limit(1)
         .unwrap()
@@ -70,7 +70,7 @@ fn the_real_readings_tool_over_the_demo_record_is_governed() {
 
     for text in [format!("{out:?}{broken:?}"), log, broken_log] {
         assert!(
-            !text.contains(answers::demo::PHI_CANARY),
+            !text.contains(answers_demo::PHI_CANARY),
             "the canary leaked"
         );
         assert!(!text.contains("no such table"), "a driver message leaked");

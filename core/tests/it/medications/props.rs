@@ -1,10 +1,10 @@
 //! The medications tool never panics and never raises on arbitrary arguments: it answers with
 //! the view's note, or refuses with `invalid_arguments` and next steps the validator accepts.
 
-use answers::args::medications::{MedicationView, QUERY_MEDICATIONS};
-use answers::store::{Frequency, NewDose, NewPlan, Route, Store, Subject};
-use answers::tools::query_medications;
-use answers::{Assumption, Status};
+use answers_protocol::args::medications::{MedicationView, QUERY_MEDICATIONS};
+use answers_protocol::{Assumption, Status};
+use answers_store::{Frequency, NewDose, NewPlan, Route, Store, Subject};
+use answers_tools::query_medications;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
@@ -42,7 +42,7 @@ fn value_for(name: &str) -> BoxedStrategy<Value> {
     match name {
         "view" => prop_oneof![
             4 => prop::sample::select(MedicationView::VARIANTS).prop_map(Value::from),
-            1 => prop::sample::select(answers::View::VARIANTS).prop_map(Value::from),
+            1 => prop::sample::select(answers_protocol::View::VARIANTS).prop_map(Value::from),
             1 => any_json,
         ]
         .boxed(),

@@ -1,10 +1,10 @@
 //! The tool never raises: a broken store, a malformed row and a busy store each come back as
 //! an error envelope told by kind and type, and the log says the same and no more.
 
-use answers::store::Store;
-use answers::{
+use answers_protocol::{
     ErrorClass, ErrorDetail, ErrorKind, NextAction, Status, render_compact, render_rest,
 };
+use answers_store::Store;
 use serde_json::json;
 use tracing_subscriber::layer::SubscriberExt;
 
@@ -12,7 +12,7 @@ use super::{ask, demo};
 use crate::assert_steps_accepted;
 
 /// Everything an envelope says, in every form it is sent in.
-fn all_text(env: &answers::Envelope) -> String {
+fn all_text(env: &answers_protocol::Envelope) -> String {
     format!(
         "{}\n{}\n{}\n{env:?}",
         render_compact(env),
@@ -106,7 +106,7 @@ fn a_locked_store_is_recoverable_and_suggests_the_same_call_later() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("record.db");
     let mut store = Store::open(&path).unwrap();
-    answers::demo::seed(&mut store, &answers::demo::SeedOptions::default()).unwrap();
+    answers_demo::seed(&mut store, &answers_demo::SeedOptions::default()).unwrap();
     let you = store.subject_by_handle("you").unwrap().unwrap();
     store
         .conn()

@@ -1,9 +1,9 @@
 //! No answer carries a reading's comment: the canary is in the record, and in no rendering of
 //! any view, the catalogue, a keyword search or a fault.
 
-use answers::demo::{self, PHI_CANARY, SeedOptions};
-use answers::store::Store;
-use answers::{Status, View, render_compact, render_rest};
+use answers_demo::{self as demo, PHI_CANARY, SeedOptions};
+use answers_protocol::{Status, View, render_compact, render_rest};
+use answers_store::Store;
 use serde_json::{Value, json};
 
 use super::ask;
@@ -89,7 +89,7 @@ fn no_output_contains_a_comment() {
 #[test]
 fn the_readings_queries_never_name_the_comment_column() {
     // Belt and braces: the source of the readings tool does not mention the column in SQL.
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tools/readings");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/src/readings");
     let mut checked = 0;
     let mut stack = vec![root];
     while let Some(dir) = stack.pop() {

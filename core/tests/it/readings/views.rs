@@ -1,8 +1,8 @@
 //! Every view on a real indicator, and the facts the views must agree on: one day, one number;
 //! the stats baseline; an election counted once per day; the window's semantics; the caps.
 
-use answers::store::Store;
-use answers::{Assumption, Provenance, Source, Status, View, WindowSemantics};
+use answers_protocol::{Assumption, Provenance, Source, Status, View, WindowSemantics};
+use answers_store::Store;
 use serde_json::json;
 
 use super::{ask, column, demo, num, table, texts};
@@ -247,16 +247,16 @@ fn the_legacy_row_is_found_by_padding_and_says_so() {
 }
 
 /// One subject in UTC with a reading every minute from `from` for `minutes` minutes.
-fn minutes(from: &str, minutes: i64, tz: &str) -> (Store, answers::store::Subject) {
+fn minutes(from: &str, minutes: i64, tz: &str) -> (Store, answers_store::Subject) {
     let mut store = Store::open_in_memory().unwrap();
     let s = store.upsert_subject("subj-m", "m", tz).unwrap();
     let start: jiff::Timestamp = from.parse().unwrap();
     let rows: Vec<_> = (0..minutes)
         .map(|i| {
-            answers::store::NewReading::measured(
+            answers_store::NewReading::measured(
                 "subj-m",
                 "heartRate",
-                answers::vocab::CodeRef::loinc("8867-4"),
+                answers_vocab::CodeRef::loinc("8867-4"),
                 60.0 + f64::from(u8::try_from(i % 7).unwrap()),
                 "/min",
                 start + jiff::SignedDuration::from_mins(i),

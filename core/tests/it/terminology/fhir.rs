@@ -1,7 +1,7 @@
 //! `standardize_reading`: a reading as printed to a FHIR R4 Observation.
 
-use answers::tools::terminology::standardize_reading;
-use answers::{ArgProblem, Assumption, Status, render_compact};
+use answers_protocol::{ArgProblem, Assumption, Status, render_compact};
+use answers_tools::terminology::standardize_reading;
 use serde_json::{Value, json};
 
 use super::refused;

@@ -7,8 +7,8 @@
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 
-use answers::tools::terminology::convert_unit;
-use answers::vocab::Vocabulary;
+use answers_tools::terminology::convert_unit;
+use answers_vocab::Vocabulary;
 use serde_json::{Value, json};
 
 use super::{CONVERSIONS, cell, number};

@@ -1,8 +1,8 @@
 //! The vocabulary server's five tools never fault on arbitrary arguments: every call answers
 //! `ok` or refuses with `invalid_arguments`, and the answer survives the wire.
 
-use answers::registry::vocab_call;
-use answers::{Envelope, ErrorKind, Status, VocabToolName, render_compact};
+use answers_protocol::{Envelope, ErrorKind, Status, VocabToolName, render_compact};
+use answers_tools::registry::vocab_call;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 

@@ -1,0 +1,175 @@
+//! The service in-process: [`router`] answered with `tower::ServiceExt::oneshot`, as axum's
+//! testing example does, on a demo record in a temporary file.
+
+use std::sync::Arc;
+
+use answers_demo::{self as demo, SeedOptions};
+use answers_store::Store;
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use serde_json::Value;
+use tower::ServiceExt;
+
+use super::{AppState, router};
+
+/// A seeded record, its state, and a token for `you` and for `mom`.
+struct Record {
+    _dir: tempfile::TempDir,
+    db: std::path::PathBuf,
+    state: Arc<AppState>,
+    you: String,
+    mom: String,
+}
+
+fn record(allowed_hosts: &[String]) -> Record {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("answers.db");
+    let mut store = Store::open(&db).unwrap();
+    demo::seed(&mut store, &SeedOptions::default()).unwrap();
+    let token = |handle| {
+        let subject = store.subject_by_handle(handle).unwrap().unwrap();
+        store.issue_token(&subject.id, None).unwrap()
+    };
+    let (you, mom) = (token("you"), token("mom"));
+    drop(store);
+    let state = AppState::open(&db, allowed_hosts).unwrap();
+    Record {
+        _dir: dir,
+        db,
+        state,
+        you,
+        mom,
+    }
+}
+
+/// One request through a fresh router; the status, the `WWW-Authenticate` header and the body.
+async fn send(
+    state: &Arc<AppState>,
+    request: Request<Body>,
+) -> (StatusCode, Option<String>, String) {
+    let response = router(Arc::clone(state)).oneshot(request).await.unwrap();
+    let status = response.status();
+    let challenge = response
+        .headers()
+        .get(header::WWW_AUTHENTICATE)
+        .map(|v| v.to_str().unwrap().to_owned());
+    let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    (status, challenge, String::from_utf8(body.to_vec()).unwrap())
+}
+
+fn rest(query: &str, token: Option<&str>) -> Request<Body> {
+    let mut request = Request::get(format!("/api/v1/health-indicators{query}"));
+    if let Some(token) = token {
+        request = request.header(header::AUTHORIZATION, format!("Bearer {token}"));
+    }
+    request.body(Body::empty()).unwrap()
+}
+
+/// `tools/list` on the 2025-11-25 generation (stateless: no handshake needed).
+fn list_tools(host: &str, path: &str, token: Option<&str>) -> Request<Body> {
+    let mut request = Request::post(path)
+        .header(header::HOST, host)
+        .header(header::CONTENT_TYPE, "application/json")
+        .header(header::ACCEPT, "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2025-11-25");
+    if let Some(token) = token {
+        request = request.header(header::AUTHORIZATION, format!("Bearer {token}"));
+    }
+    request
+        .body(Body::from(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#,
+        ))
+        .unwrap()
+}
+
+fn tool_names(body: &str) -> Vec<String> {
+    let v: Value = serde_json::from_str(body).unwrap();
+    v["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn healthz_answers_without_authentication_and_is_not_counted() {
+    let r = record(&[]);
+    let (status, _, body) = send(
+        &r.state,
+        Request::get("/healthz").body(Body::empty()).unwrap(),
+    )
+    .await;
+    assert_eq!((status, body.as_str()), (StatusCode::OK, "ok"));
+    assert_eq!(r.state.request_count(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rest_answers_per_subject_and_refuses_without_a_known_token() {
+    let r = record(&[]);
+    for token in [None, Some("phg_not-issued")] {
+        let (status, challenge, body) = send(&r.state, rest("", token)).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        assert_eq!(challenge.as_deref(), Some("Bearer"));
+        assert_eq!(body, r#"{"error":"unauthorized"}"#);
+    }
+    let (status, _, yours) = send(&r.state, rest("", Some(&r.you))).await;
+    assert_eq!(status, StatusCode::OK, "{yours}");
+    let (_, _, moms) = send(&r.state, rest("", Some(&r.mom))).await;
+    assert_ne!(yours, moms, "two people, two records");
+    let (status, _, refused) =
+        send(&r.state, rest("?kind=medications&view=day", Some(&r.you))).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(refused.contains("kind"), "{refused}");
+    assert_eq!(
+        r.state.request_count(),
+        5,
+        "every record request is counted"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_takes_a_bearer_token_or_a_url_secret_until_it_is_revoked() {
+    let r = record(&[]);
+    let secret_path = format!("/mcp/u/{}", r.mom);
+    let (status, _, body) = send(&r.state, list_tools("localhost", "/mcp", Some(&r.mom))).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(tool_names(&body).len(), 7, "mom has every kind of data");
+    let (status, _, body) = send(&r.state, list_tools("localhost", &secret_path, None)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, _, you) = send(&r.state, list_tools("localhost", "/mcp", Some(&r.you))).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        tool_names(&you).len(),
+        4,
+        "you has no medications and no genotypes"
+    );
+
+    for (path, token) in [("/mcp", None), ("/mcp/u/phg_not-issued", None)] {
+        let (status, challenge, _) = send(&r.state, list_tools("localhost", path, token)).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{path}");
+        assert_eq!(challenge.as_deref(), Some("Bearer"));
+    }
+
+    assert!(Store::open(&r.db).unwrap().revoke_token(&r.mom).unwrap());
+    let (status, _, _) = send(&r.state, list_tools("localhost", "/mcp", Some(&r.mom))).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "a revoked token");
+    let (status, _, _) = send(&r.state, list_tools("localhost", &secret_path, None)).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "a revoked secret");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_answers_only_the_host_names_it_is_reached_by() {
+    let r = record(&["records.example.org".to_owned()]);
+    for (host, expected) in [
+        ("localhost", StatusCode::OK),
+        ("127.0.0.1", StatusCode::OK),
+        ("records.example.org", StatusCode::OK),
+        ("records.example.test", StatusCode::FORBIDDEN),
+    ] {
+        let (status, _, _) = send(&r.state, list_tools(host, "/mcp", Some(&r.you))).await;
+        assert_eq!(status, expected, "{host}");
+    }
+}
