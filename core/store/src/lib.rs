@@ -32,6 +32,10 @@
 //! tools read through typed queries ([`read`]: [`Store::visit_newest_first`],
 //! [`Store::catalogue`], [`Store::genotype_calls`] …) that return the store's own row types.
 //!
+//! **PHI at rest.** [`Store::open`] creates the database file `0600` whatever the umask, keeps
+//! its `-wal` and `-shm` files `0600`, and refuses a file that group or others can access
+//! unless [`OpenOptions::allow_shared_permissions`] says so.
+//!
 //! The write side: [`Store::upsert_subject`] and the subject lookups;
 //! [`Store::upsert_readings`], which decides each row's local day in the subject's zone and
 //! publishes the day authority ([`day_rule`]); bearer tokens ([`Store::issue_token`]); and
@@ -47,6 +51,7 @@ mod comment;
 mod day;
 pub mod genotype;
 mod medication;
+mod open;
 pub mod read;
 mod reading;
 mod subject;
@@ -64,6 +69,7 @@ pub use medication::{
     ClosedReason, Dose, DoseStatus, DrugCode, DrugCodeSystem, Frequency, MedicationProblem,
     NewDose, NewPlan, Plan, PlanStatus, Route, has_medications,
 };
+pub use open::OpenOptions;
 pub use read::{Bounds, ElectedDay, Flow, NameMatch, ReadingRow, SeriesSummary, StoredValue};
 pub use reading::{EntryKind, NewReading, ReadingProblem, utc_text};
 pub use subject::Subject;
@@ -242,6 +248,24 @@ pub enum StoreError {
         /// What is wrong with it.
         problem: MedicationProblem,
     },
+    /// The database file can be read or written by group or others, and the caller did not
+    /// allow it ([`OpenOptions::allow_shared_permissions`]).
+    #[error(
+        "the database file has mode {mode:04o}, which group or others can access; \
+         make it 0600 or allow shared permissions"
+    )]
+    SharedPermissions {
+        /// The file's permission bits.
+        mode: u32,
+    },
+    /// The database file (or its `-wal`/`-shm`) could not be created or its mode set.
+    #[error("store {op} failed ({kind})")]
+    File {
+        /// What the store was doing.
+        op: &'static str,
+        /// The I/O error's kind, never its message (which may name the path).
+        kind: std::io::ErrorKind,
+    },
 }
 
 impl StoreError {
@@ -289,12 +313,22 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens (creating if needed) the database at `path`, in WAL mode, and migrates it.
+    /// Opens (creating if needed) the database at `path`, in WAL mode, and migrates it, with
+    /// the default [`OpenOptions`]: a new file is created `0600`, and a file that group or
+    /// others can access is refused ([`StoreError::SharedPermissions`]).
     pub fn open(path: &Path) -> Result<Store, StoreError> {
+        Store::open_with(path, OpenOptions::default())
+    }
+
+    /// Opens the database at `path` as [`Store::open`] does, with `options`.
+    pub fn open_with(path: &Path, options: OpenOptions) -> Result<Store, StoreError> {
+        open::prepare(path, options)?;
         let conn = Connection::open(path).map_err(|e| StoreError::sqlite("open", &e))?;
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(|e| StoreError::sqlite("open", &e))?;
-        Store::init(conn)
+        let store = Store::init(conn)?;
+        open::private_companions(path, options)?;
+        Ok(store)
     }
 
     /// An in-memory database, migrated: for tests and examples.
