@@ -25,15 +25,14 @@ pub use answers_demo as demo;
 pub use answers_genetics as genetics;
 pub use answers_protocol::{args, date, envelope, render, tool, vocab_tool, window};
 pub use answers_store as store;
+pub use answers_tools as tools;
+pub use answers_tools::{registry, surface};
 pub use answers_vocab as vocab;
 
 pub mod cli;
 pub mod governance;
 pub mod mcp;
-pub mod registry;
 pub mod serve;
-pub mod surface;
-pub mod tools;
 
 pub use answers_protocol::{
     ArgProblem, ArgValue, Assumption, AssumptionId, AssumptionIdTable, Cell, DateError, Domain,

@@ -1,0 +1,137 @@
+//! `query_medications(view=plan|log|history, keywords, start, end)`: the medications tool.
+//!
+//! One call reads one subject, the one the caller is authenticated as. The view is dispatched
+//! through a table, one function per `MedicationView`:
+//!
+//! | `view` | the window means | answers with |
+//! |---|---|---|
+//! | `plan` (the default) | in effect at some point in it | table `plans`: drug, code, dose, frequency, route, start, end, status |
+//! | `history` | in effect at some point in it | table `courses`, oldest first: drug, code, dose, start, end, status, the reason it closed |
+//! | `log` | recorded in it; none given: the last [`LOG_DEFAULT_DAYS`] days of the record | tables `doses_per_drug` (counts) and `doses` (newest first, at most [`DOSE_LOG_CAP`]) |
+//!
+//! Every `plan` (and `history`) answer carries the plan-is-intent note, every `log` answer the
+//! missing-dose note; an answer with no rows says so. The `log`'s default window ends on the
+//! last day its log has a dose on (the record's own clock, not the machine's), and the answer
+//! states the window it used. No answer carries a plan's or a dose's note. The tool never
+//! raises ([`guarded`]).
+
+mod history;
+mod log;
+mod plan;
+mod shared;
+
+use serde_json::Value;
+
+use crate::args::medications::{MedicationQuery, MedicationViewTable, QUERY_MEDICATIONS};
+use crate::envelope::Envelope;
+use crate::envelope::next_step::NextAction;
+use crate::store::{Store, Subject};
+use crate::tool::ToolName;
+use crate::fault::{ToolError, guarded};
+
+/// Doses a `log` answer lists at most, newest first; its counts cover the whole window.
+///
+/// ```
+/// assert_eq!(answers_tools::medications::DOSE_LOG_CAP, 200);
+/// ```
+pub const DOSE_LOG_CAP: usize = 200;
+
+/// The days a `log` call without a window covers, ending on the last day a dose is recorded.
+///
+/// ```
+/// assert_eq!(answers_tools::medications::LOG_DEFAULT_DAYS, 30);
+/// ```
+pub const LOG_DEFAULT_DAYS: u32 = 30;
+
+/// Answers a medications call for `subject`, the subject the caller is authenticated as.
+///
+/// Refused arguments come back as the validator's refusal; everything else as an answer or a
+/// fault envelope. Never panics.
+///
+/// ```
+/// use answers_store::Store;
+/// use answers_tools::query_medications;
+/// use answers_protocol::{Assumption, Status, render_compact};
+/// use serde_json::json;
+///
+/// let store = Store::open_in_memory()?;
+/// let you = store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
+/// let env = query_medications(&store, &you, &json!({"view": "plan"}));
+/// assert_eq!(env.status(), Status::Ok);
+/// assert!(env.assumptions().contains(&Assumption::PlanIsIntent));
+/// assert!(env.assumptions().contains(&Assumption::NoMedicationRecorded));
+///
+/// let refused = query_medications(&store, &you, &json!({"view": "doses"}));
+/// assert!(render_compact(&refused).starts_with("error (invalid_arguments): view: expected one of plan, log, history"));
+/// # Ok::<(), answers_store::StoreError>(())
+/// ```
+#[must_use]
+pub fn query_medications(store: &Store, subject: &Subject, args: &Value) -> Envelope {
+    let query = match QUERY_MEDICATIONS.validate(args) {
+        Ok(valid) => MedicationQuery::from_valid(&valid),
+        Err(refusal) => return refusal,
+    };
+    let retry = || vec![query.step(NextAction::RetryLater, |_| {})];
+    guarded(ToolName::QueryMedications, retry, || {
+        let ctx = Ctx { store, subject };
+        (VIEWS.get(query.view))(&ctx, &query)
+    })
+}
+
+/// What the views of one call share.
+pub(crate) struct Ctx<'a> {
+    pub(crate) store: &'a Store,
+    pub(crate) subject: &'a Subject,
+}
+
+/// A view's answer.
+type ViewFn = fn(&Ctx<'_>, &MedicationQuery) -> Result<Envelope, ToolError>;
+
+/// The dispatch table: one function per view, checked complete at compile time.
+const VIEWS: MedicationViewTable<ViewFn> = MedicationViewTable {
+    plan: plan::answer,
+    log: log::answer,
+    history: history::answer,
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::medications::MedicationView;
+    use crate::store::{Frequency, NewDose, NewPlan, Route};
+    use serde_json::json;
+
+    /// The view an answer was made with, for tests of the table.
+    fn view_of(env: &Envelope) -> Option<MedicationView> {
+        let name = env.data().first()?.name().to_owned();
+        match name.as_str() {
+            "plans" => Some(MedicationView::Plan),
+            "courses" => Some(MedicationView::History),
+            "doses_per_drug" | "doses" => Some(MedicationView::Log),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn each_view_answers_with_its_own_table() {
+        let mut store = Store::open_in_memory().unwrap();
+        let s = store.upsert_subject("s1", "you", "UTC").unwrap();
+        let plan = NewPlan::active(
+            "p1",
+            "s1",
+            "Atorvastatin",
+            Frequency::OnceDaily,
+            Route::Oral,
+            "2026-01-01".parse().unwrap(),
+        );
+        store.upsert_plans(&[plan]).unwrap();
+        let at = "2026-01-02T20:00:00Z".parse().unwrap();
+        store
+            .upsert_doses(&[NewDose::taken("p1", "s1", at)])
+            .unwrap();
+        for view in MedicationView::ALL {
+            let env = query_medications(&store, &s, &json!({"view": view.as_str()}));
+            assert_eq!(view_of(&env), Some(*view), "{env:?}");
+        }
+    }
+}

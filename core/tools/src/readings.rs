@@ -1,0 +1,201 @@
+//! `query_health_indicators(keywords | indicators, start, end, view)`: the readings tool.
+//!
+//! One call reads one subject, the one the caller is authenticated as; no parameter names a
+//! person. With no selector it answers with the catalogue; `keywords` find the
+//! record's indicators through the vocabulary, and `indicators` fetch them by exact name or code.
+//! Values come in one of eight views, dispatched through a table (`views`):
+//!
+//! | `view` | answers with |
+//! |---|---|
+//! | `raw` (the default) | readings, newest first, at most [`ROW_CAP`] per indicator |
+//! | `minute` / `hour` | the mean of each bucket of local time, newest first |
+//! | `day` / `week` / `month` | one point per bucket, from the day authority |
+//! | `stats` | `count`, `min`, `max`, `avg`, `first`, `first_date`, `last`, `last_date`, `change` |
+//! | `latest` | the most recent value per indicator, from the day authority |
+//!
+//! `start` and `end` are local dates in the subject's zone, inclusive; neither means all
+//! recorded data. Every answer states its window semantics, carries the absence note, and never
+//! carries a reading's comment. The tool never raises: a store fault, a malformed row or a
+//! panic is an error envelope ([`fault`](crate::fault)).
+
+mod answer;
+mod catalogue;
+mod clock;
+mod days;
+#[cfg(test)]
+mod plans;
+mod rows;
+mod select;
+mod views;
+mod window;
+
+use rusqlite::Connection;
+use serde_json::Value;
+
+use self::clock::Clock;
+use self::window::Bounds;
+use crate::args::health_indicators::{IndicatorQuery, QUERY_HEALTH_INDICATORS};
+use crate::envelope::Envelope;
+use crate::envelope::next_step::{NextAction, NextStep};
+use crate::store::{Store, Subject};
+use crate::tool::ToolName;
+use crate::fault::guarded;
+
+/// Raw readings answered per indicator at most, newest first.
+///
+/// ```
+/// assert_eq!(answers_tools::readings::ROW_CAP, 50);
+/// ```
+pub const ROW_CAP: usize = 50;
+
+/// Buckets (`minute` … `month`) answered per indicator and unit at most, newest first: a day of
+/// minutes, or four years of days.
+///
+/// ```
+/// assert_eq!(answers_tools::readings::BUCKET_CAP, 24 * 60);
+/// ```
+pub const BUCKET_CAP: usize = 1440;
+
+/// Catalogue entries answered at most, reported entries first, then the most recently recorded.
+///
+/// ```
+/// assert_eq!(answers_tools::readings::CATALOGUE_CAP, 100);
+/// ```
+pub const CATALOGUE_CAP: usize = 100;
+
+/// Raw readings a browser's reading list gets per indicator at most, newest first: the HTTP
+/// surface's own row budget, larger than a model's [`ROW_CAP`] because a person scrolls a
+/// table rather than reading every row into a context window.
+///
+/// ```
+/// use answers_tools::readings::{REST_ROW_MAX, ROW_CAP};
+/// assert_eq!(REST_ROW_MAX, 500);
+/// assert!(REST_ROW_MAX > ROW_CAP);
+/// ```
+pub const REST_ROW_MAX: usize = 500;
+
+/// How many raw readings per indicator one call may answer: [`RowBudget::MODEL`] for the CLI
+/// and MCP, [`RowBudget::REST`] for a browser.
+///
+/// ```
+/// use answers_tools::readings::{REST_ROW_MAX, ROW_CAP, RowBudget};
+/// assert_eq!(RowBudget::MODEL.rows(), ROW_CAP);
+/// assert_eq!(RowBudget::REST.rows(), REST_ROW_MAX);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowBudget(usize);
+
+impl RowBudget {
+    /// A model's budget: [`ROW_CAP`].
+    pub const MODEL: Self = Self(ROW_CAP);
+    /// A browser's budget: [`REST_ROW_MAX`].
+    pub const REST: Self = Self(REST_ROW_MAX);
+
+    /// Raw readings per indicator at most.
+    #[must_use]
+    pub const fn rows(self) -> usize {
+        self.0
+    }
+}
+
+/// Answers a readings call for `subject`, the subject the caller is authenticated as.
+///
+/// Refused arguments come back as the validator's refusal, unchanged; everything else as an
+/// answer or a fault envelope. Never panics.
+///
+/// ```
+/// use answers_store::Store;
+/// use answers_tools::query_health_indicators;
+/// use answers_protocol::{Assumption, Status, View};
+/// use serde_json::json;
+///
+/// let store = Store::open_in_memory()?;
+/// let you = store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
+/// let env = query_health_indicators(&store, &you, &json!({"indicators": ["Heart rate"], "view": "stats"}));
+/// assert_eq!((env.status(), env.meta().view), (Status::Ok, Some(View::Stats)));
+/// assert!(env.assumptions().contains(&Assumption::AbsenceNotEvidence));
+///
+/// let refused = query_health_indicators(&store, &you, &json!({"view": "day"}));
+/// assert_eq!(refused.status(), Status::Error);
+/// # Ok::<(), answers_store::StoreError>(())
+/// ```
+#[must_use]
+pub fn query_health_indicators(store: &Store, subject: &Subject, args: &Value) -> Envelope {
+    query_health_indicators_within(store, subject, args, RowBudget::MODEL)
+}
+
+/// The same tool with another raw-row budget: what the HTTP surface calls with
+/// [`RowBudget::REST`]. Every other cap is the same on every surface.
+///
+/// ```
+/// use answers_store::Store;
+/// use answers_tools::readings::{RowBudget, query_health_indicators_within};
+/// use answers_protocol::Status;
+/// use serde_json::json;
+///
+/// let store = Store::open_in_memory()?;
+/// let you = store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
+/// let env = query_health_indicators_within(&store, &you, &json!({"indicators": ["Steps"]}), RowBudget::REST);
+/// assert_eq!(env.status(), Status::Ok);
+/// # Ok::<(), answers_store::StoreError>(())
+/// ```
+#[must_use]
+pub fn query_health_indicators_within(
+    store: &Store,
+    subject: &Subject,
+    args: &Value,
+    budget: RowBudget,
+) -> Envelope {
+    let query = match QUERY_HEALTH_INDICATORS.validate(args) {
+        Ok(valid) => IndicatorQuery::from_valid(&valid),
+        Err(refusal) => return refusal,
+    };
+    let retry = || vec![retry_step(&query)];
+    guarded(ToolName::QueryHealthIndicators, retry, || {
+        let ctx = Ctx::new(store.conn(), subject, &query, budget);
+        answer::answer(&ctx, &query)
+    })
+}
+
+/// The same call, later: what a busy store's answer suggests.
+fn retry_step(query: &IndicatorQuery) -> NextStep {
+    let mut step = NextStep::new(NextAction::RetryLater, ToolName::QueryHealthIndicators);
+    if let Value::Object(args) = query.to_args() {
+        for (k, v) in args {
+            step = step.arg(k, v);
+        }
+    }
+    step
+}
+
+/// What every query of one call shares: the connection, the subject, the window's bounds and
+/// the subject's clock.
+pub(crate) struct Ctx<'a> {
+    pub(crate) conn: &'a Connection,
+    pub(crate) subject_id: &'a str,
+    pub(crate) tz: &'a str,
+    pub(crate) bounds: Bounds,
+    pub(crate) clock: Clock,
+    pub(crate) budget: RowBudget,
+}
+
+impl<'a> Ctx<'a> {
+    /// The context of one call. The store's connection already runs with the query planner
+    /// stability guarantee ([`Store`] turns it on when it opens), so the readings statements
+    /// are planned once for every binding, on the indexes their plans test checks.
+    fn new(
+        conn: &'a Connection,
+        subject: &'a Subject,
+        query: &IndicatorQuery,
+        budget: RowBudget,
+    ) -> Self {
+        Self {
+            conn,
+            subject_id: &subject.id,
+            tz: subject.tz_name(),
+            bounds: Bounds::of(&query.window),
+            clock: Clock::new(subject.tz.clone()),
+            budget,
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! From a validated query to an envelope: which selector answers how, and how a view's rows
+//! become the `readings` and `reported` tables with their meta, provenance, assumptions and
+//! next steps.
+
+use std::collections::BTreeMap;
+
+use crate::args::health_indicators::{IndicatorQuery, Selector};
+use crate::envelope::Envelope;
+use crate::envelope::assumption::Assumption;
+use crate::envelope::kinds::{View, WindowSemantics};
+use crate::envelope::meta::Meta;
+use crate::envelope::next_step::{NextAction, NextStep};
+use crate::envelope::table::{Cell, Table};
+use crate::store::EntryKind;
+use crate::tool::ToolName;
+use crate::fault::ToolError;
+use crate::readings::select::{Indicator, NameMatch, resolve};
+use crate::readings::views::{Group, Part, dispatch};
+use crate::readings::{Ctx, catalogue};
+
+/// The view `indicators` answer with when the call names none.
+pub(crate) const DEFAULT_VIEW: View = View::Raw;
+
+/// Answers `query`.
+pub(crate) fn answer(ctx: &Ctx<'_>, query: &IndicatorQuery) -> Result<Envelope, ToolError> {
+    match &query.selector {
+        Selector::Catalogue => catalogue::answer(ctx, query, None),
+        Selector::Keywords(words) => {
+            let found = resolve(ctx, words, NameMatch::Contains)?;
+            if found.is_empty() {
+                let listing = IndicatorQuery {
+                    selector: Selector::Catalogue,
+                    view: None,
+                    ..query.clone()
+                };
+                let env = catalogue::answer(ctx, &listing, None)?;
+                return Ok(env.with_assumption(Assumption::NoKeywordMatch));
+            }
+            match query.view {
+                None => catalogue::answer(ctx, query, Some(&found)),
+                Some(view) => values(ctx, query, view, &found),
+            }
+        }
+        Selector::Indicators(names) => {
+            let found = resolve(ctx, names, NameMatch::Exact)?;
+            values(ctx, query, query.view.unwrap_or(DEFAULT_VIEW), &found)
+        }
+    }
+}
+
+/// The values of `found` in `view`.
+fn values(
+    ctx: &Ctx<'_>,
+    query: &IndicatorQuery,
+    view: View,
+    found: &[Indicator],
+) -> Result<Envelope, ToolError> {
+    let mut part = dispatch(ctx, view, found)?;
+    let semantics = if part.padded {
+        WindowSemantics::DatePaddedNaive
+    } else {
+        WindowSemantics::TzExact
+    };
+    let mut env = Envelope::ok(Meta::new(query.window, ctx.tz, semantics).with_view(view));
+    for table in tables(part.columns, std::mem::take(&mut part.rows))? {
+        env = env.with_table(table);
+    }
+    for (key, provenance) in provenance_keys(&part, found) {
+        env = env.with_provenance(key, provenance);
+    }
+    for a in &part.assumptions {
+        env = env.with_assumption(*a);
+    }
+    if query.window.is_all_recorded() {
+        env = env.with_assumption(Assumption::WindowAllRecorded);
+    }
+    if part.padded {
+        env = env.with_assumption(Assumption::WindowDatePadded);
+    }
+    if let Some(cap) = part.cut {
+        env = env
+            .truncated()
+            .with_assumption(Assumption::Truncated { cap })
+            .with_assumption(Assumption::CutMeansNewestOnly)
+            .with_next_steps(query.next_steps_when_truncated());
+    }
+    if env.data().is_empty() {
+        env = env.with_next_step(catalogue_step(query));
+    }
+    Ok(env.with_assumption(Assumption::AbsenceNotEvidence))
+}
+
+/// The rows of a view as the `readings` table, then the `reported` one; an empty table is left
+/// out.
+fn tables(columns: &[&str], rows: Vec<(EntryKind, Vec<Cell>)>) -> Result<Vec<Table>, ToolError> {
+    let header =
+        |first: &'static str| std::iter::once(first).chain(columns.iter().skip(1).copied());
+    let (mut readings, mut reported): (Option<Table>, Option<Table>) = (None, None);
+    for (kind, cells) in rows {
+        let table = match kind {
+            EntryKind::Measured => {
+                readings.get_or_insert_with(|| Table::new("readings", header("indicator")))
+            }
+            EntryKind::Reported => {
+                reported.get_or_insert_with(|| Table::new("reported", header("entry")))
+            }
+        };
+        // Every view builds its rows to its own header, so a row always fits.
+        table
+            .push_row(cells)
+            .map_err(|_| ToolError::Malformed { table: "series" })?;
+    }
+    Ok(readings.into_iter().chain(reported).collect())
+}
+
+/// Provenance keyed by indicator name; where one name answers for several series (two units,
+/// two codes), each key names its unit or code too.
+fn provenance_keys(
+    part: &Part,
+    found: &[Indicator],
+) -> Vec<(String, crate::envelope::kinds::Provenance)> {
+    let mut per_label: BTreeMap<&str, Vec<&Group>> = BTreeMap::new();
+    for (group, _) in &part.provenance {
+        per_label
+            .entry(found[group.rank].label.as_str())
+            .or_default()
+            .push(group);
+    }
+    part.provenance
+        .iter()
+        .map(|(group, p)| {
+            let indicator = &found[group.rank];
+            let shared = per_label[indicator.label.as_str()].len() > 1;
+            let key = match (shared, group.unit.as_deref()) {
+                (false, _) => indicator.label.clone(),
+                (true, Some(unit)) => {
+                    format!("{} [{}, {unit}]", indicator.label, indicator.code.code)
+                }
+                (true, None) => format!("{} [{}]", indicator.label, indicator.code.code),
+            };
+            (key, *p)
+        })
+        .collect()
+}
+
+/// The catalogue of the same window: what an answer about nothing recorded suggests.
+fn catalogue_step(query: &IndicatorQuery) -> NextStep {
+    let listing = IndicatorQuery {
+        selector: Selector::Catalogue,
+        view: None,
+        window: query.window,
+    };
+    let mut step = NextStep::new(NextAction::CallCatalogue, ToolName::QueryHealthIndicators);
+    if let serde_json::Value::Object(args) = listing.to_args() {
+        for (k, v) in args {
+            step = step.arg(k, v);
+        }
+    }
+    step
+}

@@ -1,0 +1,324 @@
+//! The one tool registry: every tool the answers layer serves, keyed by [`ToolId`], with the
+//! surfaces that publish it, when a person is shown it, its published argument schema and
+//! what runs it.
+//!
+//! Every list of tools is read from [`TOOLS`]: the record MCP server's `tools/list` (through
+//! [`crate::surface::visible_tools`]), the vocabulary server's, the tools of a chat turn
+//! (`answers::governance::chat_tools`), a tool by name ([`crate::surface::call`],
+//! [`vocab_call`]) and `answers tools --json`, which the Python MCP client and `phi-ci` read
+//! instead of keeping copies. Adding a tool is one folder under `tools/` and one entry here;
+//! the table is a `ToolIdTable`, so a new [`ToolId`] does not compile without its entry.
+
+use phi_macros::ClosedEnum;
+use serde_json::{Value, json};
+
+use crate::args::genetics::{QUERY_GENETIC_DATA, QUERY_PHARMACOGENOMICS};
+use crate::args::health_indicators::QUERY_HEALTH_INDICATORS;
+use crate::args::medications::QUERY_MEDICATIONS;
+use crate::args::terminology::{
+    CONVERT_UNIT, NORMALIZE_UNIT, RESOLVE_INDICATOR, STANDARDIZE_COMPLAINT, STANDARDIZE_READING,
+};
+use crate::store::{Store, StoreError, Subject};
+use crate::terminology;
+use answers_protocol::{Envelope, ToolName, VocabToolName};
+
+/// A tool of the answers layer, on any surface, by its published name.
+///
+/// The order is the order every surface lists its tools in: the record tools, then the
+/// vocabulary server's own two, then the three terminology tools both MCP servers publish.
+#[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ToolId {
+    /// Readings and reported entries: the catalogue, keyword search, values by view.
+    QueryHealthIndicators,
+    /// Medication plans, the dose log and the history of courses.
+    QueryMedications,
+    /// Genotype facts by rsid, gene or region.
+    QueryGeneticData,
+    /// CPIC drug-gene links and coverage.
+    QueryPharmacogenomics,
+    /// A reading as printed to a FHIR R4 `Observation`.
+    StandardizeReading,
+    /// A complaint as said to its ICPC code and title.
+    StandardizeComplaint,
+    /// An indicator name to its LOINC coding.
+    ResolveIndicator,
+    /// A value from one unit to another.
+    ConvertUnit,
+    /// A unit as printed to its UCUM form.
+    NormalizeUnit,
+}
+
+impl ToolId {
+    /// The name an envelope of the record surface names this tool by, if it is one of the seven.
+    #[must_use]
+    pub fn record(self) -> Option<ToolName> {
+        self.as_str().parse().ok()
+    }
+
+    /// The name an envelope of the vocabulary server names this tool by, if it serves it.
+    #[must_use]
+    pub fn vocab(self) -> Option<VocabToolName> {
+        self.as_str().parse().ok()
+    }
+
+    /// The registry entry.
+    #[must_use]
+    pub fn spec(self) -> &'static ToolSpec {
+        TOOLS.get(self)
+    }
+}
+
+impl From<ToolName> for ToolId {
+    fn from(tool: ToolName) -> ToolId {
+        tool.as_str()
+            .parse()
+            .expect("every published tool name is a ToolId (tested)")
+    }
+}
+
+/// Where a tool is published.
+#[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Surface {
+    /// The record MCP server at `/mcp` on `answers serve` (and `answers query`).
+    RecordMcp,
+    /// The database-free vocabulary MCP server, `answers mcp` on stdio.
+    VocabMcp,
+    /// The tools a model may call in a governed chat turn.
+    Chat,
+    /// The REST API of `answers serve` (`/api/v1/…`).
+    Rest,
+}
+
+/// When the record surface shows a person a tool: always, or only when the person has the data
+/// the tool reads (a data tool for data the person never recorded is hidden, and cannot be
+/// called).
+#[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum VisibleWhen {
+    /// Every person sees it (the terminology tools read no record).
+    Always,
+    /// The person has a reading or a reported entry.
+    HasReadings,
+    /// The person has a medication plan.
+    HasMedications,
+    /// The person has a genotype set.
+    HasGenotypes,
+}
+
+impl VisibleWhen {
+    /// Whether `subject` is shown a tool with this rule.
+    pub fn holds(self, store: &Store, subject: &Subject) -> Result<bool, StoreError> {
+        match self {
+            VisibleWhen::Always => Ok(true),
+            VisibleWhen::HasReadings => store.has_entries(&subject.id),
+            VisibleWhen::HasMedications => crate::store::has_medications(store, subject),
+            VisibleWhen::HasGenotypes => crate::store::has_genotypes(store, subject),
+        }
+    }
+}
+
+/// What runs a tool.
+#[derive(Clone, Copy)]
+pub enum Run {
+    /// A tool that reads the record of the one authenticated subject.
+    Record(fn(&Store, &Subject, &Value) -> Envelope),
+    /// A tool that reads no record.
+    Vocab(fn(&Value) -> Envelope),
+}
+
+/// One registry entry.
+#[derive(Clone, Copy)]
+pub struct ToolSpec {
+    /// The tool.
+    pub id: ToolId,
+    /// The surfaces that publish it.
+    pub surfaces: &'static [Surface],
+    /// When the record surface shows it.
+    pub visible_when: VisibleWhen,
+    /// Its published argument schema: flat, closed, enums inline.
+    pub schema: fn() -> Value,
+    /// What runs it.
+    pub run: Run,
+}
+
+impl ToolSpec {
+    /// Whether `surface` publishes the tool.
+    #[must_use]
+    pub fn on(&self, surface: Surface) -> bool {
+        self.surfaces.contains(&surface)
+    }
+
+    /// Runs the tool for `subject` (a tool that reads no record ignores the store).
+    #[must_use]
+    pub fn call(&self, store: &Store, subject: &Subject, args: &Value) -> Envelope {
+        match self.run {
+            Run::Record(run) => run(store, subject, args),
+            Run::Vocab(run) => run(args),
+        }
+    }
+}
+
+use Surface::{Chat, RecordMcp, Rest, VocabMcp};
+
+/// Every tool.
+pub const TOOLS: ToolIdTable<ToolSpec> = ToolIdTable {
+    query_health_indicators: ToolSpec {
+        id: ToolId::QueryHealthIndicators,
+        surfaces: &[RecordMcp, Chat, Rest],
+        visible_when: VisibleWhen::HasReadings,
+        schema: || QUERY_HEALTH_INDICATORS.json_schema(),
+        run: Run::Record(crate::query_health_indicators),
+    },
+    query_medications: ToolSpec {
+        id: ToolId::QueryMedications,
+        surfaces: &[RecordMcp, Chat],
+        visible_when: VisibleWhen::HasMedications,
+        schema: || QUERY_MEDICATIONS.json_schema(),
+        run: Run::Record(crate::query_medications),
+    },
+    query_genetic_data: ToolSpec {
+        id: ToolId::QueryGeneticData,
+        surfaces: &[RecordMcp, Chat],
+        visible_when: VisibleWhen::HasGenotypes,
+        schema: || QUERY_GENETIC_DATA.json_schema(),
+        run: Run::Record(crate::query_genetic_data),
+    },
+    query_pharmacogenomics: ToolSpec {
+        id: ToolId::QueryPharmacogenomics,
+        surfaces: &[RecordMcp, Chat],
+        visible_when: VisibleWhen::HasGenotypes,
+        schema: || QUERY_PHARMACOGENOMICS.json_schema(),
+        run: Run::Record(crate::query_pharmacogenomics),
+    },
+    standardize_reading: ToolSpec {
+        id: ToolId::StandardizeReading,
+        surfaces: &[VocabMcp],
+        visible_when: VisibleWhen::Always,
+        schema: || STANDARDIZE_READING.json_schema(),
+        run: Run::Vocab(terminology::standardize_reading),
+    },
+    standardize_complaint: ToolSpec {
+        id: ToolId::StandardizeComplaint,
+        surfaces: &[VocabMcp],
+        visible_when: VisibleWhen::Always,
+        schema: || STANDARDIZE_COMPLAINT.json_schema(),
+        run: Run::Vocab(terminology::standardize_complaint),
+    },
+    resolve_indicator: ToolSpec {
+        id: ToolId::ResolveIndicator,
+        surfaces: &[RecordMcp, VocabMcp],
+        visible_when: VisibleWhen::Always,
+        schema: || RESOLVE_INDICATOR.json_schema(),
+        run: Run::Vocab(terminology::resolve_indicator),
+    },
+    convert_unit: ToolSpec {
+        id: ToolId::ConvertUnit,
+        surfaces: &[RecordMcp, VocabMcp],
+        visible_when: VisibleWhen::Always,
+        schema: || CONVERT_UNIT.json_schema(),
+        run: Run::Vocab(terminology::convert_unit),
+    },
+    normalize_unit: ToolSpec {
+        id: ToolId::NormalizeUnit,
+        surfaces: &[RecordMcp, VocabMcp],
+        visible_when: VisibleWhen::Always,
+        schema: || NORMALIZE_UNIT.json_schema(),
+        run: Run::Vocab(terminology::normalize_unit),
+    },
+};
+
+/// The entries `surface` publishes, in listing order.
+pub fn on(surface: Surface) -> impl Iterator<Item = &'static ToolSpec> {
+    ToolId::ALL
+        .iter()
+        .map(|id| id.spec())
+        .filter(move |spec| spec.on(surface))
+}
+
+/// Calls the vocabulary server's tool named `tool`; `None` if it serves no tool of that name.
+///
+/// ```
+/// use answers_tools::registry::vocab_call;
+/// use serde_json::json;
+///
+/// let env = vocab_call("standardize_complaint", &json!({"text": "头疼"})).unwrap();
+/// assert!(answers_protocol::render_compact(&env).contains("N01"));
+/// assert!(vocab_call("query_health_indicators", &json!({})).is_none());
+/// ```
+#[must_use]
+pub fn vocab_call(tool: &str, args: &Value) -> Option<Envelope> {
+    let spec = tool.parse::<ToolId>().ok()?.spec();
+    match spec.run {
+        Run::Vocab(run) if spec.on(VocabMcp) => Some(run(args)),
+        _ => None,
+    }
+}
+
+/// The registry as `answers tools --json` prints it:
+/// `{"tools":[{"name":…,"surfaces":[…],"visible_when":…}, …]}`, in listing order.
+#[must_use]
+pub fn to_json() -> Value {
+    let tools: Vec<Value> = ToolId::ALL
+        .iter()
+        .map(|id| {
+            let spec = id.spec();
+            json!({
+                "name": id.as_str(),
+                "surfaces": spec.surfaces.iter().map(Surface::as_str).collect::<Vec<_>>(),
+                "visible_when": spec.visible_when.as_str(),
+            })
+        })
+        .collect();
+    json!({ "tools": tools })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_entry_is_keyed_by_its_own_id_and_published_somewhere() {
+        for &id in ToolId::ALL {
+            assert_eq!(id.spec().id, id);
+            assert!(!id.spec().surfaces.is_empty(), "{id}");
+        }
+    }
+
+    #[test]
+    fn the_record_and_vocabulary_surfaces_are_the_published_name_sets() {
+        let record: Vec<ToolName> = on(RecordMcp).filter_map(|s| s.id.record()).collect();
+        assert_eq!(record, ToolName::ALL);
+        assert_eq!(on(RecordMcp).count(), ToolName::ALL.len());
+        let vocab: Vec<VocabToolName> = on(VocabMcp).filter_map(|s| s.id.vocab()).collect();
+        assert_eq!(vocab, VocabToolName::ALL);
+        assert_eq!(on(VocabMcp).count(), VocabToolName::ALL.len());
+        for &tool in ToolName::ALL {
+            assert_eq!(ToolId::from(tool).record(), Some(tool));
+        }
+    }
+
+    #[test]
+    fn the_json_names_each_tool_once_with_closed_values() {
+        let json = to_json();
+        let tools = json["tools"].as_array().unwrap();
+        assert_eq!(tools.len(), ToolId::ALL.len());
+        assert_eq!(
+            tools[0],
+            json!({"name": "query_health_indicators", "surfaces": ["record_mcp", "chat", "rest"], "visible_when": "has_readings"})
+        );
+        for t in tools {
+            assert!(VisibleWhen::VARIANTS.contains(&t["visible_when"].as_str().unwrap()));
+        }
+    }
+
+    #[test]
+    fn each_schema_is_the_closed_one_its_tool_publishes() {
+        for spec in ToolId::ALL.iter().map(|id| id.spec()) {
+            assert_eq!(
+                (spec.schema)()["additionalProperties"],
+                json!(false),
+                "{}",
+                spec.id
+            );
+        }
+    }
+}

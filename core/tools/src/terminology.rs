@@ -1,0 +1,333 @@
+//! The terminology tools: database-free, the same bodies for both MCP surfaces.
+//!
+//! - [`resolve_indicator`]`(name)`: the LOINC (or, for a symptom, ICPC) code, official name,
+//!   canonical UCUM unit and ranked candidates, through the bundled vocabulary.
+//! - [`convert_unit`]`(value, from, to, indicator?)`: through UCUM; between mass and molar units
+//!   through the analyte's molar mass, refused by name without one.
+//! - [`normalize_unit`]`(unit)`: the canonical UCUM spelling.
+//! - [`standardize_reading`] and [`standardize_complaint`]: the vocabulary server's own (FHIR
+//!   `Observation`; ICPC), not among the seven published tools.
+//!
+//! Each takes the arguments as JSON and answers with an [`Envelope`]; none raises. A panic
+//! becomes a `tool_panic` fault told by its payload's type.
+//!
+//! ```
+//! use answers_tools::terminology::convert_unit;
+//! use answers_protocol::{Cell, Status};
+//! use serde_json::json;
+//!
+//! let env = convert_unit(&json!({"value": 100, "from": "mg/dl", "to": "mmol/L", "indicator": "glucose"}));
+//! assert_eq!(env.status(), Status::Ok);
+//! let table = &env.data()[0];
+//! let result = table.columns().iter().position(|c| c == "result").unwrap();
+//! assert_eq!(table.rows()[0][result], Cell::Float(5.551));
+//! ```
+
+pub mod complaint;
+pub mod fhir;
+pub mod rank;
+pub mod reading;
+pub mod units;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use serde_json::Value;
+
+use crate::args::terminology::{CONVERT_UNIT, NORMALIZE_UNIT, RESOLVE_INDICATOR};
+use crate::envelope::Envelope;
+use crate::envelope::error::ArgProblem;
+use crate::envelope::kinds::ErrorKind;
+use crate::envelope::meta::Meta;
+use crate::envelope::next_step::{NextAction, NextStep};
+use crate::envelope::table::{Cell, Table};
+use crate::tool::ToolName;
+use crate::fault::{guarded, payload_type};
+use crate::vocab::{CodeSystem, Vocabulary};
+use crate::vocab_tool::VocabToolName;
+
+pub use self::complaint::standardize_complaint;
+pub use self::reading::standardize_reading;
+
+/// `resolve_indicator(name)`: table `candidates` (rank, match, system, code, name, unit,
+/// `molar_mass_g_per_mol`, matched key), best first; the first row is the resolution. A name
+/// that reaches nothing is refused (`name: no indicator of that name …`).
+///
+/// ```
+/// use answers_tools::terminology::resolve_indicator;
+/// use serde_json::json;
+///
+/// let env = resolve_indicator(&json!({"name": "Glycated Hemoglobin-HbA1c"}));
+/// let text = answers_protocol::render_compact(&env);
+/// assert!(text.contains("4548-4"), "{text}");
+/// ```
+#[must_use]
+pub fn resolve_indicator(args: &Value) -> Envelope {
+    guarded(ToolName::ResolveIndicator, Vec::new, || {
+        Ok(resolve_body(Vocabulary::bundled(), args))
+    })
+}
+
+fn resolve_body(vocab: &Vocabulary, args: &Value) -> Envelope {
+    let valid = match RESOLVE_INDICATOR.validate(args) {
+        Ok(valid) => valid,
+        Err(refusal) => return refusal,
+    };
+    let name = valid.text("name").unwrap_or_default();
+    let found = rank::candidates(vocab, name, None);
+    if found.is_empty() {
+        return Envelope::refusal(
+            ToolName::ResolveIndicator,
+            Some("name"),
+            ArgProblem::UnknownIndicator,
+        )
+        .with_next_step(
+            NextStep::new(NextAction::FixArguments, ToolName::ResolveIndicator).supply("name"),
+        );
+    }
+    let mut table = Table::new(
+        "candidates",
+        [
+            "rank",
+            "match",
+            "system",
+            "code",
+            "name",
+            "unit",
+            "molar_mass_g_per_mol",
+            "matched",
+        ],
+    );
+    for (rank, c) in (1_i64..).zip(&found) {
+        let entry = vocab.entry(&c.code);
+        let molar = match c.code.system {
+            CodeSystem::Loinc => vocab.molar_mass(&c.code.code),
+            CodeSystem::Icpc => None,
+        };
+        let row = [
+            Cell::Int(rank),
+            c.how.as_str().into(),
+            fhir::system_uri(c.code.system).into(),
+            c.code.code.as_str().into(),
+            entry.map(|e| e.name.as_str()).into(),
+            entry.and_then(|e| e.unit.as_deref()).into(),
+            molar.into(),
+            c.key.as_str().into(),
+        ];
+        // The row has exactly the table's columns.
+        let _ = table.push_row(row);
+    }
+    Envelope::ok(Meta::none()).with_table(table)
+}
+
+/// `normalize_unit(unit)`: table `unit` (input, ucum, via, display). A unit neither the bundled
+/// spellings nor UCUM know is refused (`unit: not a unit …`), with a step to supply another.
+///
+/// ```
+/// use answers_tools::terminology::normalize_unit;
+/// use serde_json::json;
+///
+/// let text = answers_protocol::render_compact(&normalize_unit(&json!({"unit": "bpm"})));
+/// assert!(text.contains("bpm | /min | alias"), "{text}");
+/// ```
+#[must_use]
+pub fn normalize_unit(args: &Value) -> Envelope {
+    guarded(ToolName::NormalizeUnit, Vec::new, || {
+        Ok(normalize_body(Vocabulary::bundled(), args))
+    })
+}
+
+fn normalize_body(vocab: &Vocabulary, args: &Value) -> Envelope {
+    let valid = match NORMALIZE_UNIT.validate(args) {
+        Ok(valid) => valid,
+        Err(refusal) => return refusal,
+    };
+    let input = valid.text("unit").unwrap_or_default();
+    let Some(unit) = units::normalize(vocab, input) else {
+        return Envelope::refusal(
+            ToolName::NormalizeUnit,
+            Some("unit"),
+            ArgProblem::UnknownUnit,
+        )
+        .with_next_step(
+            NextStep::new(NextAction::FixArguments, ToolName::NormalizeUnit).supply("unit"),
+        );
+    };
+    let table = Table::new("unit", ["input", "ucum", "via", "display"]).with_row([
+        input.trim().into(),
+        unit.ucum.as_str().into(),
+        unit.via.as_str().into(),
+        units::display(&unit.ucum).into(),
+    ]);
+    match table {
+        Ok(table) => Envelope::ok(Meta::none()).with_table(table),
+        // Four cells for four columns: unreachable, and still an answer rather than a panic.
+        Err(_) => Envelope::ok(Meta::none()),
+    }
+}
+
+/// `convert_unit(value, from, to, indicator?)`: table `conversion` (value, from, to, result,
+/// `significant_digits`, unrounded, indicator, `molar_mass_g_per_mol`); `from` and `to` are the
+/// UCUM codes the units normalise to, `result` is rounded to
+/// [`units::SIGNIFICANT_DIGITS`] significant digits and `unrounded` is not.
+///
+/// Refusals name what to fix: an unknown unit (`from` or `to`), units of different kinds of
+/// quantity (`to`), and between mass and molar units a missing analyte, an unknown one, or one
+/// without a molar mass (`indicator`).
+///
+/// ```
+/// use answers_tools::terminology::convert_unit;
+/// use answers_protocol::render_compact;
+/// use serde_json::json;
+///
+/// let refused = convert_unit(&json!({"value": 100, "from": "mg/dL", "to": "mmol/L"}));
+/// assert!(render_compact(&refused).starts_with(
+///     "error (invalid_arguments): indicator: required to convert between mass and molar units"
+/// ));
+/// ```
+#[must_use]
+pub fn convert_unit(args: &Value) -> Envelope {
+    guarded(ToolName::ConvertUnit, Vec::new, || {
+        Ok(convert_body(Vocabulary::bundled(), args))
+    })
+}
+
+fn convert_body(vocab: &Vocabulary, args: &Value) -> Envelope {
+    let valid = match CONVERT_UNIT.validate(args) {
+        Ok(valid) => valid,
+        Err(refusal) => return refusal,
+    };
+    let value = valid.number("value").unwrap_or_default();
+    let indicator = valid.text("indicator");
+    // The call again, with `param` for the caller to supply.
+    let refuse = |param: &str, problem: ArgProblem| {
+        let mut step = NextStep::new(NextAction::FixArguments, ToolName::ConvertUnit);
+        for (name, v) in valid.iter() {
+            step = step.arg(name, v.to_json());
+        }
+        Envelope::refusal(ToolName::ConvertUnit, Some(param), problem)
+            .with_next_step(step.supply(param))
+    };
+    let normalized = |param: &str| units::normalize(vocab, valid.text(param).unwrap_or_default());
+    let Some(from) = normalized("from") else {
+        return refuse("from", ArgProblem::UnknownUnit);
+    };
+    let Some(to) = normalized("to") else {
+        return refuse("to", ArgProblem::UnknownUnit);
+    };
+    let Some(route) = units::route(&from.ucum, &to.ucum) else {
+        return refuse("to", ArgProblem::NotConvertible);
+    };
+    let molar_mass = if route.needs_molar_mass() {
+        let Some(indicator) = indicator else {
+            return refuse("indicator", ArgProblem::NeedsAnalyte);
+        };
+        match molar_mass_of(vocab, indicator) {
+            Ok(mass) => Some(mass),
+            Err(problem) => return refuse("indicator", problem),
+        }
+    } else {
+        None
+    };
+    let Ok(result) = units::convert(value, &from.ucum, &to.ucum, route, molar_mass) else {
+        return refuse("to", ArgProblem::NotConvertible);
+    };
+    let columns = [
+        "value",
+        "from",
+        "to",
+        "result",
+        "significant_digits",
+        "unrounded",
+        "indicator",
+        "molar_mass_g_per_mol",
+    ];
+    let digits = i64::try_from(units::SIGNIFICANT_DIGITS).unwrap_or(i64::MAX);
+    let row = [
+        value.into(),
+        from.ucum.as_str().into(),
+        to.ucum.as_str().into(),
+        units::round_significant(result).into(),
+        Cell::Int(digits),
+        result.into(),
+        indicator.map(str::trim).into(),
+        molar_mass.into(),
+    ];
+    match Table::new("conversion", columns).with_row(row) {
+        Ok(table) => Envelope::ok(Meta::none()).with_table(table),
+        Err(_) => Envelope::ok(Meta::none()),
+    }
+}
+
+/// The molar mass (g/mol) of the analyte `indicator` names: every LOINC code the name reaches
+/// that has one must agree.
+fn molar_mass_of(vocab: &Vocabulary, indicator: &str) -> Result<f64, ArgProblem> {
+    let codes: Vec<_> = vocab
+        .resolve(indicator)
+        .into_iter()
+        .filter(|c| c.system == CodeSystem::Loinc)
+        .collect();
+    if codes.is_empty() {
+        return Err(ArgProblem::UnknownIndicator);
+    }
+    let mut masses: Vec<f64> = codes
+        .iter()
+        .filter_map(|c| vocab.molar_mass(&c.code))
+        .collect();
+    masses.sort_by(f64::total_cmp);
+    masses.dedup_by(|a, b| (*a - *b).abs() <= 1e-9 * b.abs());
+    match masses.as_slice() {
+        [] => Err(ArgProblem::NoMolarMass),
+        [mass] => Ok(*mass),
+        _ => Err(ArgProblem::AmbiguousAnalyte),
+    }
+}
+
+/// Runs the body of a tool only the vocabulary server serves: a panic becomes a `tool_panic`
+/// fault told by its payload's type, logged with the kind and type only.
+fn guarded_vocab(tool: VocabToolName, body: impl FnOnce() -> Envelope) -> Envelope {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(env) => env,
+        Err(payload) => {
+            let error_type = payload_type(payload.as_ref());
+            tracing::error!(
+                error_kind = ErrorKind::ToolPanic.as_str(),
+                error_type = error_type.as_str(),
+                "tool panicked"
+            );
+            Envelope::vocab_fault(tool, ErrorKind::ToolPanic, error_type)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use answers_protocol::ErrorDetail;
+
+    #[test]
+    fn a_panicking_vocab_body_is_a_fault_without_its_message() {
+        let env = guarded_vocab(VocabToolName::StandardizeReading, || {
+            panic!("glucose 7.2 mmol/L")
+        });
+        assert_eq!(env.error_kind(), Some(ErrorKind::ToolPanic));
+        assert!(matches!(
+            env.error_detail(),
+            Some(ErrorDetail::VocabFault {
+                tool: VocabToolName::StandardizeReading,
+                ..
+            })
+        ));
+        assert!(!format!("{env:?}").contains("7.2"));
+    }
+
+    #[test]
+    fn molar_mass_needs_agreeing_codes() {
+        let v = Vocabulary::bundled();
+        assert_eq!(molar_mass_of(v, "glucose"), Ok(180.156));
+        assert_eq!(
+            molar_mass_of(v, "unobtainium"),
+            Err(ArgProblem::UnknownIndicator)
+        );
+        assert_eq!(molar_mass_of(v, "heart rate"), Err(ArgProblem::NoMolarMass));
+    }
+}
