@@ -254,6 +254,29 @@ mod tests {
     }
 
     #[test]
+    fn a_locked_database_is_a_transient_fault_and_reads_again_once_released() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("record.db");
+        let store = crate::Store::open(&path).unwrap();
+        store.upsert_subject("s", "you", "UTC").unwrap();
+        // In WAL mode a writer never blocks a reader; with a rollback journal an exclusive
+        // transaction does, which is the lock a reader can meet.
+        store.conn.busy_timeout(std::time::Duration::ZERO).unwrap();
+        store
+            .conn
+            .pragma_update(None, "journal_mode", "DELETE")
+            .unwrap();
+        let other = rusqlite::Connection::open(&path).unwrap();
+        other.execute_batch("BEGIN EXCLUSIVE").unwrap();
+        let all = Bounds::of(&Window::ALL_RECORDED);
+        let err = store.catalogue("s", &all).unwrap_err();
+        assert!(err.is_transient(), "{err}");
+        assert!(err.to_string().contains("DatabaseBusy"), "{err}");
+        drop(other);
+        assert_eq!(store.catalogue("s", &all).unwrap(), []);
+    }
+
+    #[test]
     fn the_columns_leave_the_comment_out() {
         assert!(!COLUMNS.contains("comment"));
     }

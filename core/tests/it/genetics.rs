@@ -10,17 +10,18 @@ mod pgx;
 mod query;
 
 use answers::demo::{self, SeedOptions};
-use answers::store::{Store, Subject};
+use answers::store::Subject;
 use answers::{Cell, Envelope, Table, render_compact, render_rest};
 
 pub(super) struct Seeded {
-    pub(super) store: Store,
+    /// On a file, so the fault tests can break it from outside.
+    pub(super) store: crate::raw::FileStore,
     pub(super) you: Subject,
     pub(super) mom: Subject,
 }
 
 pub(super) fn seeded() -> Seeded {
-    let mut store = Store::open_in_memory().unwrap();
+    let mut store = crate::raw::FileStore::new();
     demo::seed(&mut store, &SeedOptions::default()).unwrap();
     let you = store.subject_by_handle("you").unwrap().unwrap();
     let mom = store.subject_by_handle("mom").unwrap().unwrap();

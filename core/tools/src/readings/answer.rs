@@ -11,12 +11,12 @@ use crate::envelope::kinds::{View, WindowSemantics};
 use crate::envelope::meta::Meta;
 use crate::envelope::next_step::{NextAction, NextStep};
 use crate::envelope::table::{Cell, Table};
-use crate::store::EntryKind;
-use crate::tool::ToolName;
 use crate::fault::ToolError;
 use crate::readings::select::{Indicator, NameMatch, resolve};
 use crate::readings::views::{Group, Part, dispatch};
 use crate::readings::{Ctx, catalogue};
+use crate::store::EntryKind;
+use crate::tool::ToolName;
 
 /// The view `indicators` answer with when the call names none.
 pub(crate) const DEFAULT_VIEW: View = View::Raw;

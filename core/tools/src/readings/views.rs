@@ -18,10 +18,10 @@ mod stats;
 use crate::envelope::assumption::Assumption;
 use crate::envelope::kinds::{Provenance, Source, View, ViewTable};
 use crate::envelope::table::Cell;
-use crate::store::EntryKind;
 use crate::fault::ToolError;
 use crate::readings::Ctx;
 use crate::readings::select::Indicator;
+use crate::store::EntryKind;
 
 pub(crate) use self::latest::latest_of;
 
