@@ -7,7 +7,7 @@
 //! - [`Store::visit_newest_first`], [`Store::visit_days`], [`Store::visit_legacy`],
 //!   [`Store::visit_newest`], [`Store::elected_days`]: the views' reads (`series`);
 //! - [`Store::catalogue`], [`Store::series_of`], [`Store::newest_in_unit`]: the catalogue,
-//!   from the summary `series_day` ([`catalogue`](self::catalogue));
+//!   from the summary `series_day`, which triggers keep equal to the rows;
 //! - [`Store::recorded_name`], [`Store::codes_by_name`]: what a word selects.
 //!
 //! A visitor is called once per row with the row borrowed from the statement, so a view that
@@ -23,6 +23,8 @@ use rusqlite::Row;
 
 use super::StoreError;
 use crate::EntryKind;
+#[cfg(doc)]
+use crate::Store;
 use answers_protocol::{LocalDate, Window};
 
 pub use self::catalogue::{SeriesSummary, StoredValue};
