@@ -48,6 +48,18 @@ const IN_WINDOW: &str = "s.subject_id = :subject AND s.code = :code AND +s.syste
    AND s.start_utc >= :utc_lo AND s.start_utc < :utc_hi
    AND (s.local_day BETWEEN :day_lo AND :day_hi OR s.local_day IS NULL)";
 
+/// The catalogue as a scan of the window's rows computes it (what the tool did before the
+/// store kept a per-day summary): one row per series with its count and first and last day.
+pub(crate) const CATALOGUE_SCAN: &str = "SELECT s.code, s.system, s.kind, s.unit, count(*),
+       min(coalesce(s.local_day, substr(s.start_utc, 1, 10))),
+       max(coalesce(s.local_day, substr(s.start_utc, 1, 10))),
+       max(s.local_day IS NULL)
+  FROM series s
+ WHERE s.subject_id = :subject
+   AND s.start_utc >= :utc_lo AND s.start_utc < :utc_hi
+   AND (s.local_day BETWEEN :day_lo AND :day_hi OR s.local_day IS NULL)
+ GROUP BY s.code, s.system, s.kind, s.unit";
+
 /// `raw` without local time: the rows with their stored UTC timestamps, for reference.
 pub(crate) const RAW_UTC: &str = "SELECT s.kind, s.unit, s.local_day, s.start_utc, s.value_num,
        s.value_text, s.source

@@ -82,17 +82,16 @@ impl ToolInvoker for RecordTools<'_> {
 /// use serde_json::json;
 ///
 /// let busy = Fallible(|_: ToolName, _: &serde_json::Value| {
-///     Err(ToolError::Sqlite(rusqlite::Error::SqliteFailure(
-///         rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
-///         Some("SELECT value FROM series WHERE comment = 'secret'".into()),
-///     )))
+///     Err(ToolError::Store(answers_store::StoreError::Sqlite {
+///         op: "read readings",
+///         kind: "DatabaseBusy".into(),
+///     }))
 /// });
 /// let env = busy.invoke(ToolName::QueryHealthIndicators, &json!({"view": "day", "indicators": ["LDL"]}));
 /// assert_eq!(env.error_kind(), Some(ErrorKind::StoreUnavailable));
 /// assert_eq!(env.error_class(), Some(ErrorClass::Recoverable));
 /// assert_eq!(env.next_steps()[0].action, NextAction::RetryLater);
 /// assert_eq!(env.next_steps()[0].args["view"], "day");
-/// assert!(!format!("{env:?}").contains("secret"));
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Fallible<F>(pub F);

@@ -1,7 +1,7 @@
 //! Genotype sets: one per subject, the calls of one imported consumer-array file, in the file's
 //! own coordinates. Importing again replaces the subject's set.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{OptionalExtension, params};
 
 use super::{Store, StoreError, Subject};
 use answers_genetics::Build;
@@ -70,7 +70,7 @@ impl Store {
         if self.subject_by_id(subject_id)?.is_none() {
             return Err(StoreError::UnknownSubject);
         }
-        let tx = self.conn_mut().transaction().map_err(op)?;
+        let tx = self.conn.transaction().map_err(op)?;
         tx.execute(
             "DELETE FROM genotype_call WHERE set_id IN
                (SELECT id FROM genotype_set WHERE subject_id = ?1)",
@@ -126,118 +126,132 @@ impl Store {
     /// # Errors
     /// A store error, or [`StoreError::Malformed`] for a row the schema does not allow.
     pub fn genotype_set(&self, subject_id: &str) -> Result<Option<GenotypeSet>, StoreError> {
-        match genotype_set(self.conn(), subject_id) {
-            Ok(set) => Ok(set),
-            Err(SetError::Sqlite(e)) => Err(StoreError::sqlite("read genotype set", &e)),
-            Err(SetError::Malformed) => Err(StoreError::Malformed {
-                table: "genotype_set",
-            }),
+        let op = |e: rusqlite::Error| StoreError::sqlite("read genotype set", &e);
+        let malformed = || StoreError::Malformed {
+            table: "genotype_set",
+        };
+        let row = self
+            .conn
+            .query_row(
+                "SELECT id, format, build, call_count, no_call_count
+                 FROM genotype_set WHERE subject_id = ?1",
+                [subject_id],
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, i64>(3)?,
+                        r.get::<_, i64>(4)?,
+                    ))
+                },
+            )
+            .optional()
+            .map_err(op)?;
+        let Some((id, format, build, calls, no_calls)) = row else {
+            return Ok(None);
+        };
+        let count = |n: i64| usize::try_from(n).map_err(|_| malformed());
+        Ok(Some(GenotypeSet {
+            id,
+            subject_id: subject_id.to_owned(),
+            format: format.parse().map_err(|_| malformed())?,
+            build: build.parse().map_err(|_| malformed())?,
+            call_count: count(calls)?,
+            no_call_count: count(no_calls)?,
+        }))
+    }
+
+    /// The calls of `set` for `rsids` (those the set has), in no particular order.
+    ///
+    /// ```
+    /// use answers_genetics::import;
+    /// use answers_store::Store;
+    ///
+    /// let mut store = Store::open_in_memory()?;
+    /// let mom = store.upsert_subject("subj-mom-1", "mom", "Asia/Shanghai")?;
+    /// let file = import::parse(b"# build 37\nrs4244285\t10\t96541616\tAG\n").unwrap();
+    /// let set = store.replace_genotypes(&mom.id, &file)?;
+    /// let calls = store.genotype_calls(&set, &["rs4244285", "rs1"])?;
+    /// assert_eq!(calls.len(), 1);
+    /// assert_eq!(calls[0].genotype.as_deref(), Some("AG"));
+    /// # Ok::<(), answers_store::StoreError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A store error, or [`StoreError::Malformed`] for a row the schema does not allow.
+    pub fn genotype_calls(
+        &self,
+        set: &GenotypeSet,
+        rsids: &[&str],
+    ) -> Result<Vec<GenotypeCall>, StoreError> {
+        let op = |e: rusqlite::Error| StoreError::sqlite("read genotype calls", &e);
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT rsid, chromosome, position, genotype FROM genotype_call
+                 WHERE set_id = ?1 AND rsid = ?2",
+            )
+            .map_err(op)?;
+        let mut out = Vec::new();
+        for rsid in rsids {
+            let mut rows = stmt.query(params![set.id, rsid]).map_err(op)?;
+            if let Some(r) = rows.next().map_err(op)? {
+                out.push(call(r)?);
+            }
         }
+        Ok(out)
     }
-}
 
-/// Why a set could not be read.
-#[derive(Debug)]
-pub enum SetError {
-    /// The store failed (told by the caller by its type, never its message).
-    Sqlite(rusqlite::Error),
-    /// A stored row is not a genotype call this store writes.
-    Malformed,
-}
-
-impl From<rusqlite::Error> for SetError {
-    fn from(e: rusqlite::Error) -> Self {
-        SetError::Sqlite(e)
-    }
-}
-
-/// The set of `subject_id`, on a bare connection (the tools' path).
-pub fn genotype_set(conn: &Connection, subject_id: &str) -> Result<Option<GenotypeSet>, SetError> {
-    let row = conn
-        .query_row(
-            "SELECT id, format, build, call_count, no_call_count
-             FROM genotype_set WHERE subject_id = ?1",
-            [subject_id],
-            |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, i64>(3)?,
-                    r.get::<_, i64>(4)?,
-                ))
-            },
-        )
-        .optional()?;
-    let Some((id, format, build, calls, no_calls)) = row else {
-        return Ok(None);
-    };
-    let count = |n: i64| usize::try_from(n).map_err(|_| SetError::Malformed);
-    Ok(Some(GenotypeSet {
-        id,
-        subject_id: subject_id.to_owned(),
-        format: format.parse().map_err(|_| SetError::Malformed)?,
-        build: build.parse().map_err(|_| SetError::Malformed)?,
-        call_count: count(calls)?,
-        no_call_count: count(no_calls)?,
-    }))
-}
-
-/// The calls of `set_id` for `rsids` (those the set has), in no particular order.
-pub fn calls_by_rsid(
-    conn: &Connection,
-    set_id: i64,
-    rsids: &[&str],
-) -> Result<Vec<GenotypeCall>, SetError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT rsid, chromosome, position, genotype FROM genotype_call
-         WHERE set_id = ?1 AND rsid = ?2",
-    )?;
-    let mut out = Vec::new();
-    for rsid in rsids {
-        let mut rows = stmt.query(params![set_id, rsid])?;
-        if let Some(r) = rows.next()? {
-            out.push(call(r)?);
+    /// The calls of `set` whose file coordinates are on one of `chromosomes` and in
+    /// `start..=end`, in position order; at most `limit` per chromosome (a caller that shows
+    /// `cap` rows asks for `cap + 1`, to know it cut), so a whole-genome region reads a
+    /// bounded number of rows.
+    ///
+    /// # Errors
+    /// A store error, or [`StoreError::Malformed`] for a row the schema does not allow.
+    pub fn genotype_calls_in_raw_region(
+        &self,
+        set: &GenotypeSet,
+        chromosomes: &[String],
+        (start, end): (u64, u64),
+        limit: usize,
+    ) -> Result<Vec<GenotypeCall>, StoreError> {
+        let op = |e: rusqlite::Error| StoreError::sqlite("read genotype calls", &e);
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT rsid, chromosome, position, genotype FROM genotype_call
+                 WHERE set_id = ?1 AND chromosome = ?2 AND position BETWEEN ?3 AND ?4
+                 ORDER BY position, rsid LIMIT ?5",
+            )
+            .map_err(op)?;
+        let clamp = |p: u64| i64::try_from(p).unwrap_or(i64::MAX);
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let mut out = Vec::new();
+        for chromosome in chromosomes {
+            let mut rows = stmt
+                .query(params![set.id, chromosome, clamp(start), clamp(end), limit])
+                .map_err(op)?;
+            while let Some(r) = rows.next().map_err(op)? {
+                out.push(call(r)?);
+            }
         }
+        out.sort_by_key(|c| c.position);
+        Ok(out)
     }
-    Ok(out)
 }
 
-/// The calls of `set_id` whose file coordinates are on one of `chromosomes` and in
-/// `start..=end`, in position order; at most `limit` per chromosome (a caller that shows `cap`
-/// rows asks for `cap + 1`, to know it cut), so a whole-genome region reads a bounded number
-/// of rows.
-pub fn calls_in_raw_region(
-    conn: &Connection,
-    set_id: i64,
-    chromosomes: &[String],
-    (start, end): (u64, u64),
-    limit: usize,
-) -> Result<Vec<GenotypeCall>, SetError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT rsid, chromosome, position, genotype FROM genotype_call
-         WHERE set_id = ?1 AND chromosome = ?2 AND position BETWEEN ?3 AND ?4
-         ORDER BY position, rsid LIMIT ?5",
-    )?;
-    let clamp = |p: u64| i64::try_from(p).unwrap_or(i64::MAX);
-    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-    let mut out = Vec::new();
-    for chromosome in chromosomes {
-        let mut rows = stmt.query(params![set_id, chromosome, clamp(start), clamp(end), limit])?;
-        while let Some(r) = rows.next()? {
-            out.push(call(r)?);
-        }
-    }
-    out.sort_by_key(|c| c.position);
-    Ok(out)
-}
-
-fn call(r: &rusqlite::Row<'_>) -> Result<GenotypeCall, SetError> {
-    let position: i64 = r.get(2)?;
+/// A row of `genotype_call`: rsid, chromosome, position, genotype.
+fn call(r: &rusqlite::Row<'_>) -> Result<GenotypeCall, StoreError> {
+    let op = |e: rusqlite::Error| StoreError::sqlite("read genotype calls", &e);
+    let position: i64 = r.get(2).map_err(op)?;
     Ok(GenotypeCall {
-        rsid: r.get(0)?,
-        chromosome: r.get(1)?,
-        position: u64::try_from(position).map_err(|_| SetError::Malformed)?,
-        genotype: r.get(3)?,
+        rsid: r.get(0).map_err(op)?,
+        chromosome: r.get(1).map_err(op)?,
+        position: u64::try_from(position).map_err(|_| StoreError::Malformed {
+            table: "genotype_call",
+        })?,
+        genotype: r.get(3).map_err(op)?,
     })
 }

@@ -25,6 +25,17 @@
 //! Version 4 adds the genotype tables `genotype_set` (one imported file per subject) and
 //! `genotype_call` ([`GenotypeSet`]).
 //!
+//! Version 5 adds `series_day`, how many rows of `series` each series has per day, kept by
+//! triggers on `series`: what the catalogue reads ([`Store::catalogue`]).
+//!
+//! **The store is the only package that knows SQL.** The connection never leaves it: the
+//! tools read through typed queries ([`read`]: [`Store::visit_newest_first`],
+//! [`Store::catalogue`], [`Store::genotype_calls`] …) that return the store's own row types.
+//!
+//! **PHI at rest.** [`Store::open`] creates the database file `0600` whatever the umask, keeps
+//! its `-wal` and `-shm` files `0600`, and refuses a file that group or others can access
+//! unless [`OpenOptions::allow_shared_permissions`] says so.
+//!
 //! The write side: [`Store::upsert_subject`] and the subject lookups;
 //! [`Store::upsert_readings`], which decides each row's local day in the subject's zone and
 //! publishes the day authority ([`day_rule`]); bearer tokens ([`Store::issue_token`]); and
@@ -40,6 +51,8 @@ mod comment;
 mod day;
 pub mod genotype;
 mod medication;
+mod open;
+pub mod read;
 mod reading;
 mod subject;
 mod token;
@@ -56,13 +69,15 @@ pub use medication::{
     ClosedReason, Dose, DoseStatus, DrugCode, DrugCodeSystem, Frequency, MedicationProblem,
     NewDose, NewPlan, Plan, PlanStatus, Route, has_medications,
 };
+pub use open::OpenOptions;
+pub use read::{Bounds, ElectedDay, Flow, NameMatch, ReadingRow, SeriesSummary, StoredValue};
 pub use reading::{EntryKind, NewReading, ReadingProblem, utc_text};
 pub use subject::Subject;
 pub use token::TOKEN_PREFIX;
 pub use token_file::{MIN_TOKEN_LEN, TokensFileError};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// The migrations, in order; migration `i` brings the schema from version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -172,6 +187,8 @@ CREATE TABLE genotype_call (
 ) WITHOUT ROWID;
 CREATE INDEX genotype_call_by_position ON genotype_call (set_id, chromosome, position);
 ",
+    // The per-day summary the catalogue reads (`store/read/catalogue.rs`), and its triggers.
+    read::catalogue::MIGRATION,
 ];
 
 /// Why the store could not do what was asked. Carries the driver error's *type* only: a
@@ -231,9 +248,43 @@ pub enum StoreError {
         /// What is wrong with it.
         problem: MedicationProblem,
     },
+    /// The database file can be read or written by group or others, and the caller did not
+    /// allow it ([`OpenOptions::allow_shared_permissions`]).
+    #[error(
+        "the database file has mode {mode:04o}, which group or others can access; \
+         make it 0600 or allow shared permissions"
+    )]
+    SharedPermissions {
+        /// The file's permission bits.
+        mode: u32,
+    },
+    /// The database file (or its `-wal`/`-shm`) could not be created or its mode set.
+    #[error("store {op} failed ({kind})")]
+    File {
+        /// What the store was doing.
+        op: &'static str,
+        /// The I/O error's kind, never its message (which may name the path).
+        kind: std::io::ErrorKind,
+    },
 }
 
 impl StoreError {
+    /// Whether the fault may pass: the database is busy, locked or could not be opened, so the
+    /// same call may succeed later. Every other fault is permanent.
+    ///
+    /// ```
+    /// use answers_store::StoreError;
+    ///
+    /// let busy = StoreError::Sqlite { op: "read readings", kind: "DatabaseBusy".into() };
+    /// assert!(busy.is_transient());
+    /// assert!(!StoreError::Malformed { table: "series" }.is_transient());
+    /// ```
+    #[must_use]
+    pub fn is_transient(&self) -> bool {
+        matches!(self, StoreError::Sqlite { kind, .. }
+            if matches!(kind.as_str(), "DatabaseBusy" | "DatabaseLocked" | "CannotOpen"))
+    }
+
     /// Wraps a rusqlite error by its code name, dropping its message.
     pub(crate) fn sqlite(op: &'static str, e: &rusqlite::Error) -> StoreError {
         let kind = match e {
@@ -262,12 +313,22 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens (creating if needed) the database at `path`, in WAL mode, and migrates it.
+    /// Opens (creating if needed) the database at `path`, in WAL mode, and migrates it, with
+    /// the default [`OpenOptions`]: a new file is created `0600`, and a file that group or
+    /// others can access is refused ([`StoreError::SharedPermissions`]).
     pub fn open(path: &Path) -> Result<Store, StoreError> {
+        Store::open_with(path, OpenOptions::default())
+    }
+
+    /// Opens the database at `path` as [`Store::open`] does, with `options`.
+    pub fn open_with(path: &Path, options: OpenOptions) -> Result<Store, StoreError> {
+        open::prepare(path, options)?;
         let conn = Connection::open(path).map_err(|e| StoreError::sqlite("open", &e))?;
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(|e| StoreError::sqlite("open", &e))?;
-        Store::init(conn)
+        let store = Store::init(conn)?;
+        open::private_companions(path, options)?;
+        Ok(store)
     }
 
     /// An in-memory database, migrated: for tests and examples.
@@ -333,17 +394,6 @@ impl Store {
         }
         Ok(())
     }
-
-    /// The connection, for the store's own modules and the tools' read queries.
-    #[must_use]
-    pub fn conn(&self) -> &Connection {
-        &self.conn
-    }
-
-    /// The connection, mutably (transactions).
-    pub fn conn_mut(&mut self) -> &mut Connection {
-        &mut self.conn
-    }
 }
 
 #[cfg(test)]
@@ -363,7 +413,7 @@ mod tests {
         let s = Store::open(&path).unwrap();
         assert_eq!(s.schema_version().unwrap(), SCHEMA_VERSION);
         let mode: String = s
-            .conn()
+            .conn
             .pragma_query_value(None, "journal_mode", |r| r.get(0))
             .unwrap();
         assert_eq!(mode, "wal");
@@ -385,7 +435,7 @@ mod tests {
         // Migrates through 2 (and every later migration) to the newest version.
         assert_eq!(s.schema_version().unwrap(), SCHEMA_VERSION);
         let (n, unit): (i64, Option<String>) = s
-            .conn()
+            .conn
             .query_row("SELECT COUNT(*), MAX(unit) FROM day_elected", [], |r| {
                 Ok((r.get(0)?, r.get(1)?))
             })
@@ -396,7 +446,7 @@ mod tests {
     #[test]
     fn a_newer_database_is_refused() {
         let s = Store::open_in_memory().unwrap();
-        s.conn().pragma_update(None, "user_version", 99).unwrap();
+        s.conn.pragma_update(None, "user_version", 99).unwrap();
         let err = Store::init(s.conn).unwrap_err();
         assert!(matches!(err, StoreError::TooNew { found: 99, .. }), "{err}");
     }
@@ -405,13 +455,13 @@ mod tests {
     fn driver_errors_keep_the_kind_not_the_message() {
         let s = Store::open_in_memory().unwrap();
         let e = s
-            .conn()
+            .conn
             .execute(
                 "INSERT INTO subject (id, handle, tz) VALUES (?1, ?1, ?2)",
                 ["secret-value", "x"],
             )
             .and_then(|_| {
-                s.conn().execute(
+                s.conn.execute(
                     "INSERT INTO subject (id, handle, tz) VALUES (?1, ?1, ?2)",
                     ["secret-value", "x"],
                 )

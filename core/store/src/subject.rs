@@ -229,7 +229,7 @@ mod tests {
     #[test]
     fn a_stored_zone_that_no_longer_parses_is_malformed() {
         let s = Store::open_in_memory().unwrap();
-        s.conn()
+        s.conn
             .execute("INSERT INTO subject VALUES ('a', 'b', 'Nowhere/Else')", [])
             .unwrap();
         assert!(matches!(

@@ -135,7 +135,7 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(a.len(), TOKEN_PREFIX.len() + 64);
         let stored: Vec<String> = s
-            .conn()
+            .conn
             .prepare("SELECT token_hash FROM token")
             .unwrap()
             .query_map([], |r| r.get(0))

@@ -46,9 +46,10 @@ impl Store {
     ///     CodeRef::loinc("41950-7"), value, "steps", "2026-09-13T15:59:00Z".parse().unwrap(), source);
     /// let written = store.upsert_readings(&[steps(Source::Watch, 5120.0), steps(Source::Phone, 4300.0)])?;
     /// assert_eq!(written, 2);
-    /// let (day, source, value): (String, String, f64) = store.conn().query_row(
-    ///     "SELECT local_day, source, value FROM day_elected", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-    /// assert_eq!((day.as_str(), source.as_str(), value), ("2026-09-13", "watch", 5120.0));
+    /// let all = answers_store::Bounds::of(&answers_protocol::Window::ALL_RECORDED);
+    /// let elected = store.elected_days("subj-mom-1", &CodeRef::loinc("41950-7"), &all)?;
+    /// assert_eq!((elected[0].day.as_str(), elected[0].source.as_str(), elected[0].value),
+    ///     ("2026-09-13", "watch", 5120.0));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn upsert_readings(&mut self, rows: &[NewReading]) -> Result<usize, StoreError> {
@@ -158,7 +159,7 @@ mod tests {
     }
 
     fn count(s: &Store, sql: &str) -> i64 {
-        s.conn().query_row(sql, [], |r| r.get(0)).unwrap()
+        s.conn.query_row(sql, [], |r| r.get(0)).unwrap()
     }
 
     #[test]
@@ -188,7 +189,7 @@ mod tests {
         s.upsert_readings(&[weight(70.0)]).unwrap();
         s.upsert_readings(&[weight(71.5)]).unwrap();
         let (n, value, unit): (i64, f64, String) = s
-            .conn()
+            .conn
             .query_row(
                 "SELECT COUNT(*), MAX(value_num), MAX(unit) FROM series",
                 [],
@@ -198,7 +199,7 @@ mod tests {
         assert_eq!((n, unit.as_str()), (1, "kg"));
         assert!((value - 71.5).abs() < 1e-9, "{value}");
         let elected: f64 = s
-            .conn()
+            .conn
             .query_row("SELECT value FROM day_elected", [], |r| r.get(0))
             .unwrap();
         assert!((elected - 71.5).abs() < 1e-9, "{elected}");

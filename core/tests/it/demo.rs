@@ -8,21 +8,24 @@ use answers_store::Store;
 use answers_vocab::Vocabulary;
 use rusqlite::types::Value;
 
-/// A store seeded with the default options.
-fn seeded() -> Store {
-    let mut s = Store::open_in_memory().unwrap();
-    demo::seed(&mut s, &SeedOptions::default()).unwrap();
+use crate::raw::FileStore;
+
+/// A store seeded with the default options, on a file the checks read from outside.
+fn seeded() -> FileStore {
+    let mut s = FileStore::new();
+    demo::seed(&mut s.store, &SeedOptions::default()).unwrap();
     s
 }
 
 /// The seeded demo, shared by the read-only tests (seeding is the slow part).
-fn shared() -> &'static std::sync::Mutex<Store> {
-    static STORE: OnceLock<std::sync::Mutex<Store>> = OnceLock::new();
+fn shared() -> &'static std::sync::Mutex<FileStore> {
+    static STORE: OnceLock<std::sync::Mutex<FileStore>> = OnceLock::new();
     STORE.get_or_init(|| std::sync::Mutex::new(seeded()))
 }
 
-fn rows(s: &Store, sql: &str) -> Vec<Vec<Value>> {
-    let mut stmt = s.conn().prepare(sql).unwrap();
+fn rows(s: &FileStore, sql: &str) -> Vec<Vec<Value>> {
+    let conn = s.raw();
+    let mut stmt = conn.prepare(sql).unwrap();
     let n = stmt.column_count();
     stmt.query_map([], |r| (0..n).map(|i| r.get::<_, Value>(i)).collect())
         .unwrap()
@@ -30,8 +33,8 @@ fn rows(s: &Store, sql: &str) -> Vec<Vec<Value>> {
         .unwrap()
 }
 
-fn one<T: rusqlite::types::FromSql>(s: &Store, sql: &str) -> T {
-    s.conn().query_row(sql, [], |r| r.get(0)).unwrap()
+fn one<T: rusqlite::types::FromSql>(s: &FileStore, sql: &str) -> T {
+    s.raw().query_row(sql, [], |r| r.get(0)).unwrap()
 }
 
 const ALL_SERIES: &str = "SELECT subject_id, kind, name, system, code, value_num, value_text, unit,
@@ -40,8 +43,8 @@ const ALL_SERIES: &str = "SELECT subject_id, kind, name, system, code, value_num
 
 #[test]
 fn seeding_is_deterministic() {
-    let mut a = Store::open_in_memory().unwrap();
-    let report = demo::seed(&mut a, &SeedOptions::default()).unwrap();
+    let mut a = FileStore::new();
+    let report = demo::seed(&mut a.store, &SeedOptions::default()).unwrap();
     let b = seeded();
     assert_eq!(rows(&a, ALL_SERIES), rows(&b, ALL_SERIES));
     for table in ["day_aggregate", "day_elected"] {
@@ -56,16 +59,16 @@ fn seeding_is_deterministic() {
 
 #[test]
 fn a_replay_upserts_the_same_rows() {
-    let mut s = Store::open_in_memory().unwrap();
-    let first = demo::seed(&mut s, &SeedOptions::default()).unwrap();
-    let count = |s: &Store| -> Vec<i64> {
+    let mut s = FileStore::new();
+    let first = demo::seed(&mut s.store, &SeedOptions::default()).unwrap();
+    let count = |s: &FileStore| -> Vec<i64> {
         ["series", "day_aggregate", "day_elected", "subject"]
             .iter()
             .map(|t| one(s, &format!("SELECT COUNT(*) FROM {t}")))
             .collect()
     };
     let before = (count(&s), rows(&s, ALL_SERIES));
-    let second = demo::seed(&mut s, &SeedOptions::default()).unwrap();
+    let second = demo::seed(&mut s.store, &SeedOptions::default()).unwrap();
     assert_eq!(first, second);
     assert_eq!((count(&s), rows(&s, ALL_SERIES)), before);
     assert_eq!(usize::try_from(before.0[0]).unwrap(), first.total());
@@ -151,10 +154,10 @@ fn the_legacy_row_has_no_local_day_and_no_authority() {
 #[test]
 fn the_canary_is_exactly_on_each_accounts_last_lab_reading() {
     let s = shared().lock().unwrap();
-    assert!(s.comment_contains(PHI_CANARY).unwrap());
-    for subject in s.subjects().unwrap() {
+    assert!(s.store.comment_contains(PHI_CANARY).unwrap());
+    for subject in s.store.subjects().unwrap() {
         let last: Option<String> = s
-            .conn()
+            .raw()
             .query_row(
                 "SELECT comment FROM series WHERE subject_id = ?1 AND source = 'lab'
                  ORDER BY start_utc DESC, id DESC LIMIT 1",
@@ -207,9 +210,9 @@ fn mom_has_sleep_and_you_do_not() {
 #[test]
 fn local_days_are_decided_in_each_subjects_zone() {
     let s = shared().lock().unwrap();
-    for subject in s.subjects().unwrap() {
-        let mut stmt = s
-            .conn()
+    let conn = s.raw();
+    for subject in s.store.subjects().unwrap() {
+        let mut stmt = conn
             .prepare("SELECT start_utc, local_day FROM series WHERE subject_id = ?1 AND local_day IS NOT NULL")
             .unwrap();
         let pairs: Vec<(String, String)> = stmt

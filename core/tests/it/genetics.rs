@@ -11,16 +11,17 @@ mod query;
 
 use answers_demo::{self as demo, SeedOptions};
 use answers_protocol::{Cell, Envelope, Table, render_compact, render_rest};
-use answers_store::{Store, Subject};
+use answers_store::Subject;
 
 pub(super) struct Seeded {
-    pub(super) store: Store,
+    /// On a file, so the fault tests can break it from outside.
+    pub(super) store: crate::raw::FileStore,
     pub(super) you: Subject,
     pub(super) mom: Subject,
 }
 
 pub(super) fn seeded() -> Seeded {
-    let mut store = Store::open_in_memory().unwrap();
+    let mut store = crate::raw::FileStore::new();
     demo::seed(&mut store, &SeedOptions::default()).unwrap();
     let you = store.subject_by_handle("you").unwrap().unwrap();
     let mom = store.subject_by_handle("mom").unwrap().unwrap();

@@ -11,6 +11,7 @@ mod next_steps;
 mod pipeline_hooks;
 mod props;
 mod python;
+mod raw;
 mod readings;
 mod render;
 mod schemas;

@@ -442,8 +442,7 @@ fn notes_are_never_returned_by_any_view() {
     let d = demo();
     // Precondition: the canary is in the record, on a plan and on a dose.
     let in_notes: (bool, bool) = d
-        .store
-        .conn()
+        .raw()
         .query_row(
             "SELECT EXISTS (SELECT 1 FROM medication_plan WHERE instr(note, ?1) > 0),
                     EXISTS (SELECT 1 FROM medication_dose WHERE instr(note, ?1) > 0)",
@@ -479,10 +478,7 @@ fn notes_are_never_returned_by_any_view() {
 #[test]
 fn a_broken_store_is_a_fault_told_by_kind_and_type_never_by_message() {
     let d = demo();
-    d.store
-        .conn()
-        .execute_batch("DROP TABLE medication_dose")
-        .unwrap();
+    d.raw().execute_batch("DROP TABLE medication_dose").unwrap();
     let (env, log) = logged(|| ask(&d.store, &d.mom, &json!({"view": "log"})));
     assert_eq!(env.status(), Status::Error);
     assert_eq!(env.error_kind(), Some(ErrorKind::StoreFault));
@@ -491,14 +487,14 @@ fn a_broken_store_is_a_fault_told_by_kind_and_type_never_by_message() {
         panic!("not a fault: {env:?}");
     };
     assert_eq!(tool.as_str(), "query_medications");
-    assert_eq!(type_name.as_str(), "rusqlite::error::Error");
+    assert_eq!(type_name.as_str(), "answers_store::StoreError");
     let text = all_text(&env);
     for secret in ["no such table", "medication_dose", "SELECT"] {
         assert!(!text.contains(secret), "{secret} in {text}");
         assert!(!log.contains(secret), "{secret} in the log: {log}");
     }
     assert!(
-        log.contains("store_fault") && log.contains("rusqlite::error::Error"),
+        log.contains("store_fault") && log.contains("answers_store::StoreError"),
         "{log}"
     );
 }
@@ -506,8 +502,7 @@ fn a_broken_store_is_a_fault_told_by_kind_and_type_never_by_message() {
 #[test]
 fn a_malformed_row_is_a_store_fault_without_its_value() {
     let d = demo();
-    d.store
-        .conn()
+    d.raw()
         .execute(
             "UPDATE medication_plan SET frequency = 'hourly PHI-MALFORMED' WHERE subject_id = ?1",
             [&d.mom.id],
@@ -535,9 +530,9 @@ fn the_surface_dispatches_the_tool_by_name() {
 
 #[test]
 fn reseeding_writes_the_same_medications() {
-    let mut store = Store::open_in_memory().unwrap();
-    let count = |s: &Store| -> (i64, i64, i64) {
-        s.conn()
+    let mut store = crate::raw::FileStore::new();
+    let count = |s: &crate::raw::FileStore| -> (i64, i64, i64) {
+        s.raw()
             .query_row(
                 "SELECT (SELECT COUNT(*) FROM medication_plan), (SELECT COUNT(*) FROM medication_dose),
                         (SELECT COUNT(*) FROM medication_dose WHERE status = 'skipped')",

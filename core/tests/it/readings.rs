@@ -6,7 +6,8 @@ mod faults;
 mod privacy;
 mod views;
 
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use answers_demo::{self as demo, SeedOptions};
 use answers_protocol::{
@@ -23,25 +24,33 @@ pub(crate) struct Demo {
     pub(crate) store: Store,
     pub(crate) you: Subject,
     pub(crate) mom: Subject,
+    pub(crate) path: PathBuf,
     _dir: tempfile::TempDir,
+}
+
+impl Demo {
+    /// A second connection to the record's file ([`crate::raw`]).
+    pub(crate) fn raw(&self) -> rusqlite::Connection {
+        crate::raw::raw(&self.path)
+    }
 }
 
 /// A fresh copy of the demo record, seeded once per test run.
 pub(crate) fn demo() -> Demo {
-    static SEEDED: OnceLock<Mutex<Store>> = OnceLock::new();
-    let seeded = SEEDED.get_or_init(|| {
-        let mut store = Store::open_in_memory().unwrap();
+    // Seeded into a file once; closing the store checkpoints its WAL into the file, and a
+    // copy keeps the file's 0600.
+    static SEEDED: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    let (_, seeded) = SEEDED.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("seeded.db");
+        let mut store = Store::open(&path).unwrap();
         demo::seed(&mut store, &SeedOptions::default()).unwrap();
-        Mutex::new(store)
+        drop(store);
+        (dir, path)
     });
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("record.db");
-    seeded
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .conn()
-        .execute("VACUUM INTO ?1", [path.to_str().unwrap()])
-        .unwrap();
+    std::fs::copy(seeded, &path).unwrap();
     let store = Store::open(&path).unwrap();
     let you = store.subject_by_handle("you").unwrap().unwrap();
     let mom = store.subject_by_handle("mom").unwrap().unwrap();
@@ -49,6 +58,7 @@ pub(crate) fn demo() -> Demo {
         store,
         you,
         mom,
+        path,
         _dir: dir,
     }
 }
@@ -120,8 +130,7 @@ fn the_catalogue_lists_reported_entries_first_then_readings() {
     assert_eq!(total, env.meta().row_count);
     // Every series of the record, counted in the database directly.
     let series: i64 = d
-        .store
-        .conn()
+        .raw()
         .query_row(
             "SELECT count(*) FROM (SELECT DISTINCT kind, system, code, unit FROM series WHERE subject_id = ?1)",
             [&d.you.id],

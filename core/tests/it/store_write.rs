@@ -5,10 +5,12 @@ use answers_protocol::Source;
 use answers_store::{NewReading, Store};
 use answers_vocab::CodeRef;
 
+use crate::raw::FileStore;
+
 const MOM: &str = "subj-mom";
 
-fn store() -> Store {
-    let s = Store::open_in_memory().unwrap();
+fn store() -> FileStore {
+    let s = FileStore::new();
     s.upsert_subject(MOM, "mom", "Asia/Shanghai").unwrap();
     s
 }
@@ -18,17 +20,18 @@ fn reading(loinc: &str, value: f64, unit: &str, at: &str, source: Source) -> New
     NewReading::measured(MOM, "r", CodeRef::loinc(loinc), value, unit, at, source)
 }
 
-fn strings(s: &Store, sql: &str) -> Vec<String> {
-    let mut stmt = s.conn().prepare(sql).unwrap();
+fn strings(s: &FileStore, sql: &str) -> Vec<String> {
+    let conn = s.raw();
+    let mut stmt = conn.prepare(sql).unwrap();
     stmt.query_map([], |r| r.get::<_, String>(0))
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap()
 }
 
-fn aggregates(s: &Store) -> Vec<(String, String, f64, i64)> {
-    let mut stmt = s
-        .conn()
+fn aggregates(s: &FileStore) -> Vec<(String, String, f64, i64)> {
+    let conn = s.raw();
+    let mut stmt = conn
         .prepare("SELECT local_day, source, value, n FROM day_aggregate ORDER BY local_day, source")
         .unwrap();
     stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))

@@ -8,6 +8,8 @@
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use answers_store::StoreError;
+
 use crate::envelope::Envelope;
 use crate::envelope::error::TypeName;
 use crate::envelope::kinds::ErrorKind;
@@ -17,20 +19,19 @@ use crate::tool::ToolName;
 ///
 /// ```
 /// use answers_protocol::ErrorKind;
+/// use answers_store::StoreError;
 /// use answers_tools::fault::ToolError;
 ///
-/// let busy = ToolError::Sqlite(rusqlite::Error::SqliteFailure(
-///     rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
-///     Some("UPDATE series SET comment = 'secret'".into()),
-/// ));
+/// let busy = ToolError::Store(StoreError::Sqlite { op: "read readings", kind: "DatabaseBusy".into() });
 /// assert_eq!(busy.kind(), ErrorKind::StoreUnavailable);
 /// assert_eq!(ToolError::Malformed { table: "series" }.kind(), ErrorKind::StoreFault);
 /// ```
 #[derive(Debug, thiserror::Error)]
 pub enum ToolError {
-    /// The store failed: busy or locked (retry later), or broken (do not).
+    /// The store failed: busy or locked (retry later), or broken (do not). The store's error
+    /// carries the driver error's code name, never its message.
     #[error("store error")]
-    Sqlite(#[from] rusqlite::Error),
+    Store(StoreError),
     /// A stored row does not have the shape the schema promises (a timestamp that does not
     /// parse, a subject's zone that does not exist).
     #[error("malformed row in {table}")]
@@ -38,6 +39,17 @@ pub enum ToolError {
         /// The table the row is in.
         table: &'static str,
     },
+}
+
+impl From<StoreError> for ToolError {
+    /// A malformed row stays a malformed row (told by [`MalformedRow`]); every other store
+    /// error is the store's.
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Malformed { table } => ToolError::Malformed { table },
+            other => ToolError::Store(other),
+        }
+    }
 }
 
 /// The type a malformed row is told by: the row itself is PHI.
@@ -59,36 +71,33 @@ impl ToolError {
     ///
     /// ```
     /// use answers_protocol::ErrorKind;
+    /// use answers_store::StoreError;
     /// use answers_tools::fault::ToolError;
     ///
-    /// let gone = ToolError::Sqlite(rusqlite::Error::InvalidQuery);
+    /// let gone = ToolError::Store(StoreError::Sqlite { op: "read readings", kind: "Corrupt".into() });
     /// assert_eq!(gone.kind(), ErrorKind::StoreFault);
     /// ```
     #[must_use]
     pub fn kind(&self) -> ErrorKind {
-        use rusqlite::ErrorCode::{CannotOpen, DatabaseBusy, DatabaseLocked};
         match self {
-            ToolError::Sqlite(rusqlite::Error::SqliteFailure(f, _))
-                if matches!(f.code, DatabaseBusy | DatabaseLocked | CannotOpen) =>
-            {
-                ErrorKind::StoreUnavailable
-            }
-            ToolError::Sqlite(_) | ToolError::Malformed { .. } => ErrorKind::StoreFault,
+            ToolError::Store(e) if e.is_transient() => ErrorKind::StoreUnavailable,
+            ToolError::Store(_) | ToolError::Malformed { .. } => ErrorKind::StoreFault,
         }
     }
 
     /// The type the fault is told by.
     ///
     /// ```
+    /// use answers_store::StoreError;
     /// use answers_tools::fault::ToolError;
     ///
-    /// let e = ToolError::Sqlite(rusqlite::Error::InvalidQuery);
-    /// assert_eq!(e.type_name().as_str(), "rusqlite::error::Error");
+    /// let e = ToolError::Store(StoreError::Sqlite { op: "read readings", kind: "Corrupt".into() });
+    /// assert_eq!(e.type_name().as_str(), "answers_store::StoreError");
     /// ```
     #[must_use]
     pub fn type_name(&self) -> TypeName {
         match self {
-            ToolError::Sqlite(e) => TypeName::of_val(e),
+            ToolError::Store(e) => TypeName::of_val(e),
             ToolError::Malformed { .. } => TypeName::of::<MalformedRow>(),
         }
     }
@@ -128,7 +137,7 @@ where
         Ok(Err(e)) => {
             let kind = e.kind();
             match &e {
-                ToolError::Sqlite(inner) => tracing::error!(
+                ToolError::Store(inner) => tracing::error!(
                     error_kind = kind.as_str(),
                     error_type = %phi_filter::error_type(inner),
                     "tool failed"
@@ -178,23 +187,25 @@ mod tests {
     #[test]
     fn busy_is_recoverable_with_a_retry_and_no_message() {
         let env = guarded(ToolName::QueryHealthIndicators, retry, || {
-            Err(ToolError::Sqlite(rusqlite::Error::SqliteFailure(
-                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_LOCKED),
-                Some("SELECT comment FROM series WHERE comment = 'CANARY'".into()),
-            )))
+            Err(ToolError::Store(StoreError::Sqlite {
+                op: "read readings",
+                kind: "DatabaseLocked".into(),
+            }))
         });
         assert_eq!(env.error_kind(), Some(ErrorKind::StoreUnavailable));
         assert_eq!(env.error_class(), Some(ErrorClass::Recoverable));
         assert_eq!(env.next_steps()[0].action, NextAction::RetryLater);
         let text = format!("{env:?}{}", answers_protocol::render_compact(&env));
-        assert!(!text.contains("CANARY"), "{text}");
-        assert!(text.contains("rusqlite::error::Error"), "{text}");
+        assert!(text.contains("answers_store::StoreError"), "{text}");
     }
 
     #[test]
     fn a_broken_store_is_unrecoverable_without_steps() {
         let env = guarded(ToolName::QueryHealthIndicators, retry, || {
-            Err(ToolError::Sqlite(rusqlite::Error::QueryReturnedNoRows))
+            Err(ToolError::Store(StoreError::Sqlite {
+                op: "read readings",
+                kind: "QueryReturnedNoRows".into(),
+            }))
         });
         assert_eq!(env.error_kind(), Some(ErrorKind::StoreFault));
         assert_eq!(env.error_class(), Some(ErrorClass::Unrecoverable));

@@ -14,7 +14,6 @@
 
 use std::collections::HashMap;
 
-use rusqlite::Connection;
 use serde_json::Value;
 
 use crate::args::genetics::{QUERY_GENETIC_DATA, position};
@@ -25,7 +24,7 @@ use crate::envelope::kinds::WindowSemantics;
 use crate::envelope::meta::Meta;
 use crate::envelope::table::{Cell, Table};
 use crate::fault::{ToolError, guarded};
-use crate::store::genotype::{self, GenotypeSet, SetError};
+use crate::store::GenotypeSet;
 use crate::store::{Store, Subject};
 use crate::tool::ToolName;
 use crate::window::Window;
@@ -98,7 +97,7 @@ pub fn query_genetic_data(store: &Store, subject: &Subject, args: &Value) -> Env
         }
     };
     guarded(ToolName::QueryGeneticData, Vec::new, || {
-        answer(store.conn(), subject, &query, build)
+        answer(store, subject, &query, build)
     })
 }
 
@@ -140,17 +139,6 @@ fn region_chromosome(given: &str, build: Build) -> Option<Vec<String>> {
     }
 }
 
-impl From<SetError> for ToolError {
-    fn from(e: SetError) -> Self {
-        match e {
-            SetError::Sqlite(e) => ToolError::Sqlite(e),
-            SetError::Malformed => ToolError::Malformed {
-                table: "genotype_call",
-            },
-        }
-    }
-}
-
 /// The envelope every genetics answer starts from.
 pub(crate) fn base(subject: &Subject) -> Envelope {
     Envelope::ok(Meta::new(
@@ -161,13 +149,13 @@ pub(crate) fn base(subject: &Subject) -> Envelope {
 }
 
 fn answer(
-    conn: &Connection,
+    store: &Store,
     subject: &Subject,
     query: &Query,
     build: Build,
 ) -> Result<Envelope, ToolError> {
     let index = SiteIndex::bundled();
-    let set = genotype::genotype_set(conn, &subject.id)?;
+    let set = store.genotype_set(&subject.id)?;
     let mut env = base(subject).with_assumption(Assumption::GenotypesAsTyped);
     env = match build {
         Build::Raw => env.with_assumption(Assumption::RawCoordinates),
@@ -183,7 +171,7 @@ fn answer(
                 .map(|r| normalize_rsid(r).unwrap_or_else(|| r.trim().to_ascii_lowercase()))
                 .collect();
             let refs: Vec<&str> = wanted.iter().map(String::as_str).collect();
-            let calls = by_rsid(conn, &set, &refs)?;
+            let calls = by_rsid(store, &set, &refs)?;
             wanted
                 .iter()
                 .map(|r| row(r, index.site(r), calls.get(r.as_str()), build))
@@ -194,27 +182,27 @@ fn answer(
             if sites.is_empty() {
                 env = env.with_assumption(Assumption::GeneNotIndexed);
             }
-            indexed_rows(conn, &set, &sites, build)?
+            indexed_rows(store, &set, &sites, build)?
         }
         Query::Region {
             chromosome,
             start,
             end,
         } => match build {
-            Build::Raw => genotype::calls_in_raw_region(
-                conn,
-                set.id,
-                chromosome,
-                (*start, *end),
-                GENOTYPE_ROW_CAP + 1,
-            )?
-            .iter()
-            .map(|c| row(&c.rsid, index.site(&c.rsid), Some(c), build))
-            .collect(),
+            Build::Raw => store
+                .genotype_calls_in_raw_region(
+                    &set,
+                    chromosome,
+                    (*start, *end),
+                    GENOTYPE_ROW_CAP + 1,
+                )?
+                .iter()
+                .map(|c| row(&c.rsid, index.site(&c.rsid), Some(c), build))
+                .collect(),
             _ => {
                 let c = chromosome.first().map_or("", String::as_str);
                 let sites = index.in_region(build, c, *start, *end);
-                indexed_rows(conn, &set, &sites, build)?
+                indexed_rows(store, &set, &sites, build)?
             }
         },
     };
@@ -252,24 +240,25 @@ fn set_table(set: &GenotypeSet) -> Result<Table, ToolError> {
 }
 
 fn by_rsid(
-    conn: &Connection,
+    store: &Store,
     set: &GenotypeSet,
     rsids: &[&str],
 ) -> Result<HashMap<String, GenotypeCall>, ToolError> {
-    Ok(genotype::calls_by_rsid(conn, set.id, rsids)?
+    Ok(store
+        .genotype_calls(set, rsids)?
         .into_iter()
         .map(|c| (c.rsid.clone(), c))
         .collect())
 }
 
 fn indexed_rows(
-    conn: &Connection,
+    store: &Store,
     set: &GenotypeSet,
     sites: &[&Site],
     build: Build,
 ) -> Result<Vec<Vec<Cell>>, ToolError> {
     let rsids: Vec<&str> = sites.iter().map(|s| s.rsid.as_str()).collect();
-    let calls = by_rsid(conn, set, &rsids)?;
+    let calls = by_rsid(store, set, &rsids)?;
     Ok(sites
         .iter()
         .map(|s| row(&s.rsid, Some(s), calls.get(&s.rsid), build))

@@ -14,7 +14,6 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use rusqlite::Connection;
 use serde_json::Value;
 
 use crate::args::genetics::QUERY_PHARMACOGENOMICS;
@@ -23,7 +22,6 @@ use crate::envelope::assumption::Assumption;
 use crate::envelope::table::{Cell, Table};
 use crate::fault::{ToolError, guarded};
 use crate::genetics::base;
-use crate::store::genotype;
 use crate::store::{Store, Subject};
 use crate::tool::ToolName;
 use answers_genetics::cpic::{CpicPairs, Pair};
@@ -95,11 +93,11 @@ pub fn query_pharmacogenomics(store: &Store, subject: &Subject, args: &Value) ->
         }
     }
     guarded(ToolName::QueryPharmacogenomics, Vec::new, || {
-        answer(store.conn(), subject, &pairs)
+        answer(store, subject, &pairs)
     })
 }
 
-fn answer(conn: &Connection, subject: &Subject, pairs: &[&Pair]) -> Result<Envelope, ToolError> {
+fn answer(store: &Store, subject: &Subject, pairs: &[&Pair]) -> Result<Envelope, ToolError> {
     let table = CpicPairs::bundled();
     let mut env = base(subject)
         .with_assumption(Assumption::CpicPairsVersion)
@@ -107,7 +105,7 @@ fn answer(conn: &Connection, subject: &Subject, pairs: &[&Pair]) -> Result<Envel
     if pairs.is_empty() {
         return Ok(env.with_assumption(Assumption::NoCpicPair));
     }
-    let set = genotype::genotype_set(conn, &subject.id)?;
+    let set = store.genotype_set(&subject.id)?;
     let genes: BTreeSet<&str> = pairs.iter().map(|p| p.gene.as_str()).collect();
     let key_rsids: Vec<&str> = genes
         .iter()
@@ -115,7 +113,8 @@ fn answer(conn: &Connection, subject: &Subject, pairs: &[&Pair]) -> Result<Envel
         .map(|k| k.rsid.as_str())
         .collect();
     let calls: HashMap<String, GenotypeCall> = match &set {
-        Some(set) => genotype::calls_by_rsid(conn, set.id, &key_rsids)?
+        Some(set) => store
+            .genotype_calls(set, &key_rsids)?
             .into_iter()
             .map(|c| (c.rsid.clone(), c))
             .collect(),

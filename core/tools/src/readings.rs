@@ -22,23 +22,19 @@ mod answer;
 mod catalogue;
 mod clock;
 mod days;
-#[cfg(test)]
-mod plans;
 mod rows;
 mod select;
 mod views;
 mod window;
 
-use rusqlite::Connection;
 use serde_json::Value;
 
 use self::clock::Clock;
-use self::window::Bounds;
 use crate::args::health_indicators::{IndicatorQuery, QUERY_HEALTH_INDICATORS};
 use crate::envelope::Envelope;
 use crate::envelope::next_step::{NextAction, NextStep};
 use crate::fault::guarded;
-use crate::store::{Store, Subject};
+use crate::store::{Bounds, Store, Subject};
 use crate::tool::ToolName;
 
 /// Raw readings answered per indicator at most, newest first.
@@ -152,7 +148,7 @@ pub fn query_health_indicators_within(
     };
     let retry = || vec![retry_step(&query)];
     guarded(ToolName::QueryHealthIndicators, retry, || {
-        let ctx = Ctx::new(store.conn(), subject, &query, budget);
+        let ctx = Ctx::new(store, subject, &query, budget);
         answer::answer(&ctx, &query)
     })
 }
@@ -168,10 +164,10 @@ fn retry_step(query: &IndicatorQuery) -> NextStep {
     step
 }
 
-/// What every query of one call shares: the connection, the subject, the window's bounds and
-/// the subject's clock.
+/// What every query of one call shares: the store, the subject, the window's bounds and the
+/// subject's clock.
 pub(crate) struct Ctx<'a> {
-    pub(crate) conn: &'a Connection,
+    pub(crate) store: &'a Store,
     pub(crate) subject_id: &'a str,
     pub(crate) tz: &'a str,
     pub(crate) bounds: Bounds,
@@ -182,15 +178,15 @@ pub(crate) struct Ctx<'a> {
 impl<'a> Ctx<'a> {
     /// The context of one call. The store's connection already runs with the query planner
     /// stability guarantee ([`Store`] turns it on when it opens), so the readings statements
-    /// are planned once for every binding, on the indexes their plans test checks.
+    /// are planned once for every binding, on the indexes the store's plans test checks.
     fn new(
-        conn: &'a Connection,
+        store: &'a Store,
         subject: &'a Subject,
         query: &IndicatorQuery,
         budget: RowBudget,
     ) -> Self {
         Self {
-            conn,
+            store,
             subject_id: &subject.id,
             tz: subject.tz_name(),
             bounds: Bounds::of(&query.window),

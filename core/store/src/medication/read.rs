@@ -11,6 +11,7 @@ use rusqlite::{OptionalExtension, Row};
 
 use super::kinds::{ClosedReason, DoseStatus, DrugCodeSystem, Frequency, PlanStatus, Route};
 use super::{DrugCode, Store};
+use crate::StoreError;
 use answers_protocol::date::LocalDate;
 use answers_protocol::window::Window;
 
@@ -158,19 +159,25 @@ impl Store {
         &self,
         subject_id: &str,
         window: &Window,
-    ) -> rusqlite::Result<Vec<Plan>> {
+    ) -> Result<Vec<Plan>, StoreError> {
         let (start, end) = bounds(window);
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT id, name, code_system, code, dose_amount, dose_unit, frequency, route,
+        let op = |e: rusqlite::Error| StoreError::sqlite("read medication plans", &e);
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, name, code_system, code, dose_amount, dose_unit, frequency, route,
                     start_day, end_day, status, closed_reason
              FROM medication_plan
              WHERE subject_id = ?1
                AND (?3 IS NULL OR start_day <= ?3)
                AND (?2 IS NULL OR end_day IS NULL OR end_day >= ?2)
              ORDER BY start_day, id",
-        )?;
-        stmt.query_map(rusqlite::params![subject_id, start, end], plan)?
-            .collect()
+            )
+            .map_err(op)?;
+        stmt.query_map(rusqlite::params![subject_id, start, end], plan)
+            .map_err(op)?
+            .collect::<Result<_, _>>()
+            .map_err(op)
     }
 
     /// The subject's doses recorded on a local day in `window`, newest first.
@@ -197,16 +204,20 @@ impl Store {
         &self,
         subject_id: &str,
         window: &Window,
-    ) -> rusqlite::Result<Vec<Dose>> {
+    ) -> Result<Vec<Dose>, StoreError> {
         let (start, end) = bounds(window);
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT plan_id, local_day, at_utc, status
+        let op = |e: rusqlite::Error| StoreError::sqlite("read medication doses", &e);
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT plan_id, local_day, at_utc, status
              FROM medication_dose
              WHERE subject_id = ?1
                AND (?2 IS NULL OR local_day >= ?2)
                AND (?3 IS NULL OR local_day <= ?3)
              ORDER BY at_utc DESC, plan_id",
-        )?;
+            )
+            .map_err(op)?;
         stmt.query_map(rusqlite::params![subject_id, start, end], |row| {
             let at: String = row.get(2)?;
             let at = at.parse::<Timestamp>().map_err(|_| {
@@ -218,8 +229,10 @@ impl Store {
                 at,
                 status: row.get(3)?,
             })
-        })?
-        .collect()
+        })
+        .map_err(op)?
+        .collect::<Result<_, _>>()
+        .map_err(op)
     }
 
     /// The last local day the subject's dose log has a dose on: the record's own clock for a
@@ -230,7 +243,7 @@ impl Store {
     /// assert_eq!(store.last_dose_day("nobody")?, None);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn last_dose_day(&self, subject_id: &str) -> rusqlite::Result<Option<LocalDate>> {
+    pub fn last_dose_day(&self, subject_id: &str) -> Result<Option<LocalDate>, StoreError> {
         self.conn
             .query_row(
                 "SELECT MAX(local_day) FROM medication_dose WHERE subject_id = ?1",
@@ -239,5 +252,6 @@ impl Store {
             )
             .optional()
             .map(Option::flatten)
+            .map_err(|e| StoreError::sqlite("read medication doses", &e))
     }
 }

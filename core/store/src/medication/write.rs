@@ -105,8 +105,8 @@ impl Store {
     /// store.upsert_plans(&[plan])?;
     /// let late = NewDose::taken("p1", "s1", "2026-01-01T17:30:00Z".parse()?);
     /// store.upsert_doses(&[late])?;
-    /// let day: String = store.conn().query_row("SELECT local_day FROM medication_dose", [], |r| r.get(0))?;
-    /// assert_eq!(day, "2026-01-02");
+    /// let logged = store.doses_in_window("s1", &answers_protocol::Window::ALL_RECORDED)?;
+    /// assert_eq!(logged[0].day.to_string(), "2026-01-02");
     /// let stray = NewDose::taken("nope", "s1", "2026-01-01T17:30:00Z".parse()?);
     /// assert!(matches!(
     ///     store.upsert_doses(&[stray]),
@@ -191,7 +191,7 @@ mod tests {
 
     fn count(store: &Store, table: &str) -> i64 {
         store
-            .conn()
+            .conn
             .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
             .unwrap()
     }

@@ -38,7 +38,7 @@ fn seeding_twice_imports_the_same_set() {
     );
     let n: i64 = s
         .store
-        .conn()
+        .raw()
         .query_row("SELECT count(*) FROM genotype_call", [], |r| r.get(0))
         .unwrap();
     assert_eq!(usize::try_from(n).unwrap(), after.call_count);
@@ -270,7 +270,7 @@ fn refusals_name_what_to_fix() {
 fn a_broken_store_is_an_error_envelope_without_the_driver_message() {
     let s = seeded();
     s.store
-        .conn()
+        .raw()
         .execute_batch("DROP TABLE genotype_call")
         .unwrap();
     for env in [
@@ -280,7 +280,7 @@ fn a_broken_store_is_an_error_envelope_without_the_driver_message() {
         assert_eq!(env.status(), Status::Error);
         assert_eq!(env.error_kind(), Some(ErrorKind::StoreFault));
         let text = everything(&env);
-        assert!(text.contains("rusqlite"), "{text}");
+        assert!(text.contains("answers_store::StoreError"), "{text}");
         assert!(
             !text.contains("no such table") && !text.contains("genotype_call"),
             "{text}"

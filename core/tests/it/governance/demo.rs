@@ -49,10 +49,7 @@ fn the_real_readings_tool_over_the_demo_record_is_governed() {
     );
 
     // Break the store: the fault is unrecoverable, so the same call is not run again.
-    d.store
-        .conn()
-        .execute_batch("DROP TABLE day_elected")
-        .unwrap();
+    d.raw().execute_batch("DROP TABLE day_elected").unwrap();
     let mut model = Scripted::new(vec![
         ModelAction::call(QHI, r#"{"indicators": ["Body weight"], "view": "stats"}"#),
         ModelAction::call(

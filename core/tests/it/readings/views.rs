@@ -15,8 +15,7 @@ const HR_DAYS: (&str, &str) = ("2026-09-12", "2026-09-14");
 fn every_view_answers_for_a_real_indicator() {
     let d = demo();
     let samples: i64 = d
-        .store
-        .conn()
+        .raw()
         .query_row(
             "SELECT count(*) FROM series WHERE subject_id = ?1 AND code = '8867-4' AND local_day BETWEEN ?2 AND ?3",
             (&d.you.id, HR_DAYS.0, HR_DAYS.1),
@@ -83,9 +82,8 @@ fn one_day_one_number_a_day_point_equals_latest_on_that_day() {
     let d = demo();
     // Read from the record: for every elected series, its newest day and a day two sources
     // reported, with the elected value.
-    let mut stmt = d
-        .store
-        .conn()
+    let conn = d.raw();
+    let mut stmt = conn
         .prepare(
             "SELECT e.code, e.local_day, e.value FROM day_elected e
               WHERE e.subject_id = ?1
@@ -150,8 +148,7 @@ fn stats_give_a_baseline_before_the_latest() {
 fn a_day_a_watch_and_a_phone_both_reported_counts_once() {
     let d = demo();
     let day: String = d
-        .store
-        .conn()
+        .raw()
         .query_row(
             "SELECT local_day FROM day_aggregate WHERE subject_id = ?1 AND code = '41950-7'
               GROUP BY local_day HAVING count(*) > 1 ORDER BY local_day DESC LIMIT 1",
@@ -205,8 +202,7 @@ fn a_day_nothing_elected_counts_every_reading() {
 fn the_legacy_row_is_found_by_padding_and_says_so() {
     let d = demo();
     let (code, utc): (String, String) = d
-        .store
-        .conn()
+        .raw()
         .query_row(
             "SELECT code, start_utc FROM series WHERE subject_id = ?1 AND local_day IS NULL",
             [&d.you.id],

@@ -5,10 +5,10 @@
 //! each most recently recorded first. Both share one budget, [`CATALOGUE_CAP`] rows, and the
 //! answer reports how many series there are in all (`catalog_total`). A cut catalogue is told
 //! to fetch by name or narrow the window, never to change the view: the catalogue has none.
-
-use std::sync::LazyLock;
-
-use rusqlite::named_params;
+//!
+//! The series and their counts and dates come from the store's per-day summary
+//! ([`Store::catalogue`](crate::store::Store::catalogue)), which equals a scan of the rows; the
+//! latest value of each series shown is read per series.
 
 use crate::args::health_indicators::IndicatorQuery;
 use crate::envelope::Envelope;
@@ -17,12 +17,11 @@ use crate::envelope::kinds::WindowSemantics;
 use crate::envelope::meta::Meta;
 use crate::envelope::table::{Cell, Table};
 use crate::fault::ToolError;
-use crate::readings::rows::{OF_CODE, count_cell, unit_cell, value_cell};
+use crate::readings::rows::{count_cell, unit_cell, value_cell};
 use crate::readings::select::{Indicator, Labels};
 use crate::readings::views::latest_of;
-use crate::readings::window::IN_WINDOW;
 use crate::readings::{CATALOGUE_CAP, Ctx};
-use crate::store::EntryKind;
+use crate::store::{EntryKind, SeriesSummary};
 use crate::vocab::{CodeRef, CodeSystem};
 
 /// One series of the catalogue.
@@ -57,17 +56,19 @@ pub(crate) fn answer(
     let mut padded = false;
     let mut entries = Vec::new();
     let mut labels = Labels::default();
-    match only {
-        None => {
-            for code in mixed_codes(ctx, &mut labels, &mut entries, &mut padded)? {
-                read(ctx, &code, &mut labels, &mut entries, &mut padded)?;
-            }
-        }
+    let series = match only {
+        None => ctx.store.catalogue(ctx.subject_id, &ctx.bounds)?,
         Some(indicators) => {
+            let mut all = Vec::new();
             for i in indicators {
-                read(ctx, &i.code, &mut labels, &mut entries, &mut padded)?;
+                all.extend(ctx.store.series_of(ctx.subject_id, &i.code, &ctx.bounds)?);
             }
+            all
         }
+    };
+    for s in series {
+        padded |= s.legacy;
+        entries.push(entry(ctx, &mut labels, s)?);
     }
     let total = entries.len();
     entries.sort_by(|a, b| {
@@ -138,132 +139,20 @@ pub(crate) fn answer(
     Ok(env.with_assumption(Assumption::AbsenceNotEvidence))
 }
 
-/// The series of the window of every code whose rows share one system, kind and unit, and
-/// the codes whose rows do not (their series are read one code at a time).
-///
-/// The codes are found by skipping through the `(subject_id, code, local_day)` index, one
-/// probe per code; each code is then summed over the window's rows on the
-/// `(subject_id, code, start_utc)` index, grouped by code alone, so nothing is sorted and a
-/// windowed catalogue reads only the window.
-fn mixed_codes(
-    ctx: &Ctx<'_>,
-    labels: &mut Labels,
-    entries: &mut Vec<Entry>,
-    padded: &mut bool,
-) -> Result<Vec<CodeRef>, ToolError> {
-    let mut codes: Vec<String> = Vec::new();
-    {
-        let mut stmt = ctx.conn.prepare_cached(CODES)?;
-        let mut rows = stmt.query(named_params! { ":subject": ctx.subject_id })?;
-        while let Some(row) = rows.next()? {
-            codes.push(row.get(0)?);
-        }
-    }
-    let sql = code_sql();
-    let b = &ctx.bounds;
-    let mut mixed = Vec::new();
-    for code in &codes {
-        let mut stmt = ctx.conn.prepare_cached(sql)?;
-        let mut rows = stmt.query(named_params! {
-            ":subject": ctx.subject_id,
-            ":code": code,
-            ":utc_lo": &b.utc_lo,
-            ":utc_hi": &b.utc_hi,
-            ":day_lo": &b.day_lo,
-            ":day_hi": &b.day_hi,
-        })?;
-        if let Some(row) = rows.next()? {
-            summary(ctx, row, labels, entries, padded, &mut mixed)?;
-        }
-    }
-    Ok(mixed)
-}
-
-/// Adds one code's summary row as an entry, or the code to `mixed` if its rows differ in
-/// system, kind or unit.
-fn summary(
-    ctx: &Ctx<'_>,
-    row: &rusqlite::Row<'_>,
-    labels: &mut Labels,
-    entries: &mut Vec<Entry>,
-    padded: &mut bool,
-    mixed: &mut Vec<CodeRef>,
-) -> Result<(), ToolError> {
-    let malformed = || ToolError::Malformed { table: "series" };
-    let code: String = row.get(0)?;
-    let system = |i: usize| -> Result<CodeSystem, ToolError> {
-        row.get::<_, String>(i)?.parse().map_err(|_| malformed())
-    };
-    let same =
-        |lo: usize| -> Result<bool, ToolError> { Ok(row.get_ref(lo)? == row.get_ref(lo + 1)?) };
-    let (with_unit, count): (i64, i64) = (row.get(7)?, row.get(8)?);
-    if !same(1)? {
-        // One code on both systems: two codes, each read on its own.
-        mixed.push(CodeRef::new(system(1)?, &code));
-        mixed.push(CodeRef::new(system(2)?, &code));
-        return Ok(());
-    }
-    let code = CodeRef::new(system(1)?, &code);
-    if !same(3)? || !same(5)? || (with_unit != 0 && with_unit != count) {
-        mixed.push(code);
-        return Ok(());
-    }
-    let kind: String = row.get(3)?;
-    *padded |= row.get::<_, bool>(11)?;
-    entries.push(Entry {
-        kind: kind.parse().map_err(|_| malformed())?,
-        label: labels.get(ctx, &code)?.ok_or_else(malformed)?,
-        code,
-        unit: row.get(5)?,
-        count: usize::try_from(count).map_err(|_| malformed())?,
-        first: row.get(9)?,
-        last: row.get(10)?,
-    });
-    Ok(())
-}
-
-/// The series of the window of one code.
-fn read(
-    ctx: &Ctx<'_>,
-    code: &CodeRef,
-    labels: &mut Labels,
-    entries: &mut Vec<Entry>,
-    padded: &mut bool,
-) -> Result<(), ToolError> {
-    let sql = series_sql();
-    let b = &ctx.bounds;
-    let mut stmt = ctx.conn.prepare_cached(sql)?;
-    let mut rows = stmt.query(named_params! {
-        ":subject": ctx.subject_id,
-        ":code": &code.code,
-        ":system": code.system.as_str(),
-        ":utc_lo": &b.utc_lo,
-        ":utc_hi": &b.utc_hi,
-        ":day_lo": &b.day_lo,
-        ":day_hi": &b.day_hi,
-    })?;
-    while let Some(row) = rows.next()? {
-        let malformed = || ToolError::Malformed { table: "series" };
-        let kind: String = row.get(0)?;
-        let system: String = row.get(1)?;
-        let code = CodeRef::new(
-            system.parse().map_err(|_| malformed())?,
-            &row.get::<_, String>(2)?,
-        );
-        let count: i64 = row.get(4)?;
-        *padded |= row.get::<_, bool>(7)?;
-        let label = labels.get(ctx, &code)?.ok_or_else(malformed)?;
-        entries.push(Entry {
-            kind: kind.parse().map_err(|_| malformed())?,
-            code,
-            unit: row.get(3)?,
-            count: usize::try_from(count).map_err(|_| malformed())?,
-            first: row.get(5)?,
-            last: row.get(6)?,
-            label,
-        });
-    }
-    Ok(())
+/// A series of the summary as an entry, under the name its code answers by.
+fn entry(ctx: &Ctx<'_>, labels: &mut Labels, s: SeriesSummary) -> Result<Entry, ToolError> {
+    let label = labels
+        .get(ctx, &s.code)?
+        .ok_or(ToolError::Malformed { table: "series" })?;
+    Ok(Entry {
+        kind: s.kind,
+        code: s.code,
+        unit: s.unit,
+        count: s.count,
+        first: s.first_day,
+        last: s.last_day,
+        label,
+    })
 }
 
 /// The latest value of a series: the indicator's latest where it is in the series' unit, else
@@ -278,78 +167,8 @@ fn latest_cell(ctx: &Ctx<'_>, e: &Entry) -> Result<Cell, ToolError> {
     {
         return Ok(latest.value);
     }
-    let sql = newest_in_unit_sql();
-    let b = &ctx.bounds;
-    let mut stmt = ctx.conn.prepare_cached(sql)?;
-    let mut rows = stmt.query(named_params! {
-        ":subject": ctx.subject_id,
-        ":code": &e.code.code,
-        ":system": e.code.system.as_str(),
-        ":unit": e.unit.as_deref(),
-        ":utc_lo": &b.utc_lo,
-        ":utc_hi": &b.utc_hi,
-        ":day_lo": &b.day_lo,
-        ":day_hi": &b.day_hi,
-    })?;
-    Ok(match rows.next()? {
-        Some(row) => value_cell(row.get(0)?, row.get::<_, Option<String>>(1)?.as_deref()),
-        None => Cell::Null,
-    })
-}
-
-/// Every code the subject's record holds, one index probe each (a loose index scan).
-pub(crate) const CODES: &str = "\
-WITH RECURSIVE c(code) AS (
-    SELECT (SELECT min(code) FROM series WHERE subject_id = :subject)
-    UNION ALL
-    SELECT (SELECT min(code) FROM series WHERE subject_id = :subject AND code > c.code)
-      FROM c WHERE c.code IS NOT NULL
-)
-SELECT code FROM c WHERE code IS NOT NULL";
-
-/// One code in the window, with what tells whether its rows share one system, kind and unit
-/// (each as its least and greatest, and how many rows have a unit), and its count and dates.
-/// No row when the window holds none of it.
-pub(crate) fn code_sql() -> &'static str {
-    static SQL: LazyLock<String> = LazyLock::new(|| {
-        format!(
-            "SELECT s.code, min(s.system), max(s.system), min(s.kind), max(s.kind),
-                    min(s.unit), max(s.unit), count(s.unit), count(*),
-                    min(coalesce(s.local_day, substr(s.start_utc, 1, 10))),
-                    max(coalesce(s.local_day, substr(s.start_utc, 1, 10))),
-                    max(s.local_day IS NULL)
-               FROM series s
-              WHERE s.subject_id = :subject AND s.code = :code AND {IN_WINDOW}
-              GROUP BY s.code"
-        )
-    });
-    &SQL
-}
-
-/// The series of the window of one code (`:code`, `:system`), with their counts and dates.
-pub(crate) fn series_sql() -> &'static str {
-    static SQL: LazyLock<String> = LazyLock::new(|| {
-        format!(
-            "SELECT s.kind, s.system, s.code, s.unit, count(*),
-                    min(coalesce(s.local_day, substr(s.start_utc, 1, 10))),
-                    max(coalesce(s.local_day, substr(s.start_utc, 1, 10))),
-                    max(s.local_day IS NULL)
-               FROM series s
-              WHERE {OF_CODE} AND {IN_WINDOW}
-              GROUP BY s.kind, s.system, s.code, s.unit"
-        )
-    });
-    &SQL
-}
-
-/// The newest value of one code in one unit (`:unit`, null for none) in the window.
-pub(crate) fn newest_in_unit_sql() -> &'static str {
-    static SQL: LazyLock<String> = LazyLock::new(|| {
-        format!(
-            "SELECT s.value_num, s.value_text FROM series s
-              WHERE {OF_CODE} AND s.unit IS :unit AND {IN_WINDOW}
-              ORDER BY s.start_utc DESC LIMIT 1"
-        )
-    });
-    &SQL
+    let newest =
+        ctx.store
+            .newest_in_unit(ctx.subject_id, &e.code, e.unit.as_deref(), &ctx.bounds)?;
+    Ok(newest.map_or(Cell::Null, |v| value_cell(v.num, v.text.as_deref())))
 }

@@ -10,15 +10,11 @@
 //! so a year of minute data whose every day was elected costs one index probe per gap, not a
 //! scan of half a million rows.
 
-use std::sync::LazyLock;
-
-use rusqlite::named_params;
-
 use crate::fault::ToolError;
 use crate::readings::Ctx;
-use crate::readings::rows::{COLUMNS, OF_CODE, Reading};
+use crate::readings::rows::Reading;
 use crate::readings::window::next_day;
-use crate::store::EntryKind;
+use crate::store::{EntryKind, Flow};
 use crate::vocab::CodeRef;
 
 /// One value the day authority counts.
@@ -54,43 +50,27 @@ impl From<Reading> for Point {
     }
 }
 
-/// The elected days of a code in the window, oldest first, each with its unit.
-pub(crate) const ELECTED: &str = "\
-SELECT e.local_day, e.value, e.source, e.unit
-  FROM day_elected e
- WHERE e.subject_id = :subject AND e.system = :system AND e.code = :code
-   AND e.local_day BETWEEN :day_lo AND :day_hi
- ORDER BY e.local_day";
-
 /// Every point of `code` in the window, ordered by day and time.
 pub(crate) fn points(ctx: &Ctx<'_>, code: &CodeRef) -> Result<Vec<Point>, ToolError> {
     let b = &ctx.bounds;
-    let mut points = Vec::new();
-    let mut stmt = ctx.conn.prepare_cached(ELECTED)?;
-    let mut rows = stmt.query(named_params! {
-        ":subject": ctx.subject_id,
-        ":system": code.system.as_str(),
-        ":code": &code.code,
-        ":day_lo": &b.day_lo,
-        ":day_hi": &b.day_hi,
-    })?;
-    while let Some(row) = rows.next()? {
-        let day: String = row.get(0)?;
-        points.push(Point {
+    let mut points: Vec<Point> = ctx
+        .store
+        .elected_days(ctx.subject_id, code, b)?
+        .into_iter()
+        .map(|e| Point {
             kind: EntryKind::Measured,
-            unit: row.get(3)?,
-            at: day.clone(),
-            day,
-            num: Some(row.get(1)?),
+            unit: e.unit,
+            at: e.day.clone(),
+            day: e.day,
+            num: Some(e.value),
             text: None,
-            source: row.get(2)?,
+            source: e.source,
             elected: true,
             legacy: false,
-        });
-    }
-    drop(rows);
+        })
+        .collect();
     let elected: Vec<String> = points.iter().map(|p| p.day.clone()).collect();
-    for (from, before) in gaps(&elected, &b.day_lo, &b.day_hi) {
+    for (from, before) in gaps(&elected, b.day_lo(), b.day_hi()) {
         readings_between(ctx, code, &from, &before, &mut points)?;
     }
     legacy(ctx, code, &mut points)?;
@@ -126,61 +106,21 @@ fn readings_between(
     points: &mut Vec<Point>,
 ) -> Result<(), ToolError> {
     let mut clock = ctx.clock.clone();
-    let sql = gap_sql();
-    let mut stmt = ctx.conn.prepare_cached(sql)?;
-    let mut rows = stmt.query(named_params! {
-        ":subject": ctx.subject_id,
-        ":code": &code.code,
-        ":from": from,
-        ":before": before,
-        ":system": code.system.as_str(),
-    })?;
-    while let Some(row) = rows.next()? {
-        points.push(Reading::from_row(row, &mut clock)?.into());
-    }
-    Ok(())
+    ctx.store
+        .visit_days(ctx.subject_id, code, (from, before), |r| {
+            points.push(Reading::from_row(&r, &mut clock)?.into());
+            Ok::<_, ToolError>(Flow::Continue)
+        })
 }
 
 /// Adds the legacy rows of the window.
 fn legacy(ctx: &Ctx<'_>, code: &CodeRef, points: &mut Vec<Point>) -> Result<(), ToolError> {
     let mut clock = ctx.clock.clone();
-    let sql = legacy_sql();
-    let mut stmt = ctx.conn.prepare_cached(sql)?;
-    let mut rows = stmt.query(named_params! {
-        ":subject": ctx.subject_id,
-        ":code": &code.code,
-        ":utc_lo": &ctx.bounds.utc_lo,
-        ":utc_hi": &ctx.bounds.utc_hi,
-        ":system": code.system.as_str(),
-    })?;
-    while let Some(row) = rows.next()? {
-        points.push(Reading::from_row(row, &mut clock)?.into());
-    }
-    Ok(())
-}
-
-/// The readings of a code on the days `[:from, :before)`.
-pub(crate) fn gap_sql() -> &'static str {
-    static SQL: LazyLock<String> = LazyLock::new(|| {
-        format!(
-            "SELECT {COLUMNS} FROM series s \
-             WHERE {OF_CODE} AND s.local_day >= :from AND s.local_day < :before"
-        )
-    });
-    &SQL
-}
-
-/// The legacy rows of a code in the window. The unary `+` keeps the planner on the local-day
-/// index (`local_day IS NULL` is a handful of rows), not the time index (every row of the window).
-pub(crate) fn legacy_sql() -> &'static str {
-    static SQL: LazyLock<String> = LazyLock::new(|| {
-        format!(
-            "SELECT {COLUMNS} FROM series s \
-             WHERE {OF_CODE} AND s.local_day IS NULL \
-               AND +s.start_utc >= :utc_lo AND +s.start_utc < :utc_hi"
-        )
-    });
-    &SQL
+    ctx.store
+        .visit_legacy(ctx.subject_id, code, &ctx.bounds, |r| {
+            points.push(Reading::from_row(&r, &mut clock)?.into());
+            Ok::<_, ToolError>(Flow::Continue)
+        })
 }
 
 #[cfg(test)]

@@ -15,13 +15,9 @@
 //! holds, since a search that matches nothing answers with the catalogue.
 
 use std::collections::HashMap;
-use std::sync::LazyLock;
-
-use rusqlite::named_params;
 
 use crate::fault::ToolError;
 use crate::readings::Ctx;
-use crate::readings::rows::OF_CODE;
 use crate::vocab::{CodeRef, CodeSystem, Vocabulary};
 
 /// An indicator of the record, as answered: its code and its name, which is the vocabulary's
@@ -33,14 +29,9 @@ pub(crate) struct Indicator {
     pub(crate) label: String,
 }
 
-/// How a word is matched against recorded names when the vocabulary does not reach the record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum NameMatch {
-    /// The whole name, case-insensitively (`indicators`).
-    Exact,
-    /// Part of the name, case-insensitively (`keywords`).
-    Contains,
-}
+/// How a word is matched against recorded names when the vocabulary does not reach the
+/// record: the whole name for `indicators`, part of it for `keywords`.
+pub(crate) use crate::store::NameMatch;
 
 /// The indicators of the record the words reach, in the order the words were given, each once.
 pub(crate) fn resolve(
@@ -72,7 +63,7 @@ pub(crate) fn resolve(
             );
         }
         if !labels.any_recorded(ctx, &codes)? {
-            codes.extend(by_recorded_name(ctx, word, how)?);
+            codes.extend(ctx.store.codes_by_name(ctx.subject_id, word, how)?);
         }
         for code in codes {
             if found.iter().any(|i| i.code == code) {
@@ -102,20 +93,13 @@ impl Labels {
         if let Some(known) = self.known.get(code) {
             return Ok(known.clone());
         }
-        let sql = label_sql();
-        let mut stmt = ctx.conn.prepare_cached(sql)?;
-        let mut rows = stmt.query(named_params! {
-            ":subject": ctx.subject_id,
-            ":code": &code.code,
-            ":system": code.system.as_str(),
-        })?;
-        let label = match rows.next()? {
-            Some(row) => Some(match Vocabulary::bundled().entry(code) {
+        let label = ctx
+            .store
+            .recorded_name(ctx.subject_id, code)?
+            .map(|recorded| match Vocabulary::bundled().entry(code) {
                 Some(entry) => entry.name.clone(),
-                None => row.get::<_, String>(0)?,
-            }),
-            None => None,
-        };
+                None => recorded,
+            });
         self.known.insert(code.clone(), label.clone());
         Ok(label)
     }
@@ -127,64 +111,5 @@ impl Labels {
             }
         }
         Ok(false)
-    }
-}
-
-/// The name a code was last recorded under.
-pub(crate) fn label_sql() -> &'static str {
-    static SQL: LazyLock<String> = LazyLock::new(|| {
-        format!("SELECT s.name FROM series s WHERE {OF_CODE} ORDER BY s.start_utc DESC LIMIT 1")
-    });
-    &SQL
-}
-
-/// The codes of series recorded under a name `word` matches.
-fn by_recorded_name(ctx: &Ctx<'_>, word: &str, how: NameMatch) -> Result<Vec<CodeRef>, ToolError> {
-    let (sql, pattern) = match how {
-        NameMatch::Exact => (
-            "SELECT DISTINCT s.system, s.code FROM series s \
-             WHERE s.subject_id = ?1 AND s.name = ?2 COLLATE NOCASE",
-            word.trim().to_owned(),
-        ),
-        NameMatch::Contains => (
-            "SELECT DISTINCT s.system, s.code FROM series s \
-             WHERE s.subject_id = ?1 AND s.name LIKE ?2 ESCAPE '\\'",
-            format!("%{}%", escape_like(word.trim())),
-        ),
-    };
-    let mut stmt = ctx.conn.prepare_cached(sql)?;
-    let mut rows = stmt.query((ctx.subject_id, pattern))?;
-    let mut codes = Vec::new();
-    while let Some(row) = rows.next()? {
-        let system: String = row.get(0)?;
-        let code: String = row.get(1)?;
-        let system = system
-            .parse::<CodeSystem>()
-            .map_err(|_| ToolError::Malformed { table: "series" })?;
-        codes.push(CodeRef::new(system, &code));
-    }
-    codes.sort();
-    Ok(codes)
-}
-
-/// `text` with `LIKE`'s wildcards and the escape character escaped.
-fn escape_like(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn like_wildcards_are_literal() {
-        assert_eq!(escape_like("50%_a\\b"), "50\\%\\_a\\\\b");
     }
 }

@@ -6,23 +6,19 @@
 //! reading that old can fall into a kept bucket, whatever the zone's offset. So an hour view of
 //! five years of minute data reads the newest sixty days of it, not all of it.
 
-use std::sync::LazyLock;
-
 use std::collections::BTreeMap;
 
 use jiff::civil::DateTime;
-use rusqlite::named_params;
 
 use super::{Group, Part};
 use crate::envelope::kinds::Provenance;
 use crate::envelope::table::Cell;
 use crate::fault::ToolError;
 use crate::readings::clock::{hour_label, minute_label};
-use crate::readings::rows::{COLUMNS, OF_CODE, RowRef, count_cell, mean, unit_cell};
+use crate::readings::rows::{count_cell, local_of, mean, unit_cell};
 use crate::readings::select::Indicator;
-use crate::readings::window::IN_WINDOW;
 use crate::readings::{BUCKET_CAP, Ctx};
-use crate::store::EntryKind;
+use crate::store::{EntryKind, Flow};
 
 /// `minute`: one point per minute of local time.
 pub(super) fn minute(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, ToolError> {
@@ -100,70 +96,59 @@ fn answer(
     header: &'static [&'static str],
     width: Width,
 ) -> Result<Part, ToolError> {
-    let sql = scan_sql();
     let mut part = Part::new(header);
     let mut clock = ctx.clock.clone();
-    let b = &ctx.bounds;
     for (rank, indicator) in indicators.iter().enumerate() {
-        let mut stmt = ctx.conn.prepare_cached(sql)?;
-        let mut rows = stmt.query(named_params! {
-            ":subject": ctx.subject_id,
-            ":code": &indicator.code.code,
-            ":system": indicator.code.system.as_str(),
-            ":utc_lo": &b.utc_lo,
-            ":utc_hi": &b.utc_hi,
-            ":day_lo": &b.day_lo,
-            ":day_hi": &b.day_hi,
-        })?;
         // Rarely more than one kind and unit per code: a short list beats a map.
         let mut groups: Vec<Buckets> = Vec::new();
-        while let Some(row) = rows.next()? {
-            let r = RowRef::read(row)?;
-            let at = groups
-                .iter()
-                .position(|g| g.kind == r.kind && g.unit.as_deref() == r.unit);
-            if at.is_some_and(|i| groups[i].older(r.start_utc)) {
-                if groups.iter().all(|g| g.older(r.start_utc)) {
-                    break;
+        ctx.store
+            .visit_newest_first(ctx.subject_id, &indicator.code, &ctx.bounds, None, |r| {
+                let at = groups
+                    .iter()
+                    .position(|g| g.kind == r.kind && g.unit.as_deref() == r.unit);
+                if at.is_some_and(|i| groups[i].older(r.start_utc)) {
+                    if groups.iter().all(|g| g.older(r.start_utc)) {
+                        return Ok(Flow::Stop);
+                    }
+                    return Ok(Flow::Continue);
                 }
-                continue;
-            }
-            let g = match at {
-                Some(i) => &mut groups[i],
-                None => {
-                    groups.push(Buckets {
-                        kind: r.kind,
-                        unit: r.unit.map(str::to_owned),
-                        by_start: BTreeMap::new(),
-                        floor: None,
-                        done_before: None,
-                    });
-                    groups.last_mut().unwrap_or_else(|| unreachable!())
+                let g = match at {
+                    Some(i) => &mut groups[i],
+                    None => {
+                        groups.push(Buckets {
+                            kind: r.kind,
+                            unit: r.unit.map(str::to_owned),
+                            by_start: BTreeMap::new(),
+                            floor: None,
+                            done_before: None,
+                        });
+                        groups.last_mut().unwrap_or_else(|| unreachable!())
+                    }
+                };
+                let start = width.start(local_of(&r, &mut clock)?);
+                if g.floor.is_some_and(|f| start < f) {
+                    return Ok(Flow::Continue);
                 }
-            };
-            let start = width.start(r.local(&mut clock)?);
-            if g.floor.is_some_and(|f| start < f) {
-                continue;
-            }
-            part.padded |= r.local_day.is_none();
-            let acc = g.by_start.entry(start).or_default();
-            acc.count += 1;
-            if let Some(x) = r.num {
-                acc.sum += x;
-                acc.numbers += 1;
-            }
-            if g.by_start.len() > BUCKET_CAP {
-                g.by_start.pop_first();
-                part.cut_at(BUCKET_CAP);
-                let floor = g.by_start.keys().next().copied().unwrap_or(start);
-                g.done_before = floor
-                    .date()
-                    .checked_sub(jiff::Span::new().days(2))
-                    .ok()
-                    .map(|d| d.to_string());
-                g.floor = Some(floor);
-            }
-        }
+                part.padded |= r.local_day.is_none();
+                let acc = g.by_start.entry(start).or_default();
+                acc.count += 1;
+                if let Some(x) = r.num {
+                    acc.sum += x;
+                    acc.numbers += 1;
+                }
+                if g.by_start.len() > BUCKET_CAP {
+                    g.by_start.pop_first();
+                    part.cut_at(BUCKET_CAP);
+                    let floor = g.by_start.keys().next().copied().unwrap_or(start);
+                    g.done_before = floor
+                        .date()
+                        .checked_sub(jiff::Span::new().days(2))
+                        .ok()
+                        .map(|d| d.to_string());
+                    g.floor = Some(floor);
+                }
+                Ok::<_, ToolError>(Flow::Continue)
+            })?;
         groups.sort_by(|a, b| (a.kind, &a.unit).cmp(&(b.kind, &b.unit)));
         for g in groups {
             for (start, acc) in g.by_start.iter().rev() {
@@ -188,16 +173,4 @@ fn answer(
         }
     }
     Ok(part)
-}
-
-/// Every reading of a code in the window, newest first.
-pub(crate) fn scan_sql() -> &'static str {
-    static SQL: LazyLock<String> = LazyLock::new(|| {
-        format!(
-            "SELECT {COLUMNS} FROM series s \
-             WHERE {OF_CODE} AND {IN_WINDOW} \
-             ORDER BY s.start_utc DESC"
-        )
-    });
-    &SQL
 }

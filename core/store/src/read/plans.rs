@@ -1,19 +1,15 @@
 //! The query plans of the readings statements: each runs on the index that bounds it by code
-//! and by time or day, never on a scan of the subject's whole record (except the catalogue of
-//! every code, which reads it by design).
+//! and by time or day, never on a scan of the subject's whole record; the catalogue runs on
+//! the summary's key.
 
-use super::catalogue::{CODES, code_sql, newest_in_unit_sql, series_sql};
-use super::days::{ELECTED, gap_sql, legacy_sql};
-use super::select::label_sql;
-use super::views::buckets::scan_sql;
-use super::views::latest::newest_sql;
-use super::views::raw::raw_sql;
-use crate::store::Store;
+use super::catalogue::{CATALOGUE, SERIES_OF, newest_in_unit_sql};
+use super::series::{ELECTED, days_sql, legacy_sql, name_sql, newest_first_sql, newest_sql};
+use crate::Store;
 
 /// The `detail` lines of `EXPLAIN QUERY PLAN sql`.
 fn plan(store: &Store, sql: &str) -> String {
     let mut stmt = store
-        .conn()
+        .conn
         .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
         .unwrap();
     let mut rows = stmt.raw_query();
@@ -30,15 +26,11 @@ fn every_statement_runs_on_the_index_meant_for_it() {
     let by_time = "USING INDEX series_by_code_time (subject_id=? AND code=?";
     let by_day = "USING INDEX series_by_code_day (subject_id=? AND code=? AND local_day";
     let elected = "USING PRIMARY KEY (subject_id=? AND system=? AND code=? AND local_day";
+    let summary = "SEARCH d USING PRIMARY KEY (subject_id=?";
     let cases = [
         (
-            "raw",
-            raw_sql(),
-            format!("{by_time} AND start_utc>? AND start_utc<?)"),
-        ),
-        (
-            "buckets",
-            scan_sql(),
+            "newest first (raw, buckets)",
+            newest_first_sql(),
             format!("{by_time} AND start_utc>? AND start_utc<?)"),
         ),
         (
@@ -56,32 +48,41 @@ fn every_statement_runs_on_the_index_meant_for_it() {
             newest_in_unit_sql(),
             format!("{by_time} AND start_utc>? AND start_utc<?)"),
         ),
-        (
-            "catalogue summary of a code",
-            code_sql(),
-            format!("{by_time} AND start_utc>? AND start_utc<?)"),
-        ),
+        ("catalogue", CATALOGUE.as_str(), format!("{summary})")),
         (
             "catalogue of a code",
-            series_sql(),
-            format!("{by_time} AND start_utc>? AND start_utc<?)"),
+            SERIES_OF.as_str(),
+            format!("{summary} AND code=? AND system=?)"),
         ),
-        ("label", label_sql(), format!("{by_time})")),
-        ("gap", gap_sql(), format!("{by_day}>? AND local_day<?)")),
+        ("name", name_sql(), format!("{by_time})")),
+        ("days", days_sql(), format!("{by_day}>? AND local_day<?)")),
         ("legacy", legacy_sql(), format!("{by_day}=?)")),
         ("elected", ELECTED, format!("{elected}>? AND local_day<?)")),
     ];
     for (name, sql, want) in cases {
         let got = plan(&store, sql);
         assert!(got.contains(&want), "{name}: {got}");
-        assert!(!got.contains("TEMP B-TREE FOR ORDER BY"), "{name}: {got}");
+        assert!(!got.contains("TEMP B-TREE"), "{name}: {got}");
+        assert!(
+            !got.contains("SCAN s") && !got.contains("SCAN d"),
+            "{name}: {got}"
+        );
     }
-    let codes = plan(&store, CODES);
-    assert!(
-        codes.contains(
-            "SEARCH series USING COVERING INDEX series_by_code_day (subject_id=? AND code>?)"
-        ),
-        "{codes}"
-    );
-    assert!(!codes.contains("SCAN series"), "{codes}");
+}
+
+#[test]
+fn no_read_statement_selects_the_comment() {
+    for sql in [
+        newest_first_sql(),
+        newest_sql(),
+        days_sql(),
+        legacy_sql(),
+        name_sql(),
+        newest_in_unit_sql(),
+        ELECTED,
+        CATALOGUE.as_str(),
+        SERIES_OF.as_str(),
+    ] {
+        assert!(!sql.contains("comment"), "{sql}");
+    }
 }

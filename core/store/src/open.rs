@@ -1,0 +1,181 @@
+//! PHI at rest: the database file and its `-wal` and `-shm` companions are the owner's alone.
+//!
+//! - A new database file is created `0600` before `SQLite` opens it, and its mode is set after
+//!   the create too, so the umask changes nothing.
+//! - An existing file that group or others can access (any of `0o077`) is refused before it is
+//!   opened, unless [`OpenOptions::allow_shared_permissions`] says the sharing is meant.
+//! - After opening, the `-wal` and `-shm` files (which `SQLite` creates itself) are set to
+//!   `0600`; with shared permissions allowed, they are left as they are.
+//!
+//! On a platform without Unix permissions only the file is created; nothing is checked.
+
+use std::path::{Path, PathBuf};
+
+use super::StoreError;
+
+/// How [`Store::open_with`](crate::Store::open_with) opens a database file.
+///
+/// ```
+/// use answers_store::OpenOptions;
+///
+/// assert!(!OpenOptions::default().allow_shared_permissions);
+/// let shared = OpenOptions { allow_shared_permissions: true };
+/// assert!(shared.allow_shared_permissions);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OpenOptions {
+    /// Open a database file that group or others can access, and leave the modes of its
+    /// `-wal` and `-shm` files alone (the CLI's `--allow-shared-permissions`). Off by default:
+    /// such a file is refused.
+    pub allow_shared_permissions: bool,
+}
+
+/// The owner's read and write bits, nothing for group or others.
+#[cfg(unix)]
+const PRIVATE: u32 = 0o600;
+
+/// Creates the database file `0600` if it does not exist, and refuses an existing one that
+/// group or others can access unless `options` allow it.
+pub(crate) fn prepare(path: &Path, options: OpenOptions) -> Result<(), StoreError> {
+    let io = |op| move |e: std::io::Error| StoreError::File { op, kind: e.kind() };
+    let mut create = std::fs::OpenOptions::new();
+    create.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut create, PRIVATE);
+    match create.open(path) {
+        Ok(file) => {
+            // The umask may have taken bits away (never added them): set the mode exactly.
+            #[cfg(unix)]
+            file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(PRIVATE))
+                .map_err(io("create"))?;
+            drop(file);
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => check(path, options),
+        Err(e) => Err(io("create")(e)),
+    }
+}
+
+/// Refuses `path` if group or others can access it and `options` do not allow that.
+#[cfg(unix)]
+fn check(path: &Path, options: OpenOptions) -> Result<(), StoreError> {
+    use std::os::unix::fs::PermissionsExt;
+    if options.allow_shared_permissions {
+        return Ok(());
+    }
+    let meta = std::fs::metadata(path).map_err(|e| StoreError::File {
+        op: "open",
+        kind: e.kind(),
+    })?;
+    let mode = meta.permissions().mode() & 0o7777;
+    if mode & 0o077 != 0 {
+        return Err(StoreError::SharedPermissions { mode });
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn check(_path: &Path, _options: OpenOptions) -> Result<(), StoreError> {
+    Ok(())
+}
+
+/// Sets the `-wal` and `-shm` files of `path` that exist to `0600`, unless `options` allow
+/// shared permissions.
+pub(crate) fn private_companions(path: &Path, options: OpenOptions) -> Result<(), StoreError> {
+    if options.allow_shared_permissions {
+        return Ok(());
+    }
+    for suffix in ["-wal", "-shm"] {
+        let companion = with_suffix(path, suffix);
+        #[cfg(unix)]
+        match std::fs::set_permissions(
+            &companion,
+            std::os::unix::fs::PermissionsExt::from_mode(PRIVATE),
+        ) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(StoreError::File {
+                    op: "set the mode of",
+                    kind: e.kind(),
+                });
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = companion;
+    }
+    Ok(())
+}
+
+/// `path` with `suffix` appended to its file name: `answers.db-wal`.
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+    use crate::Store;
+
+    fn mode(path: &Path) -> u32 {
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn a_new_database_and_its_wal_and_shm_are_private() {
+        let dir = tempfile::tempdir().unwrap();
+        // Permissive as a umask goes: the mode must not come from it.
+        std::fs::set_permissions(dir.path(), PermissionsExt::from_mode(0o755)).unwrap();
+        let path = dir.path().join("answers.db");
+        let store = Store::open(&path).unwrap();
+        store.upsert_subject("s", "you", "UTC").unwrap();
+        for file in [
+            path.clone(),
+            with_suffix(&path, "-wal"),
+            with_suffix(&path, "-shm"),
+        ] {
+            assert!(file.exists(), "{}", file.display());
+            assert_eq!(mode(&file), 0o600, "{}", file.display());
+        }
+    }
+
+    #[test]
+    fn a_readable_database_is_refused_unless_allowed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("answers.db");
+        drop(Store::open(&path).unwrap());
+        std::fs::set_permissions(&path, PermissionsExt::from_mode(0o644)).unwrap();
+        let err = Store::open(&path).unwrap_err();
+        assert!(
+            matches!(err, StoreError::SharedPermissions { mode: 0o644 }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("0644"), "{err}");
+        // Refused before it is opened: the mode is untouched.
+        assert_eq!(mode(&path), 0o644);
+
+        let shared = OpenOptions {
+            allow_shared_permissions: true,
+        };
+        let store = Store::open_with(&path, shared).unwrap();
+        assert_eq!(store.schema_version().unwrap(), crate::SCHEMA_VERSION);
+        assert_eq!(mode(&path), 0o644);
+    }
+
+    #[test]
+    fn companions_left_readable_are_made_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("answers.db");
+        let store = Store::open(&path).unwrap();
+        store.upsert_subject("s", "you", "UTC").unwrap();
+        let wal = with_suffix(&path, "-wal");
+        std::fs::set_permissions(&wal, PermissionsExt::from_mode(0o644)).unwrap();
+        let again = Store::open(&path).unwrap();
+        assert_eq!(mode(&wal), 0o600);
+        drop((store, again));
+    }
+}
