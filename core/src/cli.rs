@@ -170,14 +170,25 @@ fn days(n: u32) -> std::time::Duration {
     std::time::Duration::from_secs(u64::from(n) * 86_400)
 }
 
+/// The workspace's `phiguard.toml`, shared with phi-lint (`[names]` and `[runtime]` are the
+/// runtime's part).
+const POLICY: &str = include_str!("../../phiguard.toml");
+
 /// Runs the `answers` command line; `hook`, if any, wraps the router `serve` serves.
 #[must_use]
 pub fn main(hook: Option<answers_server::RouterHook>) -> ExitCode {
     quiet_panics();
     let cli = Cli::parse();
-    // `listen_addr` is the one name this service logs beyond the classes: an address is an
-    // identifier of the server, not of a person. phi-lint.toml allows the same name.
-    let policy = phi_filter::PhiPolicy::default().allow_name("listen_addr");
+    // The workspace's one policy file, compiled in: phi-lint reads the same file, so the names
+    // this service logs beyond the classes (`listen_addr`, `tool_id`) are allowed in one place.
+    let policy = match phi_filter::PhiPolicy::from_toml(POLICY) {
+        Ok(policy) => policy,
+        Err(err) => {
+            // phi-lint: allow(phi::error-message, reason = "a PolicyError names a key and its line in the compiled-in policy file, never record data")
+            eprintln!("answers: the compiled-in phiguard.toml is invalid: {err}");
+            return ExitCode::from(2);
+        }
+    };
     // rmcp logs each session's start and end at `info`; a service keeps its own lines. On
     // stdio MCP, standard output is the protocol, so the log goes to standard error.
     let stream = if matches!(cli.command, Command::Mcp | Command::Tools { .. }) {
