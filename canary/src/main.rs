@@ -70,8 +70,7 @@ enum Command {
         /// The address to listen on, `HOST:PORT` (port 0 picks a free one, printed on stderr).
         #[arg(long, value_name = "ADDR")]
         listen: String,
-        /// Stop after SECONDS without a request, once one has arrived [default: only on
-        /// SIGTERM or SIGINT].
+        /// Stop SECONDS after the last request [default: only on SIGTERM or SIGINT].
         #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
         idle: Option<Duration>,
         #[command(flatten)]
