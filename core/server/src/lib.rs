@@ -35,7 +35,7 @@ mod serve;
 
 pub use self::auth::{Authenticated, Refusal};
 pub use self::pool::{PooledStore, StorePool};
-pub use self::serve::{RouterHook, ServeError, ServeOptions, serve, serve_with};
+pub use self::serve::{Limits, RouterHook, ServeError, ServeOptions, serve, serve_with};
 
 /// What every request of the service shares: the store's handles, the request count, and the
 /// MCP transport's configuration (whose token ends its streams at shutdown).

@@ -14,6 +14,7 @@
 //! An unknown tool is a JSON-RPC error.
 
 pub(crate) mod http;
+mod ids;
 mod record;
 mod result;
 mod vocab;

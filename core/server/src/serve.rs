@@ -2,6 +2,9 @@
 //!
 //! The log says how many subjects there are and where the server listens at start, and per
 //! request the route, the status and the duration: never a query string, a token or a value.
+//!
+//! Connections are served under [`Limits`] (read timeouts, a connection limit with load
+//! shedding, a drain at shutdown), read from the environment: see [`Limits::from_env`].
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -12,6 +15,11 @@ use axum::Router;
 use phi_marker::{MarkerKind, Nonce};
 
 use crate::{AppState, router};
+
+mod conn;
+
+pub use self::conn::Limits;
+use self::conn::LoopFigures;
 
 /// Why the server could not start or stopped.
 #[derive(Debug, thiserror::Error)]
@@ -72,16 +80,16 @@ pub fn serve_with(db: &Path, listen: SocketAddr, options: &ServeOptions) -> Resu
             Some(hook) => hook(router, db),
             None => router,
         };
-        axum::serve(listener, router)
-            .with_graceful_shutdown(async move {
-                shutdown().await;
-                app.end_streams();
-            })
-            .await
-            .map_err(|e| ServeError::Io {
-                op: "serve",
-                kind: e.kind(),
-            })?;
+        let limits = Limits::from_env();
+        let figures = conn::run(listener, router, limits, shutdown()).await;
+        app.end_streams();
+        let LoopFigures {
+            shed_count,
+            abandoned_count,
+        } = figures;
+        if shed_count > 0 || abandoned_count > 0 {
+            tracing::warn!(shed_count, abandoned_count, "answers drained under load");
+        }
         let request_count = counters.request_count();
         match &options.filter_stats {
             Some(stats) => {

@@ -16,6 +16,7 @@ mod readings;
 mod render;
 mod schemas;
 mod serde_wire;
+mod serve_load;
 // The store's write side and the demo record (the vocabularies' tests are answers-vocab's).
 mod demo;
 mod store_write;

@@ -7,6 +7,9 @@
 //! Requests whose `Host` is not a loopback name or one the deployment allows
 //! (`answers serve --allowed-host NAME`) are refused (403), against DNS rebinding.
 //!
+//! The JSON-RPC ids clients choose never reach the MCP library, which logs them
+//! ([`super::ids`]).
+//!
 //! The transport runs stateless with JSON responses: every request is authenticated on its
 //! own, so no session outlives the token that opened it. Both protocol generations are served:
 //! the `2026-07-28` discovery flow and the `2025-11-25` `initialize` handshake.
@@ -53,6 +56,7 @@ pub(crate) fn routes(state: &Arc<AppState>) -> Router<Arc<AppState>> {
     Router::new()
         .route_service("/mcp", service.clone())
         .route_service("/mcp/u/{secret}", service)
+        .route_layer(middleware::from_fn(super::ids::opaque_ids))
         .route_layer(middleware::from_fn_with_state(
             Arc::clone(state),
             authenticate,
