@@ -258,6 +258,10 @@ pub enum StoreError {
         /// The file's permission bits.
         mode: u32,
     },
+    /// The database file does not exist, and the caller said it must
+    /// ([`OpenOptions::must_exist`]).
+    #[error("the database file does not exist")]
+    Missing,
     /// The database file (or its `-wal`/`-shm`) could not be created or its mode set.
     #[error("store {op} failed ({kind})")]
     File {

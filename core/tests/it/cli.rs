@@ -1,0 +1,107 @@
+//! The command line's refusals, through the `answers` binary (phi-testkit's `Cmd`/`Run`): what
+//! it says, on which stream, with which exit code.
+
+use std::os::unix::fs::PermissionsExt;
+
+use phi_testkit::{Cmd, Run};
+
+use crate::e2e::{BIN, s, seeded};
+
+fn answers(args: &[&str]) -> Run {
+    Cmd::new(BIN, args)
+        .env_remove("ANSWERS_TOKENS")
+        .env_remove("ANSWERS_TOKENS_FILE")
+        .run()
+}
+
+/// Every command that opens a store, over `db`.
+fn store_commands(db: &str) -> Vec<Vec<&str>> {
+    vec![
+        vec![
+            "query",
+            "--db",
+            db,
+            "--subject",
+            "you",
+            "query_health_indicators",
+        ],
+        vec!["token", "issue", "--db", db, "--subject", "you"],
+        vec!["canary-present", "--db", db],
+        vec![
+            "import-genotypes",
+            "--db",
+            db,
+            "--subject",
+            "mom",
+            "/dev/null",
+        ],
+        vec!["serve", "--db", db, "--listen", "127.0.0.1:0"],
+    ]
+}
+
+#[test]
+fn a_shared_database_is_refused_naming_its_mode_and_the_flag() {
+    let r = seeded();
+    std::fs::set_permissions(&r.db, PermissionsExt::from_mode(0o644)).unwrap();
+    for args in store_commands(s(&r.db)) {
+        let run = Cmd::new(BIN, &args)
+            .env("PHIGUARD_CANARY", "x")
+            .env_remove("ANSWERS_TOKENS")
+            .env_remove("ANSWERS_TOKENS_FILE")
+            .run();
+        run.assert_code(2);
+        assert!(run.stderr.contains("0644"), "{args:?}: {run}");
+        if args[0] != "serve" {
+            assert!(
+                run.stderr.contains("--allow-shared-permissions"),
+                "{args:?}: {run}"
+            );
+        }
+    }
+    let mode = std::fs::metadata(&r.db).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o644, "a refused file is left as it was");
+
+    // With the flag, anywhere on the line, the command runs and the modes stay.
+    answers(&[
+        "--allow-shared-permissions",
+        "query",
+        "--db",
+        s(&r.db),
+        "--subject",
+        "you",
+        "query_health_indicators",
+    ])
+    .assert_code(0);
+    let run = answers(&[
+        "token",
+        "issue",
+        "--db",
+        s(&r.db),
+        "--subject",
+        "you",
+        "--allow-shared-permissions",
+    ]);
+    run.assert_code(0);
+    assert!(run.stdout.starts_with("phg_"), "{run}");
+    let mode = std::fs::metadata(&r.db).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o644);
+}
+
+#[test]
+fn every_command_but_seed_refuses_a_missing_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.db");
+    for args in store_commands(s(&missing)) {
+        let run = Cmd::new(BIN, &args)
+            .env("PHIGUARD_CANARY", "x")
+            .env_remove("ANSWERS_TOKENS")
+            .env_remove("ANSWERS_TOKENS_FILE")
+            .run();
+        run.assert_code(2);
+        assert!(run.stderr.contains("no database at"), "{args:?}: {run}");
+        assert!(run.stderr.contains("answers seed"), "{args:?}: {run}");
+        assert!(!missing.exists(), "{args:?} created the database");
+    }
+    answers(&["seed", "--db", s(&missing), "--demo"]).assert_code(0);
+    assert!(missing.is_file(), "seed creates the database");
+}
