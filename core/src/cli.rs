@@ -450,14 +450,16 @@ fn import_genotypes(opener: Opener, db: &Path, handle: &str, file: &Path) -> any
     Ok(())
 }
 
-/// Writes a secrets file readable by its owner only.
+/// Writes a secrets file readable by its owner only. A symlink at `path` is refused
+/// (`O_NOFOLLOW`: the open fails with `ELOOP`), so the tokens cannot be written through a
+/// link to a file someone else reads.
 fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true).create(true).truncate(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(0o600);
+        opts.mode(0o600).custom_flags(libc::O_NOFOLLOW);
     }
     let mut f = opts.open(path)?;
     #[cfg(unix)]

@@ -74,7 +74,7 @@ pub use read::{Bounds, ElectedDay, Flow, NameMatch, ReadingRow, SeriesSummary, S
 pub use reading::{EntryKind, NewReading, ReadingProblem, utc_text};
 pub use subject::Subject;
 pub use token::TOKEN_PREFIX;
-pub use token_file::{MIN_TOKEN_LEN, TokensFileError};
+pub use token_file::{MIN_TOKEN_BITS, MIN_TOKEN_LEN, TokensFileError};
 
 /// The schema version this build writes and reads.
 pub const SCHEMA_VERSION: i64 = 5;

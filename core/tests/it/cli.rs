@@ -105,3 +105,55 @@ fn every_command_but_seed_refuses_a_missing_database() {
     answers(&["seed", "--db", s(&missing), "--demo"]).assert_code(0);
     assert!(missing.is_file(), "seed creates the database");
 }
+
+#[test]
+fn the_tokens_file_is_never_written_through_a_symlink() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("record.db");
+    let elsewhere = dir.path().join("someone-elses-file");
+    std::fs::write(&elsewhere, "untouched\n").unwrap();
+    let link = dir.path().join("tokens");
+    std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+    let run = answers(&["seed", "--db", s(&db), "--demo", "--tokens-file", s(&link)]);
+    run.assert_code(2);
+    assert!(run.stderr.contains("cannot write"), "{run}");
+    assert!(
+        !run.stdout.contains("phg_") && !run.stderr.contains("phg_"),
+        "{run}"
+    );
+    assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "untouched\n");
+}
+
+#[test]
+fn a_token_of_little_entropy_is_refused_by_its_line_never_shown() {
+    let r = seeded();
+    let weak = "A".repeat(40);
+    let run = Cmd::new(BIN, &["serve", "--db", s(&r.db), "--listen", "127.0.0.1:0"])
+        .env_remove("ANSWERS_TOKENS_FILE")
+        .env("ANSWERS_TOKENS", format!("# deploy\n\nmom={weak}\n"))
+        .run();
+    run.assert_code(2);
+    assert!(run.stderr.contains("tokens line 3"), "{run}");
+    assert!(run.stderr.contains("entropy"), "{run}");
+    assert!(
+        !run.stdout.contains("AAAAAAAA") && !run.stderr.contains("AAAAAAAA"),
+        "the token is never shown: {run}"
+    );
+}
+
+#[test]
+fn a_token_whose_expiry_is_not_a_date_authenticates_nobody() {
+    let r = seeded();
+    let run = answers(&["token", "issue", "--db", s(&r.db), "--subject", "you"]);
+    run.assert_code(0);
+    let token = run.stdout.trim().to_owned();
+    let conn = rusqlite::Connection::open(&r.db).unwrap();
+    // Every token of the record, the seeded ones too: `not-a-date` sorts after every date.
+    conn.execute("UPDATE token SET expires_utc = 'not-a-date'", [])
+        .unwrap();
+    drop(conn);
+    let server = crate::e2e::Server::start(&r.db);
+    let (status, _) = server.get("/api/v1/health-indicators", Some(&token));
+    assert_eq!(status, 401, "an expiry that is not a date is refused");
+    server.stop();
+}
