@@ -197,13 +197,8 @@ pub fn main(hook: Option<answers_server::RouterHook>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // rmcp logs each session's start and end at `info`; a service keeps its own lines. On
-    // stdio MCP, standard output is the protocol, so the log goes to standard error.
-    let stream = if matches!(cli.command, Command::Mcp | Command::Tools { .. }) {
-        phi_filter::Stream::Stderr
-    } else {
-        phi_filter::Stream::Stdout
-    };
+    // rmcp logs each session's start and end at `info`; a service keeps its own lines.
+    let stream = log_stream(&cli.command);
     let stats = match phi_filter::install_to(policy, stream, "info,rmcp=warn") {
         Ok(stats) => stats,
         Err(err) => {
@@ -220,6 +215,23 @@ pub fn main(hook: Option<answers_server::RouterHook>) -> ExitCode {
             eprintln!("answers: {err:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Where a command's log lines go. A command whose standard output is its product (a token,
+/// an answer, the registry, a verdict, the stdio MCP protocol) logs to standard error, so
+/// `T=$(answers token issue …)` never captures a log line, even a failure's. `serve`, `seed`
+/// and `import-genotypes` print no product: their log is their output (a container's stdout).
+fn log_stream(command: &Command) -> phi_filter::Stream {
+    match command {
+        Command::Serve { .. } | Command::Seed { .. } | Command::ImportGenotypes { .. } => {
+            phi_filter::Stream::Stdout
+        }
+        Command::Query { .. }
+        | Command::Mcp
+        | Command::Tools { .. }
+        | Command::Token { .. }
+        | Command::CanaryPresent { .. } => phi_filter::Stream::Stderr,
     }
 }
 

@@ -157,3 +157,31 @@ fn a_token_whose_expiry_is_not_a_date_authenticates_nobody() {
     assert_eq!(status, 401, "an expiry that is not a date is refused");
     server.stop();
 }
+
+#[test]
+fn a_failed_command_whose_stdout_is_its_product_logs_to_stderr_only() {
+    let r = seeded();
+    let db = s(&r.db);
+    for args in [
+        vec!["token", "issue", "--db", db, "--subject", "nobody"],
+        vec![
+            "query",
+            "--db",
+            db,
+            "--subject",
+            "nobody",
+            "query_health_indicators",
+        ],
+        vec!["query", "--db", db, "--subject", "you", "no_such_tool"],
+        vec!["canary-present", "--db", db],
+    ] {
+        // `assert_err`: nothing on stdout, so `T=$(answers token issue …)` captures nothing.
+        let run = Cmd::new(BIN, &args).env_remove("PHIGUARD_CANARY").run();
+        run.assert_err(2, &["command failed"]);
+    }
+    // A successful issue prints the token alone: one line, no log line before or after.
+    let run = answers(&["token", "issue", "--db", db, "--subject", "you"]);
+    run.assert_code(0);
+    assert_eq!(run.stdout.lines().count(), 1, "{run}");
+    assert!(run.stdout.starts_with("phg_"), "{run}");
+}
