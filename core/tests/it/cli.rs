@@ -185,3 +185,37 @@ fn a_failed_command_whose_stdout_is_its_product_logs_to_stderr_only() {
     assert_eq!(run.stdout.lines().count(), 1, "{run}");
     assert!(run.stdout.starts_with("phg_"), "{run}");
 }
+
+#[test]
+fn a_keyword_past_the_bound_is_refused_naming_it_on_the_cli_and_over_rest() {
+    let r = seeded();
+    let keyword = "x".repeat(50_000);
+    let args = serde_json::json!({"keywords": [keyword], "view": "stats"}).to_string();
+    let run = answers(&[
+        "query",
+        "--db",
+        s(&r.db),
+        "--subject",
+        "you",
+        "query_health_indicators",
+        &args,
+    ]);
+    run.assert_code(1);
+    assert!(run.stdout.contains("invalid_arguments"), "{run}");
+    assert!(run.stdout.contains("keywords"), "{run}");
+    let bound = answers_protocol::args::TEXT_MAX.to_string();
+    assert!(run.stdout.contains(&bound), "the bound is named: {run}");
+    assert!(!run.stdout.contains("store_fault"), "{run}");
+
+    let server = crate::e2e::Server::start(&r.db);
+    let you = crate::e2e::token(&r, "you");
+    let (status, refused) = server.get(
+        &format!("/api/v1/health-indicators?keywords={keyword}&view=stats"),
+        Some(&you),
+    );
+    assert_eq!(status, 400, "{refused}");
+    let text = refused.to_string();
+    assert!(text.contains("invalid_arguments"), "{text}");
+    assert!(text.contains(&bound), "{text}");
+    server.stop();
+}
