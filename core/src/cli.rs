@@ -10,8 +10,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use answers_store::Store;
-use anyhow::{Context, bail};
+use answers_store::{OpenOptions, Store, StoreError};
+use anyhow::{Context, anyhow, bail};
 use clap::{Parser, Subcommand};
 
 /// The answers layer of a personal health record.
@@ -23,9 +23,17 @@ use clap::{Parser, Subcommand};
 Exit codes:
   0  done
   1  the tool answered with an error envelope (`query`)
-  2  usage error, or the store could not be opened, read or written"
+  2  usage error, or the store could not be opened, read or written
+
+The database must exist for every command but `seed`, which creates it (mode 0600). A
+database file that group or others can access is refused unless --allow-shared-permissions
+is given."
 )]
 struct Cli {
+    /// Open a database file that group or others can access (refused by default: the record is
+    /// PHI), and leave the modes of it and its -wal/-shm files as they are.
+    #[arg(long, global = true)]
+    allow_shared_permissions: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -53,7 +61,7 @@ enum Command {
     },
     /// Ask one tool one question as a subject; prints the compact rendering.
     Query {
-        /// The database file.
+        /// The database file (must exist: `answers seed` creates it).
         #[arg(long, value_name = "FILE", default_value = "answers.db")]
         db: PathBuf,
         /// The subject's handle (`you`, `mom`).
@@ -85,7 +93,7 @@ enum Command {
     /// Import a consumer-array raw-data file (23andMe or Ancestry DNA text) as a subject's
     /// genotype set, replacing any set the subject has. A malformed line is named by number.
     ImportGenotypes {
-        /// The database file.
+        /// The database file (must exist: `answers seed` creates it).
         #[arg(long, value_name = "FILE", default_value = "answers.db")]
         db: PathBuf,
         /// The subject's handle (`you`, `mom`).
@@ -96,7 +104,7 @@ enum Command {
     },
     /// Serve the record over HTTP.
     Serve {
-        /// The database file.
+        /// The database file (must exist: `answers seed` creates it).
         #[arg(long, value_name = "FILE", default_value = "answers.db")]
         db: PathBuf,
         /// The address to listen on.
@@ -124,7 +132,7 @@ Exit codes:
   1  absent
   2  usage error, no canary given, or the store could not be read")]
     CanaryPresent {
-        /// The database file (must exist).
+        /// The database file (must exist: `answers seed` creates it).
         #[arg(long, value_name = "FILE", default_value = "answers.db")]
         db: PathBuf,
         /// Read the canary from FILE (one per line) instead of env `PHIGUARD_CANARY`.
@@ -137,7 +145,7 @@ Exit codes:
 enum TokenAction {
     /// Print a new token for a subject, once; only its hash is stored.
     Issue {
-        /// The database file.
+        /// The database file (must exist: `answers seed` creates it).
         #[arg(long, value_name = "FILE", default_value = "answers.db")]
         db: PathBuf,
         /// The subject's handle (`you`, `mom`).
@@ -154,7 +162,7 @@ enum TokenAction {
     /// Revoke the token read from standard input (never from the command line, where other
     /// users of the machine could read it). Exit 0 if a live token was revoked, 1 if none was.
     Revoke {
-        /// The database file.
+        /// The database file (must exist: `answers seed` creates it).
         #[arg(long, value_name = "FILE", default_value = "answers.db")]
         db: PathBuf,
     },
@@ -189,13 +197,8 @@ pub fn main(hook: Option<answers_server::RouterHook>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // rmcp logs each session's start and end at `info`; a service keeps its own lines. On
-    // stdio MCP, standard output is the protocol, so the log goes to standard error.
-    let stream = if matches!(cli.command, Command::Mcp | Command::Tools { .. }) {
-        phi_filter::Stream::Stderr
-    } else {
-        phi_filter::Stream::Stdout
-    };
+    // rmcp logs each session's start and end at `info`; a service keeps its own lines.
+    let stream = log_stream(&cli.command);
     let stats = match phi_filter::install_to(policy, stream, "info,rmcp=warn") {
         Ok(stats) => stats,
         Err(err) => {
@@ -212,6 +215,23 @@ pub fn main(hook: Option<answers_server::RouterHook>) -> ExitCode {
             eprintln!("answers: {err:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Where a command's log lines go. A command whose standard output is its product (a token,
+/// an answer, the registry, a verdict, the stdio MCP protocol) logs to standard error, so
+/// `T=$(answers token issue …)` never captures a log line, even a failure's. `serve`, `seed`
+/// and `import-genotypes` print no product: their log is their output (a container's stdout).
+fn log_stream(command: &Command) -> phi_filter::Stream {
+    match command {
+        Command::Serve { .. } | Command::Seed { .. } | Command::ImportGenotypes { .. } => {
+            phi_filter::Stream::Stdout
+        }
+        Command::Query { .. }
+        | Command::Mcp
+        | Command::Tools { .. }
+        | Command::Token { .. }
+        | Command::CanaryPresent { .. } => phi_filter::Stream::Stderr,
     }
 }
 
@@ -233,6 +253,11 @@ fn run(
     stats: phi_filter::Stats,
     hook: Option<answers_server::RouterHook>,
 ) -> anyhow::Result<u8> {
+    let shared = cli.allow_shared_permissions;
+    let existing = Opener {
+        shared,
+        create: false,
+    };
     match cli.command {
         Command::Seed {
             db,
@@ -244,7 +269,11 @@ fn run(
             if !demo {
                 bail!("nothing to seed: pass --demo");
             }
-            seed(&db, canary, !no_demo_canary, tokens_file.as_deref())?;
+            let opener = Opener {
+                shared,
+                create: true,
+            };
+            seed(opener, &db, canary, !no_demo_canary, tokens_file.as_deref())?;
             Ok(0)
         }
         Command::Query {
@@ -253,8 +282,8 @@ fn run(
             tool,
             args,
             json,
-        } => query(&db, &subject, &tool, &args, json),
-        Command::Token { action } => token(action),
+        } => query(existing, &db, &subject, &tool, &args, json),
+        Command::Token { action } => token(existing, action),
         Command::Mcp => {
             answers_server::mcp::serve_stdio()?;
             Ok(0)
@@ -264,7 +293,7 @@ fn run(
             Ok(0)
         }
         Command::ImportGenotypes { db, subject, file } => {
-            import_genotypes(&db, &subject, &file)?;
+            import_genotypes(existing, &db, &subject, &file)?;
             Ok(0)
         }
         Command::Serve {
@@ -274,7 +303,17 @@ fn run(
             marker_nonce,
             allowed_hosts,
         } => {
-            register_tokens(&db, tokens_file)?;
+            if shared {
+                bail!(
+                    "serve does not take --allow-shared-permissions yet (its store pool opens \
+                     the file privately); make {} mode 0600",
+                    db.display()
+                );
+            }
+            // The pool creates a missing file: refuse it here, with the same message as every
+            // command.
+            drop(existing.open_offering(&db, false)?);
+            register_tokens(existing, &db, tokens_file)?;
             let marker = phi_marker::Nonce::from_flag_or_env(marker_nonce.as_deref())
                 .context("bad --marker-nonce or PHIGUARD_MARKER_NONCE")?;
             let options = answers_server::ServeOptions {
@@ -286,7 +325,53 @@ fn run(
             answers_server::serve_with(&db, listen, &options)?;
             Ok(0)
         }
-        Command::CanaryPresent { db, canary_file } => canary_present(&db, canary_file.as_deref()),
+        Command::CanaryPresent { db, canary_file } => {
+            canary_present(existing, &db, canary_file.as_deref())
+        }
+    }
+}
+
+/// How a command opens the record: the global `--allow-shared-permissions`, and whether a
+/// missing file is created (`seed` only).
+#[derive(Debug, Clone, Copy)]
+struct Opener {
+    shared: bool,
+    create: bool,
+}
+
+impl Opener {
+    /// Opens `db`, or says what is wrong with it and how to put it right: a shared file names
+    /// its mode and `--allow-shared-permissions`, a missing one names `answers seed`.
+    fn open(self, db: &Path) -> anyhow::Result<Store> {
+        self.open_offering(db, true)
+    }
+
+    /// [`Opener::open`]; `offer_flag` says whether the command takes
+    /// `--allow-shared-permissions` (`serve` does not yet).
+    fn open_offering(self, db: &Path, offer_flag: bool) -> anyhow::Result<Store> {
+        let options = OpenOptions {
+            allow_shared_permissions: self.shared,
+            must_exist: !self.create,
+        };
+        match Store::open_with(db, options) {
+            Ok(store) => Ok(store),
+            Err(StoreError::SharedPermissions { mode }) => Err(anyhow!(
+                "refusing to open {}: its file mode {mode:04o} lets group or others access the \
+                 record; make it private (chmod 600){}",
+                db.display(),
+                if offer_flag {
+                    " or pass --allow-shared-permissions"
+                } else {
+                    ""
+                }
+            )),
+            Err(StoreError::Missing) => Err(anyhow!(
+                "no database at {}: `answers seed --db {} --demo` creates one",
+                db.display(),
+                db.display()
+            )),
+            Err(e) => Err(e).with_context(|| format!("cannot open {}", db.display())),
+        }
     }
 }
 
@@ -326,12 +411,13 @@ fn tools(json: bool) -> anyhow::Result<()> {
 }
 
 fn seed(
+    opener: Opener,
     db: &Path,
     canary: Option<String>,
     demo_canary: bool,
     tokens: Option<&Path>,
 ) -> anyhow::Result<()> {
-    let mut store = Store::open(db).with_context(|| format!("cannot open {}", db.display()))?;
+    let mut store = opener.open(db)?;
     let opts = answers_demo::SeedOptions {
         demo_canary,
         extra_canary: canary,
@@ -359,8 +445,8 @@ fn seed(
 }
 
 /// Imports `file` as `handle`'s genotype set; logs counts only, never a genotype.
-fn import_genotypes(db: &Path, handle: &str, file: &Path) -> anyhow::Result<()> {
-    let mut store = Store::open(db).with_context(|| format!("cannot open {}", db.display()))?;
+fn import_genotypes(opener: Opener, db: &Path, handle: &str, file: &Path) -> anyhow::Result<()> {
+    let mut store = opener.open(db)?;
     let Some(subject) = store.subject_by_handle(handle)? else {
         bail!("no subject with that handle");
     };
@@ -376,14 +462,16 @@ fn import_genotypes(db: &Path, handle: &str, file: &Path) -> anyhow::Result<()> 
     Ok(())
 }
 
-/// Writes a secrets file readable by its owner only.
+/// Writes a secrets file readable by its owner only. A symlink at `path` is refused
+/// (`O_NOFOLLOW`: the open fails with `ELOOP`), so the tokens cannot be written through a
+/// link to a file someone else reads.
 fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true).create(true).truncate(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(0o600);
+        opts.mode(0o600).custom_flags(libc::O_NOFOLLOW);
     }
     let mut f = opts.open(path)?;
     #[cfg(unix)]
@@ -395,8 +483,15 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     f.sync_all()
 }
 
-fn query(db: &Path, handle: &str, tool: &str, args: &str, json: bool) -> anyhow::Result<u8> {
-    let store = Store::open(db).with_context(|| format!("cannot open {}", db.display()))?;
+fn query(
+    opener: Opener,
+    db: &Path,
+    handle: &str,
+    tool: &str,
+    args: &str,
+    json: bool,
+) -> anyhow::Result<u8> {
+    let store = opener.open(db)?;
     let Some(subject) = store.subject_by_handle(handle)? else {
         bail!("no subject `{handle}` in {}", db.display());
     };
@@ -437,7 +532,7 @@ fn query(db: &Path, handle: &str, tool: &str, args: &str, json: bool) -> anyhow:
 
 /// Registers the deployment's tokens: `--tokens-file`, else `ANSWERS_TOKENS_FILE`, else the
 /// lines in `ANSWERS_TOKENS`; nothing when none is given. Logs how many, never which.
-fn register_tokens(db: &Path, file: Option<PathBuf>) -> anyhow::Result<()> {
+fn register_tokens(opener: Opener, db: &Path, file: Option<PathBuf>) -> anyhow::Result<()> {
     let file = file.or_else(|| std::env::var_os("ANSWERS_TOKENS_FILE").map(PathBuf::from));
     let text = match file {
         Some(path) => std::fs::read_to_string(&path)
@@ -448,14 +543,14 @@ fn register_tokens(db: &Path, file: Option<PathBuf>) -> anyhow::Result<()> {
             Err(std::env::VarError::NotUnicode(_)) => bail!("ANSWERS_TOKENS is not UTF-8"),
         },
     };
-    let store = Store::open(db).with_context(|| format!("cannot open {}", db.display()))?;
+    let store = opener.open(db)?;
     let token_count = store.load_tokens(&text)?;
     tracing::info!(token_count, "tokens registered");
     Ok(())
 }
 
 /// `answers token issue|revoke`.
-fn token(action: TokenAction) -> anyhow::Result<u8> {
+fn token(opener: Opener, action: TokenAction) -> anyhow::Result<u8> {
     match action {
         TokenAction::Issue {
             db,
@@ -463,8 +558,7 @@ fn token(action: TokenAction) -> anyhow::Result<u8> {
             ttl_days,
             no_expiry,
         } => {
-            let store =
-                Store::open(&db).with_context(|| format!("cannot open {}", db.display()))?;
+            let store = opener.open(&db)?;
             let Some(found) = store.subject_by_handle(&subject)? else {
                 bail!("no subject has the handle {subject:?}");
             };
@@ -480,8 +574,7 @@ fn token(action: TokenAction) -> anyhow::Result<u8> {
             std::io::stdin()
                 .read_line(&mut token)
                 .context("cannot read the token from standard input")?;
-            let store =
-                Store::open(&db).with_context(|| format!("cannot open {}", db.display()))?;
+            let store = opener.open(&db)?;
             Ok(u8::from(!store.revoke_token(token.trim())?))
         }
     }
@@ -489,7 +582,7 @@ fn token(action: TokenAction) -> anyhow::Result<u8> {
 
 /// `canary-present`: 0 when every canary is in a comment, 1 when one is not. Prints only the
 /// verdict; the canary itself is never printed or logged.
-fn canary_present(db: &Path, canary_file: Option<&Path>) -> anyhow::Result<u8> {
+fn canary_present(opener: Opener, db: &Path, canary_file: Option<&Path>) -> anyhow::Result<u8> {
     let text = match canary_file {
         Some(path) => std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?,
@@ -509,11 +602,8 @@ fn canary_present(db: &Path, canary_file: Option<&Path>) -> anyhow::Result<u8> {
     if canaries.is_empty() {
         bail!("no canary: the canary is empty");
     }
-    // Opening creates a missing file; a check must not answer `absent` about a typo.
-    if !db.is_file() {
-        bail!("no database at {}", db.display());
-    }
-    let store = Store::open(db).with_context(|| format!("cannot open {}", db.display()))?;
+    // A missing file is refused: a check must not answer `absent` about a typo.
+    let store = opener.open(db)?;
     let mut present = true;
     for canary in &canaries {
         present &= store.comment_contains(canary)?;

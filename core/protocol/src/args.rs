@@ -104,16 +104,20 @@ impl ParamType {
     #[must_use]
     pub fn json_schema(self) -> Value {
         match self {
-            ParamType::Text => json!({"type": "string", "pattern": "\\S"}),
+            ParamType::Text => {
+                json!({"type": "string", "pattern": "\\S", "maxLength": TEXT_MAX})
+            }
             ParamType::TextList => json!({
                 "type": "array",
-                "items": {"type": "string", "pattern": "\\S"},
+                "items": {"type": "string", "pattern": "\\S", "maxLength": TEXT_MAX},
                 "minItems": 1,
+                "maxItems": LIST_MAX,
             }),
             ParamType::Date => json!({
                 "type": "string",
                 "format": "date",
                 "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                "maxLength": DATE_MAX,
             }),
             ParamType::Number => json!({"type": "number"}),
             ParamType::OneOf(domain) => domain.value_schema(),
@@ -296,6 +300,29 @@ pub(crate) fn closed_object_schema(
 /// assert!(QUERY_HEALTH_INDICATORS.validate(&json!({"indicators": many})).is_err());
 /// ```
 pub const LIST_MAX: usize = 100;
+
+/// Characters a string argument (a name, keyword, code, unit, gene or rsid, or one item of a
+/// list) holds at most, after trimming: published as `maxLength`, and a longer one is refused
+/// by name (`too_long`, `invalid_arguments`) before any tool runs, so a 50,000-byte keyword
+/// never reaches the store. The longest LOINC long common name is under 200 characters.
+///
+/// JSON Schema counts characters, not bytes, and so does the check: at most 1,024 bytes of
+/// UTF-8.
+///
+/// ```
+/// use answers_protocol::args::health_indicators::QUERY_HEALTH_INDICATORS;
+/// use answers_protocol::args::TEXT_MAX;
+/// use serde_json::json;
+///
+/// let long = "x".repeat(TEXT_MAX + 1);
+/// assert!(QUERY_HEALTH_INDICATORS.validate(&json!({"keywords": [long]})).is_err());
+/// let schema = QUERY_HEALTH_INDICATORS.json_schema();
+/// assert_eq!(schema["properties"]["keywords"]["items"]["maxLength"], TEXT_MAX);
+/// ```
+pub const TEXT_MAX: usize = 256;
+
+/// Characters of a date argument (`YYYY-MM-DD`), published as its `maxLength`.
+pub const DATE_MAX: usize = 10;
 
 /// The published schema of a tool, for the tools whose arguments are declared so far.
 ///

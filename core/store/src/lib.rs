@@ -74,7 +74,7 @@ pub use read::{Bounds, ElectedDay, Flow, NameMatch, ReadingRow, SeriesSummary, S
 pub use reading::{EntryKind, NewReading, ReadingProblem, utc_text};
 pub use subject::Subject;
 pub use token::TOKEN_PREFIX;
-pub use token_file::{MIN_TOKEN_LEN, TokensFileError};
+pub use token_file::{MIN_TOKEN_BITS, MIN_TOKEN_LEN, TokensFileError};
 
 /// The schema version this build writes and reads.
 pub const SCHEMA_VERSION: i64 = 5;
@@ -258,6 +258,10 @@ pub enum StoreError {
         /// The file's permission bits.
         mode: u32,
     },
+    /// The database file does not exist, and the caller said it must
+    /// ([`OpenOptions::must_exist`]).
+    #[error("the database file does not exist")]
+    Missing,
     /// The database file (or its `-wal`/`-shm`) could not be created or its mode set.
     #[error("store {op} failed ({kind})")]
     File {

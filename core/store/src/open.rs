@@ -7,6 +7,10 @@
 //! - After opening, the `-wal` and `-shm` files (which `SQLite` creates itself) are set to
 //!   `0600`; with shared permissions allowed, they are left as they are.
 //!
+//! - With [`OpenOptions::must_exist`], a missing file is refused ([`StoreError::Missing`])
+//!   instead of created: every command but `seed` opens a record, and an empty new one would
+//!   serve nobody.
+//!
 //! On a platform without Unix permissions only the file is created; nothing is checked.
 
 use std::path::{Path, PathBuf};
@@ -19,7 +23,8 @@ use super::StoreError;
 /// use answers_store::OpenOptions;
 ///
 /// assert!(!OpenOptions::default().allow_shared_permissions);
-/// let shared = OpenOptions { allow_shared_permissions: true };
+/// assert!(!OpenOptions::default().must_exist);
+/// let shared = OpenOptions { allow_shared_permissions: true, ..OpenOptions::default() };
 /// assert!(shared.allow_shared_permissions);
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -28,16 +33,31 @@ pub struct OpenOptions {
     /// `-wal` and `-shm` files alone (the CLI's `--allow-shared-permissions`). Off by default:
     /// such a file is refused.
     pub allow_shared_permissions: bool,
+    /// Refuse a database file that does not exist ([`StoreError::Missing`]) instead of
+    /// creating it. Off by default: [`Store::open`](crate::Store::open) creates a new record.
+    pub must_exist: bool,
 }
 
 /// The owner's read and write bits, nothing for group or others.
 #[cfg(unix)]
 const PRIVATE: u32 = 0o600;
 
-/// Creates the database file `0600` if it does not exist, and refuses an existing one that
-/// group or others can access unless `options` allow it.
+/// Creates the database file `0600` if it does not exist (or refuses it, if `options` say it
+/// must exist), and refuses an existing one that group or others can access unless `options`
+/// allow it.
 pub(crate) fn prepare(path: &Path, options: OpenOptions) -> Result<(), StoreError> {
     let io = |op| move |e: std::io::Error| StoreError::File { op, kind: e.kind() };
+    if options.must_exist {
+        return match std::fs::metadata(path) {
+            Ok(meta) if meta.is_file() => check(path, options),
+            Ok(_) => Err(StoreError::File {
+                op: "open",
+                kind: std::io::ErrorKind::InvalidInput,
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(StoreError::Missing),
+            Err(e) => Err(io("open")(e)),
+        };
+    }
     let mut create = std::fs::OpenOptions::new();
     create.write(true).create_new(true);
     #[cfg(unix)]
@@ -160,10 +180,34 @@ mod tests {
 
         let shared = OpenOptions {
             allow_shared_permissions: true,
+            ..OpenOptions::default()
         };
         let store = Store::open_with(&path, shared).unwrap();
         assert_eq!(store.schema_version().unwrap(), crate::SCHEMA_VERSION);
         assert_eq!(mode(&path), 0o644);
+    }
+
+    #[test]
+    fn a_missing_database_is_refused_when_it_must_exist() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("missing.db");
+        let existing = OpenOptions {
+            must_exist: true,
+            ..OpenOptions::default()
+        };
+        let err = Store::open_with(&path, existing).unwrap_err();
+        assert!(matches!(err, StoreError::Missing), "{err}");
+        assert!(!path.exists(), "nothing was created");
+        drop(Store::open(&path).unwrap());
+        let store = Store::open_with(&path, existing).unwrap();
+        assert_eq!(store.schema_version().unwrap(), crate::SCHEMA_VERSION);
+        // A shared file is still refused when it must exist.
+        std::fs::set_permissions(&path, PermissionsExt::from_mode(0o640)).unwrap();
+        let err = Store::open_with(&path, existing).unwrap_err();
+        assert!(
+            matches!(err, StoreError::SharedPermissions { mode: 0o640 }),
+            "{err}"
+        );
     }
 
     #[test]

@@ -62,7 +62,9 @@ impl Store {
     }
 
     /// The subject `token` authenticates, or `None` if the token is unknown, revoked or
-    /// expired.
+    /// expired. An expiry that is not a UTC timestamp (written into the database by hand, say
+    /// `not-a-date`) authenticates nobody: it is never compared as text, where `not-a-date`
+    /// sorts after every date and would never expire.
     ///
     /// ```
     /// let store = answers_store::Store::open_in_memory()?;
@@ -70,21 +72,23 @@ impl Store {
     /// # Ok::<(), answers_store::StoreError>(())
     /// ```
     pub fn subject_for_token(&self, token: &str) -> Result<Option<Subject>, StoreError> {
-        let id: Option<String> = self
+        let row: Option<(String, Option<String>)> = self
             .conn
             .query_row(
-                "SELECT subject_id FROM token
-                 WHERE token_hash = ?1 AND revoked = 0
-                   AND (expires_utc IS NULL OR expires_utc > ?2)",
-                params![hash(token), utc_text(Timestamp::now())],
-                |r| r.get(0),
+                "SELECT subject_id, expires_utc FROM token
+                 WHERE token_hash = ?1 AND revoked = 0",
+                params![hash(token)],
+                |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()
             .map_err(|e| StoreError::sqlite("check token", &e))?;
-        match id {
-            Some(id) => self.subject_by_id(&id),
-            None => Ok(None),
+        let Some((id, expires)) = row else {
+            return Ok(None);
+        };
+        if !live(expires.as_deref(), Timestamp::now()) {
+            return Ok(None);
         }
+        self.subject_by_id(&id)
     }
 
     /// Revokes `token`. Returns whether a live token was revoked.
@@ -106,6 +110,15 @@ impl Store {
             )
             .map_err(|e| StoreError::sqlite("revoke token", &e))?;
         Ok(n > 0)
+    }
+}
+
+/// Whether a token with this stored expiry is live at `now`: no expiry, or a UTC timestamp
+/// after `now`. Anything else is refused.
+fn live(expires: Option<&str>, now: Timestamp) -> bool {
+    match expires {
+        None => true,
+        Some(text) => text.parse::<Timestamp>().is_ok_and(|at| at > now),
     }
 }
 
@@ -162,6 +175,23 @@ mod tests {
         assert_eq!(s.subject_for_token(&token).unwrap(), None);
         let forever = s.issue_token("s", Some(Duration::MAX)).unwrap();
         assert!(s.subject_for_token(&forever).unwrap().is_some());
+    }
+
+    #[test]
+    fn an_expiry_that_is_not_a_date_authenticates_nobody() {
+        let s = store();
+        let token = s.issue_token("s", Some(Duration::from_secs(3600))).unwrap();
+        assert!(s.subject_for_token(&token).unwrap().is_some());
+        for bad in ["not-a-date", "", "9999", "2026-13-01T00:00:00Z"] {
+            s.conn
+                .execute("UPDATE token SET expires_utc = ?1", [bad])
+                .unwrap();
+            assert_eq!(s.subject_for_token(&token).unwrap(), None, "{bad:?}");
+        }
+        s.conn
+            .execute("UPDATE token SET expires_utc = '2999-01-01T00:00:00Z'", [])
+            .unwrap();
+        assert!(s.subject_for_token(&token).unwrap().is_some());
     }
 
     #[test]

@@ -10,6 +10,11 @@ use super::{Store, StoreError};
 /// Shortest token accepted from a file: 128 bits of hex, so a guessable secret is refused.
 pub const MIN_TOKEN_LEN: usize = 32;
 
+/// Least entropy a token brought in a file must show, in bits, estimated as its length times
+/// the Shannon entropy of its character counts: 40 `A`s show 0 bits, `phg_` and 36 `a`s 27,
+/// 32 random hex digits about 117 and an issued token about 240.
+pub const MIN_TOKEN_BITS: f64 = 96.0;
+
 /// Why a tokens file was refused. Names a line by number, never by its text.
 #[derive(Debug, thiserror::Error)]
 pub enum TokensFileError {
@@ -19,9 +24,13 @@ pub enum TokensFileError {
         /// 1-based line number.
         line: usize,
     },
-    /// A token is shorter than [`MIN_TOKEN_LEN`] or holds a character outside `[A-Za-z0-9_-]`.
+    /// A token is shorter than [`MIN_TOKEN_LEN`], holds a character outside `[A-Za-z0-9_-]`,
+    /// or shows less than [`MIN_TOKEN_BITS`] of entropy (`AAAA…`); a token `token issue` printed
+    /// always passes.
     #[error(
-        "tokens line {line}: a token must be at least {MIN_TOKEN_LEN} characters of [A-Za-z0-9_-]"
+        "tokens line {line}: a token must be at least {MIN_TOKEN_LEN} characters of \
+         [A-Za-z0-9_-] with at least {MIN_TOKEN_BITS} bits of entropy; `answers token issue` \
+         makes one"
     )]
     WeakToken {
         /// 1-based line number.
@@ -75,11 +84,7 @@ impl Store {
             if handle.is_empty() {
                 return Err(TokensFileError::Malformed { line });
             }
-            if token.len() < MIN_TOKEN_LEN
-                || !token
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-            {
+            if !strong(token) {
                 return Err(TokensFileError::WeakToken { line });
             }
             let subject = self
@@ -115,11 +120,40 @@ impl Store {
     }
 }
 
+/// Whether `token` may be brought in a file: long enough, of the token alphabet, and of at
+/// least [`MIN_TOKEN_BITS`] by [`entropy_bits`].
+fn strong(token: &str) -> bool {
+    token.len() >= MIN_TOKEN_LEN
+        && token
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        && entropy_bits(token) >= MIN_TOKEN_BITS
+}
+
+/// `text`'s length times the Shannon entropy of its byte counts, in bits: an estimate that
+/// refuses repetition (`AAAA…`, `abab…`), not a proof of randomness.
+fn entropy_bits(text: &str) -> f64 {
+    let mut counts = [0u32; 256];
+    for b in text.bytes() {
+        counts[usize::from(b)] += 1;
+    }
+    let n = f64::from(u32::try_from(text.len()).unwrap_or(u32::MAX));
+    let per_char: f64 = counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = f64::from(c) / n;
+            -p * p.log2()
+        })
+        .sum();
+    per_char * n
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const T: &str = "phg_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    const T: &str = "phg_Qm7xK2pL9vR4tY8wN3zB6cF1hJ5dG0sA";
 
     fn store() -> Store {
         let s = Store::open_in_memory().unwrap();
@@ -155,6 +189,34 @@ mod tests {
                 "{shown}"
             );
         }
+    }
+
+    #[test]
+    fn a_token_of_little_entropy_is_refused_by_its_line() {
+        let s = store();
+        let weak = [
+            "A".repeat(40),
+            format!("phg_{}", "a".repeat(36)),
+            "abab".repeat(10),
+        ];
+        for token in &weak {
+            let err = s
+                .load_tokens(&format!("# deploy\nyou={token}\n"))
+                .unwrap_err();
+            assert!(
+                matches!(err, TokensFileError::WeakToken { line: 2 }),
+                "{err}"
+            );
+            let shown = err.to_string();
+            assert!(shown.contains("line 2"), "{shown}");
+            assert!(!shown.contains(&token[..8]), "{shown}");
+        }
+        // What `token issue` prints passes, as does a deployment's own random secret.
+        let issued = s.issue_token("s-you", None).unwrap();
+        for token in [issued.as_str(), T, "0f3a9c2e7b41d58a6e0c93f1b27d4a85"] {
+            assert!(strong(token), "{token}");
+        }
+        assert!(entropy_bits(&"A".repeat(40)) < 1.0);
     }
 
     #[test]

@@ -32,13 +32,14 @@ pub fn read(ty: ParamType, value: &Value) -> Result<ArgValue, ArgProblem> {
     match ty {
         ParamType::Text => match value {
             Value::String(s) if s.trim().is_empty() => Err(ArgProblem::Empty),
-            Value::String(s) => Ok(ArgValue::Text(s.trim().to_owned())),
+            Value::String(s) => {
+                bounded(s.trim(), super::TEXT_MAX).map(|s| ArgValue::Text(s.to_owned()))
+            }
             _ => Err(ArgProblem::NotText),
         },
         ParamType::TextList => text_list(value).map(ArgValue::TextList),
         ParamType::Date => match value {
-            Value::String(s) => s
-                .trim()
+            Value::String(s) => bounded(s.trim(), super::DATE_MAX)?
                 .parse::<LocalDate>()
                 .map(ArgValue::Date)
                 .map_err(|_| ArgProblem::NotDate),
@@ -77,7 +78,7 @@ fn text_list(value: &Value) -> Result<Vec<String>, ArgProblem> {
     }
     let mut out: Vec<String> = Vec::with_capacity(items.len());
     for item in items {
-        let item = item.trim();
+        let item = bounded(item.trim(), super::TEXT_MAX)?;
         if !item.is_empty() && !out.iter().any(|o| o == item) {
             out.push(item.to_owned());
         }
@@ -86,6 +87,16 @@ fn text_list(value: &Value) -> Result<Vec<String>, ArgProblem> {
         Err(ArgProblem::Empty)
     } else {
         Ok(out)
+    }
+}
+
+/// `text` if it is at most `max` characters, else `TooLong`. Counts characters as JSON Schema's
+/// `maxLength` does, and stops counting at the bound.
+fn bounded(text: &str, max: usize) -> Result<&str, ArgProblem> {
+    if text.len() <= max || text.chars().nth(max).is_none() {
+        Ok(text)
+    } else {
+        Err(ArgProblem::TooLong)
     }
 }
 
@@ -130,6 +141,35 @@ mod tests {
             list(&json!(r#" ["1,25-Dihydroxyvitamin D", "LDL"] "#)),
             Ok(vec!["1,25-Dihydroxyvitamin D".into(), "LDL".into()])
         );
+    }
+
+    #[test]
+    fn a_string_longer_than_the_bound_is_refused() {
+        let max = crate::args::TEXT_MAX;
+        let at = "é".repeat(max);
+        assert_eq!(
+            list(&json!([at])),
+            Ok(vec![at.clone()]),
+            "characters, not bytes"
+        );
+        assert_eq!(
+            read(ParamType::Text, &json!(at)),
+            Ok(ArgValue::Text(at.clone()))
+        );
+        let over = "x".repeat(50_000);
+        assert_eq!(list(&json!([over])), Err(ArgProblem::TooLong));
+        assert_eq!(list(&json!(over)), Err(ArgProblem::TooLong), "bare string");
+        assert_eq!(
+            read(ParamType::Text, &json!(over)),
+            Err(ArgProblem::TooLong)
+        );
+        assert_eq!(
+            read(ParamType::Date, &json!(over)),
+            Err(ArgProblem::TooLong)
+        );
+        // Padding is trimmed before the bound is applied.
+        let padded = format!("{}LDL{}", " ".repeat(max), " ".repeat(max));
+        assert_eq!(list(&json!([padded])), Ok(vec!["LDL".into()]));
     }
 
     #[test]

@@ -251,6 +251,9 @@ pub enum ArgProblem {
     PgxSelectorConflict,
     /// A list longer than [`LIST_MAX`](crate::args::LIST_MAX) items.
     TooManyItems,
+    /// A string (or an item of a list) longer than [`TEXT_MAX`](crate::args::TEXT_MAX)
+    /// characters, or a date longer than a date.
+    TooLong,
 }
 
 impl ArgProblem {
@@ -316,6 +319,10 @@ impl ArgProblem {
             ArgProblem::TooManyItems => format!(
                 "at most {} items; split the call, or narrow it",
                 crate::args::LIST_MAX
+            ),
+            ArgProblem::TooLong => format!(
+                "longer than {} characters (maxLength); give a name, code or keyword, not a passage",
+                crate::args::TEXT_MAX
             ),
         }
     }
