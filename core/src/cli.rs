@@ -197,9 +197,10 @@ pub fn main(hook: Option<answers_server::RouterHook>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // rmcp logs each session's start and end at `info`; a service keeps its own lines.
+    // rmcp logs each session's start and end at `info`, and at `warn` a rejected request's
+    // `Host` and `Origin` values, which the client chose: a service keeps its own lines only.
     let stream = log_stream(&cli.command);
-    let stats = match phi_filter::install_to(policy, stream, "info,rmcp=warn") {
+    let stats = match phi_filter::install_to(policy, stream, "info,rmcp=off") {
         Ok(stats) => stats,
         Err(err) => {
             // phi-lint: allow(phi::error-message, reason = "an InstallError names a configuration problem, never record data")
@@ -303,16 +304,9 @@ fn run(
             marker_nonce,
             allowed_hosts,
         } => {
-            if shared {
-                bail!(
-                    "serve does not take --allow-shared-permissions yet (its store pool opens \
-                     the file privately); make {} mode 0600",
-                    db.display()
-                );
-            }
-            // The pool creates a missing file: refuse it here, with the same message as every
-            // command.
-            drop(existing.open_offering(&db, false)?);
+            // Refused here, with the same messages as every command, before the pool opens the
+            // file with the same options.
+            drop(existing.open(&db)?);
             register_tokens(existing, &db, tokens_file)?;
             let marker = phi_marker::Nonce::from_flag_or_env(marker_nonce.as_deref())
                 .context("bad --marker-nonce or PHIGUARD_MARKER_NONCE")?;
@@ -321,6 +315,7 @@ fn run(
                 filter_stats: Some(stats),
                 allowed_hosts,
                 hook,
+                store: existing.options(),
             };
             answers_server::serve_with(&db, listen, &options)?;
             Ok(0)
@@ -340,30 +335,23 @@ struct Opener {
 }
 
 impl Opener {
+    /// The store's open options this command asks for.
+    fn options(self) -> OpenOptions {
+        OpenOptions {
+            allow_shared_permissions: self.shared,
+            must_exist: !self.create,
+        }
+    }
+
     /// Opens `db`, or says what is wrong with it and how to put it right: a shared file names
     /// its mode and `--allow-shared-permissions`, a missing one names `answers seed`.
     fn open(self, db: &Path) -> anyhow::Result<Store> {
-        self.open_offering(db, true)
-    }
-
-    /// [`Opener::open`]; `offer_flag` says whether the command takes
-    /// `--allow-shared-permissions` (`serve` does not yet).
-    fn open_offering(self, db: &Path, offer_flag: bool) -> anyhow::Result<Store> {
-        let options = OpenOptions {
-            allow_shared_permissions: self.shared,
-            must_exist: !self.create,
-        };
-        match Store::open_with(db, options) {
+        match Store::open_with(db, self.options()) {
             Ok(store) => Ok(store),
             Err(StoreError::SharedPermissions { mode }) => Err(anyhow!(
                 "refusing to open {}: its file mode {mode:04o} lets group or others access the \
-                 record; make it private (chmod 600){}",
+                 record; make it private (chmod 600) or pass --allow-shared-permissions",
                 db.display(),
-                if offer_flag {
-                    " or pass --allow-shared-permissions"
-                } else {
-                    ""
-                }
             )),
             Err(StoreError::Missing) => Err(anyhow!(
                 "no database at {}: `answers seed --db {} --demo` creates one",

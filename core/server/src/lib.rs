@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use answers_store::StoreError;
+use answers_store::{OpenOptions, StoreError};
 use axum::Router;
 use axum::extract::{Request, State};
 use axum::middleware::{self, Next};
@@ -50,8 +50,17 @@ impl AppState {
     /// The state of a service on the database file `db`, reached by the loopback names and
     /// `allowed_hosts` (the `Host` names `/mcp` accepts, against DNS rebinding).
     pub fn open(db: &Path, allowed_hosts: &[String]) -> Result<Arc<AppState>, StoreError> {
+        AppState::open_with(db, allowed_hosts, OpenOptions::default())
+    }
+
+    /// [`AppState::open`], the store's handles opened with `store` (see [`OpenOptions`]).
+    pub fn open_with(
+        db: &Path,
+        allowed_hosts: &[String],
+        store: OpenOptions,
+    ) -> Result<Arc<AppState>, StoreError> {
         Ok(Arc::new(AppState {
-            pool: StorePool::open(db)?,
+            pool: StorePool::open_with(db, store)?,
             request_count: AtomicU64::new(0),
             mcp_config: mcp::http::config(allowed_hosts),
         }))

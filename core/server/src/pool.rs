@@ -9,12 +9,13 @@ use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use answers_store::{Store, StoreError};
+use answers_store::{OpenOptions, Store, StoreError};
 
 /// Handles on one database file.
 #[derive(Debug)]
 pub struct StorePool {
     path: PathBuf,
+    options: OpenOptions,
     idle: Mutex<Vec<Store>>,
 }
 
@@ -25,9 +26,16 @@ impl StorePool {
     /// A pool on `path`, with one handle opened now, so a file that cannot be opened fails here
     /// and not at the first request.
     pub fn open(path: &Path) -> Result<Arc<StorePool>, StoreError> {
-        let first = Store::open(path)?;
+        StorePool::open_with(path, OpenOptions::default())
+    }
+
+    /// [`StorePool::open`], every handle opened with `options` (for example a record that must
+    /// exist, or one whose file mode is shared on purpose).
+    pub fn open_with(path: &Path, options: OpenOptions) -> Result<Arc<StorePool>, StoreError> {
+        let first = Store::open_with(path, options)?;
         Ok(Arc::new(StorePool {
             path: path.to_owned(),
+            options,
             idle: Mutex::new(vec![first]),
         }))
     }
@@ -41,7 +49,7 @@ impl StorePool {
             .pop();
         let store = match idle {
             Some(store) => store,
-            None => Store::open(&self.path)?,
+            None => Store::open_with(&self.path, self.options)?,
         };
         Ok(PooledStore {
             store: Some(store),

@@ -45,7 +45,7 @@ pub fn serve(db: &Path, listen: SocketAddr) -> Result<(), ServeError> {
 /// Runs the server until SIGINT or SIGTERM, with the marker lines and the shutdown figures of
 /// `options` (see [`ServeOptions`]).
 pub fn serve_with(db: &Path, listen: SocketAddr, options: &ServeOptions) -> Result<(), ServeError> {
-    let app = AppState::open(db, &options.allowed_hosts)?;
+    let app = AppState::open_with(db, &options.allowed_hosts, options.store)?;
     let subject_count = app.pool().get()?.subjects()?.len();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -148,6 +148,9 @@ pub struct ServeOptions {
     /// Wraps the router before it serves, given the database file. `answers` never sets it; a
     /// pipeline instrument does (the leak drill adds its one leaking layer this way).
     pub hook: Option<RouterHook>,
+    /// How the store's handles open the file: `answers serve` asks for a record that exists,
+    /// and passes `--allow-shared-permissions` on.
+    pub store: answers_store::OpenOptions,
 }
 
 /// A function that wraps the service's router, given the database file it serves.

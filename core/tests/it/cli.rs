@@ -51,12 +51,10 @@ fn a_shared_database_is_refused_naming_its_mode_and_the_flag() {
             .run();
         run.assert_code(2);
         assert!(run.stderr.contains("0644"), "{args:?}: {run}");
-        if args[0] != "serve" {
-            assert!(
-                run.stderr.contains("--allow-shared-permissions"),
-                "{args:?}: {run}"
-            );
-        }
+        assert!(
+            run.stderr.contains("--allow-shared-permissions"),
+            "{args:?}: {run}"
+        );
     }
     let mode = std::fs::metadata(&r.db).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o644, "a refused file is left as it was");
