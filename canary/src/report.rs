@@ -12,6 +12,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::marker::{MarkerKind, MarkerTally};
+use crate::matcher::Matcher;
 use crate::variant::{Variant, VariantSet};
 
 /// The exit codes, a contract documented in `--help` and the README.
@@ -159,6 +160,25 @@ pub struct Report {
 }
 
 impl Report {
+    /// The report of a scan with `matcher` before it reads anything: what it scans for, no
+    /// source and no hit.
+    pub(crate) fn scanning(matcher: &Matcher) -> Self {
+        Self {
+            canaries: matcher
+                .canaries()
+                .iter()
+                .enumerate()
+                .map(|(i, c)| CanarySummary {
+                    id: c.id().to_owned(),
+                    patterns: matcher.pattern_count(i),
+                })
+                .collect(),
+            variants: matcher.variants(),
+            marker: matcher.marker().map(|n| n.as_str().to_owned()),
+            ..Self::default()
+        }
+    }
+
     /// The verdict: leak, else unreadable, else inconclusive, else clean.
     #[must_use]
     pub fn verdict(&self) -> Verdict {
