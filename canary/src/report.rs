@@ -7,6 +7,7 @@ mod human;
 mod json;
 mod sarif;
 
+use std::fmt;
 use std::io::{self, Write};
 
 use serde::Serialize;
@@ -90,6 +91,33 @@ pub struct Hit {
     /// the byte in that string.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
+}
+
+impl fmt::Display for Hit {
+    /// Which canary was found, in which encoding, and where; never a byte of what matched:
+    /// ``canary `demo` found, variant `exact`, in app.log stream file at line 3, byte 7``, or for
+    /// an OTLP hit ``… in otlp logs request 1, resource 0 > log 2 > body, byte 0``.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "canary `{}` found, variant `{}`, in {} ",
+            self.canary,
+            self.variant.name(),
+            self.source
+        )?;
+        match &self.field {
+            Some(field) => write!(
+                f,
+                "{} request {}, {field}, byte {}",
+                self.stream, self.line, self.offset
+            ),
+            None => write!(
+                f,
+                "stream {} at line {}, byte {}",
+                self.stream, self.line, self.offset
+            ),
+        }
+    }
 }
 
 /// A canary scanned for, by id.
