@@ -31,7 +31,7 @@ pub use server::{Options, serve};
 
 use crate::marker::MarkerTally;
 use crate::matcher::Matcher;
-use crate::report::{CanarySummary, Hit, Report, SourceReport, StreamReport};
+use crate::report::{Hit, Report, SourceReport, StreamReport};
 use crate::scan::MAX_HITS_PER_STREAM;
 
 /// The largest request body read, compressed or not: the OpenTelemetry Collector's default
@@ -395,17 +395,6 @@ impl Receiver {
         }
         let error = (!errors.is_empty()).then(|| errors.join("; "));
         Report {
-            canaries: matcher
-                .canaries()
-                .iter()
-                .enumerate()
-                .map(|(i, c)| CanarySummary {
-                    id: c.id().to_owned(),
-                    patterns: matcher.pattern_count(i),
-                })
-                .collect(),
-            variants: matcher.variants(),
-            marker: matcher.marker().map(|n| n.as_str().to_owned()),
             sources: vec![SourceReport {
                 name: name.to_owned(),
                 kind: "otlp",
@@ -415,6 +404,7 @@ impl Receiver {
             }],
             hits,
             hits_total,
+            ..Report::scanning(matcher)
         }
     }
 }

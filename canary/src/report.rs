@@ -7,11 +7,13 @@ mod human;
 mod json;
 mod sarif;
 
+use std::fmt;
 use std::io::{self, Write};
 
 use serde::Serialize;
 
 use crate::marker::{MarkerKind, MarkerTally};
+use crate::matcher::Matcher;
 use crate::variant::{Variant, VariantSet};
 
 /// The exit codes, a contract documented in `--help` and the README.
@@ -91,6 +93,33 @@ pub struct Hit {
     pub field: Option<String>,
 }
 
+impl fmt::Display for Hit {
+    /// Which canary was found, in which encoding, and where; never a byte of what matched:
+    /// ``canary `demo` found, variant `exact`, in app.log stream file at line 3, byte 7``, or for
+    /// an OTLP hit ``… in otlp logs request 1, resource 0 > log 2 > body, byte 0``.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "canary `{}` found, variant `{}`, in {} ",
+            self.canary,
+            self.variant.name(),
+            self.source
+        )?;
+        match &self.field {
+            Some(field) => write!(
+                f,
+                "{} request {}, {field}, byte {}",
+                self.stream, self.line, self.offset
+            ),
+            None => write!(
+                f,
+                "stream {} at line {}, byte {}",
+                self.stream, self.line, self.offset
+            ),
+        }
+    }
+}
+
 /// A canary scanned for, by id.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CanarySummary {
@@ -159,6 +188,25 @@ pub struct Report {
 }
 
 impl Report {
+    /// The report of a scan with `matcher` before it reads anything: what it scans for, no
+    /// source and no hit.
+    pub(crate) fn scanning(matcher: &Matcher) -> Self {
+        Self {
+            canaries: matcher
+                .canaries()
+                .iter()
+                .enumerate()
+                .map(|(i, c)| CanarySummary {
+                    id: c.id().to_owned(),
+                    patterns: matcher.pattern_count(i),
+                })
+                .collect(),
+            variants: matcher.variants(),
+            marker: matcher.marker().map(|n| n.as_str().to_owned()),
+            ..Self::default()
+        }
+    }
+
     /// The verdict: leak, else unreadable, else inconclusive, else clean.
     #[must_use]
     pub fn verdict(&self) -> Verdict {

@@ -9,7 +9,7 @@ use std::thread;
 use crate::decode::{Chain, LineDecoder, StreamHit};
 use crate::marker::MarkerTally;
 use crate::matcher::{Found, Matcher};
-use crate::report::{CanarySummary, Hit, Report, SourceReport, StreamReport};
+use crate::report::{Hit, Report, SourceReport, StreamReport};
 use crate::source::{Chunks, Source, SourceError, Stream};
 use crate::stream::{Event, StreamScanner};
 use crate::variant::Variant;
@@ -54,22 +54,7 @@ impl Default for Settings<'_> {
 /// ```
 #[must_use]
 pub fn scan(matcher: &Matcher, sources: Vec<Box<dyn Source>>, settings: &Settings<'_>) -> Report {
-    let mut report = Report {
-        canaries: matcher
-            .canaries()
-            .iter()
-            .enumerate()
-            .map(|(i, c)| CanarySummary {
-                id: c.id().to_owned(),
-                patterns: matcher.pattern_count(i),
-            })
-            .collect(),
-        variants: matcher.variants(),
-        marker: matcher.marker().map(|n| n.as_str().to_owned()),
-        sources: Vec::new(),
-        hits: Vec::new(),
-        hits_total: 0,
-    };
+    let mut report = Report::scanning(matcher);
     for mut source in sources {
         let (source_report, hits) = scan_source(matcher, source.as_mut(), settings);
         report.hits_total += source_report.streams.iter().map(|s| s.hits).sum::<u64>();

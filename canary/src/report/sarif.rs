@@ -123,28 +123,9 @@ fn leak<'a>(report: &Report, hit: &'a Hit) -> SarifResult<&'a Hit> {
             }],
         }
     };
-    let message = match &hit.field {
-        Some(field) => format!(
-            "canary `{}` found, variant `{}`, in {} {} request {}, {field}, byte {}; the value \
-             is not shown",
-            hit.canary,
-            hit.variant.name(),
-            hit.source,
-            hit.stream,
-            hit.line,
-            hit.offset
-        ),
-        None => format!(
-            "canary `{}` found, variant `{}`, in {} stream {} at line {}, byte {}; the line is \
-             not shown",
-            hit.canary,
-            hit.variant.name(),
-            hit.source,
-            hit.stream,
-            hit.line,
-            hit.offset
-        ),
-    };
+    // A hit in a request names the field; one in a stream, the line: neither is shown.
+    let withheld = if hit.field.is_some() { "value" } else { "line" };
+    let message = format!("{hit}; the {withheld} is not shown");
     let mut result = SarifResult::error(RULES[LEAK].0, LEAK, message);
     result.locations = vec![location];
     result.properties = Some(hit);

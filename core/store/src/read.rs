@@ -221,6 +221,26 @@ impl<'r> ReadingRow<'r> {
     }
 }
 
+impl crate::Store {
+    /// Runs the cached statement `sql` with `params` and hands `each` every row in turn, until
+    /// it returns [`Flow::Stop`] or the rows run out. Every driver error is a [`read_err`].
+    pub(crate) fn each_row<E: From<StoreError>>(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+        mut each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
+    ) -> Result<(), E> {
+        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| read_err(&e))?;
+        let mut rows = stmt.query(params).map_err(|e| read_err(&e))?;
+        while let Some(row) = rows.next().map_err(|e| read_err(&e))? {
+            if each(row)? == Flow::Stop {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Wraps a driver error of a read.
 pub(crate) fn read_err(e: &rusqlite::Error) -> StoreError {
     StoreError::sqlite("read readings", e)

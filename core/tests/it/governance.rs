@@ -7,6 +7,7 @@ mod repair;
 
 use std::cell::RefCell;
 
+use crate::capture::logged;
 use answers_governance::{
     Decision, GovernanceConfig, LimitExceeded, ModelAction, ModelCallLimit, ModelContext,
     ModelExitBehavior, ModelPolicy, RawToolCall, Salvage, Thread, ToolCallLimit, ToolExitBehavior,
@@ -16,7 +17,6 @@ use answers_protocol::{Envelope, ErrorClass, ErrorKind, Meta, Status, ToolName, 
 use answers_server::chat::{self, RecordTools};
 use answers_tools::registry::chat_tools;
 use serde_json::{Value, json};
-use tracing_subscriber::layer::SubscriberExt;
 
 const QHI: ToolName = ToolName::QueryHealthIndicators;
 const MEDS: ToolName = ToolName::QueryMedications;
@@ -172,14 +172,6 @@ fn governed<T>(f: impl FnOnce() -> T) -> T {
         "the canary reached the log: {log}"
     );
     out
-}
-
-/// Runs `f` with a subscriber that writes JSON log lines through phi-filter into memory.
-fn logged<T>(f: impl FnOnce() -> T) -> (T, String) {
-    let logs = phi_filter::MemoryWriter::default();
-    let layer = phi_filter::PhiPolicy::default().wrap(phi_filter::json_layer(logs.clone()));
-    let out = tracing::subscriber::with_default(tracing_subscriber::registry().with(layer), f);
-    (out, logs.text())
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Integration tests of the answers crate: one binary, one module per topic.
 
+mod capture;
 mod cli;
 mod e2e;
 mod fixtures;

@@ -155,21 +155,20 @@ where
                 env
             }
         }
-        Err(payload) => {
-            let error_type = payload_type(payload.as_ref());
-            tracing::error!(
-                error_kind = ErrorKind::ToolPanic.as_str(),
-                error_type = error_type.as_str(),
-                "tool panicked"
-            );
-            Envelope::fault(tool, ErrorKind::ToolPanic, error_type)
-        }
+        Err(payload) => Envelope::fault(tool, ErrorKind::ToolPanic, logged_panic(payload.as_ref())),
     }
 }
 
-/// The type of a panic's payload ([`TypeName::of_panic`]).
-pub(crate) fn payload_type(payload: &(dyn Any + Send)) -> TypeName {
-    TypeName::of_panic(payload)
+/// Logs a tool's panic with the kind and its payload's type only ([`TypeName::of_panic`]),
+/// and returns the type, which is all the fault tells of it.
+pub(crate) fn logged_panic(payload: &(dyn Any + Send)) -> TypeName {
+    let error_type = TypeName::of_panic(payload);
+    tracing::error!(
+        error_kind = ErrorKind::ToolPanic.as_str(),
+        error_type = error_type.as_str(),
+        "tool panicked"
+    );
+    error_type
 }
 
 #[cfg(test)]

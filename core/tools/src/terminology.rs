@@ -40,7 +40,7 @@ use crate::envelope::kinds::ErrorKind;
 use crate::envelope::meta::Meta;
 use crate::envelope::next_step::{NextAction, NextStep};
 use crate::envelope::table::{Cell, Table};
-use crate::fault::{guarded, payload_type};
+use crate::fault::{guarded, logged_panic};
 use crate::tool::ToolName;
 use crate::vocab::{CodeSystem, Vocabulary};
 use crate::vocab_tool::VocabToolName;
@@ -288,13 +288,7 @@ fn guarded_vocab(tool: VocabToolName, body: impl FnOnce() -> Envelope) -> Envelo
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(env) => env,
         Err(payload) => {
-            let error_type = payload_type(payload.as_ref());
-            tracing::error!(
-                error_kind = ErrorKind::ToolPanic.as_str(),
-                error_type = error_type.as_str(),
-                "tool panicked"
-            );
-            Envelope::vocab_fault(tool, ErrorKind::ToolPanic, error_type)
+            Envelope::vocab_fault(tool, ErrorKind::ToolPanic, logged_panic(payload.as_ref()))
         }
     }
 }

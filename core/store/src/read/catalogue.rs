@@ -18,7 +18,7 @@ use std::sync::LazyLock;
 
 use rusqlite::named_params;
 
-use super::{Bounds, IN_WINDOW, OF_CODE, read_err};
+use super::{Bounds, Flow, IN_WINDOW, OF_CODE, read_err};
 use crate::{EntryKind, Store, StoreError};
 use answers_vocab::{CodeRef, CodeSystem};
 
@@ -144,25 +144,32 @@ impl Store {
         code: Option<&CodeRef>,
         b: &Bounds,
     ) -> Result<Vec<SeriesSummary>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| read_err(&e))?;
-        let mut rows = match code {
-            None => stmt.query(named_params! {
-                ":subject": subject_id,
-                ":utc_lo": b.utc_lo(), ":utc_hi": b.utc_hi(),
-                ":day_lo": b.day_lo(), ":day_hi": b.day_hi(),
-            }),
-            Some(code) => stmt.query(named_params! {
-                ":subject": subject_id,
-                ":code": &code.code, ":system": code.system.as_str(),
-                ":utc_lo": b.utc_lo(), ":utc_hi": b.utc_hi(),
-                ":day_lo": b.day_lo(), ":day_hi": b.day_hi(),
-            }),
-        }
-        .map_err(|e| read_err(&e))?;
         let mut out = Vec::new();
-        while let Some(row) = rows.next().map_err(|e| read_err(&e))? {
+        let push = |row: &rusqlite::Row<'_>| {
             out.push(summary(row)?);
-        }
+            Ok::<_, StoreError>(Flow::Continue)
+        };
+        match code {
+            None => self.each_row(
+                sql,
+                named_params! {
+                    ":subject": subject_id,
+                    ":utc_lo": b.utc_lo(), ":utc_hi": b.utc_hi(),
+                    ":day_lo": b.day_lo(), ":day_hi": b.day_hi(),
+                },
+                push,
+            ),
+            Some(code) => self.each_row(
+                sql,
+                named_params! {
+                    ":subject": subject_id,
+                    ":code": &code.code, ":system": code.system.as_str(),
+                    ":utc_lo": b.utc_lo(), ":utc_hi": b.utc_hi(),
+                    ":day_lo": b.day_lo(), ":day_hi": b.day_hi(),
+                },
+                push,
+            ),
+        }?;
         Ok(out)
     }
 
@@ -175,27 +182,26 @@ impl Store {
         unit: Option<&str>,
         b: &Bounds,
     ) -> Result<Option<StoredValue>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(newest_in_unit_sql())
-            .map_err(|e| read_err(&e))?;
-        let mut rows = stmt
-            .query(named_params! {
+        let mut newest = None;
+        self.each_row(
+            newest_in_unit_sql(),
+            named_params! {
                 ":subject": subject_id,
                 ":code": &code.code,
                 ":system": code.system.as_str(),
                 ":unit": unit,
                 ":utc_lo": b.utc_lo(), ":utc_hi": b.utc_hi(),
                 ":day_lo": b.day_lo(), ":day_hi": b.day_hi(),
-            })
-            .map_err(|e| read_err(&e))?;
-        match rows.next().map_err(|e| read_err(&e))? {
-            Some(row) => Ok(Some(StoredValue {
-                num: row.get(0).map_err(|e| read_err(&e))?,
-                text: row.get(1).map_err(|e| read_err(&e))?,
-            })),
-            None => Ok(None),
-        }
+            },
+            |row| {
+                newest = Some(StoredValue {
+                    num: row.get(0).map_err(|e| read_err(&e))?,
+                    text: row.get(1).map_err(|e| read_err(&e))?,
+                });
+                Ok::<_, StoreError>(Flow::Stop)
+            },
+        )?;
+        Ok(newest)
     }
 }
 

@@ -47,28 +47,20 @@ impl Store {
     ) -> Result<(), E> {
         // SQLite reads a negative limit as none.
         let limit = limit.map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX));
-        let mut stmt = self
-            .conn
-            .prepare_cached(newest_first_sql())
-            .map_err(|e| read_err(&e))?;
-        let mut rows = stmt
-            .query(named_params! {
-                ":subject": subject_id,
-                ":code": &code.code,
-                ":system": code.system.as_str(),
-                ":utc_lo": bounds.utc_lo(),
-                ":utc_hi": bounds.utc_hi(),
-                ":day_lo": bounds.day_lo(),
-                ":day_hi": bounds.day_hi(),
-                ":limit": limit,
-            })
-            .map_err(|e| read_err(&e))?;
-        while let Some(row) = rows.next().map_err(|e| read_err(&e))? {
-            if visit(ReadingRow::read(row)?)? == Flow::Stop {
-                break;
-            }
-        }
-        Ok(())
+        self.each_row(
+            newest_first_sql(),
+            named_params! {
+                    ":subject": subject_id,
+                    ":code": &code.code,
+                    ":system": code.system.as_str(),
+                    ":utc_lo": bounds.utc_lo(),
+                    ":utc_hi": bounds.utc_hi(),
+                    ":day_lo": bounds.day_lo(),
+                    ":day_hi": bounds.day_hi(),
+                    ":limit": limit,
+            },
+            |row| visit(ReadingRow::read(row)?),
+        )
     }
 
     /// Visits the readings of `code` whose stored local day is in `[from, before)`, in no
@@ -82,25 +74,17 @@ impl Store {
         (from, before): (&str, &str),
         mut visit: impl FnMut(ReadingRow<'_>) -> Result<Flow, E>,
     ) -> Result<(), E> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(days_sql())
-            .map_err(|e| read_err(&e))?;
-        let mut rows = stmt
-            .query(named_params! {
-                ":subject": subject_id,
-                ":code": &code.code,
-                ":from": from,
-                ":before": before,
-                ":system": code.system.as_str(),
-            })
-            .map_err(|e| read_err(&e))?;
-        while let Some(row) = rows.next().map_err(|e| read_err(&e))? {
-            if visit(ReadingRow::read(row)?)? == Flow::Stop {
-                break;
-            }
-        }
-        Ok(())
+        self.each_row(
+            days_sql(),
+            named_params! {
+                    ":subject": subject_id,
+                    ":code": &code.code,
+                    ":from": from,
+                    ":before": before,
+                    ":system": code.system.as_str(),
+            },
+            |row| visit(ReadingRow::read(row)?),
+        )
     }
 
     /// Visits the legacy rows (no stored local day) of `code` in the padded window.
@@ -113,25 +97,17 @@ impl Store {
         bounds: &Bounds,
         mut visit: impl FnMut(ReadingRow<'_>) -> Result<Flow, E>,
     ) -> Result<(), E> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(legacy_sql())
-            .map_err(|e| read_err(&e))?;
-        let mut rows = stmt
-            .query(named_params! {
-                ":subject": subject_id,
-                ":code": &code.code,
-                ":utc_lo": bounds.utc_lo(),
-                ":utc_hi": bounds.utc_hi(),
-                ":system": code.system.as_str(),
-            })
-            .map_err(|e| read_err(&e))?;
-        while let Some(row) = rows.next().map_err(|e| read_err(&e))? {
-            if visit(ReadingRow::read(row)?)? == Flow::Stop {
-                break;
-            }
-        }
-        Ok(())
+        self.each_row(
+            legacy_sql(),
+            named_params! {
+                    ":subject": subject_id,
+                    ":code": &code.code,
+                    ":utc_lo": bounds.utc_lo(),
+                    ":utc_hi": bounds.utc_hi(),
+                    ":system": code.system.as_str(),
+            },
+            |row| visit(ReadingRow::read(row)?),
+        )
     }
 
     /// The elected days of `code` in the window, oldest first.
@@ -141,28 +117,26 @@ impl Store {
         code: &CodeRef,
         bounds: &Bounds,
     ) -> Result<Vec<ElectedDay>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(ELECTED)
-            .map_err(|e| read_err(&e))?;
-        let mut rows = stmt
-            .query(named_params! {
-                ":subject": subject_id,
-                ":system": code.system.as_str(),
-                ":code": &code.code,
-                ":day_lo": bounds.day_lo(),
-                ":day_hi": bounds.day_hi(),
-            })
-            .map_err(|e| read_err(&e))?;
         let mut out = Vec::new();
-        while let Some(row) = rows.next().map_err(|e| read_err(&e))? {
-            out.push(ElectedDay {
-                day: row.get(0).map_err(|e| read_err(&e))?,
-                value: row.get(1).map_err(|e| read_err(&e))?,
-                source: row.get(2).map_err(|e| read_err(&e))?,
-                unit: row.get(3).map_err(|e| read_err(&e))?,
-            });
-        }
+        self.each_row(
+            ELECTED,
+            named_params! {
+                    ":subject": subject_id,
+                    ":system": code.system.as_str(),
+                    ":code": &code.code,
+                    ":day_lo": bounds.day_lo(),
+                    ":day_hi": bounds.day_hi(),
+            },
+            |row| {
+                out.push(ElectedDay {
+                    day: row.get(0).map_err(|e| read_err(&e))?,
+                    value: row.get(1).map_err(|e| read_err(&e))?,
+                    source: row.get(2).map_err(|e| read_err(&e))?,
+                    unit: row.get(3).map_err(|e| read_err(&e))?,
+                });
+                Ok::<_, StoreError>(Flow::Continue)
+            },
+        )?;
         Ok(out)
     }
 
@@ -177,26 +151,23 @@ impl Store {
         bounds: &Bounds,
         mut visit: impl FnMut(ReadingRow<'_>, bool) -> Result<(), E>,
     ) -> Result<(), E> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(newest_sql())
-            .map_err(|e| read_err(&e))?;
-        let mut rows = stmt
-            .query(named_params! {
-                ":subject": subject_id,
-                ":code": &code.code,
-                ":system": code.system.as_str(),
-                ":utc_lo": bounds.utc_lo(),
-                ":utc_hi": bounds.utc_hi(),
-                ":day_lo": bounds.day_lo(),
-                ":day_hi": bounds.day_hi(),
-            })
-            .map_err(|e| read_err(&e))?;
-        while let Some(row) = rows.next().map_err(|e| read_err(&e))? {
-            let elected: bool = row.get(7).map_err(|e| read_err(&e))?;
-            visit(ReadingRow::read(row)?, elected)?;
-        }
-        Ok(())
+        self.each_row(
+            newest_sql(),
+            named_params! {
+                    ":subject": subject_id,
+                    ":code": &code.code,
+                    ":system": code.system.as_str(),
+                    ":utc_lo": bounds.utc_lo(),
+                    ":utc_hi": bounds.utc_hi(),
+                    ":day_lo": bounds.day_lo(),
+                    ":day_hi": bounds.day_hi(),
+            },
+            |row| {
+                let elected: bool = row.get(7).map_err(|e| read_err(&e))?;
+                visit(ReadingRow::read(row)?, elected)?;
+                Ok(Flow::Continue)
+            },
+        )
     }
 
     /// The name `code` was last recorded under in the subject's record, or `None` if the
@@ -206,21 +177,20 @@ impl Store {
         subject_id: &str,
         code: &CodeRef,
     ) -> Result<Option<String>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(name_sql())
-            .map_err(|e| read_err(&e))?;
-        let mut rows = stmt
-            .query(named_params! {
-                ":subject": subject_id,
-                ":code": &code.code,
-                ":system": code.system.as_str(),
-            })
-            .map_err(|e| read_err(&e))?;
-        match rows.next().map_err(|e| read_err(&e))? {
-            Some(row) => Ok(Some(row.get(0).map_err(|e| read_err(&e))?)),
-            None => Ok(None),
-        }
+        let mut name = None;
+        self.each_row(
+            name_sql(),
+            named_params! {
+                    ":subject": subject_id,
+                    ":code": &code.code,
+                    ":system": code.system.as_str(),
+            },
+            |row| {
+                name = Some(row.get(0).map_err(|e| read_err(&e))?);
+                Ok::<_, StoreError>(Flow::Stop)
+            },
+        )?;
+        Ok(name)
     }
 
     /// The codes of the subject's series recorded under a name `word` matches (trimmed,
@@ -243,19 +213,16 @@ impl Store {
                 format!("%{}%", escape_like(word.trim())),
             ),
         };
-        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| read_err(&e))?;
-        let mut rows = stmt
-            .query((subject_id, pattern))
-            .map_err(|e| read_err(&e))?;
         let mut codes = Vec::new();
-        while let Some(row) = rows.next().map_err(|e| read_err(&e))? {
+        self.each_row(sql, (subject_id, pattern), |row| {
             let system: String = row.get(0).map_err(|e| read_err(&e))?;
             let code: String = row.get(1).map_err(|e| read_err(&e))?;
             let system = system
                 .parse::<CodeSystem>()
                 .map_err(|_| StoreError::Malformed { table: "series" })?;
             codes.push(CodeRef::new(system, &code));
-        }
+            Ok::<_, StoreError>(Flow::Continue)
+        })?;
         codes.sort();
         Ok(codes)
     }

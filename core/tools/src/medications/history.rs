@@ -3,7 +3,7 @@
 //! as a date, to ask the readings tool about the time after it.
 
 use super::Ctx;
-use super::shared::{code_cells, dose_cells, plans_answer};
+use super::shared::plans_answer;
 use crate::args::medications::MedicationQuery;
 use crate::envelope::Envelope;
 use crate::envelope::table::Cell;
@@ -30,14 +30,7 @@ pub(crate) fn answer(ctx: &Ctx<'_>, query: &MedicationQuery) -> Result<Envelope,
         ("courses", COLUMNS),
         |_, _| std::cmp::Ordering::Equal,
         |p| {
-            let [code, system] = code_cells(p);
-            let [dose, unit] = dose_cells(p);
             [
-                p.name.as_str().into(),
-                code,
-                system,
-                dose,
-                unit,
                 p.start.to_string().into(),
                 Cell::from(p.end.map(|d| d.to_string())),
                 p.status.as_str().into(),

@@ -2,7 +2,7 @@
 //! what the person intends to take; every answer says so.
 
 use super::Ctx;
-use super::shared::{code_cells, dose_cells, plans_answer};
+use super::shared::plans_answer;
 use crate::args::medications::MedicationQuery;
 use crate::envelope::Envelope;
 use crate::envelope::table::Cell;
@@ -30,14 +30,7 @@ pub(crate) fn answer(ctx: &Ctx<'_>, query: &MedicationQuery) -> Result<Envelope,
         ("plans", COLUMNS),
         |a, b| b.start.cmp(&a.start).then_with(|| a.id.cmp(&b.id)),
         |p| {
-            let [code, system] = code_cells(p);
-            let [dose, unit] = dose_cells(p);
             [
-                p.name.as_str().into(),
-                code,
-                system,
-                dose,
-                unit,
                 p.frequency.as_str().into(),
                 p.route.as_str().into(),
                 p.start.to_string().into(),

@@ -34,7 +34,7 @@ pub(crate) fn matches(plan: &Plan, keywords: &[String]) -> bool {
 }
 
 /// The plan's code and code system, or two empty cells.
-pub(crate) fn code_cells(plan: &Plan) -> [Cell; 2] {
+fn code_cells(plan: &Plan) -> [Cell; 2] {
     match &plan.code {
         Some(c) => [c.code.as_str().into(), c.system.as_str().into()],
         None => [Cell::Null, Cell::Null],
@@ -47,6 +47,14 @@ pub(crate) fn dose_cells(plan: &Plan) -> [Cell; 2] {
         Some((amount, unit)) => [(*amount).into(), unit.as_str().into()],
         None => [Cell::Null, Cell::Null],
     }
+}
+
+/// The cells a plan-shaped row starts with: the drug as recorded, its code and code system,
+/// and its dose amount and unit.
+fn drug_cells(plan: &Plan) -> [Cell; 5] {
+    let [code, system] = code_cells(plan);
+    let [dose, unit] = dose_cells(plan);
+    [plan.name.as_str().into(), code, system, dose, unit]
 }
 
 /// An answer over `window` in the subject's zone. Every medication date is a stored local
@@ -82,15 +90,16 @@ pub(crate) fn say_empty(env: Envelope, query: &MedicationQuery, unfiltered: usiz
 }
 
 /// The answer both plan-shaped views give (`plan`, `history`): the plans in effect at some
-/// point in the window that match the keywords, in `order`, one `row` each in a table called
+/// point in the window that match the keywords, in `order`, one row each in a table called
 /// `name`, or the empty answer that says why; always with the plan-is-intent note, since a
-/// course's dates are its plan's.
-pub(crate) fn plans_answer<const N: usize>(
+/// course's dates are its plan's. A row is the drug's cells (name, code, system, dose, unit),
+/// then the view's own, `rest`.
+pub(crate) fn plans_answer<const N: usize, const R: usize>(
     ctx: &Ctx<'_>,
     query: &MedicationQuery,
     (name, columns): (&'static str, [&'static str; N]),
     order: impl FnMut(&&Plan, &&Plan) -> std::cmp::Ordering,
-    row: impl Fn(&Plan) -> [Cell; N],
+    rest: impl Fn(&Plan) -> [Cell; R],
 ) -> Result<Envelope, ToolError> {
     let all = ctx.store.plans_in_effect(&ctx.subject.id, &query.window)?;
     let mut plans: Vec<&Plan> = all.iter().filter(|p| matches(p, &query.keywords)).collect();
@@ -101,7 +110,7 @@ pub(crate) fn plans_answer<const N: usize>(
     } else {
         let mut table = Table::new(name, columns);
         for p in plans {
-            push(&mut table, row(p))?;
+            push(&mut table, drug_cells(p).into_iter().chain(rest(p)))?;
         }
         env = env.with_table(table);
     }

@@ -15,11 +15,14 @@ pub(crate) mod latest;
 pub(crate) mod raw;
 mod stats;
 
+use std::collections::BTreeMap;
+
 use crate::envelope::assumption::Assumption;
 use crate::envelope::kinds::{Provenance, Source, View, ViewTable};
 use crate::envelope::table::Cell;
 use crate::fault::ToolError;
 use crate::readings::Ctx;
+use crate::readings::days::Point;
 use crate::readings::select::Indicator;
 use crate::store::EntryKind;
 
@@ -57,6 +60,23 @@ pub(crate) struct Group {
     /// The indicator's position in the answer, so groups keep the order asked for.
     pub(crate) rank: usize,
     pub(crate) unit: Option<String>,
+}
+
+impl Group {
+    /// The points of the indicator at `rank`, grouped into series by kind and unit; each
+    /// series keeps the points' order.
+    pub(crate) fn series(points: &[Point], rank: usize) -> BTreeMap<Group, Vec<&Point>> {
+        let mut groups: BTreeMap<Group, Vec<&Point>> = BTreeMap::new();
+        for p in points {
+            let group = Group {
+                kind: p.kind,
+                rank,
+                unit: p.unit.clone(),
+            };
+            groups.entry(group).or_default().push(p);
+        }
+        groups
+    }
 }
 
 /// A view's answer before it becomes an envelope.

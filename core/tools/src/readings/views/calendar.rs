@@ -122,16 +122,7 @@ fn answer(ctx: &Ctx<'_>, indicators: &[Indicator], calendar: Calendar) -> Result
     let mut part = Part::new(calendar.header());
     for (rank, indicator) in indicators.iter().enumerate() {
         let points = points(ctx, &indicator.code)?;
-        let mut groups: BTreeMap<Group, Vec<&Point>> = BTreeMap::new();
-        for p in &points {
-            let group = Group {
-                kind: p.kind,
-                rank,
-                unit: p.unit.clone(),
-            };
-            groups.entry(group).or_default().push(p);
-        }
-        for (group, points) in groups {
+        for (group, points) in Group::series(&points, rank) {
             let mut buckets: BTreeMap<String, Acc<'_>> = BTreeMap::new();
             for p in &points {
                 let label = calendar

@@ -7,15 +7,13 @@
 //! evening blood pressure typed in by hand count twice. `first` and `first_date` are the
 //! baseline: the earliest value in the window.
 
-use std::collections::BTreeMap;
-
 use super::{Group, Part};
 use crate::envelope::assumption::Assumption;
 use crate::envelope::kinds::Provenance;
 use crate::envelope::table::Cell;
 use crate::fault::ToolError;
 use crate::readings::Ctx;
-use crate::readings::days::{Point, points};
+use crate::readings::days::points;
 use crate::readings::rows::{count_cell, mean, round, unit_cell, value_cell};
 use crate::readings::select::Indicator;
 
@@ -40,17 +38,8 @@ pub(super) fn answer(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, To
     part.assumptions.push(Assumption::StatsCountElectedDays);
     for (rank, indicator) in indicators.iter().enumerate() {
         let points = points(ctx, &indicator.code)?;
-        let mut groups: BTreeMap<Group, Vec<&Point>> = BTreeMap::new();
-        for p in &points {
-            part.padded |= p.legacy;
-            let group = Group {
-                kind: p.kind,
-                rank,
-                unit: p.unit.clone(),
-            };
-            groups.entry(group).or_default().push(p);
-        }
-        for (group, points) in groups {
+        part.padded |= points.iter().any(|p| p.legacy);
+        for (group, points) in Group::series(&points, rank) {
             // Points are in day and time order, so the ends are the baseline and the latest.
             let (Some(first), Some(last)) = (points.first(), points.last()) else {
                 continue;
