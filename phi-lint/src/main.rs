@@ -44,7 +44,7 @@ enum Command {
     Check {
         /// Files or directories; a single directory is the scan root.
         paths: Vec<PathBuf>,
-        /// Configuration file [default: ROOT/phiguard.toml, else Cargo.toml metadata, else ROOT/phi-lint.toml].
+        /// Configuration file [default: ROOT/phiguard.toml, Cargo.toml metadata or phi-lint.toml].
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
         /// Baseline file [default: ROOT/phi-lint.baseline.json].
