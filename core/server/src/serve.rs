@@ -130,6 +130,7 @@ pub fn serve_with(db: &Path, listen: SocketAddr, options: &ServeOptions) -> Resu
 ///     filter_stats: Some(phi_filter::PhiPolicy::default().stats()),
 ///     allowed_hosts: vec!["records.example.org".into()],
 ///     hook: None,
+///     store: answers_store::OpenOptions { must_exist: true, ..Default::default() },
 /// };
 /// assert!(options.marker.is_some());
 /// # Ok::<(), phi_marker::NonceError>(())
