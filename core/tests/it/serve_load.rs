@@ -119,6 +119,8 @@ fn client_chosen_json_rpc_ids_never_reach_the_log() {
     let you = token(&r, "you");
     let server = Server::start(&r.db);
     let ids = ["MRN-99887766", "self-tracked PHI-CANARY-3f9a"];
+    // How many answers carried an id back: the round trip must be checked, not skipped.
+    let mut round_trips = 0;
     for id in ids {
         let id_json = serde_json::to_string(id).expect("json");
         // An unknown tool and bad params: the library answers an error and logs the request.
@@ -139,12 +141,17 @@ fn client_chosen_json_rpc_ids_never_reach_the_log() {
                         let answer = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
                         let v: serde_json::Value = serde_json::from_str(answer).expect("json");
                         assert_eq!(v["id"], id, "the client gets its own id back: {answer}");
+                        round_trips += 1;
                     }
                 }
                 other => panic!("answered: {other:?}"),
             }
         }
     }
+    assert!(
+        round_trips >= ids.len(),
+        "tools/list answers 200 for each id"
+    );
     let text = server.stop().join("\n");
     assert!(text.contains("answers stopped"), "{text}");
     for needle in ["MRN-99887766", "PHI-CANARY"] {
