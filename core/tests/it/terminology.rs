@@ -391,3 +391,34 @@ fn the_record_surface_serves_the_three_terminology_tools() {
         assert_eq!(schema.json_schema()["additionalProperties"], false);
     }
 }
+
+#[test]
+fn chinese_spellings_of_the_bundled_units_normalise_and_convert() {
+    for (printed, ucum) in [
+        ("毫摩尔每升", "mmol/L"),
+        ("毫摩尔/升", "mmol/L"),
+        ("次/分", "/min"),
+        ("次/分钟", "/min"),
+        ("毫克/分升", "mg/dL"),
+        ("毫米汞柱", "mm[Hg]"),
+        ("千克", "kg"),
+        ("公斤", "kg"),
+        ("厘米", "cm"),
+        ("摄氏度", "Cel"),
+    ] {
+        let env = normalize_unit(&json!({ "unit": printed }));
+        assert_eq!(cell(&env, 0, "ucum"), Cell::from(ucum), "{printed}");
+    }
+    let env = convert_unit(
+        &json!({"value": 100, "from": "毫克/分升", "to": "毫摩尔每升", "indicator": "glucose"}),
+    );
+    assert_eq!(cell(&env, 0, "result"), Cell::Float(5.551));
+    let env = convert_unit(&json!({"value": 120, "from": "毫米汞柱", "to": "kPa"}));
+    assert_eq!(cell(&env, 0, "result"), Cell::Float(16.0));
+    let env = convert_unit(&json!({"value": 1.70, "from": "米", "to": "厘米"}));
+    assert_eq!(
+        refused(&env),
+        (Some("from".into()), ArgProblem::UnknownUnit),
+        "a spelling the data leaves out is refused"
+    );
+}
