@@ -217,3 +217,42 @@ fn a_keyword_past_the_bound_is_refused_naming_it_on_the_cli_and_over_rest() {
     assert!(text.contains(&bound), "{text}");
     server.stop();
 }
+
+#[test]
+fn the_terminology_tools_take_the_originals_shapes_from_the_cli() {
+    let r = seeded();
+    let query = |tool: &str, args: &str| {
+        answers(&["query", "--db", s(&r.db), "--subject", "you", tool, args])
+    };
+    let run = query(
+        "normalize_unit",
+        r#"{"units": ["mg/dl", "次/分", "毫摩尔每升"]}"#,
+    );
+    run.assert_code(0);
+    for row in [
+        "0 | mg/dl | mg/dL",
+        "1 | 次/分 | /min",
+        "2 | 毫摩尔每升 | mmol/L",
+    ] {
+        assert!(run.stdout.contains(row), "{row}: {run}");
+    }
+    let run = query("resolve_indicator", r#"{"names": ["HbA1c", "心率"]}"#);
+    run.assert_code(0);
+    assert!(
+        run.stdout.contains("4548-4") && run.stdout.contains("8867-4"),
+        "{run}"
+    );
+    let run = query(
+        "convert_unit",
+        r#"{"value": 100, "from_unit": "mg/dL", "to_unit": "mmol/L", "loinc_code": "2345-7"}"#,
+    );
+    run.assert_code(0);
+    assert!(run.stdout.contains("5.551"), "{run}");
+    let run = query("normalize_unit", r#"{"units": ["mg/dl", "furlongs"]}"#);
+    run.assert_code(1);
+    assert!(
+        run.stdout
+            .starts_with("error (invalid_arguments): units.1: not a unit"),
+        "{run}"
+    );
+}

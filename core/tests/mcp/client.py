@@ -71,6 +71,8 @@ async def exercise(client, expected_tools, label):
         check(r.structured_content is not None and r.structured_content.get("status") in ("ok", "partial"),
               f"{label}: {name} carries the envelope as structuredContent")
         check(bool(r.content) and r.content[0].text.strip() != "", f"{label}: {name} has the compact text")
+    if "normalize_unit" in listed:
+        await originals_shapes(client, label)
     # An unknown parameter: a structured refusal naming it, not the SDK's deserialisation text.
     first = listed[0]
     r = await client.call_tool(first, {**CALLS[first], "bogus_param": 1})
@@ -87,6 +89,37 @@ async def exercise(client, expected_tools, label):
         check("not found" in str(e), f"{label}: an unknown tool is a JSON-RPC error")
     else:
         check(False, f"{label}: an unknown tool is a JSON-RPC error")
+
+
+def rows(result):
+    """The rows of the first table of an answer, as dicts by column."""
+    tables = (result.structured_content or {}).get("data", [])
+    if not tables:
+        return []
+    columns = tables[0]["columns"]
+    return [dict(zip(columns, row)) for row in tables[0]["rows"]]
+
+
+async def originals_shapes(client, label):
+    """The terminology tools take the original's argument shapes: batches and its names."""
+    units = ["mg/dl", "次/分", "毫摩尔每升", "mmHg"] * 50
+    r = await client.call_tool("normalize_unit", {"units": units})
+    got = rows(r)
+    check(not r.is_error and len(got) == 200, f"{label}: normalize_unit(units) answers 200 rows for 200 units")
+    check([g["index"] for g in got] == list(range(200)) and [g["input"] for g in got] == units,
+          f"{label}: one row per unit, in order")
+    check([g["ucum"] for g in got[:4]] == ["mg/dL", "/min", "mmol/L", "mm[Hg]"], f"{label}: each unit normalised")
+    r = await client.call_tool("normalize_unit", {"units": units + ["mg/dl"]})
+    check(r.is_error and r.content[0].text.startswith("error (invalid_arguments): units: at most 200"),
+          f"{label}: a batch over 200 is refused")
+    r = await client.call_tool("resolve_indicator", {"names": ["HbA1c", "心率", "unobtainium"]})
+    check(r.is_error and r.content[0].text.startswith("error (invalid_arguments): names.2: no indicator"),
+          f"{label}: a bad item is refused by its index ({r.content[0].text.splitlines()[0]!r})")
+    r = await client.call_tool("resolve_indicator", {"names": ["HbA1c", "心率"]})
+    check([g["code"] for g in rows(r)] == ["4548-4", "8867-4"], f"{label}: resolve_indicator(names) resolves each name")
+    r = await client.call_tool("convert_unit", {"value": 100, "from_unit": "mg/dL", "to_unit": "mmol/L", "loinc_code": "2345-7"})
+    check(not r.is_error and rows(r)[0]["result"] == 5.551,
+          f"{label}: convert_unit(value, from_unit, to_unit, loinc_code) converts")
 
 
 def http_client(url, token):
