@@ -2,6 +2,7 @@
 
 Usage:
     client.py http URL TOKENS_FILE ANSWERS_BIN   the record server of `answers serve`, per person
+    client.py fault URL TOKENS_FILE ANSWERS_BIN  the same, with its store broken underneath
     client.py stdio ANSWERS_BIN                  the vocabulary server of `answers mcp`
 
 The expected tool lists come from the registry, `ANSWERS_BIN tools --json`, never a copy.
@@ -168,6 +169,39 @@ async def record(url, tokens_file, binary):
             check(False, f"{label} is refused")
 
 
+def read_tokens(tokens_file):
+    tokens = {}
+    with open(tokens_file, encoding="utf-8") as f:
+        for line in f:
+            if "=" in line:
+                handle, token = line.strip().split("=", 1)
+                tokens[handle] = token
+    return tokens
+
+
+async def fault(url, tokens_file, binary):
+    """The record server with a table gone under it: a permanent fault is unrecoverable."""
+    record_tools = published(registry(binary), "record_mcp")
+    tokens = read_tokens(tokens_file)
+    for mode in MODES:
+        for who in ("mom", "you"):
+            label = f"{who}/{mode}/broken"
+            async with Client(http_client(url, tokens[who]), mode=mode) as c:
+                listed = [t.name for t in (await c.list_tools()).tools]
+                check(listed == record_tools, f"{label}: visibility undecided, tools/list lists every tool (got {listed})")
+                r = await c.call_tool("query_health_indicators", CALLS["query_health_indicators"])
+                env = r.structured_content or {}
+                text = r.content[0].text if r.content else ""
+                check(r.is_error, f"{label}: the readings call is isError")
+                check(env.get("error_kind") == "store_fault" and env.get("error_class") == "unrecoverable",
+                      f"{label}: the fault is store_fault, unrecoverable (got {env.get('error_kind')}, {env.get('error_class')})")
+                check(text.startswith("error (store_fault)") and "Try once more later" not in text,
+                      f"{label}: the text does not invite a retry ({text.splitlines()[0] if text else ''!r})")
+                check("no such table" not in text and "series" not in text, f"{label}: no driver message")
+                r = await c.call_tool("convert_unit", CALLS["convert_unit"])
+                check(not r.is_error, f"{label}: a tool that reads no record still answers")
+
+
 async def vocab(binary):
     vocab_tools = published(registry(binary), "vocab_mcp")
     check(len(vocab_tools) == 5, "the registry lists five vocabulary tools")
@@ -200,6 +234,8 @@ async def vocab(binary):
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "http":
         asyncio.run(record(sys.argv[2], sys.argv[3], sys.argv[4]))
+    elif len(sys.argv) == 5 and sys.argv[1] == "fault":
+        asyncio.run(fault(sys.argv[2], sys.argv[3], sys.argv[4]))
     elif len(sys.argv) == 3 and sys.argv[1] == "stdio":
         asyncio.run(vocab(sys.argv[2]))
     else:
