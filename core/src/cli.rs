@@ -104,9 +104,12 @@ enum Command {
     },
     /// Serve the record over HTTP.
     Serve {
-        /// The database file (must exist: `answers seed` creates it).
+        /// The database file (must exist: `answers seed` or --create makes it).
         #[arg(long, value_name = "FILE", default_value = "answers.db")]
         db: PathBuf,
+        /// Create the database (mode 0600, no subjects) if it is missing, instead of refusing.
+        #[arg(long)]
+        create: bool,
         /// Arm the log filter's tripwire with the per-run canaries in FILE (one per line), or
         /// with env `PHIGUARD_CANARY`: a log value or message carrying one is blocked.
         #[arg(long, value_name = "FILE")]
@@ -339,6 +342,7 @@ fn run(
         }
         Command::Serve {
             db,
+            create,
             canary_file: _,
             listen,
             tokens_file,
@@ -346,8 +350,9 @@ fn run(
             allowed_hosts,
         } => {
             // Refused here, with the same messages as every command, before the pool opens the
-            // file with the same options.
-            drop(existing.open(&db)?);
+            // file with the same options (created first with --create).
+            let opener = Opener { shared, create };
+            drop(opener.open(&db)?);
             register_tokens(existing, &db, tokens_file)?;
             let marker = phi_marker::Nonce::from_flag_or_env(marker_nonce.as_deref())
                 .context("bad --marker-nonce or PHIGUARD_MARKER_NONCE")?;

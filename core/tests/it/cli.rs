@@ -219,6 +219,29 @@ fn a_keyword_past_the_bound_is_refused_naming_it_on_the_cli_and_over_rest() {
 }
 
 #[test]
+fn serve_creates_a_missing_database_only_with_create() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("new.db");
+    let refused = answers(&["serve", "--db", s(&db), "--listen", "127.0.0.1:0"]);
+    refused.assert_code(2);
+    assert!(refused.stderr.contains("no database at"), "{refused}");
+    assert!(!db.exists(), "refused without --create");
+
+    let spawn = phi_testkit::Spawn::serve(std::path::Path::new(BIN), &db).arg("--create");
+    let service = phi_testkit::Service::start(&spawn, dir.path()).expect("serve --create listens");
+    assert!(db.is_file(), "serve --create made the database");
+    let mode = std::fs::metadata(&db).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "a new record is private");
+    let stopped = service.stop().expect("stop");
+    assert!(stopped.clean, "{}", stopped.how);
+    assert!(
+        stopped.stdout.contains("\"subject_count\":0"),
+        "{}",
+        stopped.stdout
+    );
+}
+
+#[test]
 fn the_terminology_tools_take_the_originals_shapes_from_the_cli() {
     let r = seeded();
     let query = |tool: &str, args: &str| {
