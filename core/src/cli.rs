@@ -104,9 +104,16 @@ enum Command {
     },
     /// Serve the record over HTTP.
     Serve {
-        /// The database file (must exist: `answers seed` creates it).
+        /// The database file (must exist: `answers seed` or --create makes it).
         #[arg(long, value_name = "FILE", default_value = "answers.db")]
         db: PathBuf,
+        /// Create the database (mode 0600, no subjects) if it is missing, instead of refusing.
+        #[arg(long)]
+        create: bool,
+        /// Arm the log filter's tripwire with the per-run canaries in FILE (one per line), or
+        /// with env `PHIGUARD_CANARY`: a log value or message carrying one is blocked.
+        #[arg(long, value_name = "FILE")]
+        canary_file: Option<PathBuf>,
         /// The address to listen on.
         #[arg(long, default_value = "127.0.0.1:8080")]
         listen: std::net::SocketAddr,
@@ -197,6 +204,14 @@ pub fn main(hook: Option<answers_server::RouterHook>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let policy = match armed(policy, &cli.command) {
+        Ok(policy) => policy,
+        Err(err) => {
+            // phi-lint: allow(phi::error-message, reason = "the error names the canary file's path and an I/O error kind, never the canary")
+            eprintln!("answers: {err:#}");
+            return ExitCode::from(2);
+        }
+    };
     // rmcp logs each session's start and end at `info`, and at `warn` a rejected request's
     // `Host` and `Origin` values, which the client chose: a service keeps its own lines only.
     let stream = log_stream(&cli.command);
@@ -217,6 +232,34 @@ pub fn main(hook: Option<answers_server::RouterHook>) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `policy` with its tripwire armed for `serve` by the per-run canaries, when any are given
+/// (`--canary-file`, else env `PHIGUARD_CANARY`): a log value or message that carries one is
+/// replaced by `[canary blocked]` and counted. Other commands, and `serve` without a canary,
+/// keep the policy as it is.
+fn armed(
+    policy: phi_filter::PhiPolicy,
+    command: &Command,
+) -> anyhow::Result<phi_filter::PhiPolicy> {
+    let Command::Serve { canary_file, .. } = command else {
+        return Ok(policy);
+    };
+    let text = match canary_file {
+        Some(file) => std::fs::read_to_string(file)
+            .with_context(|| format!("cannot read the canary file {}", file.display()))?,
+        None => std::env::var(CANARY_ENV).unwrap_or_default(),
+    };
+    Ok(policy.tripwire(canaries(&text)))
+}
+
+/// The canaries of a canary file or variable: one per line, trimmed, empty lines left out.
+fn canaries(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Where a command's log lines go. A command whose standard output is its product (a token,
@@ -299,14 +342,17 @@ fn run(
         }
         Command::Serve {
             db,
+            create,
+            canary_file: _,
             listen,
             tokens_file,
             marker_nonce,
             allowed_hosts,
         } => {
             // Refused here, with the same messages as every command, before the pool opens the
-            // file with the same options.
-            drop(existing.open(&db)?);
+            // file with the same options (created first with --create).
+            let opener = Opener { shared, create };
+            drop(opener.open(&db)?);
             register_tokens(existing, &db, tokens_file)?;
             let marker = phi_marker::Nonce::from_flag_or_env(marker_nonce.as_deref())
                 .context("bad --marker-nonce or PHIGUARD_MARKER_NONCE")?;
@@ -582,11 +628,7 @@ fn canary_present(opener: Opener, db: &Path, canary_file: Option<&Path>) -> anyh
             Err(std::env::VarError::NotUnicode(_)) => bail!("{CANARY_ENV} is not Unicode"),
         },
     };
-    let canaries: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect();
+    let canaries = canaries(&text);
     if canaries.is_empty() {
         bail!("no canary: the canary is empty");
     }
@@ -604,4 +646,97 @@ fn canary_present(opener: Opener, db: &Path, canary_file: Option<&Path>) -> anyh
         other => other?,
     }
     Ok(u8::from(!present))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex, PoisonError};
+
+    use tracing_subscriber::layer::SubscriberExt;
+
+    use super::*;
+
+    /// A log sink the test reads back.
+    #[derive(Clone, Default)]
+    struct Sink(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Sink {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The policy `answers ARGS` logs under, one line logged through it carrying `canary` in a
+    /// value and in the message, what the line became, and how many canaries were blocked.
+    fn log_through(args: &[&str], canary: &str) -> (String, u64) {
+        let cli = Cli::try_parse_from(args).expect("parse");
+        let base = phi_filter::PhiPolicy::from_toml(POLICY).expect("the policy");
+        let policy = armed(base, &cli.command).expect("armed");
+        let stats = policy.stats();
+        let sink = Sink::default();
+        let writer = sink.clone();
+        let layer = policy.wrap(phi_filter::json_layer(move || writer.clone()));
+        let subscriber = tracing_subscriber::registry().with(layer);
+        tracing::subscriber::with_default(subscriber, || {
+            tracing::info!(status = canary, "request {canary} done");
+        });
+        let bytes = sink
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        (
+            String::from_utf8(bytes).expect("utf-8"),
+            stats.snapshot().canaries_blocked,
+        )
+    }
+
+    #[test]
+    fn serve_with_a_canary_file_blocks_a_line_carrying_the_canary() {
+        let canary = "RUN-7f3c91ab";
+        // Unarmed, the line passes: the status has a status's shape, the message is kept.
+        let (plain, blocked) = log_through(&["answers", "serve"], canary);
+        assert!(plain.contains(canary), "{plain}");
+        assert_eq!(blocked, 0);
+        let (plain, _) = log_through(&["answers", "query", "--subject", "you", "x"], canary);
+        assert!(
+            plain.contains(canary),
+            "only serve arms the tripwire: {plain}"
+        );
+
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("canary");
+        std::fs::write(&file, format!("\n  {canary}  \n\n")).expect("write");
+        let path = file.to_str().expect("utf-8");
+        let (armed, blocked) = log_through(&["answers", "serve", "--canary-file", path], canary);
+        assert!(
+            !armed.contains(canary),
+            "the canary reached the log: {armed}"
+        );
+        assert!(armed.contains("[canary blocked]"), "{armed}");
+        assert_eq!(blocked, 2, "the value and the message");
+    }
+
+    #[test]
+    fn an_unreadable_canary_file_is_an_error_naming_it() {
+        let cli = Cli::try_parse_from(["answers", "serve", "--canary-file", "/no/such/canary"])
+            .expect("parse");
+        let base = phi_filter::PhiPolicy::from_toml(POLICY).expect("the policy");
+        let err = armed(base, &cli.command).expect_err("refused");
+        assert!(format!("{err:#}").contains("/no/such/canary"), "{err:#}");
+    }
+
+    #[test]
+    fn canaries_are_the_non_empty_trimmed_lines() {
+        assert_eq!(canaries(" a \n\n b\n"), ["a", "b"]);
+        assert!(canaries("\n  \n").is_empty());
+    }
 }

@@ -6,9 +6,13 @@ use crate::tool::ToolName;
 /// The governance of a turn: the model budget, the tool caps, RetryGovernance's same-call limit,
 /// the tools offered, and how much of a tool message's text the harness keeps.
 ///
-/// The default over the tools a harness offers ([`GovernanceConfig::new`]): 8 model calls per
-/// turn (`end`), 6 calls of any tool per turn (`continue`), the same call at most twice per turn,
-/// and the whole text. Governance does not know which tools a chat offers: the caller says
+/// The default over the tools a harness offers ([`GovernanceConfig::new`]) follows the original
+/// (its agent's middlewares): 50 model calls per turn (`end`); the data tool,
+/// `query_health_indicators`, at most 12 times per turn (`continue`: the 13th call is refused
+/// and that tool alone is removed for the rest of the turn); the same call at most twice per
+/// turn; and the whole text. Each is configurable ([`GovernanceConfig::with_model_limit`],
+/// [`GovernanceConfig::without_tool_limits`] and [`GovernanceConfig::with_tool_limit`],
+/// [`GovernanceConfig::with_same_call_limit`]). Governance does not know which tools a chat offers: the caller says
 /// (`answers_server::chat::config` offers the registry's chat tools).
 ///
 /// ```
@@ -16,7 +20,9 @@ use crate::tool::ToolName;
 /// use answers_protocol::ToolName;
 ///
 /// let config = GovernanceConfig::new(vec![ToolName::QueryMedications]);
-/// assert_eq!(config.model_limit().run_limit(), Some(8));
+/// assert_eq!(config.model_limit().run_limit(), Some(50));
+/// assert_eq!(config.tool_limits()[0].tool_name(), Some(ToolName::QueryHealthIndicators));
+/// assert_eq!(config.tool_limits()[0].run_limit(), Some(12));
 /// assert_eq!(config.same_call_limit(), 2);
 /// assert_eq!(config.tools(), [ToolName::QueryMedications]);
 /// ```

@@ -210,19 +210,25 @@ pub struct ToolCallLimit {
 }
 
 impl ToolCallLimit {
-    /// The default cap: 6 calls of any tool per turn, then the tools are removed (`continue`).
+    /// The default cap, the original's: the data tool alone (`query_health_indicators`) runs at
+    /// most 12 times per turn; the 13th call is refused and that tool only is removed for the
+    /// rest of the turn (`continue`). The other tools are not capped by it.
     ///
     /// ```
-    /// use answers_governance::ToolCallLimit;
+    /// use answers_governance::{ToolCallLimit, ToolExitBehavior};
     /// use answers_protocol::ToolName;
     ///
-    /// assert!(ToolCallLimit::DEFAULT.applies_to(ToolName::QueryGeneticData));
-    /// assert!(ToolCallLimit::DEFAULT.would_exceed(0, 6));
+    /// let cap = ToolCallLimit::DEFAULT;
+    /// assert_eq!(cap.tool_name(), Some(ToolName::QueryHealthIndicators));
+    /// assert!(!cap.applies_to(ToolName::QueryGeneticData));
+    /// assert!(!cap.would_exceed(0, 11));
+    /// assert!(cap.would_exceed(0, 12));
+    /// assert_eq!(cap.exit_behavior(), ToolExitBehavior::Continue);
     /// ```
     pub const DEFAULT: Self = Self {
-        tool_name: None,
+        tool_name: Some(ToolName::QueryHealthIndicators),
         thread_limit: None,
-        run_limit: Some(6),
+        run_limit: Some(12),
         exit_behavior: ToolExitBehavior::Continue,
     };
 
@@ -340,16 +346,18 @@ pub struct ModelCallLimit {
 }
 
 impl ModelCallLimit {
-    /// The default budget: 8 model calls per turn, then a closing answer (`end`).
+    /// The default budget, the original's: 50 model calls per turn, then a closing answer
+    /// (`end`).
     ///
     /// ```
     /// use answers_governance::ModelCallLimit;
     ///
-    /// assert!(ModelCallLimit::DEFAULT.exceeded(0, 8));
+    /// assert!(!ModelCallLimit::DEFAULT.exceeded(0, 49));
+    /// assert!(ModelCallLimit::DEFAULT.exceeded(0, 50));
     /// ```
     pub const DEFAULT: Self = Self {
         thread_limit: None,
-        run_limit: Some(8),
+        run_limit: Some(50),
         exit_behavior: ModelExitBehavior::End,
     };
 

@@ -63,12 +63,14 @@ impl Thread {
     ///
     /// let mut thread = Thread::new();
     /// let mut model = |cx: &answers_governance::ModelContext<'_>| match cx.model_calls {
-    ///     1 => ModelAction::call(ToolName::QueryMedications, "{}"),
+    ///     1 => ModelAction::call(ToolName::QueryHealthIndicators, "{}"),
     ///     _ => ModelAction::Answer("done".into()),
     /// };
     /// let tools = |_: ToolName, _: &serde_json::Value| Envelope::ok(Meta::none());
     /// run_turn_in(&mut model, &tools, &GovernanceConfig::new(ToolName::ALL.to_vec()), &mut thread).unwrap();
-    /// assert_eq!((thread.tool_calls(None), thread.model_calls()), (1, 2));
+    /// // The default caps the data tool alone, so its calls are counted under its name.
+    /// let counted = thread.tool_calls(Some(ToolName::QueryHealthIndicators));
+    /// assert_eq!((counted, thread.tool_calls(None), thread.model_calls()), (1, 0, 2));
     /// ```
     #[must_use]
     pub fn tool_calls(&self, tool: Option<ToolName>) -> u32 {

@@ -97,6 +97,11 @@ pub enum ParamType {
     Number,
     /// One value of a closed set.
     OneOf(Domain),
+    /// A batch of 1 to [`BATCH_MAX`] strings with a non-space character, each answered by a row
+    /// of its own, in order: repeats are kept, and a bad item is refused by its index
+    /// (`names.3: empty`). Leniently, also a string holding a JSON array, or one bare string (a
+    /// batch of one).
+    TextBatch,
 }
 
 impl ParamType {
@@ -121,6 +126,12 @@ impl ParamType {
             }),
             ParamType::Number => json!({"type": "number"}),
             ParamType::OneOf(domain) => domain.value_schema(),
+            ParamType::TextBatch => json!({
+                "type": "array",
+                "items": {"type": "string", "pattern": "\\S", "maxLength": TEXT_MAX},
+                "minItems": 1,
+                "maxItems": BATCH_MAX,
+            }),
         }
     }
 }
@@ -300,6 +311,21 @@ pub(crate) fn closed_object_schema(
 /// assert!(QUERY_HEALTH_INDICATORS.validate(&json!({"indicators": many})).is_err());
 /// ```
 pub const LIST_MAX: usize = 100;
+
+/// Items a batch argument of a terminology tool (`resolve_indicator(names)`,
+/// `normalize_unit(units)`) holds at most, as the original's batches: each item answers with a
+/// row of its own, so a batch is bounded by work the vocabulary does in memory, not by the store.
+///
+/// ```
+/// use answers_protocol::args::terminology::NORMALIZE_UNIT;
+/// use serde_json::json;
+///
+/// let units = vec!["mg/dl"; answers_protocol::args::BATCH_MAX];
+/// assert!(NORMALIZE_UNIT.validate(&json!({"units": units})).is_ok());
+/// let units = vec!["mg/dl"; answers_protocol::args::BATCH_MAX + 1];
+/// assert!(NORMALIZE_UNIT.validate(&json!({"units": units})).is_err());
+/// ```
+pub const BATCH_MAX: usize = 200;
 
 /// Characters a string argument (a name, keyword, code, unit, gene or rsid, or one item of a
 /// list) holds at most, after trimming: published as `maxLength`, and a longer one is refused

@@ -15,7 +15,9 @@ use answers_tools::registry;
 use serde_json::Value;
 
 /// The default governance of a chat turn: the registry's chat tools
-/// ([`registry::chat_tools`]), 8 model calls, 6 tool calls, the same call twice.
+/// ([`registry::chat_tools`]) under the original's defaults ([`GovernanceConfig::new`]): 50
+/// model calls, 12 calls of `query_health_indicators` (then that tool alone is removed), the
+/// same call twice.
 ///
 /// ```
 /// assert_eq!(answers_server::chat::config().tools().len(), 4);

@@ -217,3 +217,65 @@ fn a_keyword_past_the_bound_is_refused_naming_it_on_the_cli_and_over_rest() {
     assert!(text.contains(&bound), "{text}");
     server.stop();
 }
+
+#[test]
+fn serve_creates_a_missing_database_only_with_create() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("new.db");
+    let refused = answers(&["serve", "--db", s(&db), "--listen", "127.0.0.1:0"]);
+    refused.assert_code(2);
+    assert!(refused.stderr.contains("no database at"), "{refused}");
+    assert!(!db.exists(), "refused without --create");
+
+    let spawn = phi_testkit::Spawn::serve(std::path::Path::new(BIN), &db).arg("--create");
+    let service = phi_testkit::Service::start(&spawn, dir.path()).expect("serve --create listens");
+    assert!(db.is_file(), "serve --create made the database");
+    let mode = std::fs::metadata(&db).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "a new record is private");
+    let stopped = service.stop().expect("stop");
+    assert!(stopped.clean, "{}", stopped.how);
+    assert!(
+        stopped.stdout.contains("\"subject_count\":0"),
+        "{}",
+        stopped.stdout
+    );
+}
+
+#[test]
+fn the_terminology_tools_take_the_originals_shapes_from_the_cli() {
+    let r = seeded();
+    let query = |tool: &str, args: &str| {
+        answers(&["query", "--db", s(&r.db), "--subject", "you", tool, args])
+    };
+    let run = query(
+        "normalize_unit",
+        r#"{"units": ["mg/dl", "次/分", "毫摩尔每升"]}"#,
+    );
+    run.assert_code(0);
+    for row in [
+        "0 | mg/dl | mg/dL",
+        "1 | 次/分 | /min",
+        "2 | 毫摩尔每升 | mmol/L",
+    ] {
+        assert!(run.stdout.contains(row), "{row}: {run}");
+    }
+    let run = query("resolve_indicator", r#"{"names": ["HbA1c", "心率"]}"#);
+    run.assert_code(0);
+    assert!(
+        run.stdout.contains("4548-4") && run.stdout.contains("8867-4"),
+        "{run}"
+    );
+    let run = query(
+        "convert_unit",
+        r#"{"value": 100, "from_unit": "mg/dL", "to_unit": "mmol/L", "loinc_code": "2345-7"}"#,
+    );
+    run.assert_code(0);
+    assert!(run.stdout.contains("5.551"), "{run}");
+    let run = query("normalize_unit", r#"{"units": ["mg/dl", "furlongs"]}"#);
+    run.assert_code(1);
+    assert!(
+        run.stdout
+            .starts_with("error (invalid_arguments): units.1: not a unit"),
+        "{run}"
+    );
+}

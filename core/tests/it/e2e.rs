@@ -397,3 +397,26 @@ fn answers_tools_json_prints_the_registry_and_nothing_else() {
         serde_json::json!({"name": "query_medications", "surfaces": ["record_mcp", "chat"], "visible_when": "has_medications"})
     );
 }
+
+#[test]
+fn serve_arms_the_tripwire_with_the_per_run_canary_from_the_environment() {
+    let r = seeded();
+    let you = token(&r, "you");
+    // A canary the service is known to log: the REST route's request line carries it.
+    let canary = "v1/health-indicators";
+    let server = Server::start_with(&r.db, &[("PHIGUARD_CANARY", canary)]);
+    assert_eq!(server.get("/api/v1/health-indicators", Some(&you)).0, 200);
+    let logs = server.stop();
+    let all = logs.join("\n");
+    assert!(!all.contains(canary), "a line carried the canary: {all}");
+    assert!(all.contains("[canary blocked]"), "{all}");
+    let stopped = logs
+        .iter()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|v| v["fields"]["message"] == "answers stopped")
+        .expect("the shutdown figures");
+    assert!(
+        stopped["fields"]["blocked_count"].as_u64() >= Some(1),
+        "{stopped}"
+    );
+}

@@ -42,6 +42,7 @@ fn choices(schema: &ToolSchema, name: &str, args: &serde_json::Map<String, Value
         .ty;
     match ty {
         ParamType::Text => vec![json!("cholesterol")],
+        ParamType::TextBatch => vec![json!(["mg/dl"]), json!(["HbA1c", "HbA1c"])],
         ParamType::TextList => vec![
             json!(["LDL Cholesterol"]),
             json!(["1,25-Dihydroxyvitamin D", "Resting Heart Rate"]),

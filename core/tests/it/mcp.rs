@@ -206,3 +206,46 @@ fn mcp_answers_only_the_host_names_it_is_reached_by() {
     );
     drop(server.stop());
 }
+
+/// Renames `series` away from outside the running server (a second connection, as a broken
+/// migration would leave it): every later statement of the service on it fails in `SQLite`.
+fn break_series(db: &std::path::Path) {
+    let conn = rusqlite::Connection::open(db).expect("open the record");
+    conn.busy_timeout(Duration::from_secs(10))
+        .expect("busy timeout");
+    conn.execute_batch("ALTER TABLE series RENAME TO series_gone")
+        .expect("rename the table away");
+}
+
+#[test]
+fn a_permanent_store_fault_is_unrecoverable_over_rest_and_mcp() {
+    let r = seeded();
+    let mom = token(&r, "mom");
+    let server = Server::start(&r.db);
+    let path = "/api/v1/health-indicators?indicators=steps&view=stats";
+    assert_eq!(server.get(path, Some(&mom)).0, 200, "the store works first");
+
+    break_series(&r.db);
+    let (status, body) = server.get(path, Some(&mom));
+    assert_eq!(status, 500, "{body}");
+    assert_eq!(body["error"]["kind"], "store_fault", "{body}");
+    assert_eq!(body["error"]["class"], "unrecoverable", "{body}");
+
+    let url = format!("http://{}/mcp", server.addr);
+    let tokens = r.tokens.to_str().expect("utf-8 path");
+    let checked = run_client(&["fault", &url, tokens, BIN]);
+    assert!(
+        checked.contains("mom/auto/broken: the fault is store_fault, unrecoverable"),
+        "{checked}"
+    );
+    assert!(
+        checked.contains("you/legacy/broken: visibility undecided, tools/list lists every tool"),
+        "{checked}"
+    );
+    let logs = server.stop().join("\n");
+    assert!(
+        logs.contains("tool visibility undecided"),
+        "the undecided check is logged: {logs}"
+    );
+    assert!(!logs.contains("no such table"), "a driver message leaked");
+}

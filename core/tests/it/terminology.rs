@@ -391,3 +391,141 @@ fn the_record_surface_serves_the_three_terminology_tools() {
         assert_eq!(schema.json_schema()["additionalProperties"], false);
     }
 }
+
+/// The cells of `column` down every row of the envelope's first table.
+fn column(env: &Envelope, name: &str) -> Vec<Cell> {
+    let rows = env.data().first().expect("a table").rows().len();
+    (0..rows).map(|r| cell(env, r, name)).collect()
+}
+
+#[test]
+fn the_originals_batches_answer_one_row_per_item_in_order() {
+    let env = resolve_indicator(&json!({"names": ["HbA1c", "心率", "HbA1c", "LDL-C"]}));
+    assert_eq!(env.status(), Status::Ok, "{}", render_compact(&env));
+    assert_eq!(env.data()[0].name(), "resolutions");
+    assert_eq!(
+        column(&env, "index"),
+        [Cell::Int(0), Cell::Int(1), Cell::Int(2), Cell::Int(3)]
+    );
+    assert_eq!(
+        column(&env, "input"),
+        ["HbA1c", "心率", "HbA1c", "LDL-C"].map(Cell::from),
+        "in order, repeats kept"
+    );
+    assert_eq!(cell(&env, 0, "code"), Cell::from("4548-4"));
+    assert_eq!(cell(&env, 1, "code"), Cell::from("8867-4"));
+    assert_eq!(cell(&env, 2, "code"), Cell::from("4548-4"));
+    // One name and a batch of one give the same best candidate.
+    let one = resolve_indicator(&json!({"name": "LDL-C"}));
+    assert_eq!(cell(&env, 3, "code"), cell(&one, 0, "code"));
+
+    let env = normalize_unit(&json!({"units": ["mg/dl", "次/分", "毫摩尔每升", "bpm"]}));
+    assert_eq!(env.data()[0].name(), "units");
+    assert_eq!(
+        column(&env, "ucum"),
+        ["mg/dL", "/min", "mmol/L", "/min"].map(Cell::from)
+    );
+    let full = vec!["mmHg"; answers_protocol::args::BATCH_MAX];
+    let env = normalize_unit(&json!({ "units": full }));
+    assert_eq!(env.data()[0].rows().len(), 200);
+}
+
+#[test]
+fn a_bad_item_refuses_the_batch_by_its_index() {
+    let env = resolve_indicator(&json!({"names": ["HbA1c", "glucose", "unobtainium"]}));
+    assert_eq!(
+        refused(&env),
+        (Some("names.2".into()), ArgProblem::UnknownIndicator)
+    );
+    assert!(
+        render_compact(&env).starts_with("error (invalid_arguments): names.2: no indicator"),
+        "{}",
+        render_compact(&env)
+    );
+    let env = normalize_unit(&json!({"units": ["mg/dl", "furlongs"]}));
+    assert_eq!(
+        refused(&env),
+        (Some("units.1".into()), ArgProblem::UnknownUnit)
+    );
+    let env = normalize_unit(&json!({"units": ["mg/dl", " "]}));
+    assert_eq!(refused(&env), (Some("units.1".into()), ArgProblem::Empty));
+    let env = normalize_unit(&json!({"units": ["mg/dl", 7]}));
+    assert_eq!(refused(&env), (Some("units.1".into()), ArgProblem::NotText));
+    let over = vec!["mmHg"; answers_protocol::args::BATCH_MAX + 1];
+    let env = normalize_unit(&json!({ "units": over }));
+    assert_eq!(
+        refused(&env),
+        (Some("units".into()), ArgProblem::TooManyInBatch)
+    );
+    let env = normalize_unit(&json!({"unit": "bpm", "units": ["bpm"]}));
+    assert_eq!(
+        refused(&env),
+        (Some("units".into()), ArgProblem::GivenTwice)
+    );
+    let env = resolve_indicator(&json!({}));
+    assert_eq!(refused(&env), (Some("name".into()), ArgProblem::Missing));
+    assert!(
+        !env.next_steps().is_empty(),
+        "a step supplies name or names"
+    );
+}
+
+#[test]
+fn convert_unit_takes_the_originals_parameter_names() {
+    let ours = convert_unit(
+        &json!({"value": 100, "from": "mg/dL", "to": "mmol/L", "indicator": "2345-7"}),
+    );
+    let original = convert_unit(
+        &json!({"value": 100, "from_unit": "mg/dL", "to_unit": "mmol/L", "loinc_code": "2345-7"}),
+    );
+    assert_eq!(
+        original.status(),
+        Status::Ok,
+        "{}",
+        render_compact(&original)
+    );
+    assert_eq!(cell(&original, 0, "result"), cell(&ours, 0, "result"));
+    assert_eq!(cell(&original, 0, "result"), Cell::Float(5.551));
+    // A refusal names the spelling the caller used.
+    let env = convert_unit(&json!({"value": 100, "from_unit": "mg/dL", "to_unit": "mmol/L"}));
+    assert_eq!(
+        refused(&env),
+        (Some("loinc_code".into()), ArgProblem::NeedsAnalyte)
+    );
+    let env = convert_unit(&json!({"value": 1, "from": "kg", "from_unit": "kg", "to": "g"}));
+    assert_eq!(
+        refused(&env),
+        (Some("from_unit".into()), ArgProblem::GivenTwice)
+    );
+}
+
+#[test]
+fn chinese_spellings_of_the_bundled_units_normalise_and_convert() {
+    for (printed, ucum) in [
+        ("毫摩尔每升", "mmol/L"),
+        ("毫摩尔/升", "mmol/L"),
+        ("次/分", "/min"),
+        ("次/分钟", "/min"),
+        ("毫克/分升", "mg/dL"),
+        ("毫米汞柱", "mm[Hg]"),
+        ("千克", "kg"),
+        ("公斤", "kg"),
+        ("厘米", "cm"),
+        ("摄氏度", "Cel"),
+    ] {
+        let env = normalize_unit(&json!({ "unit": printed }));
+        assert_eq!(cell(&env, 0, "ucum"), Cell::from(ucum), "{printed}");
+    }
+    let env = convert_unit(
+        &json!({"value": 100, "from": "毫克/分升", "to": "毫摩尔每升", "indicator": "glucose"}),
+    );
+    assert_eq!(cell(&env, 0, "result"), Cell::Float(5.551));
+    let env = convert_unit(&json!({"value": 120, "from": "毫米汞柱", "to": "kPa"}));
+    assert_eq!(cell(&env, 0, "result"), Cell::Float(16.0));
+    let env = convert_unit(&json!({"value": 1.70, "from": "米", "to": "厘米"}));
+    assert_eq!(
+        refused(&env),
+        (Some("from".into()), ArgProblem::UnknownUnit),
+        "a spelling the data leaves out is refused"
+    );
+}

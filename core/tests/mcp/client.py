@@ -2,6 +2,7 @@
 
 Usage:
     client.py http URL TOKENS_FILE ANSWERS_BIN   the record server of `answers serve`, per person
+    client.py fault URL TOKENS_FILE ANSWERS_BIN  the same, with its store broken underneath
     client.py stdio ANSWERS_BIN                  the vocabulary server of `answers mcp`
 
 The expected tool lists come from the registry, `ANSWERS_BIN tools --json`, never a copy.
@@ -71,6 +72,8 @@ async def exercise(client, expected_tools, label):
         check(r.structured_content is not None and r.structured_content.get("status") in ("ok", "partial"),
               f"{label}: {name} carries the envelope as structuredContent")
         check(bool(r.content) and r.content[0].text.strip() != "", f"{label}: {name} has the compact text")
+    if "normalize_unit" in listed:
+        await originals_shapes(client, label)
     # An unknown parameter: a structured refusal naming it, not the SDK's deserialisation text.
     first = listed[0]
     r = await client.call_tool(first, {**CALLS[first], "bogus_param": 1})
@@ -87,6 +90,37 @@ async def exercise(client, expected_tools, label):
         check("not found" in str(e), f"{label}: an unknown tool is a JSON-RPC error")
     else:
         check(False, f"{label}: an unknown tool is a JSON-RPC error")
+
+
+def rows(result):
+    """The rows of the first table of an answer, as dicts by column."""
+    tables = (result.structured_content or {}).get("data", [])
+    if not tables:
+        return []
+    columns = tables[0]["columns"]
+    return [dict(zip(columns, row)) for row in tables[0]["rows"]]
+
+
+async def originals_shapes(client, label):
+    """The terminology tools take the original's argument shapes: batches and its names."""
+    units = ["mg/dl", "次/分", "毫摩尔每升", "mmHg"] * 50
+    r = await client.call_tool("normalize_unit", {"units": units})
+    got = rows(r)
+    check(not r.is_error and len(got) == 200, f"{label}: normalize_unit(units) answers 200 rows for 200 units")
+    check([g["index"] for g in got] == list(range(200)) and [g["input"] for g in got] == units,
+          f"{label}: one row per unit, in order")
+    check([g["ucum"] for g in got[:4]] == ["mg/dL", "/min", "mmol/L", "mm[Hg]"], f"{label}: each unit normalised")
+    r = await client.call_tool("normalize_unit", {"units": units + ["mg/dl"]})
+    check(r.is_error and r.content[0].text.startswith("error (invalid_arguments): units: at most 200"),
+          f"{label}: a batch over 200 is refused")
+    r = await client.call_tool("resolve_indicator", {"names": ["HbA1c", "心率", "unobtainium"]})
+    check(r.is_error and r.content[0].text.startswith("error (invalid_arguments): names.2: no indicator"),
+          f"{label}: a bad item is refused by its index ({r.content[0].text.splitlines()[0]!r})")
+    r = await client.call_tool("resolve_indicator", {"names": ["HbA1c", "心率"]})
+    check([g["code"] for g in rows(r)] == ["4548-4", "8867-4"], f"{label}: resolve_indicator(names) resolves each name")
+    r = await client.call_tool("convert_unit", {"value": 100, "from_unit": "mg/dL", "to_unit": "mmol/L", "loinc_code": "2345-7"})
+    check(not r.is_error and rows(r)[0]["result"] == 5.551,
+          f"{label}: convert_unit(value, from_unit, to_unit, loinc_code) converts")
 
 
 def http_client(url, token):
@@ -135,6 +169,39 @@ async def record(url, tokens_file, binary):
             check(False, f"{label} is refused")
 
 
+def read_tokens(tokens_file):
+    tokens = {}
+    with open(tokens_file, encoding="utf-8") as f:
+        for line in f:
+            if "=" in line:
+                handle, token = line.strip().split("=", 1)
+                tokens[handle] = token
+    return tokens
+
+
+async def fault(url, tokens_file, binary):
+    """The record server with a table gone under it: a permanent fault is unrecoverable."""
+    record_tools = published(registry(binary), "record_mcp")
+    tokens = read_tokens(tokens_file)
+    for mode in MODES:
+        for who in ("mom", "you"):
+            label = f"{who}/{mode}/broken"
+            async with Client(http_client(url, tokens[who]), mode=mode) as c:
+                listed = [t.name for t in (await c.list_tools()).tools]
+                check(listed == record_tools, f"{label}: visibility undecided, tools/list lists every tool (got {listed})")
+                r = await c.call_tool("query_health_indicators", CALLS["query_health_indicators"])
+                env = r.structured_content or {}
+                text = r.content[0].text if r.content else ""
+                check(r.is_error, f"{label}: the readings call is isError")
+                check(env.get("error_kind") == "store_fault" and env.get("error_class") == "unrecoverable",
+                      f"{label}: the fault is store_fault, unrecoverable (got {env.get('error_kind')}, {env.get('error_class')})")
+                check(text.startswith("error (store_fault)") and "Try once more later" not in text,
+                      f"{label}: the text does not invite a retry ({text.splitlines()[0] if text else ''!r})")
+                check("no such table" not in text and "series" not in text, f"{label}: no driver message")
+                r = await c.call_tool("convert_unit", CALLS["convert_unit"])
+                check(not r.is_error, f"{label}: a tool that reads no record still answers")
+
+
 async def vocab(binary):
     vocab_tools = published(registry(binary), "vocab_mcp")
     check(len(vocab_tools) == 5, "the registry lists five vocabulary tools")
@@ -167,6 +234,8 @@ async def vocab(binary):
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "http":
         asyncio.run(record(sys.argv[2], sys.argv[3], sys.argv[4]))
+    elif len(sys.argv) == 5 and sys.argv[1] == "fault":
+        asyncio.run(fault(sys.argv[2], sys.argv[3], sys.argv[4]))
     elif len(sys.argv) == 3 and sys.argv[1] == "stdio":
         asyncio.run(vocab(sys.argv[2]))
     else:

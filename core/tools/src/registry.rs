@@ -276,6 +276,18 @@ pub fn visible_tools(store: &Store, subject: &Subject) -> Result<Vec<ToolName>, 
     Ok(shown)
 }
 
+/// Every tool the record surface publishes, in listing order: what a person is shown when their
+/// data could not be checked (the record MCP server then lists every tool, as the original does,
+/// and a call answers with the store's real fault).
+///
+/// ```
+/// assert_eq!(answers_tools::registry::record_tools(), answers_protocol::ToolName::ALL);
+/// ```
+#[must_use]
+pub fn record_tools() -> Vec<ToolName> {
+    on(RecordMcp).filter_map(|spec| spec.id.record()).collect()
+}
+
 /// The tools a chat turn offers the model: the four record tools, not the three terminology
 /// tools (the readings tool already resolves names and units).
 #[must_use]

@@ -5,6 +5,11 @@
 //! - [`convert_unit`]`(value, from, to, indicator?)`: through UCUM; between mass and molar units
 //!   through the analyte's molar mass, refused by name without one.
 //! - [`normalize_unit`]`(unit)`: the canonical UCUM spelling.
+//!
+//! The original's shapes are accepted too, as it takes them: `resolve_indicator(names=[…])` and
+//! `normalize_unit(units=[…])`, batches of up to 200 answered one row per item in order, a bad
+//! item refusing the batch by its index (`names.3`); and `convert_unit(value, from_unit,
+//! to_unit, loinc_code)`.
 //! - [`standardize_reading`] and [`standardize_complaint`]: the vocabulary server's own (FHIR
 //!   `Observation`; ICPC), not among the seven published tools.
 //!
@@ -52,6 +57,11 @@ pub use self::reading::standardize_reading;
 /// `molar_mass_g_per_mol`, matched key), best first; the first row is the resolution. A name
 /// that reaches nothing is refused (`name: no indicator of that name …`).
 ///
+/// `resolve_indicator(names=[…])`, the original's batch of up to
+/// [`BATCH_MAX`](crate::args::BATCH_MAX): table `resolutions`, one row per name in order
+/// (index, input, then the best candidate's columns). A name that reaches nothing refuses the
+/// batch by its index (`names.3: no indicator of that name …`).
+///
 /// ```
 /// use answers_tools::terminology::resolve_indicator;
 /// use serde_json::json;
@@ -59,6 +69,8 @@ pub use self::reading::standardize_reading;
 /// let env = resolve_indicator(&json!({"name": "Glycated Hemoglobin-HbA1c"}));
 /// let text = answers_protocol::render_compact(&env);
 /// assert!(text.contains("4548-4"), "{text}");
+/// let batch = resolve_indicator(&json!({"names": ["HbA1c", "心率"]}));
+/// assert_eq!(batch.data()[0].rows().len(), 2);
 /// ```
 #[must_use]
 pub fn resolve_indicator(args: &Value) -> Envelope {
@@ -67,11 +79,67 @@ pub fn resolve_indicator(args: &Value) -> Envelope {
     })
 }
 
+/// The columns a candidate fills, after the batch's `index` and `input` or the rank's.
+const CANDIDATE_COLUMNS: [&str; 7] = [
+    "match",
+    "system",
+    "code",
+    "name",
+    "unit",
+    "molar_mass_g_per_mol",
+    "matched",
+];
+
+/// A candidate's cells, in [`CANDIDATE_COLUMNS`] order.
+fn candidate_cells(vocab: &Vocabulary, c: &rank::Candidate) -> [Cell; 7] {
+    let entry = vocab.entry(&c.code);
+    let molar = match c.code.system {
+        CodeSystem::Loinc => vocab.molar_mass(&c.code.code),
+        CodeSystem::Icpc => None,
+    };
+    [
+        c.how.as_str().into(),
+        fhir::system_uri(c.code.system).into(),
+        c.code.code.as_str().into(),
+        entry.map(|e| e.name.as_str()).into(),
+        entry.and_then(|e| e.unit.as_deref()).into(),
+        molar.into(),
+        c.key.as_str().into(),
+    ]
+}
+
+/// The columns of a batch's table: `index`, `input`, then `rest`.
+fn batch_columns(rest: &[&'static str]) -> Vec<&'static str> {
+    ["index", "input"]
+        .into_iter()
+        .chain(rest.iter().copied())
+        .collect()
+}
+
+/// A batch's row: the item's index and input, then `rest`.
+fn batch_row(index: usize, input: &str, rest: impl IntoIterator<Item = Cell>) -> Vec<Cell> {
+    let index = i64::try_from(index).unwrap_or(i64::MAX);
+    [Cell::Int(index), input.into()]
+        .into_iter()
+        .chain(rest)
+        .collect()
+}
+
+/// The refusal of a batch whose item `index` of `param` is `problem`, with a step to give the
+/// batch again.
+fn refuse_item(tool: ToolName, param: &'static str, index: usize, problem: ArgProblem) -> Envelope {
+    Envelope::refusal(tool, Some(&format!("{param}.{index}")), problem)
+        .with_next_step(NextStep::new(NextAction::FixArguments, tool).supply(param))
+}
+
 fn resolve_body(vocab: &Vocabulary, args: &Value) -> Envelope {
     let valid = match RESOLVE_INDICATOR.validate(args) {
         Ok(valid) => valid,
         Err(refusal) => return refusal,
     };
+    if let Some(names) = valid.text_list("names") {
+        return resolve_batch(vocab, names);
+    }
     let name = valid.text("name").unwrap_or_default();
     let found = rank::candidates(vocab, name, None);
     if found.is_empty() {
@@ -84,37 +152,33 @@ fn resolve_body(vocab: &Vocabulary, args: &Value) -> Envelope {
             NextStep::new(NextAction::FixArguments, ToolName::ResolveIndicator).supply("name"),
         );
     }
-    let mut table = Table::new(
-        "candidates",
-        [
-            "rank",
-            "match",
-            "system",
-            "code",
-            "name",
-            "unit",
-            "molar_mass_g_per_mol",
-            "matched",
-        ],
-    );
+    let columns: Vec<&str> = ["rank"].into_iter().chain(CANDIDATE_COLUMNS).collect();
+    let mut table = Table::new("candidates", columns);
     for (rank, c) in (1_i64..).zip(&found) {
-        let entry = vocab.entry(&c.code);
-        let molar = match c.code.system {
-            CodeSystem::Loinc => vocab.molar_mass(&c.code.code),
-            CodeSystem::Icpc => None,
-        };
-        let row = [
-            Cell::Int(rank),
-            c.how.as_str().into(),
-            fhir::system_uri(c.code.system).into(),
-            c.code.code.as_str().into(),
-            entry.map(|e| e.name.as_str()).into(),
-            entry.and_then(|e| e.unit.as_deref()).into(),
-            molar.into(),
-            c.key.as_str().into(),
-        ];
+        let row: Vec<Cell> = [Cell::Int(rank)]
+            .into_iter()
+            .chain(candidate_cells(vocab, c))
+            .collect();
         // The row has exactly the table's columns.
         let _ = table.push_row(row);
+    }
+    Envelope::ok(Meta::none()).with_table(table)
+}
+
+/// One row per name, the best candidate of each; the first name that reaches nothing refuses
+/// the batch by its index.
+fn resolve_batch(vocab: &Vocabulary, names: &[String]) -> Envelope {
+    let mut table = Table::new("resolutions", batch_columns(&CANDIDATE_COLUMNS));
+    for (index, name) in names.iter().enumerate() {
+        let Some(best) = rank::candidates(vocab, name, None).into_iter().next() else {
+            return refuse_item(
+                ToolName::ResolveIndicator,
+                "names",
+                index,
+                ArgProblem::UnknownIndicator,
+            );
+        };
+        let _ = table.push_row(batch_row(index, name, candidate_cells(vocab, &best)));
     }
     Envelope::ok(Meta::none()).with_table(table)
 }
@@ -122,12 +186,19 @@ fn resolve_body(vocab: &Vocabulary, args: &Value) -> Envelope {
 /// `normalize_unit(unit)`: table `unit` (input, ucum, via, display). A unit neither the bundled
 /// spellings nor UCUM know is refused (`unit: not a unit …`), with a step to supply another.
 ///
+/// `normalize_unit(units=[…])`, the original's batch of up to
+/// [`BATCH_MAX`](crate::args::BATCH_MAX): table `units`, one row per unit in order (index,
+/// input, ucum, via, display); a unit nothing knows refuses the batch by its index
+/// (`units.2: not a unit …`).
+///
 /// ```
 /// use answers_tools::terminology::normalize_unit;
 /// use serde_json::json;
 ///
 /// let text = answers_protocol::render_compact(&normalize_unit(&json!({"unit": "bpm"})));
 /// assert!(text.contains("bpm | /min | alias"), "{text}");
+/// let text = answers_protocol::render_compact(&normalize_unit(&json!({"units": ["次/分", "mg/dl"]})));
+/// assert!(text.contains("0 | 次/分 | /min"), "{text}");
 /// ```
 #[must_use]
 pub fn normalize_unit(args: &Value) -> Envelope {
@@ -136,11 +207,38 @@ pub fn normalize_unit(args: &Value) -> Envelope {
     })
 }
 
+/// The columns a normalised unit fills.
+const UNIT_COLUMNS: [&str; 3] = ["ucum", "via", "display"];
+
+/// A normalised unit's cells, in [`UNIT_COLUMNS`] order.
+fn unit_cells(unit: &units::Unit) -> [Cell; 3] {
+    [
+        unit.ucum.as_str().into(),
+        unit.via.as_str().into(),
+        units::display(&unit.ucum).into(),
+    ]
+}
+
 fn normalize_body(vocab: &Vocabulary, args: &Value) -> Envelope {
     let valid = match NORMALIZE_UNIT.validate(args) {
         Ok(valid) => valid,
         Err(refusal) => return refusal,
     };
+    if let Some(batch) = valid.text_list("units") {
+        let mut table = Table::new("units", batch_columns(&UNIT_COLUMNS));
+        for (index, input) in batch.iter().enumerate() {
+            let Some(unit) = units::normalize(vocab, input) else {
+                return refuse_item(
+                    ToolName::NormalizeUnit,
+                    "units",
+                    index,
+                    ArgProblem::UnknownUnit,
+                );
+            };
+            let _ = table.push_row(batch_row(index, input, unit_cells(&unit)));
+        }
+        return Envelope::ok(Meta::none()).with_table(table);
+    }
     let input = valid.text("unit").unwrap_or_default();
     let Some(unit) = units::normalize(vocab, input) else {
         return Envelope::refusal(
@@ -152,13 +250,12 @@ fn normalize_body(vocab: &Vocabulary, args: &Value) -> Envelope {
             NextStep::new(NextAction::FixArguments, ToolName::NormalizeUnit).supply("unit"),
         );
     };
-    let table = Table::new("unit", ["input", "ucum", "via", "display"]).with_row([
-        input.trim().into(),
-        unit.ucum.as_str().into(),
-        unit.via.as_str().into(),
-        units::display(&unit.ucum).into(),
-    ]);
-    match table {
+    let row: Vec<Cell> = [Cell::from(input.trim())]
+        .into_iter()
+        .chain(unit_cells(&unit))
+        .collect();
+    let columns: Vec<&str> = ["input"].into_iter().chain(UNIT_COLUMNS).collect();
+    match Table::new("unit", columns).with_row(row) {
         Ok(table) => Envelope::ok(Meta::none()).with_table(table),
         // Four cells for four columns: unreachable, and still an answer rather than a panic.
         Err(_) => Envelope::ok(Meta::none()),
@@ -197,9 +294,25 @@ fn convert_body(vocab: &Vocabulary, args: &Value) -> Envelope {
         Err(refusal) => return refusal,
     };
     let value = valid.number("value").unwrap_or_default();
-    let indicator = valid.text("indicator");
+    // Each parameter under the name the caller used: ours, or the original's (the rules let
+    // exactly one through).
+    let spelled = |name: &'static str, original: &'static str| {
+        if valid.has(original) {
+            (original, valid.text(original))
+        } else {
+            (name, valid.text(name))
+        }
+    };
+    let (from_param, from_text) = spelled("from", "from_unit");
+    let (to_param, to_text) = spelled("to", "to_unit");
+    // A missing analyte is asked for under the name set the caller writes in.
+    let (indicator_param, indicator) = if !valid.has("indicator") && from_param == "from_unit" {
+        ("loinc_code", valid.text("loinc_code"))
+    } else {
+        spelled("indicator", "loinc_code")
+    };
     // The call again, with `param` for the caller to supply.
-    let refuse = |param: &str, problem: ArgProblem| {
+    let refuse = |param: &'static str, problem: ArgProblem| {
         let mut step = NextStep::new(NextAction::FixArguments, ToolName::ConvertUnit);
         for (name, v) in valid.iter() {
             step = step.arg(name, v.to_json());
@@ -207,29 +320,28 @@ fn convert_body(vocab: &Vocabulary, args: &Value) -> Envelope {
         Envelope::refusal(ToolName::ConvertUnit, Some(param), problem)
             .with_next_step(step.supply(param))
     };
-    let normalized = |param: &str| units::normalize(vocab, valid.text(param).unwrap_or_default());
-    let Some(from) = normalized("from") else {
-        return refuse("from", ArgProblem::UnknownUnit);
+    let Some(from) = units::normalize(vocab, from_text.unwrap_or_default()) else {
+        return refuse(from_param, ArgProblem::UnknownUnit);
     };
-    let Some(to) = normalized("to") else {
-        return refuse("to", ArgProblem::UnknownUnit);
+    let Some(to) = units::normalize(vocab, to_text.unwrap_or_default()) else {
+        return refuse(to_param, ArgProblem::UnknownUnit);
     };
     let Some(route) = units::route(&from.ucum, &to.ucum) else {
-        return refuse("to", ArgProblem::NotConvertible);
+        return refuse(to_param, ArgProblem::NotConvertible);
     };
     let molar_mass = if route.needs_molar_mass() {
         let Some(indicator) = indicator else {
-            return refuse("indicator", ArgProblem::NeedsAnalyte);
+            return refuse(indicator_param, ArgProblem::NeedsAnalyte);
         };
         match molar_mass_of(vocab, indicator) {
             Ok(mass) => Some(mass),
-            Err(problem) => return refuse("indicator", problem),
+            Err(problem) => return refuse(indicator_param, problem),
         }
     } else {
         None
     };
     let Ok(result) = units::convert(value, &from.ucum, &to.ucum, route, molar_mass) else {
-        return refuse("to", ArgProblem::NotConvertible);
+        return refuse(to_param, ArgProblem::NotConvertible);
     };
     let columns = [
         "value",

@@ -29,7 +29,38 @@ use crate::envelope::error::ArgProblem;
 /// );
 /// ```
 pub fn read(ty: ParamType, value: &Value) -> Result<ArgValue, ArgProblem> {
+    read_indexed(ty, value).map_err(|(_, problem)| problem)
+}
+
+/// [`read`], and for a batch the index of the item refused (`None`: the batch as a whole).
+///
+/// ```
+/// use answers_protocol::args::lenient::read_indexed;
+/// use answers_protocol::{ArgProblem, ArgValue, ParamType};
+/// use serde_json::json;
+///
+/// assert_eq!(
+///     read_indexed(ParamType::TextBatch, &json!(["mg/dl", "mg/dl"])),
+///     Ok(ArgValue::TextList(vec!["mg/dl".into(), "mg/dl".into()])),
+///     "a batch keeps repeats: one row per item"
+/// );
+/// assert_eq!(
+///     read_indexed(ParamType::TextBatch, &json!(["mg/dl", " ", 7])),
+///     Err((Some(1), ArgProblem::Empty))
+/// );
+/// assert_eq!(read_indexed(ParamType::TextBatch, &json!([])), Err((None, ArgProblem::Empty)));
+/// ```
+pub fn read_indexed(ty: ParamType, value: &Value) -> Result<ArgValue, (Option<usize>, ArgProblem)> {
+    let whole = |problem| (None, problem);
     match ty {
+        ParamType::TextBatch => batch(value).map(ArgValue::TextList),
+        _ => read_one(ty, value).map_err(whole),
+    }
+}
+
+fn read_one(ty: ParamType, value: &Value) -> Result<ArgValue, ArgProblem> {
+    match ty {
+        ParamType::TextBatch => batch(value).map(ArgValue::TextList).map_err(|(_, p)| p),
         ParamType::Text => match value {
             Value::String(s) if s.trim().is_empty() => Err(ArgProblem::Empty),
             Value::String(s) => {
@@ -87,6 +118,52 @@ fn text_list(value: &Value) -> Result<Vec<String>, ArgProblem> {
         Err(ArgProblem::Empty)
     } else {
         Ok(out)
+    }
+}
+
+/// A batch: a real array, a string holding a JSON array, or one bare string; each item a
+/// string with a non-space character, at most [`TEXT_MAX`](super::TEXT_MAX) characters. Items
+/// are trimmed and kept in order, repeats included.
+fn batch(value: &Value) -> Result<Vec<String>, (Option<usize>, ArgProblem)> {
+    let parsed: Vec<Value>;
+    let items: &[Value] = match value {
+        Value::Array(items) => items,
+        Value::String(s) => match json_value_array(s.trim()) {
+            Some(array) => {
+                parsed = array;
+                &parsed
+            }
+            None => std::slice::from_ref(value),
+        },
+        _ => return Err((None, ArgProblem::NotTextList)),
+    };
+    if items.is_empty() {
+        return Err((None, ArgProblem::Empty));
+    }
+    if items.len() > super::BATCH_MAX {
+        return Err((None, ArgProblem::TooManyInBatch));
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| match item {
+            Value::String(s) if s.trim().is_empty() => Err((Some(i), ArgProblem::Empty)),
+            Value::String(s) => bounded(s.trim(), super::TEXT_MAX)
+                .map(str::to_owned)
+                .map_err(|p| (Some(i), p)),
+            _ => Err((Some(i), ArgProblem::NotText)),
+        })
+        .collect()
+}
+
+/// A string that holds a JSON array, as its values; `None` if it does not.
+fn json_value_array(text: &str) -> Option<Vec<Value>> {
+    if !text.starts_with('[') {
+        return None;
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Array(items)) => Some(items),
+        _ => None,
     }
 }
 

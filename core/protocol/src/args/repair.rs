@@ -130,7 +130,7 @@ impl Candidate {
 fn sample(ty: ParamType, args: &Map<String, Value>) -> Value {
     match ty {
         ParamType::Text => "example".into(),
-        ParamType::TextList => vec!["example"].into(),
+        ParamType::TextList | ParamType::TextBatch => vec!["example"].into(),
         ParamType::Date => {
             let given = args
                 .values()
@@ -176,7 +176,7 @@ pub fn next_steps(schema: &ToolSchema, args: &Value) -> Vec<NextStep> {
             .iter()
             .map(|(k, v)| ((*k).to_owned(), v.to_json()))
             .collect(),
-        supply: problems.iter().map(|(name, _)| *name).collect(),
+        supply: problems.iter().map(|(name, _, _)| *name).collect(),
     };
 
     let mut accepted: Vec<Candidate> = Vec::new();

@@ -57,29 +57,38 @@ impl Refused {
     }
 }
 
+/// A parameter's value that was refused: the parameter, the index of a batch's item refused
+/// (`None`: the value as a whole), and the problem.
+pub(crate) type Problem = (&'static str, Option<usize>, ArgProblem);
+
+/// The name a refusal gives a problem: the parameter, or a batch's item as `names.3`.
+pub(crate) fn label(name: &str, index: Option<usize>) -> String {
+    match index {
+        Some(i) => format!("{name}.{i}"),
+        None => name.to_owned(),
+    }
+}
+
 /// Each declared parameter read from `obj`: the valid values, and the problems in declaration
 /// order. `null` counts as absent.
 pub(crate) fn read_params(
     schema: &ToolSchema,
     obj: &Map<String, Value>,
-) -> (
-    BTreeMap<&'static str, ArgValue>,
-    Vec<(&'static str, ArgProblem)>,
-) {
+) -> (BTreeMap<&'static str, ArgValue>, Vec<Problem>) {
     let mut values = BTreeMap::new();
     let mut problems = Vec::new();
     for p in schema.params {
         match obj.get(p.name) {
             None | Some(Value::Null) => {
                 if p.required {
-                    problems.push((p.name, ArgProblem::Missing));
+                    problems.push((p.name, None, ArgProblem::Missing));
                 }
             }
-            Some(v) => match lenient::read(p.ty, v) {
+            Some(v) => match lenient::read_indexed(p.ty, v) {
                 Ok(value) => {
                     values.insert(p.name, value);
                 }
-                Err(problem) => problems.push((p.name, problem)),
+                Err((index, problem)) => problems.push((p.name, index, problem)),
             },
         }
     }
@@ -104,8 +113,8 @@ pub(crate) fn check(schema: &ToolSchema, args: &Value) -> Result<ValidArgs, Refu
         return Err(Refused::new(Some(unknown), ArgProblem::UnknownParameter));
     }
     let (values, problems) = read_params(schema, obj);
-    if let Some((name, problem)) = problems.first() {
-        return Err(Refused::new(Some(name), *problem));
+    if let Some((name, index, problem)) = problems.first() {
+        return Err(Refused::new(Some(&label(name, *index)), *problem));
     }
     let valid = ValidArgs::new(schema.tool, values);
     (schema.rules)(&valid)?;

@@ -251,6 +251,11 @@ pub enum ArgProblem {
     PgxSelectorConflict,
     /// A list longer than [`LIST_MAX`](crate::args::LIST_MAX) items.
     TooManyItems,
+    /// A batch longer than [`BATCH_MAX`](crate::args::BATCH_MAX) items.
+    TooManyInBatch,
+    /// Both spellings of one parameter (`from` and `from_unit`), or one item and a batch
+    /// (`name` and `names`).
+    GivenTwice,
     /// A string (or an item of a list) longer than [`TEXT_MAX`](crate::args::TEXT_MAX)
     /// characters, or a date longer than a date.
     TooLong,
@@ -320,6 +325,13 @@ impl ArgProblem {
                 "at most {} items; split the call, or narrow it",
                 crate::args::LIST_MAX
             ),
+            ArgProblem::TooManyInBatch => format!(
+                "at most {} items in one batch; split the batch",
+                crate::args::BATCH_MAX
+            ),
+            ArgProblem::GivenTwice => {
+                "given together with its other form (one item and a batch, or a parameter under both of its names); give one".into()
+            }
             ArgProblem::TooLong => format!(
                 "longer than {} characters (maxLength); give a name, code or keyword, not a passage",
                 crate::args::TEXT_MAX

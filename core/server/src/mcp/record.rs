@@ -12,8 +12,9 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
 use answers_protocol::args::schema_for;
-use answers_protocol::{Envelope, ErrorKind, ToolName, TypeName};
-use answers_store::Subject;
+use answers_protocol::{Envelope, NextAction, NextStep, ToolName};
+use answers_store::{Store, StoreError, Subject};
+use answers_tools::fault::{ToolError, guarded};
 use answers_tools::registry;
 
 use super::result::{tool_definition, tool_result};
@@ -45,6 +46,62 @@ fn subject_of(ctx: &RequestContext<RoleServer>) -> Result<Subject, ErrorData> {
         .ok_or_else(|| ErrorData::invalid_request("not authenticated", None))
 }
 
+/// Which tools a person is shown, or that it could not be decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Shown {
+    /// The store answered every visibility check: these tools.
+    Decided(Vec<ToolName>),
+    /// A check failed (the store is busy or broken): every tool is listed and callable, as the
+    /// original does, rather than hiding a tool the person may have data for. A call then
+    /// answers with the store's real fault.
+    Undecided,
+}
+
+/// [`registry::visible_tools`] for `subject`, or [`Shown::Undecided`] when a check fails. The
+/// failure is logged by its type only.
+fn visibility(store: &Store, subject: &Subject) -> Shown {
+    match registry::visible_tools(store, subject) {
+        Ok(tools) => Shown::Decided(tools),
+        Err(e) => {
+            tracing::warn!(
+                error_type = %phi_filter::error_type(&e),
+                "mcp: tool visibility undecided, every tool is listed"
+            );
+            Shown::Undecided
+        }
+    }
+}
+
+/// [`visibility`] on a handle of `pool` (a handle that cannot be opened leaves it undecided).
+fn shown_to(pool: &Arc<StorePool>, subject: &Subject) -> Shown {
+    match pool.get() {
+        Ok(store) => visibility(&store, subject),
+        Err(e) => {
+            tracing::warn!(
+                error_type = %phi_filter::error_type(&e),
+                "mcp: tool visibility undecided, every tool is listed"
+            );
+            Shown::Undecided
+        }
+    }
+}
+
+/// The tools `tools/list` publishes: the decided ones, or every record tool.
+fn listed(shown: Shown) -> Vec<ToolName> {
+    match shown {
+        Shown::Decided(tools) => tools,
+        Shown::Undecided => registry::record_tools(),
+    }
+}
+
+/// The answer to a call whose store handle could not be opened: the fault the store's error is
+/// (`store_unavailable` with a retry step when it may pass, `store_fault` when it will not), told
+/// by its type.
+fn store_failed(tool: ToolName, e: StoreError) -> Envelope {
+    let retry = || vec![NextStep::new(NextAction::RetryLater, tool)];
+    guarded(tool, retry, || Err(ToolError::from(e)))
+}
+
 /// What `tools/call` answers for a tool that is not on the caller's list.
 fn unknown_tool() -> ErrorData {
     ErrorData::invalid_params("tool not found", None)
@@ -69,12 +126,8 @@ impl ServerHandler for RecordMcp {
     ) -> Result<ListToolsResult, ErrorData> {
         let subject = subject_of(&ctx)?;
         let pool = Arc::clone(&self.pool);
-        let visible =
-            tokio::task::spawn_blocking(move || registry::visible_tools(&*pool.get()?, &subject))
-                .await
-                .map_err(|_| ErrorData::internal_error("the tool list failed", None))?
-                .map_err(|_| ErrorData::internal_error("the record store is unavailable", None))?;
-        let tools = visible
+        let decided = tokio::task::spawn_blocking(move || shown_to(&pool, &subject)).await;
+        let tools = listed(decided.unwrap_or(Shown::Undecided))
             .into_iter()
             .filter_map(schema_for)
             .map(tool_definition)
@@ -94,19 +147,19 @@ impl ServerHandler for RecordMcp {
         let args = Value::Object(request.arguments.unwrap_or_default());
         let pool = Arc::clone(&self.pool);
         let answer = tokio::task::spawn_blocking(move || {
-            let answered = pool.get().and_then(|store| {
-                let shown = registry::visible_tools(&store, &subject)?.contains(&tool);
-                Ok(shown
-                    .then(|| registry::call(&store, &subject, tool.as_str(), &args))
-                    .flatten())
-            });
-            answered.unwrap_or_else(|e| {
-                Some(Envelope::fault(
-                    tool,
-                    ErrorKind::StoreUnavailable,
-                    TypeName::of_val(&e),
-                ))
-            })
+            let store = match pool.get() {
+                Ok(store) => store,
+                Err(e) => return Some(store_failed(tool, e)),
+            };
+            let callable = match visibility(&store, &subject) {
+                Shown::Decided(tools) => tools.contains(&tool),
+                // Listed, so callable: the tool answers for itself, with the store's real fault
+                // if it fails (unrecoverable when permanent, so governance stops retrying).
+                Shown::Undecided => true,
+            };
+            callable
+                .then(|| registry::call(&store, &subject, tool.as_str(), &args))
+                .flatten()
         })
         .await
         .map_err(|_| ErrorData::internal_error("the tool call failed", None))?;
@@ -114,5 +167,35 @@ impl ServerHandler for RecordMcp {
             Some(env) => Ok(tool_result(&env).into()),
             None => Err(unknown_tool()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use answers_protocol::{ErrorClass, ErrorKind};
+
+    #[test]
+    fn undecided_visibility_lists_every_record_tool() {
+        assert_eq!(listed(Shown::Undecided), ToolName::ALL);
+        let decided = vec![ToolName::ResolveIndicator];
+        assert_eq!(listed(Shown::Decided(decided.clone())), decided);
+    }
+
+    #[test]
+    fn a_handle_that_fails_answers_its_real_fault() {
+        let busy = StoreError::Sqlite {
+            op: "open",
+            kind: "DatabaseBusy".into(),
+        };
+        let env = store_failed(ToolName::QueryMedications, busy);
+        assert_eq!(env.error_kind(), Some(ErrorKind::StoreUnavailable));
+        assert_eq!(env.error_class(), Some(ErrorClass::Recoverable));
+        assert_eq!(env.next_steps()[0].action, NextAction::RetryLater);
+
+        let env = store_failed(ToolName::QueryMedications, StoreError::Missing);
+        assert_eq!(env.error_kind(), Some(ErrorKind::StoreFault));
+        assert_eq!(env.error_class(), Some(ErrorClass::Unrecoverable));
+        assert!(env.next_steps().is_empty());
     }
 }

@@ -269,3 +269,76 @@ fn the_thread_model_budget_spans_turns() {
     );
     assert_eq!(thread.model_calls(), 3);
 }
+
+#[test]
+fn by_default_the_data_tool_alone_is_capped_at_twelve_and_only_it_is_removed() {
+    let tools = ok_tool();
+    let config = answers_server::chat::config();
+    // Thirteen distinct readings calls, then the other record tools.
+    let mut script = distinct_calls(QHI, 13);
+    script.extend(distinct_calls(MEDS, 13));
+    script.push(ModelAction::call(ToolName::QueryGeneticData, "{}"));
+    let mut model = Scripted::new(script).stubborn();
+    let out = run(&mut model, &tools, &config);
+    let decisions = out.decisions();
+    assert!(decisions[..12].iter().all(|d| *d == Decision::Ran));
+    assert_eq!(decisions[12], Decision::BlockedToolLimit);
+    assert_eq!(
+        out.steps[12].error_kind,
+        Some(ErrorKind::CallLimit),
+        "the 13th readings call is refused as over its cap"
+    );
+    assert!(
+        out.messages[12]
+            .text
+            .starts_with("Tool call limit exceeded. Do not call 'query_health_indicators' again."),
+        "{}",
+        out.messages[12].text
+    );
+    // The cap counts the data tool only: thirteen medication calls and a genetics call all run.
+    assert!(
+        decisions[13..].iter().all(|d| *d == Decision::Ran),
+        "{decisions:?}"
+    );
+    assert_eq!(tools.count(), 12 + 13 + 1);
+    assert_eq!(
+        out.tools,
+        [
+            MEDS,
+            ToolName::QueryGeneticData,
+            ToolName::QueryPharmacogenomics
+        ],
+        "only the capped tool is removed"
+    );
+    assert_eq!(out.end, TurnEnd::Answered);
+}
+
+#[test]
+fn by_default_a_turn_has_fifty_model_calls() {
+    let tools = ok_tool();
+    let config = answers_server::chat::config();
+    // Distinct medication calls (not capped by the default): only the budget stops them.
+    let mut model = Scripted::new(distinct_calls(MEDS, 80)).stubborn();
+    let out = run(&mut model, &tools, &config);
+    assert_eq!(
+        (out.end, out.model_calls, tools.count()),
+        (TurnEnd::ModelCallLimit, 50, 50)
+    );
+    assert_eq!(out.answer, "Model call limits exceeded: run limit (50/50)");
+}
+
+#[test]
+fn the_default_caps_are_configurable() {
+    let tools = ok_tool();
+    let cap = ToolCallLimit::from_names(Some("query_health_indicators"), None, Some(3), "continue")
+        .unwrap();
+    let config = answers_server::chat::config()
+        .without_tool_limits()
+        .with_tool_limit(cap)
+        .with_model_limit(budget(10, ModelExitBehavior::End));
+    let mut model = Scripted::new(distinct_calls(QHI, 20)).stubborn();
+    let out = run(&mut model, &tools, &config);
+    assert_eq!(tools.count(), 3);
+    assert_eq!(out.decisions()[3], Decision::BlockedToolLimit);
+    assert_eq!((out.end, out.model_calls), (TurnEnd::ModelCallLimit, 10));
+}
