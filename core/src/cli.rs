@@ -254,6 +254,13 @@ fn run(
     stats: phi_filter::Stats,
     hook: Option<answers_server::RouterHook>,
 ) -> anyhow::Result<u8> {
+    // The medications tool's today, when a test or demo sets it: refused before any answer.
+    answers_tools::medications::today_override().map_err(|e| {
+        anyhow!(
+            "{} is not a YYYY-MM-DD date ({e})",
+            answers_tools::medications::TODAY_ENV
+        )
+    })?;
     let shared = cli.allow_shared_permissions;
     let existing = Opener {
         shared,
