@@ -158,6 +158,9 @@ fn assumption_ids_on_the_wire_are_the_closed_ids() {
         Assumption::CpicPairsVersion,
         Assumption::NoCpicPair,
         Assumption::DoseSlotsToday,
+        Assumption::PgxActivePlans,
+        Assumption::PgxNoActivePlan,
+        Assumption::PgxUnmatched,
         Assumption::GeneNotIndexed,
     ];
     // Precondition: one of each template.

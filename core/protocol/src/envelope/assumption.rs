@@ -151,6 +151,13 @@ assumptions! {
     NoCpicPair => "no CPIC gene-drug pair matched the drugs or genes given; CPIC lists drugs by generic name",
     /// What a plan answer's `today` table is.
     DoseSlotsToday => "the today table lists today's planned dose slots of each active plan on a daily or weekly schedule: taken or missed only where a dose recorded today says so (missed is a dose recorded as skipped), due otherwise; a due slot is not evidence the dose was not taken",
+    /// A pharmacogenomics call naming no drug and no gene checks the active plans' drugs.
+    PgxActivePlans => "no drugs or genes were given, so the drugs checked are those of the person's active medication plans, each matched by the CPIC generic name its recorded name contains",
+    /// A pharmacogenomics call naming no drug and no gene, for a person with no active plan.
+    PgxNoActivePlan => "no drugs or genes were given, and the person has no active medication plan to check; name drugs or genes",
+    /// Some names given (or the active plans' drugs) matched no CPIC pair; the `unmatched`
+    /// table lists them.
+    PgxUnmatched => "the names in the unmatched table matched no CPIC gene-drug pair; CPIC lists drugs by generic name and genes by HGNC symbol",
     /// The gene has no site in the bundled index.
     GeneNotIndexed => "the bundled site index has no site of that gene; it holds pharmacogenes and a few common trait genes, and other sites can be read by rsids or by a raw region",
 }
