@@ -297,6 +297,13 @@ fn run(
     stats: phi_filter::Stats,
     hook: Option<answers_server::RouterHook>,
 ) -> anyhow::Result<u8> {
+    // The medications tool's today, when a test or demo sets it: refused before any answer.
+    answers_tools::medications::today_override().map_err(|e| {
+        anyhow!(
+            "{} is not a YYYY-MM-DD date ({e})",
+            answers_tools::medications::TODAY_ENV
+        )
+    })?;
     let shared = cli.allow_shared_permissions;
     let existing = Opener {
         shared,
@@ -484,10 +491,15 @@ fn import_genotypes(opener: Opener, db: &Path, handle: &str, file: &Path) -> any
     let Some(subject) = store.subject_by_handle(handle)? else {
         bail!("no subject with that handle");
     };
-    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let parsed = answers_genetics::import::parse(&bytes)
-        .with_context(|| format!("cannot import {}", file.display()))?;
-    let set = store.replace_genotypes(&subject.id, &parsed)?;
+    // Streamed a line at a time into one transaction: bounded memory, all or nothing.
+    let input =
+        std::fs::File::open(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let mut reader = answers_genetics::import::GenotypeReader::new(std::io::BufReader::new(input));
+    let set = match store.import_genotypes(&subject.id, &mut reader) {
+        Ok(set) => set,
+        Err(answers_store::genotype::GenotypeImportError::Store(e)) => return Err(e.into()),
+        Err(e) => return Err(e).with_context(|| format!("cannot import {}", file.display())),
+    };
     tracing::info!(
         call_count = set.call_count,
         no_call_count = set.no_call_count,

@@ -124,6 +124,34 @@ impl CpicPairs {
             .collect()
     }
 
+    /// The CPIC drug whose name a recorded drug name is or contains as whole words, ignoring
+    /// case (`Metoprolol tartrate` is `metoprolol`); the longest when several are, `None` when
+    /// none is.
+    ///
+    /// ```
+    /// let t = answers_genetics::cpic::CpicPairs::bundled();
+    /// assert_eq!(t.drug_named_in("Metoprolol tartrate 25 mg"), Some("metoprolol"));
+    /// assert_eq!(t.drug_named_in("CLOPIDOGREL"), Some("clopidogrel"));
+    /// assert_eq!(t.drug_named_in("Metoprololx"), None);
+    /// assert_eq!(t.drug_named_in("Vitamin D3"), None);
+    /// ```
+    #[must_use]
+    pub fn drug_named_in(&self, name: &str) -> Option<&str> {
+        let name = name.to_lowercase();
+        let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+        let within = |drug: &str| {
+            name.match_indices(drug).any(|(at, _)| {
+                !word(name[..at].chars().next_back())
+                    && !word(name[at + drug.len()..].chars().next())
+            })
+        };
+        self.pairs
+            .iter()
+            .map(|p| p.drug.as_str())
+            .filter(|d| !d.is_empty() && within(&d.to_lowercase()))
+            .max_by_key(|d| d.len())
+    }
+
     /// The pairs of `gene` (case-insensitive).
     #[must_use]
     pub fn for_gene(&self, gene: &str) -> Vec<&Pair> {

@@ -49,6 +49,8 @@ pub enum LineProblem {
     DuplicateRsid,
     /// Not UTF-8 text.
     NotUtf8,
+    /// Longer than [`MAX_LINE_BYTES`].
+    TooLong,
 }
 
 impl LineProblem {
@@ -65,6 +67,7 @@ impl LineProblem {
             }
             LineProblem::DuplicateRsid => "the id is repeated from an earlier line",
             LineProblem::NotUtf8 => "the line is not UTF-8 text",
+            LineProblem::TooLong => "the line is longer than any genotype row",
         }
     }
 }
@@ -92,6 +95,12 @@ pub enum ImportError {
     /// No genotype rows at all.
     #[error("the file has no genotype rows")]
     Empty,
+    /// The input could not be read: told by the I/O error's kind, never its message.
+    #[error("the file could not be read ({kind})")]
+    Read {
+        /// The I/O error's kind.
+        kind: std::io::ErrorKind,
+    },
 }
 
 /// One row of the file, in the file's own coordinates.
@@ -140,58 +149,180 @@ impl ParsedGenotypes {
     }
 }
 
-/// Parses a consumer-array raw-data file.
+/// The longest line the importer reads, in bytes: a real file's lines are under 100, and a
+/// longer one is refused by its number rather than read into memory whole.
+///
+/// ```
+/// assert_eq!(answers_genetics::import::MAX_LINE_BYTES, 4096);
+/// ```
+pub const MAX_LINE_BYTES: usize = 4096;
+
+/// Parses a consumer-array raw-data file held in memory; [`GenotypeReader`] streams one.
 ///
 /// # Errors
-/// [`ImportError::Malformed`] for the first line that does not parse, [`ImportError::Empty`]
-/// when no line is a genotype row.
+/// [`ImportError::Malformed`] for the first line that does not parse (a repeated id included),
+/// [`ImportError::Empty`] when no line is a genotype row.
 pub fn parse(bytes: &[u8]) -> Result<ParsedGenotypes, ImportError> {
-    let mut builds = HashSet::new();
-    let mut format = None;
+    let mut reader = GenotypeReader::new(bytes);
     let mut calls = Vec::new();
     let mut seen = HashSet::new();
-    for (i, raw) in bytes.split(|b| *b == b'\n').enumerate() {
-        let line = i + 1;
-        let malformed = |problem| ImportError::Malformed { line, problem };
-        let text = std::str::from_utf8(raw).map_err(|_| malformed(LineProblem::NotUtf8))?;
-        let text = text.strip_suffix('\r').unwrap_or(text);
-        if text.trim().is_empty() {
-            continue;
-        }
-        if let Some(comment) = text.strip_prefix('#') {
-            if format.is_none() {
-                builds.extend(build_named(comment));
-            }
-            continue;
-        }
-        let fields: Vec<&str> = text.split('\t').map(str::trim).collect();
-        if is_column_line(&fields) && calls.is_empty() {
-            continue;
-        }
-        let this = match fields.len() {
-            4 => ArrayFormat::TwentyThreeAndMe,
-            5 => ArrayFormat::AncestryDna,
-            _ => return Err(malformed(LineProblem::FieldCount)),
-        };
-        if *format.get_or_insert(this) != this {
-            return Err(malformed(LineProblem::FieldCount));
-        }
-        let call = row(this, &fields).map_err(malformed)?;
+    while let Some(call) = reader.next_call()? {
         if !seen.insert(call.rsid.clone()) {
-            return Err(malformed(LineProblem::DuplicateRsid));
+            return Err(reader.malformed(LineProblem::DuplicateRsid));
         }
         calls.push(call);
     }
-    let format = format.ok_or(ImportError::Empty)?;
-    let build = match builds.iter().collect::<Vec<_>>()[..] {
-        [only] => *only,
-        _ => Build::Raw,
-    };
+    let (format, build) = reader.header().ok_or(ImportError::Empty)?;
     Ok(ParsedGenotypes {
         format,
         build,
         calls,
     })
+}
+
+/// A consumer-array file read a line at a time, in memory bounded by [`MAX_LINE_BYTES`]
+/// whatever the file's size: what `answers import-genotypes` streams into the store.
+///
+/// It does not look for a repeated id, which needs every id seen; the store's key on the set
+/// and the id refuses one, and [`GenotypeReader::malformed`] names its line.
+///
+/// ```
+/// use answers_genetics::Build;
+/// use answers_genetics::import::{ArrayFormat, GenotypeReader, ImportError, LineProblem};
+///
+/// let text = "# build 37\nrs4244285\t10\t96541616\tAG\nrs2\t10\t5\tQ\n";
+/// let mut reader = GenotypeReader::new(text.as_bytes());
+/// let first = reader.next_call()?.unwrap();
+/// assert_eq!(first.genotype.as_deref(), Some("AG"));
+/// assert_eq!(reader.header(), Some((ArrayFormat::TwentyThreeAndMe, Build::Grch37)));
+/// assert_eq!(
+///     reader.next_call().unwrap_err(),
+///     ImportError::Malformed { line: 3, problem: LineProblem::BadGenotype }
+/// );
+/// # Ok::<(), ImportError>(())
+/// ```
+#[derive(Debug)]
+pub struct GenotypeReader<R> {
+    input: R,
+    buf: Vec<u8>,
+    /// The 1-based number of the line read last.
+    line: usize,
+    builds: Vec<Build>,
+    format: Option<ArrayFormat>,
+    /// A genotype row has been read (the column line is allowed only before one).
+    rows: bool,
+}
+
+impl<R: std::io::BufRead> GenotypeReader<R> {
+    /// A reader of `input` (a `BufReader` over a file, or a byte slice).
+    pub fn new(input: R) -> Self {
+        Self {
+            input,
+            buf: Vec::with_capacity(128),
+            line: 0,
+            builds: Vec::new(),
+            format: None,
+            rows: false,
+        }
+    }
+
+    /// The file's layout and build, once the first genotype row has been read: the build is
+    /// the one the comments before it name, or [`Build::Raw`] when they name none or two.
+    pub fn header(&self) -> Option<(ArrayFormat, Build)> {
+        let build = match self.builds[..] {
+            [only] => only,
+            _ => Build::Raw,
+        };
+        self.format.map(|f| (f, build))
+    }
+
+    /// The 1-based number of the line read last.
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    /// `problem` on the line read last.
+    pub fn malformed(&self, problem: LineProblem) -> ImportError {
+        ImportError::Malformed {
+            line: self.line,
+            problem,
+        }
+    }
+
+    /// The next genotype row, or `None` at the end of the file.
+    ///
+    /// # Errors
+    /// [`ImportError::Malformed`] for a line that does not parse, [`ImportError::Read`] when
+    /// the input fails, [`ImportError::Empty`] at the end of a file with no genotype row.
+    pub fn next_call(&mut self) -> Result<Option<GenotypeCall>, ImportError> {
+        loop {
+            if !self.read_line()? {
+                return if self.rows {
+                    Ok(None)
+                } else {
+                    Err(ImportError::Empty)
+                };
+            }
+            let text =
+                std::str::from_utf8(&self.buf).map_err(|_| self.malformed(LineProblem::NotUtf8))?;
+            let text = text.strip_suffix('\n').unwrap_or(text);
+            let text = text.strip_suffix('\r').unwrap_or(text);
+            if text.trim().is_empty() {
+                continue;
+            }
+            if let Some(comment) = text.strip_prefix('#') {
+                if self.format.is_none() {
+                    for b in build_named(comment) {
+                        if !self.builds.contains(&b) {
+                            self.builds.push(b);
+                        }
+                    }
+                }
+                continue;
+            }
+            let fields: Vec<&str> = text.split('\t').map(str::trim).collect();
+            if is_column_line(&fields) && !self.rows {
+                continue;
+            }
+            let this = match fields.len() {
+                4 => ArrayFormat::TwentyThreeAndMe,
+                5 => ArrayFormat::AncestryDna,
+                _ => return Err(self.malformed(LineProblem::FieldCount)),
+            };
+            if *self.format.get_or_insert(this) != this {
+                return Err(self.malformed(LineProblem::FieldCount));
+            }
+            let call = row(this, &fields).map_err(|p| self.malformed(p))?;
+            self.rows = true;
+            return Ok(Some(call));
+        }
+    }
+
+    /// Reads the next line into `buf`; `false` at the end of the input.
+    fn read_line(&mut self) -> Result<bool, ImportError> {
+        use std::io::BufRead as _;
+        self.buf.clear();
+        let limit = u64::try_from(MAX_LINE_BYTES).unwrap_or(u64::MAX) + 1;
+        let n = std::io::Read::take(&mut self.input, limit)
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|e| ImportError::Read { kind: e.kind() })?;
+        if n == 0 {
+            return Ok(false);
+        }
+        self.line += 1;
+        if self.buf.len() > MAX_LINE_BYTES {
+            return Err(self.malformed(LineProblem::TooLong));
+        }
+        Ok(true)
+    }
+}
+
+impl<R: std::io::BufRead> Iterator for GenotypeReader<R> {
+    type Item = Result<GenotypeCall, ImportError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_call().transpose()
+    }
 }
 
 /// The column line `AncestryDNA` writes (and 23andMe-style files without the leading `#`).

@@ -5,7 +5,27 @@ use rusqlite::{OptionalExtension, params};
 
 use super::{Store, StoreError, Subject};
 use answers_genetics::Build;
-use answers_genetics::import::{ArrayFormat, GenotypeCall, ParsedGenotypes};
+use answers_genetics::import::{
+    ArrayFormat, GenotypeCall, GenotypeReader, ImportError, LineProblem, ParsedGenotypes,
+};
+
+/// Why a streamed import ([`Store::import_genotypes`]) failed; nothing of it was written.
+///
+/// ```
+/// use answers_genetics::import::ImportError;
+/// use answers_store::genotype::GenotypeImportError;
+///
+/// assert_eq!(GenotypeImportError::from(ImportError::Empty).to_string(), "the file has no genotype rows");
+/// ```
+#[derive(Debug, thiserror::Error)]
+pub enum GenotypeImportError {
+    /// The file: a line that does not parse, a repeated id, no rows, or a failed read.
+    #[error(transparent)]
+    Import(#[from] ImportError),
+    /// The store.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
 
 /// A subject's genotype set: where it came from and how many rows it has.
 ///
@@ -66,9 +86,78 @@ impl Store {
         subject_id: &str,
         file: &ParsedGenotypes,
     ) -> Result<GenotypeSet, StoreError> {
+        let mut calls = file.calls.iter().cloned();
+        let header = (file.format, file.build);
+        self.write_set(subject_id, header, &mut || Ok(calls.next()))
+            .map_err(|e| match e {
+                GenotypeImportError::Store(e) => e,
+                // The parser refused repeated ids already, so the key cannot refuse one.
+                GenotypeImportError::Import(_) => StoreError::Malformed {
+                    table: "genotype_call",
+                },
+            })
+    }
+
+    /// Streams `reader`'s rows into `subject_id`'s genotype set, replacing the one it has, in
+    /// one transaction: memory stays bounded whatever the file's size (a line at a time, and
+    /// `SQLite`'s page cache, which spills to the WAL), and a line that does not parse, a
+    /// repeated id (refused by the table's key, named by its line) or a failed read rolls it
+    /// all back, so the store is as it was.
+    ///
+    /// ```
+    /// use answers_genetics::import::{GenotypeReader, ImportError, LineProblem};
+    /// use answers_store::{Store, genotype::GenotypeImportError};
+    ///
+    /// let mut store = Store::open_in_memory()?;
+    /// let mom = store.upsert_subject("subj-mom-1", "mom", "Asia/Shanghai")?;
+    /// let good = "# build 37\nrs4244285\t10\t96541616\tAG\n";
+    /// let set = store.import_genotypes(&mom.id, &mut GenotypeReader::new(good.as_bytes()))?;
+    /// assert_eq!(set.call_count, 1);
+    ///
+    /// let repeated = "rs1\t1\t5\tAA\nrs2\t1\t6\tCC\nrs1\t1\t7\tGG\n";
+    /// let err = store.import_genotypes(&mom.id, &mut GenotypeReader::new(repeated.as_bytes())).unwrap_err();
+    /// assert!(matches!(err, GenotypeImportError::Import(ImportError::Malformed { line: 3, problem: LineProblem::DuplicateRsid })));
+    /// assert_eq!(store.genotype_set(&mom.id)?, Some(set));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`GenotypeImportError::Import`] for the file, [`GenotypeImportError::Store`] for the
+    /// store ([`StoreError::UnknownSubject`] if no subject has that id).
+    pub fn import_genotypes<R: std::io::BufRead>(
+        &mut self,
+        subject_id: &str,
+        reader: &mut GenotypeReader<R>,
+    ) -> Result<GenotypeSet, GenotypeImportError> {
+        let mut first = reader.next_call()?;
+        let header = reader.header().ok_or(ImportError::Empty)?;
+        let reader = std::cell::RefCell::new(reader);
+        let mut next = || match first.take() {
+            Some(call) => Ok(Some(call)),
+            None => Ok(reader.borrow_mut().next_call()?),
+        };
+        self.write_set(subject_id, header, &mut next)
+            .map_err(|e| match e {
+                GenotypeImportError::Import(ImportError::Malformed {
+                    problem: LineProblem::DuplicateRsid,
+                    ..
+                }) => reader.borrow().malformed(LineProblem::DuplicateRsid).into(),
+                other => other,
+            })
+    }
+
+    /// Replaces the subject's set with the rows `next` gives, in one transaction that commits
+    /// only when `next` ends cleanly. A row whose id the set has already is refused by the
+    /// table's key as [`LineProblem::DuplicateRsid`] (the caller names the line).
+    fn write_set(
+        &mut self,
+        subject_id: &str,
+        (format, build): (ArrayFormat, Build),
+        next: &mut dyn FnMut() -> Result<Option<GenotypeCall>, GenotypeImportError>,
+    ) -> Result<GenotypeSet, GenotypeImportError> {
         let op = |e: rusqlite::Error| StoreError::sqlite("write genotypes", &e);
         if self.subject_by_id(subject_id)?.is_none() {
-            return Err(StoreError::UnknownSubject);
+            return Err(StoreError::UnknownSubject.into());
         }
         let tx = self.conn.transaction().map_err(op)?;
         tx.execute(
@@ -82,20 +171,14 @@ impl Store {
             [subject_id],
         )
         .map_err(op)?;
-        let no_calls = file.no_calls();
         tx.execute(
             "INSERT INTO genotype_set (subject_id, format, build, call_count, no_call_count)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![
-                subject_id,
-                file.format.as_str(),
-                file.build.as_str(),
-                i64::try_from(file.calls.len()).unwrap_or(i64::MAX),
-                i64::try_from(no_calls).unwrap_or(i64::MAX),
-            ],
+             VALUES (?1, ?2, ?3, 0, 0)",
+            params![subject_id, format.as_str(), build.as_str()],
         )
         .map_err(op)?;
         let set_id = tx.last_insert_rowid();
+        let (mut calls, mut no_calls) = (0usize, 0usize);
         {
             let mut insert = tx
                 .prepare(
@@ -103,20 +186,38 @@ impl Store {
                      VALUES (?1, ?2, ?3, ?4, ?5)",
                 )
                 .map_err(op)?;
-            for c in &file.calls {
+            while let Some(c) = next()? {
                 let position = i64::try_from(c.position).unwrap_or(i64::MAX);
-                insert
-                    .execute(params![set_id, c.rsid, c.chromosome, position, c.genotype])
-                    .map_err(op)?;
+                match insert.execute(params![set_id, c.rsid, c.chromosome, position, c.genotype]) {
+                    Ok(_) => {}
+                    Err(rusqlite::Error::SqliteFailure(f, _))
+                        if f.code == rusqlite::ErrorCode::ConstraintViolation =>
+                    {
+                        return Err(ImportError::Malformed {
+                            line: 0,
+                            problem: LineProblem::DuplicateRsid,
+                        }
+                        .into());
+                    }
+                    Err(e) => return Err(op(e).into()),
+                }
+                calls += 1;
+                no_calls += usize::from(c.genotype.is_none());
             }
         }
+        let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+        tx.execute(
+            "UPDATE genotype_set SET call_count = ?2, no_call_count = ?3 WHERE id = ?1",
+            params![set_id, count(calls), count(no_calls)],
+        )
+        .map_err(op)?;
         tx.commit().map_err(op)?;
         Ok(GenotypeSet {
             id: set_id,
             subject_id: subject_id.to_owned(),
-            format: file.format,
-            build: file.build,
-            call_count: file.calls.len(),
+            format,
+            build,
+            call_count: calls,
             no_call_count: no_calls,
         })
     }

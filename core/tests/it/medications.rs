@@ -1,9 +1,11 @@
 //! `query_medications` against the seeded demo record: the window semantics of each view, the
 //! switch found by `history` and followed by a readings call, the log's default window, the
 //! notes every answer carries, `you` with nothing recorded, refusals, notes never returned,
-//! and faults told by kind and type. `props`: arbitrary arguments.
+//! and faults told by kind and type. `props`: arbitrary arguments; `today`: the log's default
+//! window and the plan's dose slots against a controlled today, in-process and over the CLI.
 
 mod props;
+mod today;
 
 use answers_demo::{self as demo, MEDICATION_CANARY, SeedOptions};
 use answers_protocol::args::medications::{MedicationView, QUERY_MEDICATIONS};
@@ -12,16 +14,20 @@ use answers_protocol::{
     Status, render_compact,
 };
 use answers_store::{Store, Subject, has_medications};
-use answers_tools::{query_health_indicators, query_medications};
+use answers_tools::medications::query_medications_on;
+use answers_tools::query_health_indicators;
 use serde_json::{Value, json};
 
 use crate::capture::{all_text, assert_store_fault_kept_secret, logged};
 use crate::readings::{column, demo, table, texts};
 
-/// A medications call; every answer that is not an error states the subject's zone and the
-/// note of its view.
-fn ask(store: &Store, who: &Subject, args: &Value) -> Envelope {
-    let env = query_medications(store, who, args);
+/// The day the demo record ends on: the "today" these tests ask on.
+pub(crate) const DEMO_TODAY: &str = "2026-09-14";
+
+/// A medications call on [`DEMO_TODAY`]; every answer that is not an error states the
+/// subject's zone and the note of its view.
+pub(crate) fn ask(store: &Store, who: &Subject, args: &Value) -> Envelope {
+    let env = query_medications_on(store, who, args, DEMO_TODAY.parse().unwrap());
     if env.status() != Status::Error {
         assert_eq!(env.meta().tz, who.tz_name(), "{args}");
         let note = if args["view"] == "log" {
@@ -36,7 +42,7 @@ fn ask(store: &Store, who: &Subject, args: &Value) -> Envelope {
 
 /// Asserts every next step of `env` is a medications call the validator accepts, with the
 /// caller's values (dates, each view, keywords) filled in where it must supply them. Returns how many were checked.
-fn assert_steps_accepted(env: &Envelope) -> usize {
+pub(crate) fn assert_steps_accepted(env: &Envelope) -> usize {
     let mut checked = 0;
     for step in env.next_steps() {
         assert_eq!(step.tool, QUERY_MEDICATIONS.tool, "{step:?}");
@@ -201,11 +207,11 @@ fn the_switch_is_found_by_history_then_the_readings_after_it_by_date() {
 }
 
 #[test]
-fn the_log_defaults_to_the_last_30_days_of_the_record_and_says_which() {
+fn the_log_defaults_to_the_30_days_ending_today_and_says_which() {
     let d = demo();
     let env = ask(&d.store, &d.mom, &json!({"view": "log"}));
     assert_eq!(env.status(), Status::Ok);
-    // The record's own clock: the dose log ends with the device window on 2026-09-14.
+    // Today is the demo's last day, 2026-09-14.
     assert_eq!(env.meta().window.to_string(), "2026-08-16 to 2026-09-14");
     assert!(
         env.assumptions()
@@ -218,7 +224,7 @@ fn the_log_defaults_to_the_last_30_days_of_the_record_and_says_which() {
         "{text}"
     );
     assert!(
-        text.contains("no window was given, so the log covers the last 30 days"),
+        text.contains("no window was given, so the log covers the last 30 days, ending today"),
         "{text}"
     );
 

@@ -140,6 +140,7 @@ fn assumption_ids_on_the_wire_are_the_closed_ids() {
         Assumption::StatsCountElectedDays,
         Assumption::ElectedSourcePerDay,
         Assumption::LogDefaultWindow { days: 30 },
+        Assumption::LogDefaultWindowEmpty { days: 30 },
         Assumption::CutMeansNewestOnly,
         Assumption::CatalogueCut { cap: 100 },
         Assumption::NoKeywordMatch,
@@ -156,6 +157,10 @@ fn assumption_ids_on_the_wire_are_the_closed_ids() {
         Assumption::ArraysMissStructural,
         Assumption::CpicPairsVersion,
         Assumption::NoCpicPair,
+        Assumption::DoseSlotsToday,
+        Assumption::PgxActivePlans,
+        Assumption::PgxNoActivePlan,
+        Assumption::PgxUnmatched,
         Assumption::GeneNotIndexed,
     ];
     // Precondition: one of each template.

@@ -7,22 +7,31 @@
 //! |---|---|---|
 //! | `plan` (the default) | in effect at some point in it | table `plans`: drug, code, dose, frequency, route, start, end, status |
 //! | `history` | in effect at some point in it | table `courses`, oldest first: drug, code, dose, start, end, status, the reason it closed |
-//! | `log` | recorded in it; none given: the last [`LOG_DEFAULT_DAYS`] days of the record | tables `doses_per_drug` (counts) and `doses` (newest first, at most [`DOSE_LOG_CAP`]) |
+//! | `log` | recorded in it; none given: the [`LOG_DEFAULT_DAYS`] days ending today | tables `doses_per_drug` (counts) and `doses` (newest first, at most [`DOSE_LOG_CAP`]) |
 //!
 //! Every `plan` (and `history`) answer carries the plan-is-intent note, every `log` answer the
-//! missing-dose note; an answer with no rows says so. The `log`'s default window ends on the
-//! last day its log has a dose on (the record's own clock, not the machine's), and the answer
-//! states the window it used. No answer carries a plan's or a dose's note. The tool never
-//! raises ([`guarded`]).
+//! missing-dose note; an answer with no rows says so. A `plan` answer whose window holds today
+//! also has a `today` table: today's dose slots, due, taken or missed from the dose log, as the
+//! original implementation's plan answers do. The `log`'s default window is the
+//! [`LOG_DEFAULT_DAYS`] days ending today in the subject's zone (following the original, which
+//! reads the clock), and the answer states the window it used; when that window has no dose
+//! but the log has older ones, the answer says so and suggests a wider window. Today is the
+//! clock's, or the day [`TODAY_ENV`] names ([`query_medications_on`] takes it as an argument).
+//! No answer carries a plan's or a dose's note. The tool never raises ([`guarded`]).
 
 mod history;
 mod log;
 mod plan;
 mod shared;
+mod slots;
+mod today;
+
+pub use self::today::{TODAY_ENV, today_override};
 
 use serde_json::Value;
 
 use crate::args::medications::{MedicationQuery, MedicationViewTable, QUERY_MEDICATIONS};
+use crate::date::LocalDate;
 use crate::envelope::Envelope;
 use crate::envelope::next_step::NextAction;
 use crate::fault::{ToolError, guarded};
@@ -36,7 +45,7 @@ use crate::tool::ToolName;
 /// ```
 pub const DOSE_LOG_CAP: usize = 200;
 
-/// The days a `log` call without a window covers, ending on the last day a dose is recorded.
+/// The days a `log` call without a window covers, ending today in the subject's zone.
 ///
 /// ```
 /// assert_eq!(answers_tools::medications::LOG_DEFAULT_DAYS, 30);
@@ -67,13 +76,56 @@ pub const LOG_DEFAULT_DAYS: u32 = 30;
 /// ```
 #[must_use]
 pub fn query_medications(store: &Store, subject: &Subject, args: &Value) -> Envelope {
+    answer(store, subject, args, None)
+}
+
+/// [`query_medications`] with `today` taken as today: the day the `log`'s default window ends
+/// on and whose dose slots a `plan` answer shows.
+///
+/// ```
+/// use answers_store::{Frequency, NewPlan, Route, Store};
+/// use answers_tools::medications::query_medications_on;
+/// use answers_protocol::{LocalDate, render_compact};
+/// use serde_json::json;
+///
+/// let mut store = Store::open_in_memory()?;
+/// let you = store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
+/// let start: LocalDate = "2026-03-01".parse()?;
+/// store.upsert_plans(&[NewPlan::active("p1", "subj-you-1", "Atorvastatin", Frequency::OnceDaily, Route::Oral, start)])?;
+/// let today: LocalDate = "2026-03-10".parse()?;
+/// let log = query_medications_on(&store, &you, &json!({"view": "log"}), today);
+/// assert_eq!(log.meta().window.to_string(), "2026-02-09 to 2026-03-10");
+/// let plan = query_medications_on(&store, &you, &json!({}), today);
+/// assert!(plan.data().iter().any(|t| t.name() == "today"));
+/// assert!(render_compact(&plan).contains("due"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use]
+pub fn query_medications_on(
+    store: &Store,
+    subject: &Subject,
+    args: &Value,
+    today: LocalDate,
+) -> Envelope {
+    answer(store, subject, args, Some(today))
+}
+
+fn answer(store: &Store, subject: &Subject, args: &Value, today: Option<LocalDate>) -> Envelope {
     let query = match QUERY_MEDICATIONS.validate(args) {
         Ok(valid) => MedicationQuery::from_valid(&valid),
         Err(refusal) => return refusal,
     };
     let retry = || vec![query.step(NextAction::RetryLater, |_| {})];
     guarded(ToolName::QueryMedications, retry, || {
-        let ctx = Ctx { store, subject };
+        let today = match today {
+            Some(day) => day,
+            None => today::today(subject)?,
+        };
+        let ctx = Ctx {
+            store,
+            subject,
+            today,
+        };
         (VIEWS.get(query.view))(&ctx, &query)
     })
 }
@@ -82,6 +134,8 @@ pub fn query_medications(store: &Store, subject: &Subject, args: &Value) -> Enve
 pub(crate) struct Ctx<'a> {
     pub(crate) store: &'a Store,
     pub(crate) subject: &'a Subject,
+    /// Today in the subject's zone.
+    pub(crate) today: LocalDate,
 }
 
 /// A view's answer.
@@ -129,8 +183,9 @@ mod tests {
         store
             .upsert_doses(&[NewDose::taken("p1", "s1", at)])
             .unwrap();
+        let today = "2026-01-02".parse().unwrap();
         for view in MedicationView::ALL {
-            let env = query_medications(&store, &s, &json!({"view": view.as_str()}));
+            let env = query_medications_on(&store, &s, &json!({"view": view.as_str()}), today);
             assert_eq!(view_of(&env), Some(*view), "{env:?}");
         }
     }

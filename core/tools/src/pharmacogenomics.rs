@@ -1,13 +1,20 @@
 //! `query_pharmacogenomics(drugs | genes)`: the CPIC gene–drug pairs asked for, with their CPIC
-//! level, checked against the subject's genotype calls.
+//! level, checked against the subject's genotype calls. With neither, the drugs checked are
+//! those of the subject's active medication plans, as the original implementation does: each
+//! plan's recorded name is matched to the CPIC generic name it contains
+//! ([`CpicPairs::drug_named_in`]).
 //!
-//! Two tables:
+//! The tables:
+//! - `checked` (only with neither `drugs` nor `genes`): `medication, cpic_drug`, each active
+//!   plan's drug as recorded and the CPIC drug it was checked as (empty when none matched);
 //! - `pairs`: `gene, drug, cpic_level, pharmgkb_level, fda_label, coverage, key_variants_typed`,
 //!   where `coverage` is `full` (every key variant of the gene has a call), `partial` (some do)
 //!   or `absent` (none do, or the bundled table has no key variants for the gene: HLA genes,
 //!   G6PD and most genes below level B);
 //! - `coverage`: `gene, rsid, allele, change, genotype, call` for each key variant of each gene
-//!   in `pairs`.
+//!   in `pairs`;
+//! - `unmatched`: `name, given_as`, every name that matched no pair (`drugs`, `genes`, or
+//!   `active_plan`), as the original lists them.
 //!
 //! Coverage that is not full is not a normal result: the answer is `partial` and carries
 //! [`Assumption::CoverageIncomplete`]. No row infers a star allele, a phenotype or a dose.
@@ -22,8 +29,9 @@ use crate::envelope::assumption::Assumption;
 use crate::envelope::table::{Cell, Table};
 use crate::fault::{ToolError, guarded};
 use crate::genetics::base;
-use crate::store::{Store, Subject};
+use crate::store::{PlanStatus, Store, Subject};
 use crate::tool::ToolName;
+use crate::window::Window;
 use answers_genetics::cpic::{CpicPairs, Pair};
 use answers_genetics::import::GenotypeCall;
 
@@ -80,29 +88,113 @@ pub fn query_pharmacogenomics(store: &Store, subject: &Subject, args: &Value) ->
         Ok(v) => v,
         Err(refusal) => return refusal,
     };
-    let table = CpicPairs::bundled();
-    let mut pairs: Vec<&Pair> = Vec::new();
-    if let Some(drugs) = valid.text_list("drugs") {
-        for d in drugs {
-            pairs.extend(table.for_drug(d));
-        }
-    }
-    if let Some(genes) = valid.text_list("genes") {
-        for g in genes {
-            pairs.extend(table.for_gene(g));
-        }
-    }
+    let drugs = valid.text_list("drugs").map(<[String]>::to_vec);
+    let genes = valid.text_list("genes").map(<[String]>::to_vec);
     guarded(ToolName::QueryPharmacogenomics, Vec::new, || {
-        answer(store, subject, &pairs)
+        let table = CpicPairs::bundled();
+        let mut asked = Asked::default();
+        match (drugs, genes) {
+            (Some(drugs), _) => {
+                for d in &drugs {
+                    asked.add(table.for_drug(d), d, "drugs");
+                }
+            }
+            (None, Some(genes)) => {
+                for g in &genes {
+                    asked.add(table.for_gene(g), g, "genes");
+                }
+            }
+            (None, None) => asked.active_plans(store, subject)?,
+        }
+        answer(store, subject, &asked)
     })
 }
 
-fn answer(store: &Store, subject: &Subject, pairs: &[&Pair]) -> Result<Envelope, ToolError> {
+/// What a call checks: the pairs found, the names that found none, and with neither `drugs`
+/// nor `genes` the active plans' drugs.
+#[derive(Default)]
+struct Asked {
+    pairs: Vec<&'static Pair>,
+    unmatched: Vec<(String, &'static str)>,
+    /// `Some` when the active plans were checked: each plan's name and its CPIC drug.
+    plans: Option<Vec<(String, Option<&'static str>)>>,
+}
+
+impl Asked {
+    /// Adds `found`, the pairs of `name`, or `name` to the unmatched.
+    fn add(&mut self, found: Vec<&'static Pair>, name: &str, given_as: &'static str) {
+        if found.is_empty() {
+            self.unmatched.push((name.to_owned(), given_as));
+        }
+        for p in found {
+            if !self.pairs.contains(&p) {
+                self.pairs.push(p);
+            }
+        }
+    }
+
+    /// The drugs of `subject`'s active plans, by the CPIC name each recorded name contains.
+    fn active_plans(&mut self, store: &Store, subject: &Subject) -> Result<(), ToolError> {
+        let table = CpicPairs::bundled();
+        let mut checked = Vec::new();
+        for plan in store.plans_in_effect(&subject.id, &Window::ALL_RECORDED)? {
+            if plan.status != PlanStatus::Active {
+                continue;
+            }
+            let drug = table.drug_named_in(&plan.name);
+            match drug {
+                Some(d) => self.add(table.for_drug(d), d, "active_plan"),
+                None => self.unmatched.push((plan.name.clone(), "active_plan")),
+            }
+            checked.push((plan.name, drug));
+        }
+        self.plans = Some(checked);
+        Ok(())
+    }
+}
+
+fn answer(store: &Store, subject: &Subject, asked: &Asked) -> Result<Envelope, ToolError> {
     let table = CpicPairs::bundled();
+    let malformed = |_| ToolError::Malformed {
+        table: "genotype_call",
+    };
     let mut env = base(subject)
         .with_assumption(Assumption::CpicPairsVersion)
         .with_assumption(Assumption::GenotypesAsTyped);
+    if let Some(plans) = &asked.plans {
+        env = env.with_assumption(if plans.is_empty() {
+            Assumption::PgxNoActivePlan
+        } else {
+            Assumption::PgxActivePlans
+        });
+        if !plans.is_empty() {
+            let mut checked = Table::new("checked", ["medication", "cpic_drug"]);
+            for (name, drug) in plans {
+                checked
+                    .push_row([Cell::from(name.as_str()), Cell::from(*drug)])
+                    .map_err(malformed)?;
+            }
+            env = env.with_table(checked);
+        }
+    }
+    let unmatched = if asked.unmatched.is_empty() {
+        None
+    } else {
+        let mut t = Table::new("unmatched", ["name", "given_as"]);
+        for (name, given_as) in &asked.unmatched {
+            t.push_row([Cell::from(name.as_str()), Cell::from(*given_as)])
+                .map_err(malformed)?;
+        }
+        Some(t)
+    };
+    let pairs = &asked.pairs;
     if pairs.is_empty() {
+        if let Some(t) = unmatched {
+            env = env.with_table(t).with_assumption(Assumption::PgxUnmatched);
+        }
+        if asked.plans.as_ref().is_some_and(Vec::is_empty) {
+            return Ok(env);
+        }
         return Ok(env.with_assumption(Assumption::NoCpicPair));
     }
     let set = store.genotype_set(&subject.id)?;
@@ -126,9 +218,6 @@ fn answer(store: &Store, subject: &Subject, pairs: &[&Pair]) -> Result<Envelope,
         ["gene", "rsid", "allele", "change", "genotype", "call"],
     );
     let mut per_gene: HashMap<&str, (usize, usize)> = HashMap::new();
-    let malformed = |_| ToolError::Malformed {
-        table: "genotype_call",
-    };
     for gene in &genes {
         let keys = table.key_variants(gene);
         let mut typed = 0;
@@ -188,6 +277,9 @@ fn answer(store: &Store, subject: &Subject, pairs: &[&Pair]) -> Result<Envelope,
             .map_err(malformed)?;
     }
     env = env.with_table(pair_rows).with_table(coverage_rows);
+    if let Some(t) = unmatched {
+        env = env.with_table(t).with_assumption(Assumption::PgxUnmatched);
+    }
     if set.is_none() {
         env = env.with_assumption(Assumption::NoGenotypeSet);
     }

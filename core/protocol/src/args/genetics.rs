@@ -6,7 +6,8 @@
 //! - a region needs all three, and `build`: positions mean nothing without their coordinates;
 //! - `start` and `end` are whole positions of at least 1, `end` not before `start`.
 //!
-//! The pharmacogenomics matrix: `drugs` or `genes`, not both.
+//! The pharmacogenomics matrix: `drugs` or `genes`, not both; neither checks the drugs of the
+//! person's active medication plans.
 
 use super::repair::Repair;
 use super::{Domain, Param, ParamType, Refused, ToolSchema, ValidArgs};
@@ -165,12 +166,15 @@ pub fn position(args: &ValidArgs, name: &str) -> Option<u64> {
 /// use serde_json::json;
 ///
 /// assert!(QUERY_PHARMACOGENOMICS.validate(&json!({"drugs": ["clopidogrel"]})).is_ok());
-/// assert!(QUERY_PHARMACOGENOMICS.validate(&json!({})).is_err());
+/// // Neither: the active plans' drugs are checked.
+/// assert!(QUERY_PHARMACOGENOMICS.validate(&json!({})).is_ok());
+/// assert!(QUERY_PHARMACOGENOMICS.validate(&json!({"drugs": ["x"], "genes": ["y"]})).is_err());
 /// ```
 pub static QUERY_PHARMACOGENOMICS: ToolSchema = ToolSchema {
     tool: ToolName::QueryPharmacogenomics,
     description: "Check CPIC gene-drug pairs (with their CPIC level) against the person's \
-        genotype calls, by drugs or by genes. Reports, per gene, which of its key variants the \
+        genotype calls, by drugs or by genes; with neither, the drugs of the person's active \
+        medication plans are checked. Lists the names that matched no pair. Reports, per gene, which of its key variants the \
         person's file covers and the calls there; it does not infer star alleles, phenotypes \
         or doses, and it is not medical advice.",
     params: &[
@@ -187,16 +191,16 @@ pub static QUERY_PHARMACOGENOMICS: ToolSchema = ToolSchema {
     ],
     rules: pgx_rules,
     examples: &[
+        r"{}",
         r#"{"drugs": ["clopidogrel", "warfarin"]}"#,
         r#"{"genes": ["CYP2C19"]}"#,
     ],
 };
 
+/// `drugs` or `genes`, not both; neither checks the drugs of the active medication plans, as
+/// the original implementation does.
 fn pgx_rules(args: &ValidArgs) -> Result<(), Refused> {
     match (args.has("drugs"), args.has("genes")) {
-        (false, false) => Err(Refused::new(Some("drugs"), ArgProblem::PgxSelectorMissing)
-            .repair(Repair::new(NextAction::FixArguments).supply("drugs"))
-            .repair(Repair::new(NextAction::FixArguments).supply("genes"))),
         (true, true) => Err(Refused::new(Some("genes"), ArgProblem::PgxSelectorConflict)
             .repair(Repair::new(NextAction::RemoveParameter).remove("genes"))
             .repair(Repair::new(NextAction::RemoveParameter).remove("drugs"))),

@@ -58,11 +58,12 @@ pub static QUERY_MEDICATIONS: ToolSchema = ToolSchema {
     tool: ToolName::QueryMedications,
     description: "Read the person's medications. view=plan (the default) lists the plans in \
         effect at some point in the window: what the person intends to take, not a record of \
-        doses taken. view=history lists the courses in effect in the window with their start, \
+        doses taken; when the window holds today, also today's dose slots (due, taken, \
+        missed). view=history lists the courses in effect in the window with their start, \
         end and the reason each closed: use it to find the date of a switch, then ask \
         query_health_indicators with start= that date. view=log lists the doses recorded in \
-        the window (default: the last 30 days of the record); a missing dose is not evidence \
-        it was not taken. start and end are local dates, inclusive; for plan and history, \
+        the window (default: the 30 days ending today); a missing dose is not evidence it \
+        was not taken. start and end are local dates, inclusive; for plan and history, \
         neither means all recorded data.",
     params: &[
         Param::optional(

@@ -100,11 +100,16 @@ assumptions! {
     StatsCountElectedDays => "statistics count one value per series and local day where a source was elected for that day, and every reading of a day where none was",
     /// What `day`, `week` and `month` points are made of.
     ElectedSourcePerDay => "each day's point comes from the one source elected for that day",
-    /// No window was given to the medication log, so it covers the last `days` days.
+    /// No window was given to the medication log, so it covers the `days` days ending today.
     LogDefaultWindow {
         /// The length of the default window.
         days: u32,
-    } => format!("no window was given, so the log covers the last {days} days"),
+    } => format!("no window was given, so the log covers the last {days} days, ending today"),
+    /// The medication log's default window has no dose, but the log has older ones.
+    LogDefaultWindowEmpty {
+        /// The length of the default window.
+        days: u32,
+    } => format!("no dose is recorded in the last {days} days; the log has older doses: give start (and end) to widen the window"),
     /// What a cut answer means and how to see the rest: a narrower window or `view=stats`.
     CutMeansNewestOnly => "a cut answer holds only the newest rows; for the rest, narrow the window, or ask for view=stats over it",
     /// The catalogue lists at most `cap` indicators.
@@ -144,6 +149,15 @@ assumptions! {
     CpicPairsVersion => "gene-drug pairs and levels are CPIC's table dated 2020-06-12 (CC0); levels rank the evidence for a pair, they are not a recommendation",
     /// No CPIC pair matched.
     NoCpicPair => "no CPIC gene-drug pair matched the drugs or genes given; CPIC lists drugs by generic name",
+    /// What a plan answer's `today` table is.
+    DoseSlotsToday => "the today table lists today's planned dose slots of each active plan on a daily or weekly schedule: taken or missed only where a dose recorded today says so (missed is a dose recorded as skipped), due otherwise; a due slot is not evidence the dose was not taken",
+    /// A pharmacogenomics call naming no drug and no gene checks the active plans' drugs.
+    PgxActivePlans => "no drugs or genes were given, so the drugs checked are those of the person's active medication plans, each matched by the CPIC generic name its recorded name contains",
+    /// A pharmacogenomics call naming no drug and no gene, for a person with no active plan.
+    PgxNoActivePlan => "no drugs or genes were given, and the person has no active medication plan to check; name drugs or genes",
+    /// Some names given (or the active plans' drugs) matched no CPIC pair; the `unmatched`
+    /// table lists them.
+    PgxUnmatched => "the names in the unmatched table matched no CPIC gene-drug pair; CPIC lists drugs by generic name and genes by HGNC symbol",
     /// The gene has no site in the bundled index.
     GeneNotIndexed => "the bundled site index has no site of that gene; it holds pharmacogenes and a few common trait genes, and other sites can be read by rsids or by a raw region",
 }

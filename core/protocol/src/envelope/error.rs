@@ -245,8 +245,6 @@ pub enum ArgProblem {
     NotPosition,
     /// A chromosome that is not `1`–`22`, `X`, `Y` or `MT`.
     NotChromosome,
-    /// A pharmacogenomics call with neither `drugs` nor `genes`.
-    PgxSelectorMissing,
     /// A pharmacogenomics call with both `drugs` and `genes`.
     PgxSelectorConflict,
     /// A list longer than [`LIST_MAX`](crate::args::LIST_MAX) items.
@@ -319,7 +317,6 @@ impl ArgProblem {
             }
             ArgProblem::NotPosition => "expected a whole position of at least 1".into(),
             ArgProblem::NotChromosome => "expected a chromosome: 1 to 22, X, Y or MT".into(),
-            ArgProblem::PgxSelectorMissing => "give drugs or genes".into(),
             ArgProblem::PgxSelectorConflict => "give drugs or genes, not both".into(),
             ArgProblem::TooManyItems => format!(
                 "at most {} items; split the call, or narrow it",

@@ -24,6 +24,8 @@ pub enum NextAction {
     UseIndicators,
     /// Ask for a shorter window.
     NarrowWindow,
+    /// Ask for a longer window (an empty answer over a default one).
+    WidenWindow,
     /// Ask for another view of the same indicators (`view` is in the step's arguments).
     ChangeView,
     /// Drop a parameter the tool does not have.

@@ -235,8 +235,8 @@ impl Store {
         .map_err(op)
     }
 
-    /// The last local day the subject's dose log has a dose on: the record's own clock for a
-    /// log asked for without a window.
+    /// The last local day the subject's dose log has a dose on: where a log asked for without
+    /// a window, and empty over its default 30 days ending today, suggests widening to.
     ///
     /// ```
     /// let store = answers_store::Store::open_in_memory()?;

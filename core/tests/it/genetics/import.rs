@@ -165,3 +165,144 @@ fn the_cli_imports_a_file_and_refuses_a_malformed_one_by_line_number() {
     let store = Store::open(std::path::Path::new(db)).unwrap();
     assert_eq!(store.genotype_set(&you.id).unwrap().unwrap().call_count, 2);
 }
+
+/// A 23andMe-style file of `rows` rows, `rs1`…, with `bad` (a line's text) after row `at`.
+fn big_file(rows: usize, at: usize, bad: &str) -> String {
+    use std::fmt::Write as _;
+    let mut text = String::from("# reference human assembly build 37\n");
+    for i in 1..=rows {
+        let _ = writeln!(text, "rs{i}\t1\t{}\tAG", 1000 + i);
+        if i == at {
+            text.push_str(bad);
+        }
+    }
+    text
+}
+
+#[test]
+fn a_failure_part_way_through_a_large_file_leaves_the_store_unchanged() {
+    use answers_genetics::import::GenotypeReader;
+    use answers_store::genotype::GenotypeImportError;
+
+    let mut store = Store::open_in_memory().unwrap();
+    let who = store.upsert_subject("s1", "mom", "UTC").unwrap();
+    let first = "# build 37\nrs4244285\t10\t96541616\tAG\nrs12248560\t10\t96521657\t--\n";
+    let set = store
+        .import_genotypes(&who.id, &mut GenotypeReader::new(first.as_bytes()))
+        .unwrap();
+    assert_eq!((set.call_count, set.no_call_count), (2, 1));
+    let kept = || store_state(&store, &who.id);
+    let before = kept();
+
+    // 200,000 rows (more than SQLite's page cache holds, so the transaction spills), then a bad
+    // line; a repeated id part-way; a line too long to be a row.
+    let rows = 200_000;
+    let cases = [
+        (
+            big_file(rows, rows, "rs9\t1\t5\tQQ\n"),
+            rows + 2,
+            LineProblem::BadGenotype,
+        ),
+        (
+            big_file(rows, rows / 2, "rs17\t2\t5\tCC\n"),
+            rows / 2 + 2,
+            LineProblem::DuplicateRsid,
+        ),
+        (
+            big_file(
+                1000,
+                10,
+                &format!("rs99999999\t1\t5\t{}\n", "A".repeat(5000)),
+            ),
+            12,
+            LineProblem::TooLong,
+        ),
+    ];
+    for (text, line, problem) in cases {
+        let err = store
+            .import_genotypes(&who.id, &mut GenotypeReader::new(text.as_bytes()))
+            .unwrap_err();
+        match err {
+            GenotypeImportError::Import(e) => {
+                assert_eq!(e, ImportError::Malformed { line, problem });
+            }
+            other @ GenotypeImportError::Store(_) => panic!("{other:?}"),
+        }
+        assert_eq!(store_state(&store, &who.id), before, "{problem:?}");
+    }
+    // The same file without the bad line imports whole.
+    let whole = store
+        .import_genotypes(
+            &who.id,
+            &mut GenotypeReader::new(big_file(rows, 0, "").as_bytes()),
+        )
+        .unwrap();
+    assert_eq!((whole.call_count, whole.no_call_count), (rows, 0));
+    assert_ne!(store_state(&store, &who.id), before);
+}
+
+/// The subject's set and the calls of the first file's two sites.
+fn store_state(
+    store: &Store,
+    subject_id: &str,
+) -> (
+    Option<answers_store::GenotypeSet>,
+    Vec<answers_genetics::import::GenotypeCall>,
+) {
+    let set = store.genotype_set(subject_id).unwrap();
+    let calls = match &set {
+        Some(set) => {
+            let mut calls = store
+                .genotype_calls(set, &["rs4244285", "rs12248560", "rs1", "rs17"])
+                .unwrap();
+            calls.sort_by(|a, b| a.rsid.cmp(&b.rsid));
+            calls
+        }
+        None => Vec::new(),
+    };
+    (set, calls)
+}
+
+#[test]
+fn the_cli_rolls_back_a_large_import_that_fails_part_way() {
+    use std::process::Command;
+    let bin = env!("CARGO_BIN_EXE_answers");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("record.db");
+    let db_s = db.to_str().unwrap();
+    let run = |file: &std::path::Path| {
+        Command::new(bin)
+            .args(["import-genotypes", "--db", db_s, "--subject", "mom"])
+            .arg(file)
+            .env_remove("RUST_LOG")
+            .output()
+            .unwrap()
+    };
+    assert!(
+        Command::new(bin)
+            .args(["seed", "--db", db_s, "--demo"])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    let store = Store::open(&db).unwrap();
+    let mom = store.subject_by_handle("mom").unwrap().unwrap();
+    let before = store_state(&store, &mom.id);
+    assert!(before.0.is_some(), "precondition: the demo seeds mom's set");
+    drop(store);
+
+    let bad = dir.path().join("bad.txt");
+    std::fs::write(
+        &bad,
+        big_file(300_000, 250_000, "rs250000\t1\t5\tAG-SECRET\n"),
+    )
+    .unwrap();
+    let out = run(&bad);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("line 250002"), "{stderr}");
+    assert!(!stderr.contains("SECRET"), "{stderr}");
+    let store = Store::open(&db).unwrap();
+    assert_eq!(store_state(&store, &mom.id), before);
+}

@@ -93,8 +93,171 @@ fn an_unknown_drug_is_an_answer_without_pairs() {
     let s = seeded();
     let env = pgx(&s, &json!({"drugs": ["not-a-drug"]}));
     assert_eq!(env.status(), Status::Ok);
-    assert!(env.data().is_empty());
+    // The one table lists the name that matched nothing.
+    assert_eq!(env.data().len(), 1);
+    assert_eq!(
+        column(&env, "unmatched", "name"),
+        [Cell::from("not-a-drug")]
+    );
+    assert_eq!(column(&env, "unmatched", "given_as"), [Cell::from("drugs")]);
     assert!(env.assumptions().contains(&Assumption::NoCpicPair));
+    assert!(env.assumptions().contains(&Assumption::PgxUnmatched));
+}
+
+#[test]
+fn names_that_match_nothing_are_listed_beside_the_pairs_found() {
+    let s = seeded();
+    let env = pgx(&s, &json!({"drugs": ["clopidogrel", "not-a-drug"]}));
+    assert!(column(&env, "pairs", "drug").contains(&Cell::from("clopidogrel")));
+    assert_eq!(
+        column(&env, "unmatched", "name"),
+        [Cell::from("not-a-drug")]
+    );
+    let genes = pgx(&s, &json!({"genes": ["CYP2C19", "NOTAGENE1"]}));
+    assert_eq!(
+        column(&genes, "unmatched", "name"),
+        [Cell::from("NOTAGENE1")]
+    );
+    assert_eq!(
+        column(&genes, "unmatched", "given_as"),
+        [Cell::from("genes")]
+    );
+    let all_found = pgx(&s, &json!({"drugs": ["clopidogrel"]}));
+    assert!(all_found.data().iter().all(|t| t.name() != "unmatched"));
+    assert!(!all_found.assumptions().contains(&Assumption::PgxUnmatched));
+}
+
+#[test]
+fn no_arguments_check_the_drugs_of_the_active_plans() {
+    let s = seeded();
+    // mom's active plans: Metoprolol tartrate and Atorvastatin; the other two are closed.
+    let env = pgx(&s, &json!({}));
+    assert_ne!(env.status(), Status::Error, "{}", render_compact(&env));
+    assert!(env.assumptions().contains(&Assumption::PgxActivePlans));
+    let mut checked: Vec<(Cell, Cell)> = column(&env, "checked", "medication")
+        .into_iter()
+        .zip(column(&env, "checked", "cpic_drug"))
+        .collect();
+    checked.sort_by_key(|(m, _)| m.to_string());
+    assert_eq!(
+        checked,
+        [
+            (Cell::from("Atorvastatin"), Cell::from("atorvastatin")),
+            (Cell::from("Metoprolol tartrate"), Cell::from("metoprolol")),
+        ]
+    );
+    let drugs = column(&env, "pairs", "drug");
+    assert!(
+        drugs.contains(&Cell::from("metoprolol")) && drugs.contains(&Cell::from("atorvastatin"))
+    );
+    assert!(
+        !drugs.contains(&Cell::from("hydrochlorothiazide")),
+        "a stopped course is not checked"
+    );
+    let cyp2d6 = column(&env, "pairs", "gene").contains(&Cell::from("CYP2D6"));
+    assert!(cyp2d6, "metoprolol's pair");
+    assert!(env.data().iter().all(|t| t.name() != "unmatched"));
+
+    // you has no plan: the answer says so, with no pairs.
+    let you = query_pharmacogenomics(&s.store, &s.you, &json!({}));
+    assert_eq!(you.status(), Status::Ok);
+    assert!(you.data().is_empty());
+    assert!(you.assumptions().contains(&Assumption::PgxNoActivePlan));
+    assert!(!env.assumptions().contains(&Assumption::PgxNoActivePlan));
+}
+
+#[test]
+fn an_active_plan_without_a_cpic_drug_is_checked_and_listed_unmatched() {
+    use answers_store::{ClosedReason, Frequency, NewPlan, PlanStatus, Route, Store};
+    let mut store = Store::open_in_memory().unwrap();
+    let who = store.upsert_subject("s1", "you", "UTC").unwrap();
+    let day = |d: &str| d.parse().unwrap();
+    store
+        .upsert_plans(&[
+            NewPlan::active(
+                "p1",
+                "s1",
+                "Lisinopril",
+                Frequency::OnceDaily,
+                Route::Oral,
+                day("2026-01-01"),
+            ),
+            NewPlan::active(
+                "p2",
+                "s1",
+                "Clopidogrel 75 mg",
+                Frequency::OnceDaily,
+                Route::Oral,
+                day("2026-01-01"),
+            ),
+            NewPlan::active(
+                "p3",
+                "s1",
+                "Warfarin",
+                Frequency::OnceDaily,
+                Route::Oral,
+                day("2025-01-01"),
+            )
+            .closed(
+                PlanStatus::Stopped,
+                day("2025-06-01"),
+                ClosedReason::Replaced,
+            ),
+        ])
+        .unwrap();
+    let env = query_pharmacogenomics(&store, &who, &json!({}));
+    // In the order of their start, then id: p1 (Lisinopril), then p2.
+    assert_eq!(
+        column(&env, "checked", "cpic_drug"),
+        [Cell::Null, Cell::from("clopidogrel")]
+    );
+    assert_eq!(
+        column(&env, "unmatched", "name"),
+        [Cell::from("Lisinopril")]
+    );
+    assert_eq!(
+        column(&env, "unmatched", "given_as"),
+        [Cell::from("active_plan")]
+    );
+    let drugs = column(&env, "pairs", "drug");
+    assert!(
+        drugs.iter().all(|d| *d == Cell::from("clopidogrel")),
+        "{drugs:?}"
+    );
+    assert!(env.assumptions().contains(&Assumption::NoGenotypeSet));
+}
+
+#[test]
+fn the_cli_checks_the_active_plans_with_no_arguments() {
+    let r = crate::e2e::seeded();
+    let run = phi_testkit::Cmd::new(
+        crate::e2e::BIN,
+        &[
+            "query",
+            "--db",
+            crate::e2e::s(&r.db),
+            "--subject",
+            "mom",
+            "query_pharmacogenomics",
+            "--json",
+        ],
+    )
+    .run();
+    run.assert_code(0);
+    let answer = run.json();
+    let checked: Vec<&str> = answer["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["name"] == "checked")
+        .flat_map(|t| t["rows"].as_array().unwrap())
+        .map(|r| r["cpic_drug"].as_str().unwrap())
+        .collect();
+    assert_eq!(checked.len(), 2, "{run}");
+    assert!(
+        checked.contains(&"metoprolol") && checked.contains(&"atorvastatin"),
+        "{run}"
+    );
 }
 
 #[test]

@@ -249,7 +249,6 @@ fn refusals_name_what_to_fix() {
         );
     }
     let pgx_cases = [
-        (json!({}), "drugs: give drugs or genes"),
         (
             json!({"drugs": ["warfarin"], "genes": ["VKORC1"]}),
             "genes: give drugs or genes, not both",

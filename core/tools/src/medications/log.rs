@@ -1,7 +1,8 @@
 //! `view=log`: the doses recorded on a local day in the window, newest first, with a count
-//! per drug over the whole window. Without a window, the last [`LOG_DEFAULT_DAYS`] days of the
-//! record: ending on the last day the log has a dose on, so a record that stopped being kept
-//! still answers, and the answer states the window it used. A dose with no record is absent;
+//! per drug over the whole window. Without a window, the [`LOG_DEFAULT_DAYS`] days ending today
+//! in the subject's zone, as the original implementation reads its clock; the answer states the
+//! window it used, and when that window has no dose but the log has older ones, it says so and
+//! suggests the same span ending on the last recorded dose. A dose with no record is absent;
 //! every answer says that is not evidence it was not taken.
 
 use std::collections::{BTreeMap, HashMap};
@@ -36,10 +37,7 @@ pub(crate) const DOSE_COLUMNS: [&str; 6] = ["day", "time", "medication", "dose",
 pub(crate) fn answer(ctx: &Ctx<'_>, query: &MedicationQuery) -> Result<Envelope, ToolError> {
     let subject_id = ctx.subject.id.as_str();
     let (window, defaulted) = if query.window.is_all_recorded() {
-        match ctx.store.last_dose_day(subject_id)? {
-            Some(last) => (last_days(last, LOG_DEFAULT_DAYS)?, true),
-            None => (Window::ALL_RECORDED, false),
-        }
+        (last_days(ctx.today, LOG_DEFAULT_DAYS)?, true)
     } else {
         (query.window, false)
     };
@@ -65,6 +63,18 @@ pub(crate) fn answer(ctx: &Ctx<'_>, query: &MedicationQuery) -> Result<Envelope,
     let mut env = envelope(ctx, window);
     if kept.is_empty() {
         env = say_empty(env, query, unfiltered);
+        if defaulted
+            && unfiltered == 0
+            && let Some(last) = ctx.store.last_dose_day(subject_id)?
+        {
+            // Doses are recorded, outside the default window: the same span ending on the last.
+            let wider = last_days(last, LOG_DEFAULT_DAYS)?;
+            env = env
+                .with_assumption(Assumption::LogDefaultWindowEmpty {
+                    days: LOG_DEFAULT_DAYS,
+                })
+                .with_next_step(query.step(NextAction::WidenWindow, |q| q.window = wider));
+        }
     } else {
         env = env.with_table(per_drug(&kept)?);
         let mut table = Table::new("doses", DOSE_COLUMNS);
@@ -108,8 +118,6 @@ pub(crate) fn answer(ctx: &Ctx<'_>, query: &MedicationQuery) -> Result<Envelope,
         env = env.with_assumption(Assumption::LogDefaultWindow {
             days: LOG_DEFAULT_DAYS,
         });
-    } else if window.is_all_recorded() {
-        env = env.with_assumption(Assumption::WindowAllRecorded);
     }
     Ok(env.with_assumption(Assumption::MissingDoseNotEvidence))
 }
@@ -165,7 +173,7 @@ fn per_drug(kept: &[(Dose, &Plan)]) -> Result<Table, ToolError> {
 }
 
 /// The `days` local days ending on `last`, inclusive.
-fn last_days(last: LocalDate, days: u32) -> Result<Window, ToolError> {
+pub(crate) fn last_days(last: LocalDate, days: u32) -> Result<Window, ToolError> {
     let malformed = || ToolError::Malformed {
         table: "medication_dose",
     };

@@ -1,10 +1,12 @@
-//! `view=plan`: the plans in effect at some point in the window, newest start first. A plan is
-//! what the person intends to take; every answer says so.
+//! `view=plan`: the plans in effect at some point in the window, newest start first, and, when
+//! the window holds today, today's dose slots ([`slots`](super::slots)). A plan is what the
+//! person intends to take; every answer says so.
 
-use super::Ctx;
 use super::shared::plans_answer;
+use super::{Ctx, slots};
 use crate::args::medications::MedicationQuery;
 use crate::envelope::Envelope;
+use crate::envelope::assumption::Assumption;
 use crate::envelope::table::Cell;
 use crate::fault::ToolError;
 
@@ -24,7 +26,7 @@ pub(crate) const COLUMNS: [&str; 10] = [
 
 /// Answers a `plan` call: newest start first.
 pub(crate) fn answer(ctx: &Ctx<'_>, query: &MedicationQuery) -> Result<Envelope, ToolError> {
-    plans_answer(
+    let env = plans_answer(
         ctx,
         query,
         ("plans", COLUMNS),
@@ -38,5 +40,14 @@ pub(crate) fn answer(ctx: &Ctx<'_>, query: &MedicationQuery) -> Result<Envelope,
                 p.status.as_str().into(),
             ]
         },
-    )
+    )?;
+    if !slots::holds(&query.window, ctx.today) {
+        return Ok(env);
+    }
+    Ok(match slots::today_table(ctx, query)? {
+        Some(today) => env
+            .with_table(today)
+            .with_assumption(Assumption::DoseSlotsToday),
+        None => env,
+    })
 }
