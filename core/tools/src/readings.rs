@@ -24,6 +24,7 @@ mod clock;
 mod days;
 mod rows;
 mod select;
+mod units;
 mod views;
 mod window;
 
@@ -34,7 +35,7 @@ use crate::args::health_indicators::{IndicatorQuery, QUERY_HEALTH_INDICATORS};
 use crate::envelope::Envelope;
 use crate::envelope::next_step::{NextAction, NextStep};
 use crate::fault::guarded;
-use crate::store::{Bounds, Store, Subject};
+use crate::store::{Bounds, EntryKind, Store, Subject};
 use crate::tool::ToolName;
 
 /// Raw readings answered per indicator at most, newest first.
@@ -94,6 +95,35 @@ impl RowBudget {
     }
 }
 
+/// Which entries a call answers with: both tables (the model's surfaces), or one kind (the
+/// browser's two tabs: Indicators reads [`EntryKind::Measured`], the journal
+/// [`EntryKind::Reported`]).
+///
+/// ```
+/// use answers_store::EntryKind;
+/// use answers_tools::readings::Entries;
+/// assert!(Entries::All.admits(EntryKind::Reported));
+/// assert!(!Entries::Only(EntryKind::Measured).admits(EntryKind::Reported));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entries {
+    /// Readings and reported entries.
+    All,
+    /// One kind only.
+    Only(EntryKind),
+}
+
+impl Entries {
+    /// Whether an entry of `kind` is answered.
+    #[must_use]
+    pub fn admits(self, kind: EntryKind) -> bool {
+        match self {
+            Entries::All => true,
+            Entries::Only(only) => only == kind,
+        }
+    }
+}
+
 /// Answers a readings call for `subject`, the subject the caller is authenticated as.
 ///
 /// Refused arguments come back as the validator's refusal, unchanged; everything else as an
@@ -142,13 +172,43 @@ pub fn query_health_indicators_within(
     args: &Value,
     budget: RowBudget,
 ) -> Envelope {
+    query_entries_within(store, subject, args, budget, Entries::All)
+}
+
+/// The same tool answering only the `entries` asked for: what the browser's Indicators tab
+/// (readings only, as the design and the original have it) and its journal tab (reported
+/// entries only) call. The catalogue, the keywords and every view leave the other kind out.
+///
+/// ```
+/// use answers_store::{EntryKind, NewReading, Store};
+/// use answers_tools::readings::{Entries, RowBudget, query_entries_within};
+/// use answers_vocab::CodeRef;
+/// use serde_json::json;
+///
+/// let mut store = Store::open_in_memory()?;
+/// let you = store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
+/// store.upsert_readings(&[NewReading::reported("subj-you-1", "headache", CodeRef::icpc("N01"),
+///     "2026-01-05T07:00:00Z".parse().unwrap())])?;
+/// let readings = Entries::Only(EntryKind::Measured);
+/// let env = query_entries_within(&store, &you, &json!({}), RowBudget::REST, readings);
+/// assert_eq!(env.meta().catalog_total, Some(0));
+/// # Ok::<(), answers_store::StoreError>(())
+/// ```
+#[must_use]
+pub fn query_entries_within(
+    store: &Store,
+    subject: &Subject,
+    args: &Value,
+    budget: RowBudget,
+    entries: Entries,
+) -> Envelope {
     let query = match QUERY_HEALTH_INDICATORS.validate(args) {
         Ok(valid) => IndicatorQuery::from_valid(&valid),
         Err(refusal) => return refusal,
     };
     let retry = || vec![retry_step(&query)];
     guarded(ToolName::QueryHealthIndicators, retry, || {
-        let ctx = Ctx::new(store, subject, &query, budget);
+        let ctx = Ctx::new(store, subject, &query, budget, entries);
         answer::answer(&ctx, &query)
     })
 }
@@ -173,6 +233,7 @@ pub(crate) struct Ctx<'a> {
     pub(crate) bounds: Bounds,
     pub(crate) clock: Clock,
     pub(crate) budget: RowBudget,
+    pub(crate) entries: Entries,
 }
 
 impl<'a> Ctx<'a> {
@@ -184,6 +245,7 @@ impl<'a> Ctx<'a> {
         subject: &'a Subject,
         query: &IndicatorQuery,
         budget: RowBudget,
+        entries: Entries,
     ) -> Self {
         Self {
             store,
@@ -192,6 +254,7 @@ impl<'a> Ctx<'a> {
             bounds: Bounds::of(&query.window),
             clock: Clock::new(subject.tz.clone()),
             budget,
+            entries,
         }
     }
 }

@@ -2,7 +2,9 @@
 //! become the `readings` and `reported` tables with their meta, provenance, assumptions and
 //! next steps.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+
+use answers_protocol::render_compact;
 
 use crate::args::health_indicators::{IndicatorQuery, Selector};
 use crate::envelope::Envelope;
@@ -12,7 +14,7 @@ use crate::envelope::meta::Meta;
 use crate::envelope::next_step::{NextAction, NextStep};
 use crate::envelope::table::{Cell, Table};
 use crate::fault::ToolError;
-use crate::readings::select::{Indicator, NameMatch, resolve};
+use crate::readings::select::{Indicator, resolve_exact, resolve_keywords};
 use crate::readings::views::{Group, Part, dispatch};
 use crate::readings::{Ctx, catalogue};
 use crate::store::EntryKind;
@@ -21,19 +23,28 @@ use crate::tool::ToolName;
 /// The view `indicators` answer with when the call names none.
 pub(crate) const DEFAULT_VIEW: View = View::Raw;
 
-/// Answers `query`.
+/// The rendered text (`render_compact`) an answer may take at most, as the original bounds a
+/// tool message: past it, whole rows are cut.
+pub(crate) const TEXT_MAX: usize = 40_000;
+
+/// Answers `query`, its rendered text bounded by [`TEXT_MAX`].
 pub(crate) fn answer(ctx: &Ctx<'_>, query: &IndicatorQuery) -> Result<Envelope, ToolError> {
+    Ok(bound(selected(ctx, query)?, query, TEXT_MAX))
+}
+
+/// Answers `query`, unbounded.
+fn selected(ctx: &Ctx<'_>, query: &IndicatorQuery) -> Result<Envelope, ToolError> {
+    let listing = || IndicatorQuery {
+        selector: Selector::Catalogue,
+        view: None,
+        ..query.clone()
+    };
     match &query.selector {
         Selector::Catalogue => catalogue::answer(ctx, query, None),
         Selector::Keywords(words) => {
-            let found = resolve(ctx, words, NameMatch::Contains)?;
+            let found = resolve_keywords(ctx, words)?;
             if found.is_empty() {
-                let listing = IndicatorQuery {
-                    selector: Selector::Catalogue,
-                    view: None,
-                    ..query.clone()
-                };
-                let env = catalogue::answer(ctx, &listing, None)?;
+                let env = catalogue::answer(ctx, &listing(), None)?;
                 return Ok(env.with_assumption(Assumption::NoKeywordMatch));
             }
             match query.view {
@@ -42,10 +53,62 @@ pub(crate) fn answer(ctx: &Ctx<'_>, query: &IndicatorQuery) -> Result<Envelope, 
             }
         }
         Selector::Indicators(names) => {
-            let found = resolve(ctx, names, NameMatch::Exact)?;
+            let found = resolve_exact(ctx, names)?;
+            if found.is_empty() {
+                // As the original does: names that match nothing answer with the catalogue
+                // and say so, so the next call can use a name it lists.
+                let env = catalogue::answer(ctx, &listing(), None)?;
+                return Ok(env.with_assumption(Assumption::NoIndicatorMatch));
+            }
             values(ctx, query, query.view.unwrap_or(DEFAULT_VIEW), &found)
         }
     }
+}
+
+/// `env` with its rendered text at most `max` characters: whole rows are cut. Values keep,
+/// for every series (the table and the first two cells of a row: indicator and code), the same
+/// number of its first (newest) rows, as many as fit; a list of names keeps its first rows. A
+/// cut answer is `partial` and `truncated`, says so, and suggests the calls that narrow it
+/// ([`IndicatorQuery::next_steps_when_too_long`]).
+fn bound(env: Envelope, query: &IndicatorQuery, max: usize) -> Envelope {
+    let fits = |e: &Envelope| render_compact(e).chars().count() <= max;
+    if fits(&env) {
+        return env;
+    }
+    let per_series = match query.selector {
+        Selector::Catalogue => false,
+        Selector::Keywords(_) => query.view.is_some(),
+        Selector::Indicators(_) => true,
+    };
+    let chars = u32::try_from(max).unwrap_or(u32::MAX);
+    let keep = |n: usize| {
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        let kept = env.clone().retain_rows(|table, row| {
+            let key = if per_series {
+                format!("{table}|{:?}|{:?}", row.first(), row.get(1))
+            } else {
+                String::new()
+            };
+            let count = seen.entry(key).or_default();
+            *count += 1;
+            *count <= n
+        });
+        kept.truncated()
+            .with_assumption(Assumption::RenderCut { chars })
+            .with_next_steps(query.next_steps_when_too_long())
+    };
+    let most: usize = env.data().iter().map(|t| t.rows().len()).sum();
+    // The most rows that fit; none always do (the text without rows is a few lines).
+    let (mut lo, mut hi) = (0, most);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if fits(&keep(mid)) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    keep(lo)
 }
 
 /// The values of `found` in `view`.
@@ -56,6 +119,9 @@ fn values(
     found: &[Indicator],
 ) -> Result<Envelope, ToolError> {
     let mut part = dispatch(ctx, view, found)?;
+    part.rows.retain(|(kind, _)| ctx.entries.admits(*kind));
+    part.provenance
+        .retain(|(group, _)| ctx.entries.admits(group.kind));
     let semantics = if part.padded {
         WindowSemantics::DatePaddedNaive
     } else {
