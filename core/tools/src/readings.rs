@@ -71,27 +71,53 @@ pub const CATALOGUE_CAP: usize = 100;
 /// ```
 pub const REST_ROW_MAX: usize = 500;
 
-/// How many raw readings per indicator one call may answer: [`RowBudget::MODEL`] for the CLI
-/// and MCP, [`RowBudget::REST`] for a browser.
+/// The rendered text (`render_compact`) a model's answer takes at most, as the original bounds
+/// a tool message: past it, whole rows are cut and the answer says so.
 ///
 /// ```
-/// use answers_tools::readings::{REST_ROW_MAX, ROW_CAP, RowBudget};
+/// assert_eq!(answers_tools::readings::TEXT_MAX, 40_000);
+/// ```
+pub const TEXT_MAX: usize = 40_000;
+
+/// How much one call may answer: [`RowBudget::MODEL`] for the CLI and MCP (raw readings per
+/// indicator at most, and the rendered text at most [`TEXT_MAX`]), [`RowBudget::REST`] for a
+/// browser (its own row budget, and no bound on a text it does not read).
+///
+/// ```
+/// use answers_tools::readings::{REST_ROW_MAX, ROW_CAP, RowBudget, TEXT_MAX};
 /// assert_eq!(RowBudget::MODEL.rows(), ROW_CAP);
+/// assert_eq!(RowBudget::MODEL.text(), Some(TEXT_MAX));
 /// assert_eq!(RowBudget::REST.rows(), REST_ROW_MAX);
+/// assert_eq!(RowBudget::REST.text(), None);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RowBudget(usize);
+pub struct RowBudget {
+    rows: usize,
+    text: Option<usize>,
+}
 
 impl RowBudget {
-    /// A model's budget: [`ROW_CAP`].
-    pub const MODEL: Self = Self(ROW_CAP);
-    /// A browser's budget: [`REST_ROW_MAX`].
-    pub const REST: Self = Self(REST_ROW_MAX);
+    /// A model's budget: [`ROW_CAP`] and [`TEXT_MAX`].
+    pub const MODEL: Self = Self {
+        rows: ROW_CAP,
+        text: Some(TEXT_MAX),
+    };
+    /// A browser's budget: [`REST_ROW_MAX`], the text unbounded.
+    pub const REST: Self = Self {
+        rows: REST_ROW_MAX,
+        text: None,
+    };
 
     /// Raw readings per indicator at most.
     #[must_use]
     pub const fn rows(self) -> usize {
-        self.0
+        self.rows
+    }
+
+    /// Characters of rendered text at most, if the text is bounded.
+    #[must_use]
+    pub const fn text(self) -> Option<usize> {
+        self.text
     }
 }
 

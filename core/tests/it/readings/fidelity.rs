@@ -6,6 +6,7 @@
 use std::sync::OnceLock;
 
 use answers_protocol::{Cell, Status, View};
+use answers_tools::readings::{RowBudget, query_health_indicators_within};
 use answers_tools::terminology::units::{Route, normalize, route};
 use answers_vocab::{CodeRef, Vocabulary};
 use phi_testkit::{Cmd, Run};
@@ -214,6 +215,11 @@ fn a_rendered_answer_is_cut_at_forty_thousand_characters_by_whole_rows() {
         .collect();
     assert_eq!(actions, ["use_indicators", "narrow_window", "change_view"]);
     assert!(assert_steps_accepted(&env, "cut at its length") >= 3);
+
+    // A browser's list has its own row budget and no bound on a text it does not read.
+    let rest = query_health_indicators_within(&d.store, &d.mom, &args, RowBudget::REST);
+    assert_eq!(rest.status(), Status::Ok);
+    assert!(rest.meta().row_count > env.meta().row_count);
 }
 
 #[test]

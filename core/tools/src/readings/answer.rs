@@ -23,13 +23,14 @@ use crate::tool::ToolName;
 /// The view `indicators` answer with when the call names none.
 pub(crate) const DEFAULT_VIEW: View = View::Raw;
 
-/// The rendered text (`render_compact`) an answer may take at most, as the original bounds a
-/// tool message: past it, whole rows are cut.
-pub(crate) const TEXT_MAX: usize = 40_000;
-
-/// Answers `query`, its rendered text bounded by [`TEXT_MAX`].
+/// Answers `query`, its rendered text bounded by the budget's
+/// ([`TEXT_MAX`](crate::readings::TEXT_MAX) for a model).
 pub(crate) fn answer(ctx: &Ctx<'_>, query: &IndicatorQuery) -> Result<Envelope, ToolError> {
-    Ok(bound(selected(ctx, query)?, query, TEXT_MAX))
+    let env = selected(ctx, query)?;
+    Ok(match ctx.budget.text() {
+        Some(max) => bound(env, query, max),
+        None => env,
+    })
 }
 
 /// Answers `query`, unbounded.
