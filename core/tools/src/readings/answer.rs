@@ -72,6 +72,15 @@ fn selected(ctx: &Ctx<'_>, query: &IndicatorQuery) -> Result<Envelope, ToolError
 /// cut answer is `partial` and `truncated`, says so, and suggests the calls that narrow it
 /// ([`IndicatorQuery::next_steps_when_too_long`]).
 fn bound(env: Envelope, query: &IndicatorQuery, max: usize) -> Envelope {
+    let most_chars = text_bound(&env);
+    debug_assert!(
+        render_compact(&env).chars().count() <= most_chars,
+        "the text bound is an upper bound"
+    );
+    // Most answers are far under the bound; they are not rendered twice to know it.
+    if most_chars <= max {
+        return env;
+    }
     let fits = |e: &Envelope| render_compact(e).chars().count() <= max;
     if fits(&env) {
         return env;
@@ -110,6 +119,62 @@ fn bound(env: Envelope, query: &IndicatorQuery, max: usize) -> Envelope {
         }
     }
     keep(lo)
+}
+
+/// An upper bound on the characters of `render_compact(env)`, without rendering it: each
+/// text at most twice its bytes (escapes), a number at most 40 characters (values are rounded;
+/// one far from 1 counts 400), and a generous allowance for the fixed lines.
+fn text_bound(env: &Envelope) -> usize {
+    let cell = |c: &Cell| match c {
+        Cell::Null => 0,
+        Cell::Bool(_) => 5,
+        Cell::Int(_) => 20,
+        Cell::Float(x) if *x == 0.0 || (1e-5..1e15).contains(&x.abs()) => 40,
+        Cell::Float(_) => 400,
+        Cell::Text(t) => 2 * t.len(),
+        Cell::Json(v) => json_bound(v),
+    };
+    let mut n = 1024;
+    for t in env.data() {
+        let row = |r: &[Cell]| r.iter().map(|c| cell(c) + 3).sum::<usize>() + 1;
+        let header: usize = t.columns().iter().map(|c| 2 * c.len() + 3).sum();
+        // The constants line repeats a column's name and its value at most once.
+        n += t.name().len() + 32 + 2 * header + t.rows().first().map_or(0, |r| row(r));
+        n += t.rows().iter().map(|r| row(r)).sum::<usize>();
+    }
+    n += env
+        .provenance()
+        .keys()
+        .map(|k| 2 * k.len() + 40)
+        .sum::<usize>();
+    n += 400 * env.assumptions().len();
+    for step in env.next_steps() {
+        n += 96;
+        n += step
+            .args
+            .iter()
+            .map(|(k, v)| k.len() + json_bound(v) + 3)
+            .sum::<usize>();
+        n += step.supply.iter().map(|k| k.len() + 12).sum::<usize>();
+    }
+    n
+}
+
+/// An upper bound on the characters of a JSON value's text.
+fn json_bound(v: &serde_json::Value) -> usize {
+    use serde_json::Value;
+    match v {
+        Value::Null | Value::Bool(_) => 5,
+        Value::Number(_) => 32,
+        Value::String(s) => 6 * s.len() + 2,
+        Value::Array(items) => 2 + items.iter().map(|i| json_bound(i) + 1).sum::<usize>(),
+        Value::Object(map) => {
+            2 + map
+                .iter()
+                .map(|(k, i)| 6 * k.len() + 4 + json_bound(i))
+                .sum::<usize>()
+        }
+    }
 }
 
 /// The values of `found` in `view`.
