@@ -1,7 +1,8 @@
 //! The hand-written SQL: for each view, the one statement a developer would write to compute
 //! the same numbers as the tool, over the same rows (the window padded for legacy rows, the
-//! day authority where one was elected, every reading where not, the subject's zone for
-//! `minute` and `hour`), keeping as many rows as the tool's cap plus one.
+//! day authority where one was elected, every reading where not, and for `day`, `week` and
+//! `month` the newest reading of such a day, the subject's zone for `minute` and `hour`),
+//! keeping as many rows as the tool's cap plus one.
 
 use std::fmt::Write as _;
 
@@ -118,9 +119,18 @@ pub(crate) fn statement(view: View, offsets: &[(String, i32)]) -> String {
             local(format)
         )
     };
+    // A day's value: its elected value (`t = day`), else its newest reading; a bucket is the
+    // mean of its days' values.
     let calendar = |bucket: &str| {
         format!(
-            "WITH p AS ({}) SELECT {bucket} AS b, avg(v), count(*), count(DISTINCT day) FROM p
+            "WITH p AS ({}),
+                  d AS (SELECT day, v, n FROM (
+                          SELECT day, v, count(*) OVER (PARTITION BY day) AS n,
+                                 row_number() OVER (PARTITION BY day ORDER BY t = day DESC, t DESC)
+                                   AS rn
+                            FROM p)
+                         WHERE rn = 1)
+             SELECT {bucket} AS b, avg(v), sum(n), count(*) FROM d
               GROUP BY b ORDER BY b DESC LIMIT {keep}",
             points()
         )

@@ -21,7 +21,7 @@ use self::error::{ArgProblem, ErrorDetail, ParamName, TypeName};
 use self::kinds::{ErrorClass, ErrorKind, Provenance, Status};
 use self::meta::Meta;
 use self::next_step::NextStep;
-use self::table::Table;
+use self::table::{Cell, Table};
 use crate::tool::ToolName;
 
 /// One answer: status, rows, meta, the error if any, provenance, assumptions and next steps.
@@ -249,6 +249,31 @@ impl Envelope {
     #[must_use]
     pub fn with_next_steps(mut self, steps: impl IntoIterator<Item = NextStep>) -> Self {
         self.next_steps.extend(steps);
+        self
+    }
+
+    /// Keeps the rows `keep` says yes to (given the table's name and the row), recounting them
+    /// and leaving out a table it empties. It does not mark the answer cut: [`truncated`]
+    /// does.
+    ///
+    /// [`truncated`]: Self::truncated
+    ///
+    /// ```
+    /// use answers_protocol::{Envelope, Meta, Table};
+    ///
+    /// let t = Table::new("t", ["a"]).with_row([1.into()])?.with_row([2.into()])?;
+    /// let env = Envelope::ok(Meta::none()).with_table(t).retain_rows(|_, row| row[0] == 1.into());
+    /// assert_eq!(env.meta().row_count, 1);
+    /// # Ok::<(), answers_protocol::TableError>(())
+    /// ```
+    #[must_use]
+    pub fn retain_rows(mut self, mut keep: impl FnMut(&str, &[Cell]) -> bool) -> Self {
+        for table in &mut self.data {
+            let name = table.name().to_owned();
+            table.retain_rows(|row| keep(&name, row));
+        }
+        self.data.retain(|t| !t.rows().is_empty());
+        self.meta.row_count = self.data.iter().map(|t| t.rows().len()).sum();
         self
     }
 

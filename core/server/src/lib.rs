@@ -2,7 +2,8 @@
 //!
 //! - [`router`]: the service as an [`axum::Router`], for `answers serve` ([`serve_with`]) and
 //!   for tests, which call it in-process (`tower::ServiceExt::oneshot`):
-//!   - `GET /api/v1/health-indicators?…`: the REST rendering of `query_health_indicators`;
+//!   - `GET /api/v1/health-indicators?…`: the REST rendering of `query_health_indicators`,
+//!     readings only; `GET /api/v1/journal?…`: the same for the reported entries;
 //!   - `POST /mcp` (and `/mcp/u/SECRET`): the MCP record server ([`mcp::RecordMcp`]);
 //!   - `GET /healthz`: `ok`, without authentication.
 //! - [`Authenticated`]: the one authentication, an extractor REST and `/mcp` both use.
@@ -90,11 +91,18 @@ pub fn router(state: Arc<AppState>) -> Router {
     let rest = Router::new()
         .route("/api/v1/health-indicators", get(rest::health_indicators))
         .route_layer(middleware::from_fn_with_state(Arc::clone(&state), log_rest));
+    let journal = Router::new()
+        .route("/api/v1/journal", get(rest::journal))
+        .route_layer(middleware::from_fn_with_state(
+            Arc::clone(&state),
+            log_journal,
+        ));
     let mcp = mcp::http::routes(&state)
         .route_layer(middleware::from_fn_with_state(Arc::clone(&state), log_mcp));
     Router::new()
         .route("/healthz", get(|| async { "ok" }))
         .merge(rest)
+        .merge(journal)
         .merge(mcp)
         .with_state(state)
 }
@@ -111,6 +119,12 @@ async fn counted(state: &AppState, request: Request, next: Next) -> (Response, u
 async fn log_rest(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
     let (response, http_status, elapsed_ms) = counted(&state, request, next).await;
     tracing::info!(http_status, elapsed_ms, "GET /api/v1/health-indicators");
+    response
+}
+
+async fn log_journal(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+    let (response, http_status, elapsed_ms) = counted(&state, request, next).await;
+    tracing::info!(http_status, elapsed_ms, "GET /api/v1/journal");
     response
 }
 

@@ -1,11 +1,19 @@
-//! `GET /api/v1/health-indicators?indicators=…&view=…&start=…&end=…`: the REST rendering of
-//! `query_health_indicators` for the [`Authenticated`] subject. Repeated
-//! `keywords`/`indicators` make a list.
+//! The browser's two lists, each the REST rendering of `query_health_indicators` for the
+//! [`Authenticated`] subject, with the browser's row budget:
+//!
+//! - `GET /api/v1/health-indicators?indicators=…&view=…&start=…&end=…`: the Indicators tab,
+//!   **readings only**. The design and the original leave the reported entries out of it
+//!   (`reported=False`), because the journal is its own tab;
+//! - `GET /api/v1/journal?…`: the journal tab, the reported entries only, with the same
+//!   arguments.
+//!
+//! Repeated `keywords`/`indicators` make a list.
 
 use std::sync::Arc;
 
 use answers_protocol::{Envelope, ErrorKind, Status, render_rest};
-use answers_tools::readings::{RowBudget, query_health_indicators_within};
+use answers_store::EntryKind;
+use answers_tools::readings::{Entries, RowBudget, query_entries_within};
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -13,21 +21,40 @@ use axum::response::{IntoResponse, Response};
 use crate::AppState;
 use crate::auth::{Authenticated, Refusal};
 
-/// The route.
+/// `GET /api/v1/health-indicators`: readings only.
 pub(crate) async fn health_indicators(
+    state: State<Arc<AppState>>,
+    subject: Authenticated,
+    query: RawQuery,
+) -> Response {
+    entries(state, subject, query, EntryKind::Measured).await
+}
+
+/// `GET /api/v1/journal`: reported entries only.
+pub(crate) async fn journal(
+    state: State<Arc<AppState>>,
+    subject: Authenticated,
+    query: RawQuery,
+) -> Response {
+    entries(state, subject, query, EntryKind::Reported).await
+}
+
+async fn entries(
     State(state): State<Arc<AppState>>,
     Authenticated(subject): Authenticated,
     RawQuery(query): RawQuery,
+    kind: EntryKind,
 ) -> Response {
     let args = query_args(query.as_deref().unwrap_or(""));
     let pool = Arc::clone(&state.pool);
     let outcome = tokio::task::spawn_blocking(move || -> Result<Envelope, Refusal> {
         let store = pool.get().map_err(|_| Refusal::Unavailable)?;
-        Ok(query_health_indicators_within(
+        Ok(query_entries_within(
             &store,
             &subject,
             &args,
             RowBudget::REST,
+            Entries::Only(kind),
         ))
     })
     .await

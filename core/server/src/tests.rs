@@ -130,6 +130,54 @@ async fn rest_answers_per_subject_and_refuses_without_a_known_token() {
     );
 }
 
+/// The names of the tables of a REST answer.
+fn table_names(body: &str) -> Vec<String> {
+    let v: Value = serde_json::from_str(body).unwrap();
+    v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_indicators_list_leaves_the_journal_out_and_the_journal_has_its_own_route() {
+    let r = record(&[]);
+    let journal = |query: &str| {
+        Request::get(format!("/api/v1/journal{query}"))
+            .header(header::AUTHORIZATION, format!("Bearer {}", r.you))
+            .body(Body::empty())
+            .unwrap()
+    };
+    // `you` reported a headache twice and a cough: what a model's catalogue lists first.
+    let (status, _, listed) = send(&r.state, rest("", Some(&r.you))).await;
+    assert_eq!(status, StatusCode::OK, "{listed}");
+    assert_eq!(table_names(&listed), ["indicators"], "{listed}");
+    assert!(!listed.contains("Headache"), "{listed}");
+    let (_, _, summary) = send(
+        &r.state,
+        rest("?keywords=headache&keywords=steps&view=stats", Some(&r.you)),
+    )
+    .await;
+    assert_eq!(table_names(&summary), ["readings"], "{summary}");
+
+    let (status, _, entries) = send(&r.state, journal("")).await;
+    assert_eq!(status, StatusCode::OK, "{entries}");
+    assert_eq!(table_names(&entries), ["reported"], "{entries}");
+    assert!(entries.contains("Headache"), "{entries}");
+    let (_, _, counted) = send(&r.state, journal("?keywords=headache&view=stats")).await;
+    assert_eq!(table_names(&counted), ["reported"], "{counted}");
+    let v: Value = serde_json::from_str(&counted).unwrap();
+    assert_eq!(v["data"][0]["rows"][0]["count"], 2, "{counted}");
+
+    let (status, _, _) = send(&r.state, journal("?view=stats")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "the same matrix");
+    let anonymous = Request::get("/api/v1/journal").body(Body::empty()).unwrap();
+    let (status, _, _) = send(&r.state, anonymous).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_takes_a_bearer_token_or_a_url_secret_until_it_is_revoked() {
     let r = record(&[]);

@@ -3,6 +3,7 @@
 //! submodules.
 
 mod faults;
+mod fidelity;
 mod privacy;
 mod views;
 

@@ -24,6 +24,7 @@ mod clock;
 mod days;
 mod rows;
 mod select;
+mod units;
 mod views;
 mod window;
 
@@ -34,7 +35,7 @@ use crate::args::health_indicators::{IndicatorQuery, QUERY_HEALTH_INDICATORS};
 use crate::envelope::Envelope;
 use crate::envelope::next_step::{NextAction, NextStep};
 use crate::fault::guarded;
-use crate::store::{Bounds, Store, Subject};
+use crate::store::{Bounds, EntryKind, Store, Subject};
 use crate::tool::ToolName;
 
 /// Raw readings answered per indicator at most, newest first.
@@ -70,27 +71,82 @@ pub const CATALOGUE_CAP: usize = 100;
 /// ```
 pub const REST_ROW_MAX: usize = 500;
 
-/// How many raw readings per indicator one call may answer: [`RowBudget::MODEL`] for the CLI
-/// and MCP, [`RowBudget::REST`] for a browser.
+/// The rendered text (`render_compact`) a model's answer takes at most, as the original bounds
+/// a tool message: past it, whole rows are cut and the answer says so.
 ///
 /// ```
-/// use answers_tools::readings::{REST_ROW_MAX, ROW_CAP, RowBudget};
+/// assert_eq!(answers_tools::readings::TEXT_MAX, 40_000);
+/// ```
+pub const TEXT_MAX: usize = 40_000;
+
+/// How much one call may answer: [`RowBudget::MODEL`] for the CLI and MCP (raw readings per
+/// indicator at most, and the rendered text at most [`TEXT_MAX`]), [`RowBudget::REST`] for a
+/// browser (its own row budget, and no bound on a text it does not read).
+///
+/// ```
+/// use answers_tools::readings::{REST_ROW_MAX, ROW_CAP, RowBudget, TEXT_MAX};
 /// assert_eq!(RowBudget::MODEL.rows(), ROW_CAP);
+/// assert_eq!(RowBudget::MODEL.text(), Some(TEXT_MAX));
 /// assert_eq!(RowBudget::REST.rows(), REST_ROW_MAX);
+/// assert_eq!(RowBudget::REST.text(), None);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RowBudget(usize);
+pub struct RowBudget {
+    rows: usize,
+    text: Option<usize>,
+}
 
 impl RowBudget {
-    /// A model's budget: [`ROW_CAP`].
-    pub const MODEL: Self = Self(ROW_CAP);
-    /// A browser's budget: [`REST_ROW_MAX`].
-    pub const REST: Self = Self(REST_ROW_MAX);
+    /// A model's budget: [`ROW_CAP`] and [`TEXT_MAX`].
+    pub const MODEL: Self = Self {
+        rows: ROW_CAP,
+        text: Some(TEXT_MAX),
+    };
+    /// A browser's budget: [`REST_ROW_MAX`], the text unbounded.
+    pub const REST: Self = Self {
+        rows: REST_ROW_MAX,
+        text: None,
+    };
 
     /// Raw readings per indicator at most.
     #[must_use]
     pub const fn rows(self) -> usize {
-        self.0
+        self.rows
+    }
+
+    /// Characters of rendered text at most, if the text is bounded.
+    #[must_use]
+    pub const fn text(self) -> Option<usize> {
+        self.text
+    }
+}
+
+/// Which entries a call answers with: both tables (the model's surfaces), or one kind (the
+/// browser's two tabs: Indicators reads [`EntryKind::Measured`], the journal
+/// [`EntryKind::Reported`]).
+///
+/// ```
+/// use answers_store::EntryKind;
+/// use answers_tools::readings::Entries;
+/// assert!(Entries::All.admits(EntryKind::Reported));
+/// assert!(!Entries::Only(EntryKind::Measured).admits(EntryKind::Reported));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entries {
+    /// Readings and reported entries.
+    All,
+    /// One kind only.
+    Only(EntryKind),
+}
+
+impl Entries {
+    /// Whether an entry of `kind` is answered.
+    #[must_use]
+    pub fn admits(self, kind: EntryKind) -> bool {
+        match self {
+            Entries::All => true,
+            Entries::Only(only) => only == kind,
+        }
     }
 }
 
@@ -142,13 +198,43 @@ pub fn query_health_indicators_within(
     args: &Value,
     budget: RowBudget,
 ) -> Envelope {
+    query_entries_within(store, subject, args, budget, Entries::All)
+}
+
+/// The same tool answering only the `entries` asked for: what the browser's Indicators tab
+/// (readings only, as the design and the original have it) and its journal tab (reported
+/// entries only) call. The catalogue, the keywords and every view leave the other kind out.
+///
+/// ```
+/// use answers_store::{EntryKind, NewReading, Store};
+/// use answers_tools::readings::{Entries, RowBudget, query_entries_within};
+/// use answers_vocab::CodeRef;
+/// use serde_json::json;
+///
+/// let mut store = Store::open_in_memory()?;
+/// let you = store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
+/// store.upsert_readings(&[NewReading::reported("subj-you-1", "headache", CodeRef::icpc("N01"),
+///     "2026-01-05T07:00:00Z".parse().unwrap())])?;
+/// let readings = Entries::Only(EntryKind::Measured);
+/// let env = query_entries_within(&store, &you, &json!({}), RowBudget::REST, readings);
+/// assert_eq!(env.meta().catalog_total, Some(0));
+/// # Ok::<(), answers_store::StoreError>(())
+/// ```
+#[must_use]
+pub fn query_entries_within(
+    store: &Store,
+    subject: &Subject,
+    args: &Value,
+    budget: RowBudget,
+    entries: Entries,
+) -> Envelope {
     let query = match QUERY_HEALTH_INDICATORS.validate(args) {
         Ok(valid) => IndicatorQuery::from_valid(&valid),
         Err(refusal) => return refusal,
     };
     let retry = || vec![retry_step(&query)];
     guarded(ToolName::QueryHealthIndicators, retry, || {
-        let ctx = Ctx::new(store, subject, &query, budget);
+        let ctx = Ctx::new(store, subject, &query, budget, entries);
         answer::answer(&ctx, &query)
     })
 }
@@ -173,6 +259,7 @@ pub(crate) struct Ctx<'a> {
     pub(crate) bounds: Bounds,
     pub(crate) clock: Clock,
     pub(crate) budget: RowBudget,
+    pub(crate) entries: Entries,
 }
 
 impl<'a> Ctx<'a> {
@@ -184,6 +271,7 @@ impl<'a> Ctx<'a> {
         subject: &'a Subject,
         query: &IndicatorQuery,
         budget: RowBudget,
+        entries: Entries,
     ) -> Self {
         Self {
             store,
@@ -192,6 +280,7 @@ impl<'a> Ctx<'a> {
             bounds: Bounds::of(&query.window),
             clock: Clock::new(subject.tz.clone()),
             budget,
+            entries,
         }
     }
 }

@@ -248,6 +248,67 @@ impl IndicatorQuery {
 }
 
 /// A step on the readings tool whose arguments are `args`.
+impl IndicatorQuery {
+    /// The next steps of an answer whose text was cut at its length bound: ask for fewer
+    /// indicators (where it names more than one), a shorter window, or a coarser view (where
+    /// there is one). A list of names (the catalogue, keywords without a view) gets the steps
+    /// of [`next_steps_when_truncated`](Self::next_steps_when_truncated). None of them is a
+    /// call the argument matrix refuses.
+    ///
+    /// ```
+    /// use answers_protocol::NextAction;
+    /// use answers_protocol::args::health_indicators::IndicatorQuery;
+    /// use serde_json::json;
+    ///
+    /// let q = IndicatorQuery::from_args(&json!({"keywords": ["heart rate", "steps"], "view": "day"})).unwrap();
+    /// let steps = q.next_steps_when_too_long();
+    /// let actions: Vec<NextAction> = steps.iter().map(|s| s.action).collect();
+    /// assert_eq!(actions, [NextAction::UseIndicators, NextAction::NarrowWindow, NextAction::ChangeView]);
+    /// assert_eq!(steps[2].args["view"], "week");
+    /// ```
+    #[must_use]
+    pub fn next_steps_when_too_long(&self) -> Vec<NextStep> {
+        let names = match &self.selector {
+            Selector::Catalogue => return self.next_steps_when_truncated(),
+            Selector::Keywords(_) if self.view.is_none() => {
+                return self.next_steps_when_truncated();
+            }
+            Selector::Keywords(n) | Selector::Indicators(n) => n.len(),
+        };
+        let mut steps = Vec::new();
+        if names > 1 {
+            let others = Self {
+                selector: Selector::Catalogue,
+                ..self.clone()
+            };
+            steps
+                .push(step_from(NextAction::UseIndicators, &others.to_args()).supply("indicators"));
+        }
+        steps.push(
+            step_from(NextAction::NarrowWindow, &self.to_args())
+                .supply("start")
+                .supply("end"),
+        );
+        // Only `indicators` come here without a view, and they default to `raw`.
+        let coarser = match self.view.unwrap_or(View::Raw) {
+            View::Minute => Some(View::Hour),
+            View::Raw | View::Hour => Some(View::Day),
+            View::Day => Some(View::Week),
+            View::Week => Some(View::Month),
+            View::Month => Some(View::Stats),
+            View::Stats | View::Latest => None,
+        };
+        if let Some(view) = coarser {
+            let coarse = Self {
+                view: Some(view),
+                ..self.clone()
+            };
+            steps.push(step_from(NextAction::ChangeView, &coarse.to_args()));
+        }
+        steps
+    }
+}
+
 fn step_from(action: NextAction, args: &Value) -> NextStep {
     let mut step = NextStep::new(action, ToolName::QueryHealthIndicators);
     if let Some(obj) = args.as_object() {

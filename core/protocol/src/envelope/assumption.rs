@@ -98,8 +98,11 @@ assumptions! {
     } => format!("rows are cut at {cap} per indicator, newest first"),
     /// What `view=stats` counts.
     StatsCountElectedDays => "statistics count one value per series and local day where a source was elected for that day, and every reading of a day where none was",
-    /// What `day`, `week` and `month` points are made of.
-    ElectedSourcePerDay => "each day's point comes from the one source elected for that day",
+    /// What a point of a day a source was elected for is made of.
+    ElectedSourcePerDay => "where a source was elected for a day, that day's point comes from the one elected source",
+    /// What a point of a day nothing elected is made of: the newest reading, as the original
+    /// takes it.
+    NewestReadingPerDay => "where no source was elected for a day, that day's point is its newest reading",
     /// No window was given to the medication log, so it covers the `days` days ending today.
     LogDefaultWindow {
         /// The length of the default window.
@@ -119,6 +122,15 @@ assumptions! {
     } => format!("the catalogue lists at most {cap} indicators, reported entries first, then the most recently recorded; fetch others by name with indicators, or narrow the window"),
     /// The keywords matched nothing in the record, so the answer is the catalogue.
     NoKeywordMatch => "no recorded indicator matched the keywords, so the answer lists the catalogue instead",
+    /// The indicators matched nothing, so the answer is the catalogue.
+    NoIndicatorMatch => "no recorded indicator matched the names given, so the answer lists the catalogue instead; ask again with names as it lists them",
+    /// The rendered answer was cut at `chars` characters, by whole rows.
+    RenderCut {
+        /// Characters of rendered text at most.
+        chars: u32,
+    } => format!("the answer is cut at {chars} characters of text, by whole rows, each indicator keeping its newest rows; for the rest, ask for fewer indicators, a shorter window or a coarser view"),
+    /// A reading recorded in another unit of the analyte was converted to the series' unit.
+    UnitConverted => "readings recorded in another unit of the same analyte are converted to the unit of the indicator's code, mass and molar units through the analyte's molar mass",
     /// A medication answer with no rows: nothing recorded is not evidence nothing was taken.
     NoMedicationRecorded => "no medication is recorded for this person in the window; that is not evidence that none was taken",
     /// The medication keywords matched no recorded drug.

@@ -248,6 +248,20 @@ impl Table {
     pub fn rows(&self) -> &[Vec<Cell>] {
         &self.rows
     }
+
+    /// Keeps the rows `keep` says yes to, in order; what a bound on an answer's length cuts.
+    ///
+    /// ```
+    /// let mut t = answers_protocol::Table::new("t", ["a"]);
+    /// for i in 0..4 {
+    ///     t.push_row([i.into()]).unwrap();
+    /// }
+    /// t.retain_rows(|row| row[0] != answers_protocol::Cell::Int(2));
+    /// assert_eq!(t.rows().len(), 3);
+    /// ```
+    pub fn retain_rows(&mut self, keep: impl FnMut(&Vec<Cell>) -> bool) {
+        self.rows.retain(keep);
+    }
 }
 
 fn duplicate_column(columns: &[String]) -> Option<usize> {

@@ -98,6 +98,8 @@ pub struct StoredValue {
     pub num: Option<f64>,
     /// The text value.
     pub text: Option<String>,
+    /// When it was recorded, UTC, as stored.
+    pub start_utc: String,
 }
 
 impl Store {
@@ -197,6 +199,7 @@ impl Store {
                 newest = Some(StoredValue {
                     num: row.get(0).map_err(|e| read_err(&e))?,
                     text: row.get(1).map_err(|e| read_err(&e))?,
+                    start_utc: row.get(2).map_err(|e| read_err(&e))?,
                 });
                 Ok::<_, StoreError>(Flow::Stop)
             },
@@ -257,7 +260,7 @@ pub(crate) static SERIES_OF: LazyLock<String> = LazyLock::new(|| {
 pub(crate) fn newest_in_unit_sql() -> &'static str {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!(
-            "SELECT s.value_num, s.value_text FROM series s
+            "SELECT s.value_num, s.value_text, s.start_utc FROM series s
               WHERE {OF_CODE} AND s.unit IS :unit AND {IN_WINDOW}
               ORDER BY s.start_utc DESC LIMIT 1"
         )

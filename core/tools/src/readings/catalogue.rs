@@ -19,9 +19,10 @@ use crate::envelope::table::{Cell, Table};
 use crate::fault::ToolError;
 use crate::readings::rows::{count_cell, unit_cell, value_cell};
 use crate::readings::select::{Indicator, Labels};
+use crate::readings::units::Units;
 use crate::readings::views::latest_of;
 use crate::readings::{CATALOGUE_CAP, Ctx};
-use crate::store::{EntryKind, SeriesSummary};
+use crate::store::{EntryKind, SeriesSummary, StoredValue};
 use crate::vocab::{CodeRef, CodeSystem};
 
 /// One series of the catalogue.
@@ -29,7 +30,10 @@ use crate::vocab::{CodeRef, CodeSystem};
 struct Entry {
     kind: EntryKind,
     code: CodeRef,
+    /// The unit answered ([`Units`]).
     unit: Option<String>,
+    /// The units its rows were recorded in.
+    stored: Vec<Option<String>>,
     count: usize,
     first: String,
     last: String,
@@ -66,9 +70,12 @@ pub(crate) fn answer(
             all
         }
     };
-    for s in series {
+    let mut converted = false;
+    for s in series.into_iter().filter(|s| ctx.entries.admits(s.kind)) {
         padded |= s.legacy;
-        entries.push(entry(ctx, &mut labels, s)?);
+        let e = entry(ctx, &mut labels, s)?;
+        converted |= e.unit != e.stored[0];
+        merge(&mut entries, e);
     }
     let total = entries.len();
     entries.sort_by(|a, b| {
@@ -128,6 +135,9 @@ pub(crate) fn answer(
     if padded {
         env = env.with_assumption(Assumption::WindowDatePadded);
     }
+    if converted {
+        env = env.with_assumption(Assumption::UnitConverted);
+    }
     if cut {
         env = env
             .truncated()
@@ -139,15 +149,38 @@ pub(crate) fn answer(
     Ok(env.with_assumption(Assumption::AbsenceNotEvidence))
 }
 
-/// A series of the summary as an entry, under the name its code answers by.
+/// Adds `e` to `entries`, as one series with an entry of the same kind, code and answered
+/// unit: a reading recorded in another unit of the analyte is of the same series.
+fn merge(entries: &mut Vec<Entry>, e: Entry) {
+    match entries
+        .iter_mut()
+        .find(|o| (o.kind, &o.code, &o.unit) == (e.kind, &e.code, &e.unit))
+    {
+        Some(o) => {
+            o.count += e.count;
+            o.stored.extend(e.stored);
+            if e.first < o.first {
+                o.first = e.first;
+            }
+            if e.last > o.last {
+                o.last = e.last;
+            }
+        }
+        None => entries.push(e),
+    }
+}
+
+/// A series of the summary as an entry, under the name its code answers by, in the unit it
+/// answers in.
 fn entry(ctx: &Ctx<'_>, labels: &mut Labels, s: SeriesSummary) -> Result<Entry, ToolError> {
     let label = labels
         .get(ctx, &s.code)?
         .ok_or(ToolError::Malformed { table: "series" })?;
     Ok(Entry {
         kind: s.kind,
+        unit: Units::of(&s.code).unit_of(s.unit.as_deref()),
+        stored: vec![s.unit],
         code: s.code,
-        unit: s.unit,
         count: s.count,
         first: s.first_day,
         last: s.last_day,
@@ -167,8 +200,22 @@ fn latest_cell(ctx: &Ctx<'_>, e: &Entry) -> Result<Cell, ToolError> {
     {
         return Ok(latest.value);
     }
-    let newest =
-        ctx.store
-            .newest_in_unit(ctx.subject_id, &e.code, e.unit.as_deref(), &ctx.bounds)?;
-    Ok(newest.map_or(Cell::Null, |v| value_cell(v.num, v.text.as_deref())))
+    let mut units = Units::of(&e.code);
+    let mut newest: Option<StoredValue> = None;
+    let mut newest_unit = None;
+    for stored in &e.stored {
+        let v =
+            ctx.store
+                .newest_in_unit(ctx.subject_id, &e.code, stored.as_deref(), &ctx.bounds)?;
+        if let Some(v) = v
+            && newest.as_ref().is_none_or(|n| v.start_utc > n.start_utc)
+        {
+            newest = Some(v);
+            newest_unit = stored.as_deref();
+        }
+    }
+    Ok(newest.map_or(Cell::Null, |v| {
+        let (_, num) = units.convert(newest_unit, v.num);
+        value_cell(num, v.text.as_deref())
+    }))
 }

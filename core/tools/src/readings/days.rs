@@ -13,6 +13,7 @@
 use crate::fault::ToolError;
 use crate::readings::Ctx;
 use crate::readings::rows::Reading;
+use crate::readings::units::Units;
 use crate::readings::window::next_day;
 use crate::store::{EntryKind, Flow};
 use crate::vocab::CodeRef;
@@ -50,8 +51,13 @@ impl From<Reading> for Point {
     }
 }
 
-/// Every point of `code` in the window, ordered by day and time.
-pub(crate) fn points(ctx: &Ctx<'_>, code: &CodeRef) -> Result<Vec<Point>, ToolError> {
+/// Every point of `code` in the window, ordered by day and time, each in the unit `units`
+/// answers it in.
+pub(crate) fn points(
+    ctx: &Ctx<'_>,
+    code: &CodeRef,
+    units: &mut Units,
+) -> Result<Vec<Point>, ToolError> {
     let b = &ctx.bounds;
     let mut points: Vec<Point> = ctx
         .store
@@ -74,6 +80,14 @@ pub(crate) fn points(ctx: &Ctx<'_>, code: &CodeRef) -> Result<Vec<Point>, ToolEr
         readings_between(ctx, code, &from, &before, &mut points)?;
     }
     legacy(ctx, code, &mut points)?;
+    for p in &mut points {
+        let (unit, num) = units.convert(p.unit.as_deref(), p.num);
+        if unit != p.unit.as_deref() {
+            let unit = unit.map(str::to_owned);
+            p.unit = unit;
+        }
+        p.num = num;
+    }
     points.sort_by(|a, b| (&a.day, &a.at).cmp(&(&b.day, &b.at)));
     Ok(points)
 }

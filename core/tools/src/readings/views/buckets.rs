@@ -11,12 +11,14 @@ use std::collections::BTreeMap;
 use jiff::civil::DateTime;
 
 use super::{Group, Part};
+use crate::envelope::assumption::Assumption;
 use crate::envelope::kinds::Provenance;
 use crate::envelope::table::Cell;
 use crate::fault::ToolError;
 use crate::readings::clock::{hour_label, minute_label};
 use crate::readings::rows::{count_cell, local_of, mean, unit_cell};
 use crate::readings::select::Indicator;
+use crate::readings::units::Units;
 use crate::readings::{BUCKET_CAP, Ctx};
 use crate::store::{EntryKind, Flow};
 
@@ -101,11 +103,13 @@ fn answer(
     for (rank, indicator) in indicators.iter().enumerate() {
         // Rarely more than one kind and unit per code: a short list beats a map.
         let mut groups: Vec<Buckets> = Vec::new();
+        let mut units = Units::of(&indicator.code);
         ctx.store
             .visit_newest_first(ctx.subject_id, &indicator.code, &ctx.bounds, None, |r| {
+                let (unit, num) = units.convert(r.unit, r.num);
                 let at = groups
                     .iter()
-                    .position(|g| g.kind == r.kind && g.unit.as_deref() == r.unit);
+                    .position(|g| g.kind == r.kind && g.unit.as_deref() == unit);
                 if at.is_some_and(|i| groups[i].older(r.start_utc)) {
                     if groups.iter().all(|g| g.older(r.start_utc)) {
                         return Ok(Flow::Stop);
@@ -117,7 +121,7 @@ fn answer(
                     None => {
                         groups.push(Buckets {
                             kind: r.kind,
-                            unit: r.unit.map(str::to_owned),
+                            unit: unit.map(str::to_owned),
                             by_start: BTreeMap::new(),
                             floor: None,
                             done_before: None,
@@ -132,7 +136,7 @@ fn answer(
                 part.padded |= r.local_day.is_none();
                 let acc = g.by_start.entry(start).or_default();
                 acc.count += 1;
-                if let Some(x) = r.num {
+                if let Some(x) = num {
                     acc.sum += x;
                     acc.numbers += 1;
                 }
@@ -149,6 +153,9 @@ fn answer(
                 }
                 Ok::<_, ToolError>(Flow::Continue)
             })?;
+        if units.converted() {
+            part.assumptions.push(Assumption::UnitConverted);
+        }
         groups.sort_by(|a, b| (a.kind, &a.unit).cmp(&(b.kind, &b.unit)));
         for g in groups {
             for (start, acc) in g.by_start.iter().rev() {

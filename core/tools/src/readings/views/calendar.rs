@@ -2,10 +2,12 @@
 //! ([`days`](crate::readings::days)), newest first, at most [`BUCKET_CAP`] per indicator
 //! and unit.
 //!
-//! A day's point is its elected value where the write side elected a source, else the mean of
-//! every reading of that day; this is the dashboard's "one day, one number", and it equals
-//! `latest` on that day. A week (starting Monday) or a month is the mean of the values its days
-//! count, the same values `stats` counts over that week or month.
+//! A day's value is its elected value where the write side elected a source, else, as the
+//! original takes it, the newest reading of that day (two typed-in blood pressures give the
+//! evening's, not their mean); this is the dashboard's "one day, one number", and it equals
+//! `latest` on that day. A day's `count` is how many readings it held. A week (starting Monday)
+//! or a month is the mean of its days' values. The answer says which of the two a window's
+//! points rest on: elected sources, newest readings, or both.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -14,8 +16,9 @@ use crate::envelope::assumption::Assumption;
 use crate::envelope::table::Cell;
 use crate::fault::ToolError;
 use crate::readings::days::{Point, points};
-use crate::readings::rows::{count_cell, mean, unit_cell};
+use crate::readings::rows::{count_cell, mean, unit_cell, value_cell};
 use crate::readings::select::Indicator;
+use crate::readings::units::Units;
 use crate::readings::window::{month_of, week_of};
 use crate::readings::{BUCKET_CAP, Ctx};
 
@@ -83,6 +86,32 @@ impl Calendar {
     }
 }
 
+/// The value of one day: its elected value, else its newest reading.
+#[derive(Debug)]
+struct DayValue<'p> {
+    point: &'p Point,
+    /// The readings (or the elected value) the day held.
+    count: usize,
+}
+
+/// The days of a series' points (in day and time order), each with its one value.
+fn day_values<'p>(points: &[&'p Point]) -> Vec<DayValue<'p>> {
+    let mut days: Vec<DayValue<'p>> = Vec::new();
+    for &p in points {
+        match days.last_mut() {
+            Some(d) if d.point.day == p.day => {
+                d.count += 1;
+                // An elected value stands for its day; else the later reading is newer.
+                if !d.point.elected {
+                    d.point = p;
+                }
+            }
+            _ => days.push(DayValue { point: p, count: 1 }),
+        }
+    }
+    days
+}
+
 /// The values of one bucket.
 #[derive(Debug, Default)]
 struct Acc<'p> {
@@ -91,6 +120,8 @@ struct Acc<'p> {
     count: usize,
     days: BTreeSet<&'p str>,
     source: Seen<'p>,
+    /// The value of the bucket's last day.
+    last: Option<&'p Point>,
 }
 
 /// The sources of a bucket's values, so far.
@@ -103,13 +134,15 @@ enum Seen<'p> {
 }
 
 impl<'p> Acc<'p> {
-    fn add(&mut self, p: &'p Point) {
-        self.count += 1;
+    fn add(&mut self, d: &DayValue<'p>) {
+        let p = d.point;
+        self.count += d.count;
         if let Some(x) = p.num {
             self.sum += x;
             self.numbers += 1;
         }
         self.days.insert(&p.day);
+        self.last = Some(p);
         self.source = match self.source {
             Seen::Nothing => Seen::One(&p.source),
             Seen::One(s) if s == p.source => Seen::One(s),
@@ -121,29 +154,37 @@ impl<'p> Acc<'p> {
 fn answer(ctx: &Ctx<'_>, indicators: &[Indicator], calendar: Calendar) -> Result<Part, ToolError> {
     let mut part = Part::new(calendar.header());
     for (rank, indicator) in indicators.iter().enumerate() {
-        let points = points(ctx, &indicator.code)?;
+        let mut units = Units::of(&indicator.code);
+        let points = points(ctx, &indicator.code, &mut units)?;
+        if units.converted() {
+            part.assumptions.push(Assumption::UnitConverted);
+        }
         for (group, points) in Group::series(&points, rank) {
+            let days = day_values(&points);
             let mut buckets: BTreeMap<String, Acc<'_>> = BTreeMap::new();
-            for p in &points {
+            for d in &days {
                 let label = calendar
-                    .bucket(&p.day)
+                    .bucket(&d.point.day)
                     .ok_or(ToolError::Malformed { table: "series" })?;
-                buckets.entry(label).or_default().add(p);
-                part.padded |= p.legacy;
+                buckets.entry(label).or_default().add(d);
             }
-            let elected: Vec<&str> = points
+            part.padded |= points.iter().any(|p| p.legacy);
+            let elected: Vec<&str> = days
                 .iter()
-                .filter(|p| p.elected)
-                .map(|p| p.source.as_str())
+                .filter(|d| d.point.elected)
+                .map(|d| d.point.source.as_str())
                 .collect();
-            let readings = points.len() - elected.len();
-            let bucketed = calendar != Calendar::Day || buckets.values().any(|a| a.count > 1);
+            let newest = days.len() - elected.len();
+            let bucketed = calendar != Calendar::Day;
             part.provenance.push((
                 group.clone(),
-                provenance_of(elected.iter().copied(), readings, bucketed),
+                provenance_of(elected.iter().copied(), newest, bucketed),
             ));
             if !elected.is_empty() {
                 part.assumptions.push(Assumption::ElectedSourcePerDay);
+            }
+            if newest > 0 {
+                part.assumptions.push(Assumption::NewestReadingPerDay);
             }
             if buckets.len() > BUCKET_CAP {
                 part.cut_at(BUCKET_CAP);
@@ -162,7 +203,7 @@ fn answer(ctx: &Ctx<'_>, indicators: &[Indicator], calendar: Calendar) -> Result
                         Cell::from(indicator.label.as_str()),
                         Cell::from(indicator.code.code.as_str()),
                         Cell::from(label.as_str()),
-                        Cell::from(mean(acc.sum, acc.numbers)),
+                        day_cell(calendar, acc),
                         unit_cell(group.unit.as_deref()),
                         count_cell(acc.count),
                         last,
@@ -172,4 +213,12 @@ fn answer(ctx: &Ctx<'_>, indicators: &[Indicator], calendar: Calendar) -> Result
         }
     }
     Ok(part)
+}
+
+/// A bucket's value: a day's own value (a text one too), or the mean of its days' numbers.
+fn day_cell(calendar: Calendar, acc: &Acc<'_>) -> Cell {
+    match (calendar, acc.last) {
+        (Calendar::Day, Some(p)) => value_cell(p.num, p.text.as_deref()),
+        _ => Cell::from(mean(acc.sum, acc.numbers)),
+    }
 }

@@ -12,6 +12,7 @@ use crate::fault::ToolError;
 use crate::readings::Ctx;
 use crate::readings::rows::{day_of, local_of, unit_cell, value_cell};
 use crate::readings::select::Indicator;
+use crate::readings::units::Units;
 use crate::store::EntryKind;
 
 const HEADER: &[&str] = &["indicator", "code", "date", "value", "unit", "source"];
@@ -26,6 +27,8 @@ pub(crate) struct Latest {
     pub(crate) source: String,
     pub(crate) provenance: Provenance,
     pub(crate) legacy: bool,
+    /// The value was recorded in another unit and converted.
+    pub(crate) converted: bool,
 }
 
 /// The latest value of every indicator.
@@ -36,6 +39,9 @@ pub(super) fn answer(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, To
             continue;
         };
         part.padded |= latest.legacy;
+        if latest.converted {
+            part.assumptions.push(Assumption::UnitConverted);
+        }
         if matches!(latest.provenance, Provenance::Elected(_)) {
             part.assumptions.push(Assumption::ElectedSourcePerDay);
         }
@@ -63,6 +69,7 @@ pub(super) fn answer(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, To
 /// The most recent value of `indicator` in the window, if it has one.
 pub(crate) fn latest_of(ctx: &Ctx<'_>, indicator: &Indicator) -> Result<Option<Latest>, ToolError> {
     let mut clock = ctx.clock.clone();
+    let mut units = Units::of(&indicator.code);
     let (mut elected, mut reading) = (None, None);
     ctx.store.visit_newest(
         ctx.subject_id,
@@ -70,11 +77,13 @@ pub(crate) fn latest_of(ctx: &Ctx<'_>, indicator: &Indicator) -> Result<Option<L
         &ctx.bounds,
         |r, was_elected| {
             let local = local_of(&r, &mut clock)?;
+            let (unit, num) = units.convert(r.unit, r.num);
             let latest = Latest {
                 kind: r.kind,
                 day: day_of(&r, local),
-                value: value_cell(r.num, r.text),
-                unit: r.unit.map(str::to_owned),
+                value: value_cell(num, r.text),
+                unit: unit.map(str::to_owned),
+                converted: unit != r.unit,
                 source: r.source.to_owned(),
                 provenance: if was_elected {
                     provenance_of(std::iter::once(r.source), 0, false)

@@ -2,6 +2,7 @@
 //! ([`ROW_CAP`](crate::readings::ROW_CAP) for a model).
 
 use super::{Group, Part};
+use crate::envelope::assumption::Assumption;
 use crate::envelope::kinds::Provenance;
 use crate::envelope::table::Cell;
 use crate::fault::ToolError;
@@ -9,6 +10,7 @@ use crate::readings::Ctx;
 use crate::readings::clock::time_label;
 use crate::readings::rows::{day_of, local_of, unit_cell, value_cell};
 use crate::readings::select::Indicator;
+use crate::readings::units::Units;
 use crate::store::Flow;
 
 const HEADER: &[&str] = &[
@@ -30,6 +32,7 @@ pub(super) fn answer(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, To
         // The (kind, unit) pairs seen, in order; rarely more than one.
         let mut groups: Vec<Group> = Vec::new();
         let mut kept = 0;
+        let mut units = Units::of(&indicator.code);
         // One more than the cap, to tell a cut.
         ctx.store.visit_newest_first(
             ctx.subject_id,
@@ -44,14 +47,15 @@ pub(super) fn answer(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, To
                 kept += 1;
                 let local = local_of(&r, &mut clock)?;
                 part.padded |= r.local_day.is_none();
+                let (unit, num) = units.convert(r.unit, r.num);
                 if !groups
                     .iter()
-                    .any(|g| g.kind == r.kind && g.unit.as_deref() == r.unit)
+                    .any(|g| g.kind == r.kind && g.unit.as_deref() == unit)
                 {
                     groups.push(Group {
                         kind: r.kind,
                         rank,
-                        unit: r.unit.map(str::to_owned),
+                        unit: unit.map(str::to_owned),
                     });
                 }
                 let cells = vec![
@@ -59,14 +63,17 @@ pub(super) fn answer(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, To
                     Cell::from(indicator.code.code.as_str()),
                     Cell::Text(day_of(&r, local)),
                     Cell::Text(time_label(local)),
-                    value_cell(r.num, r.text),
-                    unit_cell(r.unit),
+                    value_cell(num, r.text),
+                    unit_cell(unit),
                     Cell::from(r.source),
                 ];
                 part.rows.push((r.kind, cells));
                 Ok(Flow::Continue)
             },
         )?;
+        if units.converted() {
+            part.assumptions.push(Assumption::UnitConverted);
+        }
         part.provenance
             .extend(groups.into_iter().map(|g| (g, Provenance::Measured)));
     }

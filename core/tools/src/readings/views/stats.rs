@@ -16,6 +16,7 @@ use crate::readings::Ctx;
 use crate::readings::days::points;
 use crate::readings::rows::{count_cell, mean, round, unit_cell, value_cell};
 use crate::readings::select::Indicator;
+use crate::readings::units::Units;
 
 const HEADER: &[&str] = &[
     "indicator",
@@ -37,7 +38,11 @@ pub(super) fn answer(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, To
     let mut part = Part::new(HEADER);
     part.assumptions.push(Assumption::StatsCountElectedDays);
     for (rank, indicator) in indicators.iter().enumerate() {
-        let points = points(ctx, &indicator.code)?;
+        let mut units = Units::of(&indicator.code);
+        let points = points(ctx, &indicator.code, &mut units)?;
+        if units.converted() {
+            part.assumptions.push(Assumption::UnitConverted);
+        }
         part.padded |= points.iter().any(|p| p.legacy);
         for (group, points) in Group::series(&points, rank) {
             // Points are in day and time order, so the ends are the baseline and the latest.
