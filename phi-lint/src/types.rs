@@ -342,6 +342,23 @@ impl TypeIndex {
 }
 
 impl Types<'_> {
+    /// How many names have been missed so far.
+    pub(crate) fn missed(&self) -> usize {
+        self.misses.map_or(0, |m| m.borrow().len())
+    }
+
+    /// The names missed since `missed()` returned `from`.
+    pub(crate) fn misses_since(&self, from: usize) -> Vec<String> {
+        self.misses
+            .map(|m| {
+                m.borrow()
+                    .get(from..)
+                    .map(<[String]>::to_vec)
+                    .unwrap_or_default()
+            })
+            .unwrap_or_default()
+    }
+
     fn miss<T>(&self, name: &str, found: Option<T>) -> Option<T> {
         if found.is_none()
             && let Some(m) = self.misses
