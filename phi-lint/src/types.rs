@@ -63,6 +63,13 @@ impl Ty {
     /// The type written in source, with `Self` replaced by `self_ty`.
     pub(crate) fn from_syn(t: &Type, self_ty: Option<&str>) -> Ty {
         match t {
+            // `&'static str`: text compiled into the program, kept apart from `&str`.
+            Type::Reference(r)
+                if r.lifetime.as_ref().is_some_and(|l| l.ident == "static")
+                    && matches!(&*r.elem, Type::Path(p) if p.qself.is_none() && p.path.is_ident("str")) =>
+            {
+                Ty::named(facts::STATIC_STR)
+            }
             Type::Reference(r) => Ty::from_syn(&r.elem, self_ty),
             Type::Paren(p) => Ty::from_syn(&p.elem, self_ty),
             Type::Group(g) => Ty::from_syn(&g.elem, self_ty),
