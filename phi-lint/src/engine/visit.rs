@@ -233,6 +233,16 @@ impl Linter<'_> {
     /// function the first lint judged with no name another file defines, since the merged
     /// index cannot change its verdicts. Not in a macro's expansion, whose positions repeat.
     fn walk_body(&mut self, body: Option<&syn::Block>, walk: impl FnOnce(&mut Self)) {
+        if let Some(b) = body
+            && self.expansion.is_none()
+            && let Some(text) = self.source.slice(
+                b.brace_token.span.open().start(),
+                b.brace_token.span.close().end(),
+            )
+            && !may_reach_a_sink(text)
+        {
+            return;
+        }
         let key = match body {
             Some(b) if self.expansion.is_none() && self.replaying == 0 => {
                 let at = b.brace_token.span.open().start();
@@ -345,6 +355,35 @@ impl Linter<'_> {
     }
 }
 
+/// Whether a function body's text may hold anything the lint judges: a macro call (`name!(`,
+/// `name! [`, `name!{`), a method or call that writes, logs or records (`write_all`, `.log(`,
+/// `.record(`, `print`), or a suppression comment. A body with none of these produces no
+/// finding, no statement and no macro call, so its walk is skipped (a cheap byte scan instead of
+/// the lint's walk, which binds and judges every local).
+fn may_reach_a_sink(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    for i in memchr::memchr_iter(b'!', bytes) {
+        let before = bytes[..i].iter().rev().find(|b| !b.is_ascii_whitespace());
+        let after = bytes[i + 1..].iter().find(|b| !b.is_ascii_whitespace());
+        if before.is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            && after.is_some_and(|b| matches!(b, b'(' | b'[' | b'{'))
+        {
+            return true;
+        }
+    }
+    [
+        "write",
+        "log",
+        "record",
+        "print",
+        "phi-lint",
+        "instrument",
+        "macro_rules",
+    ]
+    .iter()
+    .any(|w| memchr::memmem::find(bytes, w.as_bytes()).is_some())
+}
+
 /// `+=`, `|=` and the other compound assignments.
 fn is_assign_op(op: syn::BinOp) -> bool {
     use syn::BinOp as B;
@@ -440,6 +479,35 @@ impl DelimiterEnd for syn::Macro {
             syn::MacroDelimiter::Paren(d) => d.span.close().end(),
             syn::MacroDelimiter::Brace(d) => d.span.close().end(),
             syn::MacroDelimiter::Bracket(d) => d.span.close().end(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::may_reach_a_sink;
+
+    #[test]
+    fn bodies_without_sinks_are_told_apart() {
+        for quiet in [
+            "{ let n = a.len(); n + 1 }",
+            "{ if x != y && !done { return; } }",
+            "{ match v { Some(x) => x, None => 0 } }",
+        ] {
+            assert!(!may_reach_a_sink(quiet), "{quiet}");
+        }
+        for body in [
+            "{ info!(\"x\") }",
+            "{ tracing :: warn ! (user = %u) }",
+            "{ let v = vec! [1]; }",
+            "{ m!{ a } }",
+            "{ stderr().write_all(b\"x\") }",
+            "{ logger().log(&r) }",
+            "{ span.record(\"k\", v) }",
+            "{ // phi-lint: allow(reason = \"x\")\n }",
+            "{ #[instrument] fn inner() {} }",
+        ] {
+            assert!(may_reach_a_sink(body), "{body}");
         }
     }
 }
