@@ -246,7 +246,7 @@ impl Classifier<'_> {
                 Member::Unnamed(_) => {
                     self.chain_stems(&f.base, core, cx)?;
                     match self.fact(core, cx) {
-                        Fact::Id | Fact::Duration | Fact::Status => Ok(()),
+                        f if f.proves_class() => Ok(()),
                         _ => Err(unsafe_at(core, Why::Unknown)),
                     }
                 }
@@ -273,7 +273,7 @@ impl Classifier<'_> {
                     return Ok(());
                 }
                 match self.fact(core, cx) {
-                    Fact::Id | Fact::Duration | Fact::Status => Ok(()),
+                    f if f.proves_class() => Ok(()),
                     _ => Err(unsafe_at(core, Why::Unknown)),
                 }
             }
@@ -334,11 +334,8 @@ impl Classifier<'_> {
             }
         }
         match self.fact(core, cx) {
-            Fact::FixedError
-            | Fact::FieldlessEnum(_)
-            | Fact::Id
-            | Fact::Duration
-            | Fact::Status => Ok(()),
+            Fact::FixedError | Fact::FieldlessEnum(_) => Ok(()),
+            f if f.proves_class() => Ok(()),
             _ => Err(unsafe_at(core, Why::Error)),
         }
     }
@@ -410,7 +407,7 @@ impl Classifier<'_> {
             return c.args.iter().try_for_each(|a| self.check(a, cx));
         }
         match self.fact(at, cx) {
-            Fact::Id | Fact::Duration | Fact::Status => Ok(()),
+            f if f.proves_class() => Ok(()),
             _ => Err(unsafe_at(at, Why::Unknown)),
         }
     }

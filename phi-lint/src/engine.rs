@@ -65,8 +65,10 @@ pub struct FileLint {
     /// Files (`a/tests.rs`) and directories (`a/tests/`) of modules declared
     /// `#[cfg(test)] mod tests;` in this file: test code, unless `scan-tests` is set.
     pub test_modules: Vec<String>,
-    /// The `macro_rules!` this file defines: name and the text of its rules.
-    pub(crate) macro_defs: Vec<(String, String)>,
+    /// Function bodies the lint that gave this result walked (the others were taken over from
+    /// the file's first lint).
+    #[cfg_attr(not(test), allow(dead_code))] // read by the tests of the two phases
+    pub(crate) judged: usize,
     /// Macros this file calls by bare name that it does not define and that are not sinks.
     pub(crate) wanted: Vec<String>,
 }
@@ -84,17 +86,23 @@ pub fn lint(scan: &Scan) -> LintResult {
         STACK_SIZE,
         |(path, rel)| parse_path(path, rel),
         parse_text,
-        |parsed, index, misses, foreign| {
-            let build_script = scan.build_scripts.contains(&parsed.rel);
-            lint_parsed(
-                &scan.config,
-                &names,
-                parsed,
-                build_script,
-                (index, misses),
-                foreign,
-            )
-        },
+        (
+            |parsed: &Parsed,
+             index: &TypeIndex,
+             pass: Pass<'_>,
+             foreign: &HashMap<String, Vec<String>>| {
+                let build_script = scan.build_scripts.contains(&parsed.rel);
+                collect(
+                    &scan.config,
+                    &names,
+                    parsed,
+                    build_script,
+                    (index, pass),
+                    foreign,
+                )
+            },
+            finish,
+        ),
     );
     let mut out = LintResult {
         files: scan.files.len(),
@@ -231,29 +239,91 @@ fn parse_text(rel: &str, text: String) -> Result<Parsed, FileError> {
 pub fn lint_source(config: &Config, rel: &str, text: &str) -> Result<FileLint, FileError> {
     let parsed = parse_text(rel, text.to_owned())?;
     let index = TypeIndex::merge([parsed.index()]);
-    Ok(lint_parsed(
+    let collected = collect(
         config,
         &config.name_policy(),
         &parsed,
         false,
-        (&index, None),
+        (&index, Pass::Final(None)),
         &HashMap::new(),
-    ))
+    );
+    Ok(finish(&parsed, collected))
 }
 
-/// Lints one parsed file; names the index was asked for and did not have go to `misses`.
-fn lint_parsed(
+/// Which lint of a file this is (see `two_phase`).
+#[derive(Clone, Copy)]
+pub(crate) enum Pass<'a> {
+    /// The first, with the file's own index: names it asks for and does not find go to the
+    /// list, and each function's share of them is recorded.
+    First(&'a std::cell::RefCell<Vec<String>>),
+    /// With the merged index. Given the first lint's result, a function whose first verdicts
+    /// asked the index for no name that the merged index defines is not judged again: its
+    /// first findings and counts are taken over.
+    Final(Option<&'a Collected>),
+}
+
+/// What walking one file found, before suppressions and fingerprints.
+#[derive(Default)]
+pub(crate) struct Collected {
+    raw: Vec<Finding>,
+    skipped: Vec<(u32, u32)>,
+    statements: usize,
+    test_modules: Vec<String>,
+    macro_defs: Vec<(String, String)>,
+    pub(crate) wanted: Vec<String>,
+    /// Function bodies walked.
+    judged: usize,
+    /// The functions walked (first lint of a one-chunk file only), see [`FnRecord`].
+    pub(crate) functions: Vec<FnRecord>,
+    /// Functions whose first verdicts depend on another file's types; set before the final
+    /// lint (keyed by [`FnRecord::body`]).
+    pub(crate) dependent: HashSet<(usize, usize)>,
+}
+
+impl Collected {
+    /// The `macro_rules!` this file defines: name and the text of its rules.
+    pub(crate) fn macro_defs(&self) -> &[(String, String)] {
+        &self.macro_defs
+    }
+}
+
+/// One function's share of a first lint: what its body produced, and the names its verdicts
+/// asked the index for and did not find.
+pub(crate) struct FnRecord {
+    /// Line and column where the body starts: the function's key in the same tree.
+    pub(crate) body: (usize, usize),
+    /// Missed names, sorted and deduplicated.
+    pub(crate) misses: Vec<String>,
+    raw: std::ops::Range<usize>,
+    skipped: std::ops::Range<usize>,
+    statements: usize,
+    expanded: usize,
+}
+
+/// Walks one parsed file and collects its raw findings (see [`Pass`]).
+fn collect(
     config: &Config,
     names: &NamePolicy,
     parsed: &Parsed,
     build_script: bool,
-    (types, misses): (&TypeIndex, Option<&std::cell::RefCell<Vec<String>>>),
+    (types, pass): (&TypeIndex, Pass<'_>),
     foreign: &HashMap<String, Vec<String>>,
-) -> FileLint {
-    // Each chunk sees its own `use` renames and `macro_rules!`; fixes are offered for a file of
-    // one chunk.
+) -> Collected {
+    // Each chunk sees its own `use` renames and `macro_rules!`.
     let (rel, text) = (parsed.rel.as_str(), parsed.text.as_str());
-    let mut out = FileLint::default();
+    let misses = match pass {
+        Pass::First(m) => Some(m),
+        Pass::Final(_) => None,
+    };
+    // Functions are recorded and taken over only in a file of one chunk, whose positions are
+    // the tree's own.
+    let one_chunk = parsed.chunks.len() == 1;
+    let record = matches!(pass, Pass::First(_)) && one_chunk;
+    let reuse = match pass {
+        Pass::Final(Some(first)) if one_chunk && foreign.is_empty() => Some(first),
+        _ => None,
+    };
+    let mut out = Collected::default();
     let (mut raw, mut skipped, mut wanted) = (Vec::new(), Vec::new(), HashSet::new());
     for chunk in &parsed.chunks {
         let lines_before = chunk.lines_before;
@@ -290,6 +360,9 @@ fn lint_parsed(
             closures: Vec::new(),
             local_closures: Vec::new(),
             replaying: 0,
+            functions: record.then(Vec::new),
+            reuse,
+            judged: 0,
         };
         let file = &chunk.file;
         linter.imports.push(file.items.iter());
@@ -313,11 +386,38 @@ fn lint_parsed(
         out.statements += linter.statements;
         out.test_modules.extend(linter.test_modules);
         out.macro_defs.extend(linter.macro_defs);
+        out.functions.extend(linter.functions.unwrap_or_default());
+        out.judged += linter.judged;
         wanted.extend(linter.wanted);
     }
     let mut wanted: Vec<String> = wanted.into_iter().collect();
     wanted.sort_unstable();
     out.wanted = wanted;
+    out.raw = raw;
+    out.skipped = skipped;
+    out
+}
+
+/// Applies suppressions to what [`collect`] found, fingerprints the findings and attaches the
+/// fixes (for a file of one chunk).
+fn finish(parsed: &Parsed, collected: Collected) -> FileLint {
+    let (rel, text) = (parsed.rel.as_str(), parsed.text.as_str());
+    let Collected {
+        mut raw,
+        skipped,
+        statements,
+        test_modules,
+        wanted,
+        judged,
+        ..
+    } = collected;
+    let mut out = FileLint {
+        statements,
+        test_modules,
+        judged,
+        wanted,
+        ..FileLint::default()
+    };
     // A closure judged again at its calls can report a finding twice at one place.
     raw.sort_by(|a, b| (a.start, a.rule, &a.field).cmp(&(b.start, b.rule, &b.field)));
     raw.dedup_by(|a, b| {
@@ -327,7 +427,9 @@ fn lint_parsed(
     let (mut findings, suppressions, suppressed) = apply_suppressions(text, rel, raw, &skipped);
     findings.sort_by(|a, b| (a.start, a.rule, &a.field).cmp(&(b.start, b.rule, &b.field)));
     assign_fingerprints(&mut findings);
-    if let [chunk] = parsed.chunks.as_slice() {
+    if let [chunk] = parsed.chunks.as_slice()
+        && findings.iter().any(|f| f.rule == Rule::ErrorMessage)
+    {
         crate::rules::error_message::fix::attach(
             &chunk.file,
             &SourceFile::new(text),
@@ -384,6 +486,13 @@ pub(crate) struct Linter<'a> {
     local_closures: Vec<locals::LocalClosure>,
     /// How deep in such a replay the walk is.
     replaying: u8,
+    /// In a first lint: each function walked, with its share of the misses.
+    functions: Option<Vec<FnRecord>>,
+    /// In a final lint: the first lint, whose functions that depend on no other file's types
+    /// are taken over instead of walked.
+    reuse: Option<&'a Collected>,
+    /// Function bodies walked.
+    judged: usize,
 }
 
 impl Linter<'_> {

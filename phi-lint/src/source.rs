@@ -5,22 +5,32 @@ use proc_macro2::LineColumn;
 
 use crate::finding::Pos;
 
-/// One file's text and line starts.
+/// One file's text and line starts, computed when first needed: most files have no finding and
+/// are never sliced.
 pub(crate) struct SourceFile<'a> {
     text: &'a str,
-    line_starts: Vec<usize>,
+    line_starts: std::cell::OnceCell<Vec<usize>>,
 }
 
 impl<'a> SourceFile<'a> {
     pub(crate) fn new(text: &'a str) -> Self {
-        let mut line_starts = vec![0];
-        line_starts.extend(memchr_newlines(text));
-        SourceFile { text, line_starts }
+        SourceFile {
+            text,
+            line_starts: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn line_starts(&self) -> &[usize] {
+        self.line_starts.get_or_init(|| {
+            let mut starts = vec![0];
+            starts.extend(memchr::memchr_iter(b'\n', self.text.as_bytes()).map(|i| i + 1));
+            starts
+        })
     }
 
     /// Byte offset of a proc-macro2 position (1-based line, 0-based char column).
     pub(crate) fn offset(&self, lc: LineColumn) -> usize {
-        let Some(&start) = self.line_starts.get(lc.line.wrapping_sub(1)) else {
+        let Some(&start) = self.line_starts().get(lc.line.wrapping_sub(1)) else {
             return self.text.len();
         };
         let rest = &self.text[start..];
@@ -36,8 +46,9 @@ impl<'a> SourceFile<'a> {
 
     /// The 1-based position of a byte offset (which must be on a character boundary).
     pub(crate) fn pos_at(&self, byte: usize) -> Pos {
-        let line = self.line_starts.partition_point(|&s| s <= byte);
-        let start = self.line_starts[line.max(1) - 1];
+        let starts = self.line_starts();
+        let line = starts.partition_point(|&s| s <= byte);
+        let start = starts[line.max(1) - 1];
         let column = self.text[start..byte.min(self.text.len())].chars().count();
         Pos {
             line: line.max(1) as u32,
@@ -74,13 +85,6 @@ pub(crate) fn advance(start: LineColumn, lit_src: &str, offset: usize) -> LineCo
             column: start.column + before.chars().count(),
         },
     }
-}
-
-fn memchr_newlines(text: &str) -> impl Iterator<Item = usize> + '_ {
-    text.bytes()
-        .enumerate()
-        .filter(|&(_, b)| b == b'\n')
-        .map(|(i, _)| i + 1)
 }
 
 #[cfg(test)]

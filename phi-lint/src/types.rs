@@ -63,6 +63,13 @@ impl Ty {
     /// The type written in source, with `Self` replaced by `self_ty`.
     pub(crate) fn from_syn(t: &Type, self_ty: Option<&str>) -> Ty {
         match t {
+            // `&'static str`: text compiled into the program, kept apart from `&str`.
+            Type::Reference(r)
+                if r.lifetime.as_ref().is_some_and(|l| l.ident == "static")
+                    && matches!(&*r.elem, Type::Path(p) if p.qself.is_none() && p.path.is_ident("str")) =>
+            {
+                Ty::named(facts::STATIC_STR)
+            }
             Type::Reference(r) => Ty::from_syn(&r.elem, self_ty),
             Type::Paren(p) => Ty::from_syn(&p.elem, self_ty),
             Type::Group(g) => Ty::from_syn(&g.elem, self_ty),
@@ -342,6 +349,23 @@ impl TypeIndex {
 }
 
 impl Types<'_> {
+    /// How many names have been missed so far.
+    pub(crate) fn missed(&self) -> usize {
+        self.misses.map_or(0, |m| m.borrow().len())
+    }
+
+    /// The names missed since `missed()` returned `from`.
+    pub(crate) fn misses_since(&self, from: usize) -> Vec<String> {
+        self.misses
+            .map(|m| {
+                m.borrow()
+                    .get(from..)
+                    .map(<[String]>::to_vec)
+                    .unwrap_or_default()
+            })
+            .unwrap_or_default()
+    }
+
     fn miss<T>(&self, name: &str, found: Option<T>) -> Option<T> {
         if found.is_none()
             && let Some(m) = self.misses

@@ -3,6 +3,7 @@
 //! | type (from the index)                              | name in a safe class      | other name |
 //! |----------------------------------------------------|---------------------------|------------|
 //! | `Uuid`, `Ulid`, a `…Id` newtype over those or an integer; `Duration`, `Instant` differences; `StatusCode`, `Level` | allowed (the type proves it) | allowed |
+//! | `&'static str`: text compiled into the program      | allowed                   | allowed    |
 //! | an integer, a float, a bool                        | allowed                   | finding    |
 //! | a fieldless enum                                   | allowed                   | allowed under a `state`/`mode`/`phase` name, else a finding |
 //! | a `String`, `str`, or a newtype over one           | a finding under an id, status or count name (the type refutes the name); allowed under a type-name or duration name | finding |
@@ -58,7 +59,7 @@ impl Classifier<'_> {
             })
         };
         match fact {
-            Fact::Id | Fact::Duration | Fact::Status | Fact::FixedError => Ok(()),
+            Fact::Id | Fact::Duration | Fact::Status | Fact::Constant | Fact::FixedError => Ok(()),
             Fact::Error => Err(Why::Error),
             Fact::Integer | Fact::Float | Fact::Bool | Fact::Instant => {
                 if claim.is_some() || key.is_some() {
@@ -113,18 +114,18 @@ impl Classifier<'_> {
                 Origin::Unknown => {}
             }
         }
-        // `{MAX_RETRIES}`: a constant, as the same name passed as an argument is.
-        if binding.is_none() && is_constant_name(name) {
+        // `{MAX_RETRIES}`: a constant, as the same name passed as an argument is; `{ResetColor}`,
+        // no local, is a unit struct or variant, or a constant: built from constants alone.
+        if binding.is_none()
+            && (is_constant_name(name) || name.starts_with(|c: char| c.is_uppercase()))
+        {
             return Ok(());
         }
         let fact = binding.map_or(Fact::Unknown, |b| self.fact_ty(&b.ty));
         if is_error_name(name) {
             return match fact {
-                Fact::FixedError
-                | Fact::FieldlessEnum(_)
-                | Fact::Id
-                | Fact::Duration
-                | Fact::Status => Ok(()),
+                Fact::FixedError | Fact::FieldlessEnum(_) => Ok(()),
+                f if f.proves_class() => Ok(()),
                 _ => Err(Why::Error),
             };
         }

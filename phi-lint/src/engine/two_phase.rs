@@ -6,7 +6,10 @@
 //! 2. The per-file indexes merge, and so do the files' `macro_rules!`. A file whose missed names
 //!    the merged index defines (a type from another file or crate), or that calls a macro only
 //!    another file defines, is linted once more, with the merged index and those macros; the
-//!    others keep their first result, which neither can change.
+//!    others keep their first result, which neither can change. Only the type-dependent
+//!    verdicts are deferred: in the second lint of a file of one chunk that calls no other
+//!    file's macro, a function whose own misses the merged index does not define is not walked
+//!    again; its first findings and counts are taken over.
 //!
 //! A file that may need the second lint keeps its tree for it, as long as the worker's kept
 //! trees stay within [`KEEP_BUDGET`] bytes of source (a tree is about 100 times its source):
@@ -22,7 +25,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 
-use super::{FileLint, Parsed, foreign_macros};
+use super::{Collected, FileLint, Parsed, Pass, foreign_macros};
 
 /// Bytes of source whose trees one worker keeps for the second lint (see the module docs).
 const KEEP_BUDGET: usize = 2 << 20;
@@ -42,12 +45,12 @@ pub(super) fn run<P, R, L>(
     stack_size: usize,
     parse: P,
     reparse: R,
-    lint: L,
+    (lint, finish): (L, fn(&Parsed, Collected) -> FileLint),
 ) -> Vec<Result<FileLint, FileError>>
 where
     P: Fn((&PathBuf, &String)) -> Result<Parsed, FileError> + Sync,
     R: Fn(&str, String) -> Result<Parsed, FileError> + Sync,
-    L: Fn(&Parsed, &TypeIndex, Option<&RefCell<Vec<String>>>, &Macros) -> FileLint + Sync,
+    L: Fn(&Parsed, &TypeIndex, Pass<'_>, &Macros) -> Collected + Sync,
 {
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
@@ -66,8 +69,9 @@ where
     let worker = || -> Vec<(usize, Result<FileLint, FileError>)> {
         let mut done: Vec<(usize, Result<FileLint, FileError>)> = Vec::new();
         // Files to lint again if the merged index knows what they missed or another file
-        // defines a macro they call: (index in `done`, text, missed names, macros called).
-        let mut again: Vec<(usize, Kept, Vec<String>, Vec<String>)> = Vec::new();
+        // defines a macro they call: (index in `done`, tree or text, missed names, the first
+        // lint's result, not yet finished).
+        let mut again: Vec<(usize, Kept, Vec<String>, Collected)> = Vec::new();
         let mut kept_bytes = 0;
         let mut local = Vec::new();
         let mut local_macros: Vec<(usize, Vec<(String, String)>)> = Vec::new();
@@ -81,7 +85,7 @@ where
                 let own = parsed.index();
                 let index = TypeIndex::merge([own.clone()]);
                 let misses = RefCell::new(Vec::new());
-                let out = lint(&parsed, &index, Some(&misses), &HashMap::new());
+                let out = lint(&parsed, &index, Pass::First(&misses), &HashMap::new());
                 let mut misses = misses.into_inner();
                 misses.sort_unstable();
                 misses.dedup();
@@ -91,41 +95,69 @@ where
             match first {
                 Ok((out, own, misses, parsed)) => {
                     local.push(own);
-                    if !out.macro_defs.is_empty() {
-                        local_macros.push((i, out.macro_defs.clone()));
+                    if !out.macro_defs().is_empty() {
+                        local_macros.push((i, out.macro_defs().to_vec()));
                     }
-                    if !misses.is_empty() || !out.wanted.is_empty() {
-                        let kept = if parsed.chunks.len() == 1
-                            && kept_bytes + parsed.text.len() <= KEEP_BUDGET
-                        {
-                            kept_bytes += parsed.text.len();
-                            Kept::Tree(parsed)
-                        } else {
-                            Kept::Text(parsed.text)
-                        };
-                        again.push((done.len(), kept, misses, out.wanted.clone()));
+                    if misses.is_empty() && out.wanted.is_empty() {
+                        done.push((i, Ok(finish(&parsed, out))));
+                        continue;
                     }
-                    done.push((i, Ok(out)));
+                    let kept = if parsed.chunks.len() == 1
+                        && kept_bytes + parsed.text.len() <= KEEP_BUDGET
+                    {
+                        kept_bytes += parsed.text.len();
+                        Kept::Tree(parsed)
+                    } else {
+                        // The first result is finished now, while the tree is at hand.
+                        let text = parsed.text.clone();
+                        done.push((i, Ok(finish(&parsed, out))));
+                        again.push((
+                            done.len() - 1,
+                            Kept::Text(text),
+                            misses,
+                            Collected::default(),
+                        ));
+                        continue;
+                    };
+                    // Placeholder, replaced below.
+                    done.push((i, Ok(FileLint::default())));
+                    again.push((done.len() - 1, kept, misses, out));
                 }
                 Err(e) => done.push((i, Err(e))),
             }
         }
         let merged = gate.arrive(local, local_macros);
-        for (at, kept, misses, wanted) in again {
+        for (at, kept, misses, mut first) in again {
             let i = done[at].0;
+            let rel = &files[i].1;
+            let wanted = match &kept {
+                Kept::Tree(_) => first.wanted.clone(),
+                Kept::Text(_) => done[at]
+                    .1
+                    .as_ref()
+                    .map(|f| f.wanted.clone())
+                    .unwrap_or_default(),
+            };
             let foreign = foreign_macros(i, &wanted, &merged.macros);
-            if foreign.is_empty() && !merged.types.defines_any(&misses) {
+            let types_matter = merged.types.defines_any(&misses);
+            if foreign.is_empty() && !types_matter && matches!(kept, Kept::Text(_)) {
                 continue;
             }
-            let rel = &files[i].1;
-            let second = catch_unwind(AssertUnwindSafe(|| match kept {
-                Kept::Tree(p) => Ok(lint(&p, &merged.types, None, &foreign)),
-                Kept::Text(text) => {
-                    reparse(rel, text).map(|p| lint(&p, &merged.types, None, &foreign))
+            let result = catch_unwind(AssertUnwindSafe(|| match kept {
+                Kept::Tree(p) if foreign.is_empty() && !types_matter => Ok(finish(&p, first)),
+                Kept::Tree(p) => {
+                    mark_dependent(&mut first, &merged.types);
+                    let reuse = foreign.is_empty().then_some(&first);
+                    let second = lint(&p, &merged.types, Pass::Final(reuse), &foreign);
+                    Ok(finish(&p, second))
                 }
+                Kept::Text(text) => reparse(rel, text).map(|p| {
+                    let second = lint(&p, &merged.types, Pass::Final(None), &foreign);
+                    finish(&p, second)
+                }),
             }))
             .unwrap_or_else(|_| Err(panicked(rel)));
-            done[at].1 = second;
+            done[at].1 = result;
         }
         done
     };
@@ -169,6 +201,17 @@ where
             })
         })
         .collect()
+}
+
+/// Marks the functions of a first lint whose verdicts the merged index can change: those that
+/// missed a name it defines, and any whose key is not unique.
+fn mark_dependent(first: &mut Collected, types: &TypeIndex) {
+    let mut seen = std::collections::HashSet::new();
+    for r in &first.functions {
+        if !seen.insert(r.body) || types.defines_any(&r.misses) {
+            first.dependent.insert(r.body);
+        }
+    }
 }
 
 fn panicked(rel: &str) -> FileError {
@@ -257,5 +300,75 @@ impl Gate {
             });
             self.opened.notify_all();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::path::PathBuf;
+
+    use super::super::{collect, finish, parse_text};
+    use crate::config::Config;
+    use crate::rules::Rule;
+
+    /// Lints in-memory files through both phases.
+    fn lint(files: &[(&str, &str)]) -> Vec<super::FileLint> {
+        let config = Config::default();
+        let names = config.name_policy();
+        let texts: HashMap<String, String> = files
+            .iter()
+            .map(|(rel, text)| ((*rel).to_owned(), (*text).to_owned()))
+            .collect();
+        let list: Vec<(PathBuf, String)> = files
+            .iter()
+            .map(|(rel, _)| (PathBuf::from(rel), (*rel).to_owned()))
+            .collect();
+        super::run(
+            &list,
+            8 << 20,
+            |(_, rel)| parse_text(rel, texts[rel].clone()),
+            parse_text,
+            (
+                |parsed: &super::Parsed,
+                 index: &super::TypeIndex,
+                 pass,
+                 foreign: &super::Macros| {
+                    collect(&config, &names, parsed, false, (index, pass), foreign)
+                },
+                finish,
+            ),
+        )
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|e| panic!("{}", e.message)))
+        .collect()
+    }
+
+    #[test]
+    fn only_functions_that_need_another_files_types_are_judged_again() {
+        let a = "fn uses_user(u: User) { tracing::info!(id = %u.id); }\n\
+                 fn own_types(p: Page) { tracing::info!(\"{}\", p.email); }\n\
+                 fn nothing_missed(rows: &[u8]) { tracing::info!(count = rows.len()); }\n\
+                 fn untouched() { let x = 1; }\n";
+        let b = "pub struct User { pub id: String }\n";
+        let out = lint(&[("src/a.rs", a), ("src/b.rs", b)]);
+        let a = &out[0];
+        // `u.id` is a `String` under an id name only once `User` (another file) is known.
+        let rules: Vec<(u32, Rule)> = a.findings.iter().map(|f| (f.start.line, f.rule)).collect();
+        assert_eq!(
+            rules,
+            [(1, Rule::Interpolation), (2, Rule::Interpolation)],
+            "{:#?}",
+            a.findings
+        );
+        assert!(
+            a.findings[0].message.contains("free text"),
+            "{}",
+            a.findings[0].message
+        );
+        // Taken over from the first lint: `own_types` (its misses, `Page`, are defined
+        // nowhere), `nothing_missed` and `untouched`; judged again: `uses_user`.
+        assert_eq!(a.judged, 1);
+        assert_eq!(a.statements, 3);
     }
 }

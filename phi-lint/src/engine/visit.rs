@@ -44,8 +44,7 @@ impl<'ast> Visit<'ast> for Linter<'_> {
 
     fn visit_item_fn(&mut self, i: &'ast syn::ItemFn) {
         self.function_item(
-            &i.attrs,
-            &i.sig,
+            (&i.attrs, &i.sig, Some(&*i.block)),
             || i.span(),
             |this| {
                 visit::visit_item_fn(this, i);
@@ -55,8 +54,7 @@ impl<'ast> Visit<'ast> for Linter<'_> {
 
     fn visit_impl_item_fn(&mut self, i: &'ast syn::ImplItemFn) {
         self.function_item(
-            &i.attrs,
-            &i.sig,
+            (&i.attrs, &i.sig, Some(&i.block)),
             || i.span(),
             |this| {
                 visit::visit_impl_item_fn(this, i);
@@ -66,8 +64,7 @@ impl<'ast> Visit<'ast> for Linter<'_> {
 
     fn visit_trait_item_fn(&mut self, i: &'ast syn::TraitItemFn) {
         self.function_item(
-            &i.attrs,
-            &i.sig,
+            (&i.attrs, &i.sig, i.default.as_ref()),
             || i.span(),
             |this| {
                 visit::visit_trait_item_fn(this, i);
@@ -202,8 +199,7 @@ impl Linter<'_> {
     /// is walked with its name as context.
     fn function_item(
         &mut self,
-        attrs: &[Attribute],
-        sig: &syn::Signature,
+        (attrs, sig, body): (&[Attribute], &syn::Signature, Option<&syn::Block>),
         // Only for skipped test code: a whole function's span costs a walk of its tokens.
         span: impl FnOnce() -> proc_macro2::Span,
         walk: impl FnOnce(&mut Self),
@@ -226,10 +222,70 @@ impl Linter<'_> {
         }
         let params = super::writers::stream_params(sig);
         let outer = std::mem::replace(&mut self.std_streams, params);
-        walk(self);
+        self.walk_body(body, walk);
         self.exit_fn();
         self.std_streams = outer;
         self.context.pop();
+    }
+
+    /// Walks a function (its body and what syn visits with it). A first lint records what the
+    /// walk produced and the names it missed; a final lint takes over, instead of walking, a
+    /// function the first lint judged with no name another file defines, since the merged
+    /// index cannot change its verdicts. Not in a macro's expansion, whose positions repeat.
+    fn walk_body(&mut self, body: Option<&syn::Block>, walk: impl FnOnce(&mut Self)) {
+        if let Some(b) = body
+            && self.expansion.is_none()
+            && let Some(text) = self.source.slice(
+                b.brace_token.span.open().start(),
+                b.brace_token.span.close().end(),
+            )
+            && !may_reach_a_sink(text)
+        {
+            return;
+        }
+        let key = match body {
+            Some(b) if self.expansion.is_none() && self.replaying == 0 => {
+                let at = b.brace_token.span.open().start();
+                Some((at.line, at.column))
+            }
+            _ => None,
+        };
+        if let (Some(key), Some(first)) = (key, self.reuse)
+            && !first.dependent.contains(&key)
+            && let Some(r) = first.functions.iter().find(|r| r.body == key)
+        {
+            self.raw.extend_from_slice(&first.raw[r.raw.clone()]);
+            self.skipped
+                .extend_from_slice(&first.skipped[r.skipped.clone()]);
+            self.statements += r.statements;
+            self.expanded += r.expanded;
+            return;
+        }
+        let recording = key.filter(|_| self.functions.is_some());
+        let before = (
+            self.raw.len(),
+            self.skipped.len(),
+            self.statements,
+            self.expanded,
+            self.classifier.types.missed(),
+        );
+        self.judged += usize::from(body.is_some());
+        walk(self);
+        let Some(body) = recording else { return };
+        let mut misses = self.classifier.types.misses_since(before.4);
+        misses.sort_unstable();
+        misses.dedup();
+        let record = super::FnRecord {
+            body,
+            misses,
+            raw: before.0..self.raw.len(),
+            skipped: before.1..self.skipped.len(),
+            statements: self.statements - before.2,
+            expanded: self.expanded - before.3,
+        };
+        if let Some(list) = &mut self.functions {
+            list.push(record);
+        }
     }
 
     /// The `#[instrument]`s an attribute applies: itself (also renamed by a `use`), or the
@@ -297,6 +353,35 @@ impl Linter<'_> {
         self.skipped
             .push((span.start().line as u32, span.end().line as u32));
     }
+}
+
+/// Whether a function body's text may hold anything the lint judges: a macro call (`name!(`,
+/// `name! [`, `name!{`), a method or call that writes, logs or records (`write_all`, `.log(`,
+/// `.record(`, `print`), or a suppression comment. A body with none of these produces no
+/// finding, no statement and no macro call, so its walk is skipped (a cheap byte scan instead of
+/// the lint's walk, which binds and judges every local).
+fn may_reach_a_sink(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    for i in memchr::memchr_iter(b'!', bytes) {
+        let before = bytes[..i].iter().rev().find(|b| !b.is_ascii_whitespace());
+        let after = bytes[i + 1..].iter().find(|b| !b.is_ascii_whitespace());
+        if before.is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            && after.is_some_and(|b| matches!(b, b'(' | b'[' | b'{'))
+        {
+            return true;
+        }
+    }
+    [
+        "write",
+        "log",
+        "record",
+        "print",
+        "phi-lint",
+        "instrument",
+        "macro_rules",
+    ]
+    .iter()
+    .any(|w| memchr::memmem::find(bytes, w.as_bytes()).is_some())
 }
 
 /// `+=`, `|=` and the other compound assignments.
@@ -394,6 +479,35 @@ impl DelimiterEnd for syn::Macro {
             syn::MacroDelimiter::Paren(d) => d.span.close().end(),
             syn::MacroDelimiter::Brace(d) => d.span.close().end(),
             syn::MacroDelimiter::Bracket(d) => d.span.close().end(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::may_reach_a_sink;
+
+    #[test]
+    fn bodies_without_sinks_are_told_apart() {
+        for quiet in [
+            "{ let n = a.len(); n + 1 }",
+            "{ if x != y && !done { return; } }",
+            "{ match v { Some(x) => x, None => 0 } }",
+        ] {
+            assert!(!may_reach_a_sink(quiet), "{quiet}");
+        }
+        for body in [
+            "{ info!(\"x\") }",
+            "{ tracing :: warn ! (user = %u) }",
+            "{ let v = vec! [1]; }",
+            "{ m!{ a } }",
+            "{ stderr().write_all(b\"x\") }",
+            "{ logger().log(&r) }",
+            "{ span.record(\"k\", v) }",
+            "{ // phi-lint: allow(reason = \"x\")\n }",
+            "{ #[instrument] fn inner() {} }",
+        ] {
+            assert!(may_reach_a_sink(body), "{body}");
         }
     }
 }

@@ -11,6 +11,9 @@ pub(crate) enum Fact {
     Duration,
     /// Proves a status: `StatusCode`, a `tracing` `Level`.
     Status,
+    /// Text compiled into the program: a `&'static str` (a literal, a `const`, a `static`),
+    /// whatever a function took to choose it (`fn yes_no(b: bool) -> &'static str`).
+    Constant,
     /// An integer: safe only under a name of a safe class.
     Integer,
     /// A float: safe only under a name of a safe class.
@@ -58,6 +61,20 @@ const FIXED_MESSAGE_ERRORS: &[&str] = &[
     "ErrorKind",
 ];
 
+/// How the index names `&'static str` (see [`Ty::from_syn`](super::Ty::from_syn)).
+pub(crate) const STATIC_STR: &str = "&'static str";
+
+impl Fact {
+    /// Whether the type alone proves the value safe, under any name: an id, a duration, a
+    /// status code, text compiled into the program.
+    pub(crate) fn proves_class(&self) -> bool {
+        matches!(
+            self,
+            Fact::Id | Fact::Duration | Fact::Status | Fact::Constant
+        )
+    }
+}
+
 /// The fact of a type, through the index's definitions.
 pub(crate) fn fact_of(ty: &Ty, index: &Types<'_>) -> Fact {
     fact_depth(ty, index, 0)
@@ -75,6 +92,7 @@ fn fact_depth(ty: &Ty, index: &Types<'_>, depth: u8) -> Fact {
         Ty::Unknown => return Fact::Unknown,
     };
     match name {
+        STATIC_STR => return Fact::Constant,
         "Uuid" | "Ulid" | "TraceId" | "SpanId" => return Fact::Id,
         "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64" | "i128"
         | "isize" | "NonZeroU8" | "NonZeroU16" | "NonZeroU32" | "NonZeroU64" | "NonZeroUsize"
@@ -145,7 +163,7 @@ fn fact_depth(ty: &Ty, index: &Types<'_>, depth: u8) -> Fact {
 /// A positional number is not safe: nothing says it is not a reading.
 fn is_safe_error_field(field: &str, ty: &Ty, index: &Types<'_>, depth: u8) -> bool {
     match fact_depth(ty, index, depth + 1) {
-        Fact::Id | Fact::Duration | Fact::Status | Fact::FixedError => true,
+        Fact::Id | Fact::Duration | Fact::Status | Fact::Constant | Fact::FixedError => true,
         Fact::Integer | Fact::Bool | Fact::FieldlessEnum(_) => {
             !field.starts_with(|c: char| c.is_ascii_digit())
                 && phi_filter::names::name_class(&phi_filter::names::to_snake(field)).is_some()

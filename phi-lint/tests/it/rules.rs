@@ -343,3 +343,8 @@ fn errors_judged_by_their_fields() {
 fn constants_composed() {
     insta::assert_snapshot!(check("composition.rs", &Config::default()));
 }
+
+#[test]
+fn static_text_and_capitalised_captures() {
+    insta::assert_snapshot!(check("static_text.rs", &Config::default()));
+}
