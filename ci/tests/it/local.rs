@@ -3,7 +3,7 @@
 use super::{answers_debug, answers_leak_drill, assert_no_canary_text, layer_line, phi_ci, utf8};
 
 #[test]
-fn local_passes_all_three_layers() {
+fn local_passes_all_four_layers() {
     let bin = utf8(answers_debug());
     let out = phi_ci(&["local", "--answers-bin", bin]);
     out.assert_code(0);
@@ -36,6 +36,16 @@ fn local_passes_all_three_layers() {
     assert!(e2e.contains("canary present yes"), "{e2e}");
     assert!(e2e.contains("markers proven 2/2"), "{e2e}");
     assert!(e2e.contains("hits 0"), "{e2e}");
+    // The export: both markers on traces and logs, and a span per call (72, as above), none
+    // of them carrying a canary.
+    let telemetry = layer_line(stdout, 4);
+    assert!(
+        telemetry.contains("telemetry") && telemetry.contains("PASS"),
+        "{telemetry}"
+    );
+    assert!(telemetry.contains("spans 72,"), "{telemetry}");
+    assert!(telemetry.contains("markers proven 2/2"), "{telemetry}");
+    assert!(telemetry.contains("verdict clean"), "{telemetry}");
     assert!(stdout.trim_end().ends_with("result: PASS"), "{stdout}");
     assert_no_canary_text(&out);
 }

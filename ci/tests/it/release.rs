@@ -25,6 +25,14 @@ fn release_check_passes_on_the_release_image_and_fails_on_the_leak_drill_image()
         e2e.contains("PASS") && e2e.contains("markers proven 2/2"),
         "{e2e}"
     );
+    // The container reached the receiver on the host: both markers, a span per call.
+    let telemetry = layer_line(stdout, 4);
+    assert!(
+        telemetry.contains("PASS")
+            && telemetry.contains("markers proven 2/2")
+            && telemetry.contains("spans 72,"),
+        "{telemetry}"
+    );
     assert_no_canary_text(&out);
 
     let drill = phi_ci(&["release", "--leak-drill"]);
