@@ -51,7 +51,7 @@ fn local_passes_all_four_layers() {
 }
 
 #[test]
-fn local_with_the_leak_drill_fails_at_layer_3_with_exit_1() {
+fn local_with_the_leak_drill_fails_at_layers_3_and_4_with_exit_1() {
     let bin = utf8(answers_leak_drill());
     let out = phi_ci(&["local", "--answers-bin", bin]);
     out.assert_code(1);
@@ -65,6 +65,17 @@ fn local_with_the_leak_drill_fails_at_layer_3_with_exit_1() {
     );
     assert!(!e2e.contains("hits 0,"), "{e2e}");
     assert!(stdout.contains("- leak: canary run:"), "{stdout}");
+    // The span attribute written through the OpenTelemetry API reached the export: the
+    // receiver names the span and the attribute, never the value.
+    let telemetry = layer_line(stdout, 4);
+    assert!(
+        telemetry.contains("FAIL") && telemetry.contains("verdict leak"),
+        "{telemetry}"
+    );
+    assert!(
+        stdout.contains("traces request") && stdout.contains("> attribute \"message\""),
+        "{stdout}"
+    );
     assert!(stdout.trim_end().ends_with("result: FAIL"), "{stdout}");
     // The report names positions and canary ids, never the leaking line.
     assert_no_canary_text(&out);

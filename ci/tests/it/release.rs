@@ -39,6 +39,11 @@ fn release_check_passes_on_the_release_image_and_fails_on_the_leak_drill_image()
     drill.assert_code(1);
     let stdout = drill.stdout.as_str();
     assert!(layer_line(stdout, 3).contains("verdict leak"), "{stdout}");
+    assert!(layer_line(stdout, 4).contains("verdict leak"), "{stdout}");
+    assert!(
+        stdout.contains("traces request") && stdout.contains("> attribute \"message\""),
+        "{stdout}"
+    );
     assert_no_canary_text(&drill);
 }
 
