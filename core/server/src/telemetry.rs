@@ -11,7 +11,7 @@
 //!
 //! Behind them the SDK's providers judge again what leaves the process, whichever API wrote it
 //! ([`PhiSpanProcessor`], [`PhiLogProcessor`]), then batch it to the OTLP/HTTP exporter
-//! (protobuf, gzip) on a blocking ureq client ([`client`]). The tracer provider is also the
+//! (protobuf, gzip) on a blocking ureq client (`client.rs`). The tracer provider is also the
 //! global one, so code that writes through the OpenTelemetry API reaches the same processor.
 //!
 //! [`Telemetry::marker`] writes the positive control (`phiguard-marker start|end NONCE`) as a
