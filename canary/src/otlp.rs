@@ -27,7 +27,7 @@ use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequ
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use prost::Message;
 
-pub use server::{Options, serve};
+pub use server::{Options, serve, serve_until};
 
 use crate::marker::MarkerTally;
 use crate::matcher::Matcher;
@@ -381,6 +381,7 @@ impl Receiver {
                 expects_markers,
                 markers: state.markers,
                 hits: state.hits_total,
+                items: Some(state.items),
             });
             hits_total += state.hits_total;
             hits.extend(state.hits.into_iter().map(|mut h| {

@@ -144,6 +144,11 @@ pub struct StreamReport {
     pub markers: MarkerTally,
     /// Hits in this stream, including any beyond the listed ones.
     pub hits: u64,
+    /// An OTLP signal's spans, log records or metrics, markers included: what a pipeline
+    /// compares with the calls it made, so an export that carried nothing cannot pass. `None`
+    /// (and left out of JSON) for a log stream.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub items: Option<u64>,
 }
 
 /// One source.

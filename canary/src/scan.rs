@@ -158,6 +158,7 @@ fn scan_stream(
         expects_markers: stream.expects_markers,
         markers: MarkerTally::default(),
         hits: 0,
+        items: None,
     };
     let mut hits = Vec::new();
     let mut newlines = 0;

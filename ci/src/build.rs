@@ -37,7 +37,7 @@ pub(crate) struct Subject {
     pub(crate) answers_bin: Option<PathBuf>,
     /// The leak drill: build `answers-leak-drill` instead of `answers` (`release` also tags the
     /// image `phiguard-answers:leak-drill` and refuses a given binary that is not the drill).
-    /// The check must then fail at layer 3 (exit 1).
+    /// The check must then fail at layers 3 and 4 (exit 1).
     #[arg(long)]
     pub(crate) leak_drill: bool,
 }

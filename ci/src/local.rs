@@ -1,4 +1,4 @@
-//! `phi-ci local`: the three layers on this machine, with no Docker and no network.
+//! `phi-ci local`: the four layers on this machine, with no Docker and no network.
 
 use std::path::Path;
 use std::process::Command;
@@ -12,7 +12,7 @@ use crate::fault::RenameTable;
 use crate::progress::Steps;
 use crate::report::{Layer, Report};
 use crate::tools::Tools;
-use crate::{e2e, lint};
+use crate::{e2e, lint, telemetry};
 use phi_marker::Nonce;
 use phi_testkit::{Service, ShutdownFigures, Spawn};
 
@@ -26,6 +26,10 @@ Layers:
                 stopped with SIGTERM: calls made, fields redacted by the log filter, clean stop
   3 end-to-end  `answers canary-present` proves the canary is in the record; phi-canary scans
                 the captured logs for it (every encoding) and for the start/end marker lines
+  4 telemetry   the service runs with --otlp-endpoint to phi-canary's OTLP receiver on a
+                loopback port (in-process); once it has stopped (and flushed), the traces and
+                logs it exported must be clean, carry the start/end marker span and log record,
+                and hold a span per call made
 
 The store fault: while the service runs, its `series` table is renamed away by a second
 connection; the next call must answer with a store-fault envelope, and after the rename back
@@ -95,9 +99,10 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
     steps.done("static");
 
     let answers = subject.binary(Flavour::Release, dir.path(), &steps)?;
-    let (runtime, e2e_layer) = runtime_and_e2e(&answers, dir.path(), &steps)?;
+    let [runtime, e2e_layer, telemetry] = runtime_and_e2e(&answers, dir.path(), &steps)?;
     report.layers.push(runtime);
     report.layers.push(e2e_layer);
+    report.layers.push(telemetry);
     drop(steps);
 
     // phi-lint: allow(phi::print, reason = "the report holds counts, labels, statuses and canary ids; never a log line or a value")
@@ -110,14 +115,19 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
     Ok(report.exit_code())
 }
 
-/// Layers 2 and 3 against a local `answers` binary, in `dir`.
-fn runtime_and_e2e(answers: &Path, dir: &Path, steps: &Steps) -> anyhow::Result<(Layer, Layer)> {
+/// Layers 2, 3 and 4 against a local `answers` binary, in `dir`.
+fn runtime_and_e2e(answers: &Path, dir: &Path, steps: &Steps) -> anyhow::Result<[Layer; 3]> {
     let db = dir.join("record.db");
     let tokens = dir.join("tokens");
     let Secrets { canary, nonce } = seed_fresh(answers, &db, &tokens, steps)?;
 
+    steps.step("telemetry: start the OTLP receiver");
+    let receiver = telemetry::Receiver::start(&canary, &nonce)?;
     steps.step("runtime: start answers serve");
-    let spawn = Spawn::serve(answers, &db).env(phi_marker::NONCE_ENV, nonce.as_str());
+    let spawn = Spawn::serve(answers, &db)
+        .env(phi_marker::NONCE_ENV, nonce.as_str())
+        .arg("--otlp-endpoint")
+        .arg(receiver.endpoint());
     let service = Service::start(&spawn, dir)?;
     let target = Target {
         addr: service.addr,
@@ -147,7 +157,14 @@ fn runtime_and_e2e(answers: &Path, dir: &Path, steps: &Steps) -> anyhow::Result<
     ];
     let scanned = e2e::scan(&logs, &canary, &nonce)?;
     steps.done("end-to-end");
-    Ok((runtime, e2e::layer(present, &scanned)))
+    steps.step("telemetry: stop the OTLP receiver");
+    let exported = receiver.stop()?;
+    steps.done("telemetry");
+    Ok([
+        runtime,
+        e2e::layer(present, &scanned),
+        telemetry::layer(&exported, driven.calls),
+    ])
 }
 
 /// The runtime layer's line: calls made and passed, the service's own count, fields redacted.

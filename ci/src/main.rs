@@ -1,10 +1,12 @@
 //! `phi-ci`: the pipelines of phiguard.
 //!
-//! - `phi-ci local`: the three layers on this machine, no Docker, no network: the static lint,
-//!   the running service driven over HTTP through every view and error path, and the canary
-//!   check of its captured logs. The newcomer's one command.
+//! - `phi-ci local`: the four layers on this machine, no Docker, no network: the static lint,
+//!   the running service driven over HTTP through every view and error path, the canary
+//!   check of its captured logs, and of the traces and logs it exported to phi-canary's OTLP
+//!   receiver. The newcomer's one command.
 //! - `phi-ci release`: the same service as a statically linked binary in a `FROM scratch`
-//!   image, run in a real container with the json-file log driver, then its logs scanned.
+//!   image, run in a real container with the json-file log driver, then its logs and its
+//!   export scanned.
 //! - `phi-ci pr --base REF`: the PR gate: phi-lint against the baseline and its growth since REF,
 //!   as SARIF and GitHub annotations.
 
@@ -19,6 +21,7 @@ mod pr;
 mod progress;
 mod release;
 mod report;
+mod telemetry;
 mod tools;
 
 use std::path::PathBuf;
@@ -44,7 +47,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// The three layers on this machine: static lint, runtime drive, end-to-end canary check.
+    /// The four layers on this machine: static lint, runtime drive, end-to-end canary check,
+    /// telemetry check.
     #[command(after_help = format!("{}\n\n{EXIT_CODES}", local::HELP))]
     Local(local::Options),
     /// The release check in a real container: static binary, FROM scratch image, json-file

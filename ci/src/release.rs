@@ -3,10 +3,20 @@
 //! A statically linked `answers` (verified with `file` and `ldd`) goes into a `FROM scratch`
 //! image built from `ci/Dockerfile`. The demo record is seeded on the host with a per-run
 //! canary, with the same binary, into a directory bind-mounted at `/data`. The container runs
-//! with the json-file log driver and a published loopback port, is driven as in `local`
-//! (the store fault renames a table in the bind-mounted database), stopped with `docker stop`,
-//! and its logs are read back through `docker logs` by phi-canary with the marker nonce. The
-//! container is removed in every case.
+//! with the json-file log driver on the host's network, listening on a free loopback port and
+//! exporting its traces and logs to phi-canary's OTLP receiver on another; it is driven as in
+//! `local` (the store fault renames a table in the bind-mounted database), stopped with
+//! `docker stop`, and its logs are read back through `docker logs` by phi-canary with the marker
+//! nonce, and what it exported by the receiver. The container is removed in every case.
+//!
+//! Why `--network host`: the receiver runs in this process, on the host, and the container must
+//! reach it. On the host's network the service and the receiver both bind `127.0.0.1`, so every
+//! byte stays on loopback: nothing listens on the bridge gateway address or on `0.0.0.0`, no
+//! firewall rule for the `docker0` interface and no userland proxy is involved, and the check
+//! does not depend on the bridge's subnet or on `host.docker.internal` (which Docker Engine on
+//! Linux only defines with `--add-host`). The service picks a free port (`--listen
+//! 127.0.0.1:0`) and the check reads it from the container's `answers serving` log line, so
+//! runs side by side do not collide on a fixed port.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -22,19 +32,21 @@ use crate::local::{Secrets, runtime_layer, seed_fresh};
 use crate::progress::Steps;
 use crate::report::{Layer, Report};
 use crate::tools::Tools;
-use crate::{e2e, lint};
+use crate::{e2e, lint, telemetry};
 
 pub(crate) const HELP: &str = "\
 Steps: phi-lint (layer 1); a static `answers` (RUSTFLAGS=-C target-feature=+crt-static,
 --target x86_64-unknown-linux-gnu, into TARGET/static), checked with `file` and `ldd`; a FROM
 scratch image from ci/Dockerfile; the demo record seeded on the host with a per-run canary into
-a directory bind-mounted at /data; `docker run` with --log-driver json-file, a published
-loopback port and a marker nonce; the drive of `phi-ci local` (layer 2) through that port;
-`docker stop`; `answers canary-present` on the record and phi-canary over `docker logs`
-(layer 3); the container is removed, also on failure.
+a directory bind-mounted at /data; phi-canary's OTLP receiver on a loopback port; `docker run`
+with --log-driver json-file, --network host (so the service and the receiver both stay on
+loopback), a marker nonce and --otlp-endpoint; the drive of `phi-ci local` (layer 2) through
+the port the service logs; `docker stop`; `answers canary-present` on the record and phi-canary
+over `docker logs` (layer 3); the receiver's verdict on the traces and logs exported (layer 4,
+as in `phi-ci local`); the container is removed, also on failure.
 
 A leak-drill binary (package `answers-leak-drill`) is refused unless --leak-drill says this is the
-drill; with --leak-drill the check must fail at layer 3 (exit 1).
+drill; with --leak-drill the check must fail at layers 3 and 4 (exit 1).
 
 Needs a Docker engine that answers (`docker version`); no image is pulled.";
 
@@ -133,11 +145,11 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
     let ctx = context.display().to_string();
     docker(d, &["build", "--quiet", "-t", tag, &ctx]).context("cannot build the image")?;
 
-    let (runtime, e2e_layer) = in_container(d, tag, &bin, dir.path(), &steps)?;
-    let mut runtime = runtime;
+    let [mut runtime, e2e_layer, telemetry] = in_container(d, tag, &bin, dir.path(), &steps)?;
     runtime.figures.insert(0, ("binary", linked));
     report.layers.push(runtime);
     report.layers.push(e2e_layer);
+    report.layers.push(telemetry);
     drop(steps);
     // phi-lint: allow(phi::print, reason = "the report holds counts, labels, statuses and canary ids; never a log line or a value")
     println!("{report}");
@@ -176,13 +188,16 @@ fn in_container(
     bin: &Path,
     dir: &Path,
     steps: &Steps,
-) -> anyhow::Result<(Layer, Layer)> {
+) -> anyhow::Result<[Layer; 3]> {
     let data = dir.join("data");
     std::fs::create_dir_all(&data)?;
     let db = data.join("answers.db");
     let tokens = dir.join("tokens");
     let Secrets { canary, nonce } = seed_fresh(bin, &db, &tokens, steps)?;
 
+    steps.step("telemetry: start the OTLP receiver");
+    let receiver = telemetry::Receiver::start(&canary, &nonce)?;
+    let endpoint = receiver.endpoint();
     steps.step("runtime: docker run");
     let name = nonce.to_string();
     let container = Container {
@@ -201,12 +216,12 @@ fn in_container(
             &name,
             "--log-driver",
             "json-file",
+            "--network",
+            "host",
             "--user",
             &user,
             "-v",
             &mount,
-            "-p",
-            "127.0.0.1::8080",
             "-e",
             &env,
             tag,
@@ -214,15 +229,12 @@ fn in_container(
             "--db",
             "/data/answers.db",
             "--listen",
-            "0.0.0.0:8080",
+            "127.0.0.1:0",
+            "--otlp-endpoint",
+            &endpoint,
         ],
     )?;
-    let port = docker(d, &["port", &name, "8080/tcp"])?;
-    let port = String::from_utf8_lossy(&port.stdout);
-    let addr = port
-        .lines()
-        .find_map(|l| l.trim().parse().ok())
-        .with_context(|| format!("no published port: {}", port.trim()))?;
+    let addr = listening(d, &name)?;
     wait_healthy(addr)?;
 
     let target = Target {
@@ -264,7 +276,28 @@ fn in_container(
     steps.step("end-to-end: phi-canary docker");
     let scanned = e2e::scan(&[format!("docker:{name}")], &canary, &nonce)?;
     drop(container);
-    Ok((runtime, e2e::layer(present, &scanned)))
+    steps.step("telemetry: stop the OTLP receiver");
+    let exported = receiver.stop()?;
+    Ok([
+        runtime,
+        e2e::layer(present, &scanned),
+        telemetry::layer(&exported, driven.calls),
+    ])
+}
+
+/// The address the container's service listens on, from its `answers serving` log line.
+fn listening(d: &str, name: &str) -> anyhow::Result<std::net::SocketAddr> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let logs = docker(d, &["logs", name])?;
+        if let Some(addr) = phi_testkit::listen_addr(&String::from_utf8_lossy(&logs.stdout)) {
+            return Ok(addr);
+        }
+        if Instant::now() > deadline {
+            bail!("the container logged no `answers serving` line with its address");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// Waits until `GET /healthz` answers 200.

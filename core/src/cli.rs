@@ -130,6 +130,11 @@ enum Command {
         /// repeat for several. Other `Host` headers are refused (DNS rebinding).
         #[arg(long = "allowed-host", value_name = "HOST")]
         allowed_hosts: Vec<String>,
+        /// Also export traces and logs over OTLP/HTTP to this base URL (`http://HOST:PORT`;
+        /// `/v1/traces` and `/v1/logs` are appended), through the log's policy; with a marker
+        /// nonce, a marker span and log record at start and at a clean shutdown.
+        #[arg(long, value_name = "URL")]
+        otlp_endpoint: Option<answers_server::telemetry::Endpoint>,
     },
     /// Say whether a canary is in the record's comments: prints `present` or `absent`, never the
     /// canary. The canary comes from env `PHIGUARD_CANARY` or `--canary-file`.
@@ -215,15 +220,20 @@ pub fn main(hook: Option<answers_server::RouterHook>) -> ExitCode {
     // rmcp logs each session's start and end at `info`, and at `warn` a rejected request's
     // `Host` and `Origin` values, which the client chose: a service keeps its own lines only.
     let stream = log_stream(&cli.command);
-    let stats = match phi_filter::install_to(policy, stream, "info,rmcp=off") {
-        Ok(stats) => stats,
+    let endpoint = match &cli.command {
+        Command::Serve { otlp_endpoint, .. } => otlp_endpoint.as_ref(),
+        _ => None,
+    };
+    let installed = answers_server::telemetry::install(policy, stream, "info,rmcp=off", endpoint);
+    let (stats, telemetry) = match installed {
+        Ok(installed) => installed,
         Err(err) => {
             // phi-lint: allow(phi::error-message, reason = "an InstallError names a configuration problem, never record data")
             eprintln!("answers: cannot install the log filter: {err}");
             return ExitCode::from(2);
         }
     };
-    match run(cli, stats, hook) {
+    match run(cli, stats, telemetry, hook) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
             tracing::error!(error_type = %phi_filter::error_type(&err), "command failed");
@@ -295,6 +305,7 @@ fn quiet_panics() {
 fn run(
     cli: Cli,
     stats: phi_filter::Stats,
+    telemetry: Option<answers_server::telemetry::Telemetry>,
     hook: Option<answers_server::RouterHook>,
 ) -> anyhow::Result<u8> {
     // The medications tool's today, when a test or demo sets it: refused before any answer.
@@ -355,6 +366,7 @@ fn run(
             tokens_file,
             marker_nonce,
             allowed_hosts,
+            otlp_endpoint: _,
         } => {
             // Refused here, with the same messages as every command, before the pool opens the
             // file with the same options (created first with --create).
@@ -369,6 +381,7 @@ fn run(
                 allowed_hosts,
                 hook,
                 store: existing.options(),
+                telemetry,
             };
             answers_server::serve_with(&db, listen, &options)?;
             Ok(0)

@@ -97,17 +97,40 @@ pub fn serve(
     options: &Options,
     on_bound: &mut dyn FnMut(SocketAddr),
 ) -> io::Result<Report> {
+    serve_until(matcher, options, on_bound, std::future::pending())
+}
+
+/// [`serve`], also stopping when `stop` completes: the entry point of a pipeline that runs the
+/// receiver in-process and stops it once the service it watches has exited (and so flushed).
+///
+/// ```
+/// use phi_canary::otlp::{Options, serve_until};
+/// use phi_canary::{Canary, Matcher, VariantSet};
+///
+/// let m = Matcher::new(vec![Canary::core()], VariantSet::All, None)?;
+/// let options = Options { listen: "127.0.0.1:0".into(), idle: None };
+/// let report = serve_until(m, &options, &mut |_| {}, async {})?;
+/// assert_eq!(report.exit_code(), 3, "no request arrived: inconclusive");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn serve_until(
+    matcher: Matcher,
+    options: &Options,
+    on_bound: &mut dyn FnMut(SocketAddr),
+    stop: impl Future<Output = ()> + Send,
+) -> io::Result<Report> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
-    runtime.block_on(run(matcher, options, on_bound))
+    runtime.block_on(run(matcher, options, on_bound, stop))
 }
 
 async fn run(
     matcher: Matcher,
     options: &Options,
     on_bound: &mut dyn FnMut(SocketAddr),
+    stop: impl Future<Output = ()> + Send,
 ) -> io::Result<Report> {
     let listener = tokio::net::TcpListener::bind(&options.listen).await?;
     let addr = listener.local_addr()?;
@@ -140,7 +163,10 @@ async fn run(
             })
             .await
     });
-    stopped(&shared, options.idle, term).await?;
+    tokio::select! {
+        r = stopped(&shared, options.idle, term) => r?,
+        () = stop => {}
+    }
     let _ = stop_tx.send(());
     let unfinished = match tokio::time::timeout(GRACE, server).await {
         Ok(joined) => {

@@ -25,6 +25,7 @@ fn stream(name: &'static str, bytes: u64, markers: MarkerTally, hits: u64) -> St
         expects_markers: name != "stderr" || bytes > 0,
         markers,
         hits,
+        items: None,
     }
 }
 

@@ -1,13 +1,20 @@
 //! The leak drill: the `answers` command line with ONE deliberate leak, so the pipeline's tests
-//! can show that the end-to-end check fails when a reading's comment reaches the log.
+//! can show that the end-to-end check fails when a reading's comment reaches the log, and the
+//! telemetry check when it reaches the export.
 //!
 //! It is its own package, outside `core/`: no build of `answers` can contain it. It runs
 //! [`answers::cli::main`] with a router hook that adds one layer to the service: every
-//! readings request over HTTP logs the comments of the caller's record in the log line's
-//! message, which the log filter passes (it judges field names; a message is the program's
-//! own text). `phi-ci` builds it for `--leak-drill` and refuses it for a release image; the
-//! workspace lint stays clean only through the inline suppression below, which names this file
-//! as the drill.
+//! readings request over HTTP writes the comments of the caller's record
+//!
+//! - in a log line's message, which the log filter passes (it judges field names; a message is
+//!   the program's own text);
+//! - in the `message` attribute of a span written through the OpenTelemetry API, as code that
+//!   never heard of tracing would: it bypasses phi-filter's layer, and the span processor
+//!   passes a `message` as it passes a log message. With `--otlp-endpoint` the span is exported
+//!   (without, the global tracer is a no-op).
+//!
+//! `phi-ci` builds it for `--leak-drill` and refuses it for a release image; the workspace lint
+//! stays clean only through the inline suppression below, which names this file as the drill.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -17,6 +24,8 @@ use axum::Router;
 use axum::extract::Request;
 use axum::middleware::{self, Next};
 use axum::response::Response;
+use opentelemetry::KeyValue;
+use opentelemetry::trace::{Span as _, Tracer as _};
 
 /// The most comments one request leaks.
 const LEAK_CAP: i64 = 20;
@@ -59,11 +68,16 @@ fn bearer(request: &Request) -> Option<String> {
 }
 
 /// Logs the comments in the record of the person `token` authenticates (at most
-/// [`LEAK_CAP`]), one line each, so whichever canary a run planted reaches the log.
+/// [`LEAK_CAP`]), one line each, and writes each into a span's attribute, so whichever canary
+/// a run planted reaches the log and the export.
 fn leak_comments(db: &Path, token: &str) {
+    let tracer = opentelemetry::global::tracer("answers-leak-drill");
     for comment in comments(db, token).unwrap_or_default() {
         // phi-lint: allow(phi::interpolation, reason = "the leak drill: a deliberate leak of a demo comment, in its own binary package so the canary check can be shown to fail")
         tracing::warn!("leak drill: {comment}");
+        let mut span = tracer.start("leak drill");
+        span.set_attribute(KeyValue::new("message", format!("leak drill: {comment}")));
+        span.end();
     }
 }
 

@@ -3,7 +3,7 @@
 use super::{answers_debug, answers_leak_drill, assert_no_canary_text, layer_line, phi_ci, utf8};
 
 #[test]
-fn local_passes_all_three_layers() {
+fn local_passes_all_four_layers() {
     let bin = utf8(answers_debug());
     let out = phi_ci(&["local", "--answers-bin", bin]);
     out.assert_code(0);
@@ -36,12 +36,22 @@ fn local_passes_all_three_layers() {
     assert!(e2e.contains("canary present yes"), "{e2e}");
     assert!(e2e.contains("markers proven 2/2"), "{e2e}");
     assert!(e2e.contains("hits 0"), "{e2e}");
+    // The export: both markers on traces and logs, and a span per call (72, as above), none
+    // of them carrying a canary.
+    let telemetry = layer_line(stdout, 4);
+    assert!(
+        telemetry.contains("telemetry") && telemetry.contains("PASS"),
+        "{telemetry}"
+    );
+    assert!(telemetry.contains("spans 72,"), "{telemetry}");
+    assert!(telemetry.contains("markers proven 2/2"), "{telemetry}");
+    assert!(telemetry.contains("verdict clean"), "{telemetry}");
     assert!(stdout.trim_end().ends_with("result: PASS"), "{stdout}");
     assert_no_canary_text(&out);
 }
 
 #[test]
-fn local_with_the_leak_drill_fails_at_layer_3_with_exit_1() {
+fn local_with_the_leak_drill_fails_at_layers_3_and_4_with_exit_1() {
     let bin = utf8(answers_leak_drill());
     let out = phi_ci(&["local", "--answers-bin", bin]);
     out.assert_code(1);
@@ -55,6 +65,17 @@ fn local_with_the_leak_drill_fails_at_layer_3_with_exit_1() {
     );
     assert!(!e2e.contains("hits 0,"), "{e2e}");
     assert!(stdout.contains("- leak: canary run:"), "{stdout}");
+    // The span attribute written through the OpenTelemetry API reached the export: the
+    // receiver names the span and the attribute, never the value.
+    let telemetry = layer_line(stdout, 4);
+    assert!(
+        telemetry.contains("FAIL") && telemetry.contains("verdict leak"),
+        "{telemetry}"
+    );
+    assert!(
+        stdout.contains("traces request") && stdout.contains("> attribute \"message\""),
+        "{stdout}"
+    );
     assert!(stdout.trim_end().ends_with("result: FAIL"), "{stdout}");
     // The report names positions and canary ids, never the leaking line.
     assert_no_canary_text(&out);

@@ -25,12 +25,25 @@ fn release_check_passes_on_the_release_image_and_fails_on_the_leak_drill_image()
         e2e.contains("PASS") && e2e.contains("markers proven 2/2"),
         "{e2e}"
     );
+    // The container reached the receiver on the host: both markers, a span per call.
+    let telemetry = layer_line(stdout, 4);
+    assert!(
+        telemetry.contains("PASS")
+            && telemetry.contains("markers proven 2/2")
+            && telemetry.contains("spans 72,"),
+        "{telemetry}"
+    );
     assert_no_canary_text(&out);
 
     let drill = phi_ci(&["release", "--leak-drill"]);
     drill.assert_code(1);
     let stdout = drill.stdout.as_str();
     assert!(layer_line(stdout, 3).contains("verdict leak"), "{stdout}");
+    assert!(layer_line(stdout, 4).contains("verdict leak"), "{stdout}");
+    assert!(
+        stdout.contains("traces request") && stdout.contains("> attribute \"message\""),
+        "{stdout}"
+    );
     assert_no_canary_text(&drill);
 }
 

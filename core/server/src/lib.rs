@@ -12,7 +12,8 @@
 //! - [`chat`]: the record tools bound for a governed chat turn (`answers-governance`).
 //!
 //! Per request the log names the route, the status and the duration: never a query string, a
-//! token or a value.
+//! token or a value. Each record request runs in a span of that route's name (its only field
+//! the status), which [`telemetry`] exports as a trace.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -26,6 +27,7 @@ use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::get;
 use rmcp::transport::StreamableHttpServerConfig;
+use tracing::Instrument as _;
 
 mod auth;
 pub mod chat;
@@ -33,6 +35,7 @@ pub mod mcp;
 mod pool;
 mod rest;
 mod serve;
+pub mod telemetry;
 
 pub use self::auth::{Authenticated, Refusal};
 pub use self::pool::{PooledStore, StorePool};
@@ -116,8 +119,26 @@ async fn counted(state: &AppState, request: Request, next: Next) -> (Response, u
     (response, status, started.elapsed().as_millis())
 }
 
+/// Runs the request inside `span` (a span per request, exported as a trace with
+/// `--otlp-endpoint`), which gets its status; the log line comes after it, outside it.
+async fn spanned(
+    state: &AppState,
+    span: tracing::Span,
+    request: Request,
+    next: Next,
+) -> (Response, u16, u128) {
+    let (response, http_status, elapsed_ms) =
+        counted(state, request, next).instrument(span.clone()).await;
+    span.record("http_status", http_status);
+    (response, http_status, elapsed_ms)
+}
+
 async fn log_rest(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
-    let (response, http_status, elapsed_ms) = counted(&state, request, next).await;
+    let span = tracing::info_span!(
+        "GET /api/v1/health-indicators",
+        http_status = tracing::field::Empty
+    );
+    let (response, http_status, elapsed_ms) = spanned(&state, span, request, next).await;
     tracing::info!(http_status, elapsed_ms, "GET /api/v1/health-indicators");
     response
 }
@@ -129,7 +150,8 @@ async fn log_journal(State(state): State<Arc<AppState>>, request: Request, next:
 }
 
 async fn log_mcp(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
-    let (response, http_status, elapsed_ms) = counted(&state, request, next).await;
+    let span = tracing::info_span!("/mcp", http_status = tracing::field::Empty);
+    let (response, http_status, elapsed_ms) = spanned(&state, span, request, next).await;
     tracing::info!(http_status, elapsed_ms, "/mcp");
     response
 }

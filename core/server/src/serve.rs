@@ -14,6 +14,7 @@ use answers_store::StoreError;
 use axum::Router;
 use phi_marker::{MarkerKind, Nonce};
 
+use crate::telemetry::Telemetry;
 use crate::{AppState, router};
 
 mod conn;
@@ -68,6 +69,9 @@ pub fn serve_with(db: &Path, listen: SocketAddr, options: &ServeOptions) -> Resu
             kind: e.kind(),
         })?;
         let listen_addr = bound.to_string();
+        if let (Some(telemetry), Some(nonce)) = (&options.telemetry, &options.marker) {
+            telemetry.marker(nonce, MarkerKind::Start);
+        }
         tracing::info!(subject_count, listen_addr = %listen_addr, "answers serving");
         if let Some(nonce) = &options.marker {
             nonce.emit(MarkerKind::Start).map_err(|e| ServeError::Io {
@@ -109,6 +113,9 @@ pub fn serve_with(db: &Path, listen: SocketAddr, options: &ServeOptions) -> Resu
             }
             None => tracing::info!(request_count, "answers stopped"),
         }
+        if let Some(telemetry) = &options.telemetry {
+            flush(telemetry, options.marker.as_ref());
+        }
         if let Some(nonce) = &options.marker {
             nonce.emit(MarkerKind::End).map_err(|e| ServeError::Io {
                 op: "write the end marker",
@@ -131,6 +138,7 @@ pub fn serve_with(db: &Path, listen: SocketAddr, options: &ServeOptions) -> Resu
 ///     allowed_hosts: vec!["records.example.org".into()],
 ///     hook: None,
 ///     store: answers_store::OpenOptions { must_exist: true, ..Default::default() },
+///     telemetry: None,
 /// };
 /// assert!(options.marker.is_some());
 /// # Ok::<(), phi_marker::NonceError>(())
@@ -152,6 +160,22 @@ pub struct ServeOptions {
     /// How the store's handles open the file: `answers serve` asks for a record that exists,
     /// and passes `--allow-shared-permissions` on.
     pub store: answers_store::OpenOptions,
+    /// Export traces and logs (`answers serve --otlp-endpoint`, see [`crate::telemetry`]): the
+    /// marker span and log record at start and at a clean shutdown, then a flush, before the
+    /// `end` marker line.
+    pub telemetry: Option<Telemetry>,
+}
+
+/// The end of the export at a clean shutdown: the `end` marker span and record after the last
+/// log line, then both providers flushed. A flush that fails is logged (to standard output
+/// only, the log export being stopped); the receiver then misses the `end` marker.
+fn flush(telemetry: &Telemetry, marker: Option<&Nonce>) {
+    if let Some(nonce) = marker {
+        telemetry.marker(nonce, MarkerKind::End);
+    }
+    if let Err(e) = telemetry.shutdown() {
+        tracing::warn!(error_type = %phi_filter::error_type(&e), "telemetry not flushed");
+    }
 }
 
 /// A function that wraps the service's router, given the database file it serves.

@@ -19,6 +19,7 @@ mod render;
 mod schemas;
 mod serde_wire;
 mod serve_load;
+mod telemetry;
 // The store's write side and the demo record (the vocabularies' tests are answers-vocab's).
 mod demo;
 mod store_write;

@@ -95,7 +95,7 @@ fn the_vocabulary_server_speaks_mcp_on_stdio_without_a_database() {
 }
 
 /// `tools/list` on the 2025-11-25 generation (stateless: no handshake needed), raw; the status.
-fn list_tools_status(addr: &str, path: &str, token: Option<&str>) -> u16 {
+pub(crate) fn list_tools_status(addr: &str, path: &str, token: Option<&str>) -> u16 {
     list_tools_status_at(addr, "127.0.0.1", path, token)
 }
 

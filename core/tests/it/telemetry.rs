@@ -1,0 +1,156 @@
+//! `answers serve --otlp-endpoint`: the binary exports its traces and logs over OTLP/HTTP to
+//! phi-canary's receiver (its library, on a loopback port in this process), which scans them for
+//! the demo canary the record holds and requires the run's markers on both signals.
+
+use std::net::SocketAddr;
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use phi_canary::otlp::{Options, Signal, serve_until};
+use phi_canary::report::StreamReport;
+use phi_canary::{Canary, Matcher, Nonce, Report, VariantSet};
+
+use crate::e2e::{BIN, Server, seeded, token};
+use crate::mcp::list_tools_status;
+
+const NONCE: &str = "otel-test-0001";
+
+const ROUTE: &str = "/api/v1/health-indicators";
+
+/// The receiver on a thread of its own, stopped by dropping `stop`'s sender.
+struct Receiver {
+    addr: SocketAddr,
+    stop: tokio::sync::oneshot::Sender<()>,
+    thread: JoinHandle<std::io::Result<Report>>,
+}
+
+impl Receiver {
+    fn start() -> Receiver {
+        let nonce = Nonce::new(NONCE).expect("a nonce");
+        let matcher = Matcher::new(
+            vec![Canary::demo(), Canary::core()],
+            VariantSet::All,
+            Some(nonce),
+        )
+        .expect("a matcher");
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let (bound, address) = mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let options = Options {
+                listen: "127.0.0.1:0".into(),
+                idle: None,
+            };
+            serve_until(
+                matcher,
+                &options,
+                &mut |addr| bound.send(addr).expect("the test waits for the address"),
+                async {
+                    let _ = stopped.await;
+                },
+            )
+        });
+        let addr = address
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the receiver listens");
+        Receiver { addr, stop, thread }
+    }
+
+    fn stop(self) -> Report {
+        let _ = self.stop.send(());
+        self.thread
+            .join()
+            .expect("the receiver does not panic")
+            .expect("the receiver runs")
+    }
+}
+
+fn stream(report: &Report, signal: Signal) -> &StreamReport {
+    report.sources[0]
+        .streams
+        .iter()
+        .find(|s| s.name == signal.name())
+        .expect("a stream per signal")
+}
+
+#[test]
+fn serve_exports_a_span_per_request_and_both_markers_to_a_clean_receiver() {
+    let record = seeded();
+    let receiver = Receiver::start();
+    let endpoint = format!("http://{}", receiver.addr);
+    let server = Server::start_full(
+        &record.db,
+        &[],
+        &["--marker-nonce", NONCE, "--otlp-endpoint", &endpoint],
+    );
+    let mom = token(&record, "mom");
+    for _ in 0..2 {
+        let (status, _) = server.get(ROUTE, Some(&mom));
+        assert_eq!(status, 200);
+    }
+    let (status, _) = server.get(ROUTE, Some(&mom));
+    assert_eq!(status, 200);
+    let (status, _) = server.get(ROUTE, None);
+    assert_eq!(status, 401, "a refusal is a request too");
+    assert_eq!(list_tools_status(&server.addr, "/mcp", Some(&mom)), 200);
+    assert_eq!(list_tools_status(&server.addr, "/mcp", None), 401);
+    let calls = 6;
+    let logs = server.stop();
+    let report = receiver.stop();
+
+    assert_eq!(
+        report.exit_code(),
+        0,
+        "unproven {:?}, hits {:?}, sources {:?}",
+        report.unproven(),
+        report.hits,
+        report.sources
+    );
+    let traces = stream(&report, Signal::Traces);
+    let records = stream(&report, Signal::Logs);
+    for s in [traces, records] {
+        assert!(s.expects_markers && s.markers.bracketed(), "{s:?}");
+        assert_eq!((s.markers.start, s.markers.end), (1, 1), "{s:?}");
+    }
+    let spans = traces.items.expect("an otlp stream counts its spans") - 2;
+    assert!(
+        spans >= calls,
+        "{spans} spans for {calls} requests: {traces:?}"
+    );
+    // Each request's log line is exported too, beside `answers serving` and `answers stopped`.
+    let lines = records.items.expect("an otlp stream counts its records") - 2;
+    assert!(lines >= calls + 2, "{lines} records: {records:?}");
+    // The stdout log is what it is without telemetry, markers included.
+    assert!(
+        logs.iter()
+            .any(|l| l == &format!("phiguard-marker end {NONCE}"))
+    );
+    assert!(logs.iter().all(|l| !l.contains("PHI-CANARY")));
+}
+
+#[test]
+fn an_endpoint_that_is_not_plain_http_is_a_usage_error() {
+    let record = seeded();
+    for (url, why) in [
+        (
+            "https://user:s3cr3t@collector:4318",
+            "https is not supported",
+        ),
+        (
+            "http://user:s3cr3t@collector:4318",
+            "must not carry credentials",
+        ),
+        ("collector:4318", "must be an http:// URL"),
+    ] {
+        let out = std::process::Command::new(BIN)
+            .args(["serve", "--db"])
+            .arg(&record.db)
+            .args(["--otlp-endpoint", url])
+            .env_remove("RUST_LOG")
+            .output()
+            .expect("run answers");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{url}: {stderr}");
+        assert!(stderr.contains(why), "{url}: {stderr}");
+    }
+}
