@@ -146,6 +146,7 @@ fn assumption_ids_on_the_wire_are_the_closed_ids() {
         Assumption::CatalogueCut { cap: 100 },
         Assumption::NoKeywordMatch,
         Assumption::NoIndicatorMatch,
+        Assumption::SomeIndicatorsUnmatched { count: 2 },
         Assumption::RenderCut { chars: 40_000 },
         Assumption::UnitConverted,
         Assumption::NoMedicationRecorded,

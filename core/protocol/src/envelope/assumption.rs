@@ -124,6 +124,12 @@ assumptions! {
     NoKeywordMatch => "no recorded indicator matched the keywords, so the answer lists the catalogue instead",
     /// The indicators matched nothing, so the answer is the catalogue.
     NoIndicatorMatch => "no recorded indicator matched the names given, so the answer lists the catalogue instead; ask again with names as it lists them",
+    /// Of the names given, `count` matched no recorded indicator and were left out; the others
+    /// were answered.
+    SomeIndicatorsUnmatched {
+        /// How many names matched nothing.
+        count: u32,
+    } => format!("names given that match no recorded indicator are left out of this answer ({count} of them); a call without indicators lists the names the record holds"),
     /// The rendered answer was cut at `chars` characters, by whole rows.
     RenderCut {
         /// Characters of rendered text at most.

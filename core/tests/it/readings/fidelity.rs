@@ -277,3 +277,29 @@ fn indicators_that_match_nothing_answer_with_the_catalogue_and_say_so() {
     let text = query("you", &json!({"indicators": ["Unobtainium level"]}), false);
     assert!(!text.stdout.contains("no rows"), "{}", text.summary());
 }
+
+#[test]
+fn names_that_match_nothing_beside_ones_that_do_are_counted_not_dropped() {
+    let v = answer(
+        "you",
+        &json!({"indicators": ["Body weight", "Unobtainium level", "Phlogiston"], "view": "day"}),
+    );
+    assert!(!assumption_ids(&v).contains(&"no_indicator_match"), "{v}");
+    assert!(
+        assumption_ids(&v).contains(&"some_indicators_unmatched"),
+        "{v}"
+    );
+    assert!(
+        v.to_string()
+            .contains("left out of this answer (2 of them)"),
+        "{v}"
+    );
+    let all = answer(
+        "you",
+        &json!({"indicators": ["Body weight"], "view": "day"}),
+    );
+    assert!(
+        !assumption_ids(&all).contains(&"some_indicators_unmatched"),
+        "{all}"
+    );
+}

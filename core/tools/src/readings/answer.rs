@@ -54,14 +54,22 @@ fn selected(ctx: &Ctx<'_>, query: &IndicatorQuery) -> Result<Envelope, ToolError
             }
         }
         Selector::Indicators(names) => {
-            let found = resolve_exact(ctx, names)?;
-            if found.is_empty() {
+            let exact = resolve_exact(ctx, names)?;
+            if exact.found.is_empty() {
                 // As the original does: names that match nothing answer with the catalogue
                 // and say so, so the next call can use a name it lists.
                 let env = catalogue::answer(ctx, &listing(), None)?;
                 return Ok(env.with_assumption(Assumption::NoIndicatorMatch));
             }
-            values(ctx, query, query.view.unwrap_or(DEFAULT_VIEW), &found)
+            let env = values(ctx, query, query.view.unwrap_or(DEFAULT_VIEW), &exact.found)?;
+            // Names that matched nothing beside ones that did are said, not dropped unseen.
+            Ok(match u32::try_from(exact.unmatched) {
+                Ok(0) => env,
+                Ok(count) => env.with_assumption(Assumption::SomeIndicatorsUnmatched { count }),
+                Err(_) => {
+                    env.with_assumption(Assumption::SomeIndicatorsUnmatched { count: u32::MAX })
+                }
+            })
         }
     }
 }

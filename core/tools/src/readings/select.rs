@@ -39,10 +39,11 @@ pub(crate) struct Indicator {
 pub(crate) use crate::store::NameMatch;
 
 /// The indicators `indicators` name, in the order given, each once.
-pub(crate) fn resolve_exact(ctx: &Ctx<'_>, words: &[String]) -> Result<Vec<Indicator>, ToolError> {
+pub(crate) fn resolve_exact(ctx: &Ctx<'_>, words: &[String]) -> Result<Exact, ToolError> {
     let vocab = Vocabulary::bundled();
     let mut labels = Labels::default();
     let mut found = Found::default();
+    let mut unmatched = 0;
     for word in words {
         let mut codes = vocab.resolve(word);
         if !codes.is_empty() {
@@ -65,9 +66,20 @@ pub(crate) fn resolve_exact(ctx: &Ctx<'_>, words: &[String]) -> Result<Vec<Indic
                     .codes_by_name(ctx.subject_id, word, NameMatch::Exact)?,
             );
         }
-        found.recorded(ctx, &mut labels, codes)?;
+        if !found.recorded(ctx, &mut labels, codes)? {
+            unmatched += 1;
+        }
     }
-    Ok(found.0)
+    Ok(Exact {
+        found: found.0,
+        unmatched,
+    })
+}
+
+/// What `indicators` resolve to: the indicators found, and how many of the names found none.
+pub(crate) struct Exact {
+    pub(crate) found: Vec<Indicator>,
+    pub(crate) unmatched: usize,
 }
 
 /// The indicators `keywords` find, per keyword in the order given: the record's own names
@@ -122,22 +134,26 @@ impl Found {
         }
     }
 
-    /// Adds the codes of `codes` the record holds, under their names.
+    /// Adds the codes of `codes` the record holds, under their names. Whether the record holds
+    /// any of them (found before or now).
     fn recorded(
         &mut self,
         ctx: &Ctx<'_>,
         labels: &mut Labels,
         codes: Vec<CodeRef>,
-    ) -> Result<(), ToolError> {
+    ) -> Result<bool, ToolError> {
+        let mut any = false;
         for code in codes {
             if self.0.iter().any(|i| i.code == code) {
+                any = true;
                 continue;
             }
             if let Some(label) = labels.get(ctx, &code)? {
                 self.0.push(Indicator { code, label });
+                any = true;
             }
         }
-        Ok(())
+        Ok(any)
     }
 }
 
