@@ -285,6 +285,30 @@ fn http_answers_per_subject_and_refuses_by_name() {
     assert_eq!(status, 200);
     assert_ne!(catalogue, mom_catalogue, "two people, two records");
 
+    // Over a real socket: the indicators list answers readings only, and the journal has its
+    // own route (mom's record holds reported entries).
+    let tables = |v: &serde_json::Value| -> Vec<String> {
+        v["data"]
+            .as_array()
+            .map(|ts| {
+                ts.iter()
+                    .filter_map(|t| t["name"].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(tables(&mom_catalogue), ["indicators"], "{mom_catalogue}");
+    let (status, journal) = server.get("/api/v1/journal", Some(&mom));
+    assert_eq!(status, 200, "{journal}");
+    assert_eq!(tables(&journal), ["reported"], "{journal}");
+    assert!(
+        journal["data"][0]["rows"]
+            .as_array()
+            .is_some_and(|rows| !rows.is_empty()),
+        "{journal}"
+    );
+    assert_eq!(server.get("/api/v1/journal", None).0, 401);
+
     let (status, summary) = server.get(
         &format!("{path}?keywords=resting%20heart%20rate&view=stats"),
         Some(&you),
