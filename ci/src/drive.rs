@@ -66,9 +66,11 @@ const INVALID: Expect = Expect::Refused {
     kinds: &["invalid_arguments"],
 };
 
+/// The forced fault is permanent (a table gone), so it is `store_fault` (unrecoverable), never
+/// `store_unavailable`, which would tell a model to retry.
 const FAULT: Expect = Expect::Refused {
-    http_status: &[500, 503],
-    kinds: &["store_fault", "store_unavailable"],
+    http_status: &[500],
+    kinds: &["store_fault"],
 };
 
 fn call(handle: &'static str, label: &str, query: String, expect: Expect) -> Call {
@@ -409,6 +411,13 @@ mod tests {
         let refused = json!({"status": "error", "error": {"kind": "invalid_arguments"}});
         assert!(check(&INVALID, 400, Some(&refused)).is_empty());
         assert!(!check(&FAULT, 400, Some(&refused)).is_empty());
+        let fault = json!({"status": "error", "error": {"kind": "store_fault"}});
+        assert!(check(&FAULT, 500, Some(&fault)).is_empty());
+        let retry = json!({"status": "error", "error": {"kind": "store_unavailable"}});
+        assert!(
+            !check(&FAULT, 503, Some(&retry)).is_empty(),
+            "a permanent fault is not retryable"
+        );
         let unauth = json!({"error": "unauthorized"});
         assert!(check(&Expect::Unauthorized, 401, Some(&unauth)).is_empty());
         assert!(!check(&Expect::Unauthorized, 200, Some(&unauth)).is_empty());

@@ -290,7 +290,8 @@ async fn drive_account(
 }
 
 /// One MCP call while the store is broken: it must answer with an error result whose envelope
-/// is a `store_fault` (or `store_unavailable`), never a dead request.
+/// is a `store_fault` (the fault is permanent, so never `store_unavailable`), never a dead
+/// request.
 pub(crate) fn fault_probe(target: &Target, out: &mut Outcome) -> anyhow::Result<()> {
     let Some(token) = target.tokens.get("you").map(String::as_str) else {
         anyhow::bail!("no token for `you` in the tokens file");
@@ -304,7 +305,7 @@ pub(crate) fn fault_probe(target: &Target, out: &mut Outcome) -> anyhow::Result<
     let kind = result
         .and_then(|r| r.pointer("/structuredContent/error_kind"))
         .and_then(Value::as_str);
-    if !matches!(kind, Some("store_fault" | "store_unavailable")) {
+    if kind != Some("store_fault") {
         problems.push(format!("expected a store fault, got {kind:?}"));
     }
     record(
