@@ -54,7 +54,7 @@ pub(crate) fn scan(
 }
 
 /// Hits listed in the report; the rest are counted.
-const LISTED_HITS: usize = 5;
+pub(crate) const LISTED_HITS: usize = 5;
 
 /// The end-to-end layer's line of the report.
 pub(crate) fn layer(present: bool, report: &phi_canary::Report) -> Layer {
@@ -93,6 +93,13 @@ pub(crate) fn layer(present: bool, report: &phi_canary::Report) -> Layer {
             hit.offset
         ));
     }
+    fail_on_the_rest(&mut layer, report);
+    layer
+}
+
+/// Fails `layer` on what a scan report says besides its listed hits: a source it could not
+/// read, a precondition it could not prove, and the hits past the [`LISTED_HITS`] listed.
+pub(crate) fn fail_on_the_rest(layer: &mut Layer, report: &phi_canary::Report) {
     for source in &report.sources {
         if let Some(error) = &source.error {
             layer.fail(format!("{}: unreadable: {error}", source.name));
@@ -108,5 +115,4 @@ pub(crate) fn layer(present: bool, report: &phi_canary::Report) -> Layer {
             report.hits_total - listed
         ));
     }
-    layer
 }

@@ -14,13 +14,11 @@ use phi_canary::otlp::{self, Options, Signal};
 use phi_canary::report::StreamReport;
 use phi_canary::{Matcher, Nonce, Report, VariantSet, canary};
 
+use crate::e2e::LISTED_HITS;
 use crate::report::Layer;
 
 /// How long the receiver may take to bind.
 const BIND_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Hits listed in the report; the rest are counted.
-const LISTED_HITS: usize = 5;
 
 /// The receiver, serving on a thread of its own until [`Receiver::stop`].
 pub(crate) struct Receiver {
@@ -120,21 +118,7 @@ pub(crate) fn layer(report: &Report, calls: u64) -> Layer {
     for hit in report.hits.iter().take(LISTED_HITS) {
         layer.fail(format!("leak: {hit}"));
     }
-    for source in &report.sources {
-        if let Some(error) = &source.error {
-            layer.fail(format!("{}: unreadable: {error}", source.name));
-        }
-    }
-    for why in report.unproven() {
-        layer.fail(format!("inconclusive: {why}"));
-    }
-    let listed = report.hits.len().min(LISTED_HITS) as u64;
-    if report.hits_total > listed {
-        layer.fail(format!(
-            "and {} more hit(s) (positions only, as above)",
-            report.hits_total - listed
-        ));
-    }
+    crate::e2e::fail_on_the_rest(&mut layer, report);
     layer
 }
 
