@@ -27,6 +27,7 @@ Sources:
   -            standard input, one stream named `stdin`
   docker:NAME  a container's logs through the docker CLI: streams stdout and stderr, or
                `tty` for a TTY container (see `phi-canary docker --help`)
+  podman:NAME  the same through the podman CLI; drivers k8s-file, json-file and journald
 
 Positive control (--expect-marker NONCE): every stream must carry the lines
   phiguard-marker start NONCE
@@ -50,7 +51,7 @@ enum Command {
     /// Scan logs for canaries; report where they are, never the lines.
     #[command(after_help = format!("{SCAN_HELP}\n\n{EXIT_CODES}"))]
     Scan {
-        /// A path, `-` for stdin, or `docker:NAME`.
+        /// A path, `-` for stdin, `docker:NAME` or `podman:NAME`.
         #[arg(required = true, value_name = "SOURCE")]
         sources: Vec<String>,
         #[command(flatten)]

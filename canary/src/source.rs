@@ -17,7 +17,7 @@ mod file;
 
 use std::io::{self, Read};
 
-pub use docker::{DockerSource, READABLE_DRIVERS};
+pub use docker::{DockerSource, Engine, PODMAN_READABLE_DRIVERS, READABLE_DRIVERS};
 pub use file::{FileSource, StdinSource};
 
 /// The size of each read from a pipe or a decompressor, and of each piece of a mapped file.
@@ -32,10 +32,10 @@ pub const CHUNK: usize = 256 * 1024;
 /// assert_eq!((stdin.name(), stdin.kind()), ("stdin", "stdin"));
 /// ```
 pub trait Source: Send {
-    /// How reports name the source: a path, `stdin`, `docker:NAME`.
+    /// How reports name the source: a path, `stdin`, `docker:NAME`, `podman:NAME`.
     fn name(&self) -> &str;
 
-    /// The kind of source: `file`, `stdin`, `docker`.
+    /// The kind of source: `file`, `stdin`, `docker`, `podman`.
     fn kind(&self) -> &'static str;
 
     /// Checks the source's preconditions and starts reading it.
@@ -176,14 +176,15 @@ pub enum SourceError {
     Container(String),
 }
 
-/// A SOURCE as written on the command line: `-` is standard input, `docker:NAME` a container,
-/// anything else a path (write `./docker:x` for a file of that name).
+/// A SOURCE as written on the command line: `-` is standard input, `docker:NAME` or
+/// `podman:NAME` a container, anything else a path (write `./docker:x` for a file of that name).
 ///
 /// ```
 /// use phi_canary::source::parse;
 ///
 /// assert_eq!(parse("-")?.kind(), "stdin");
 /// assert_eq!(parse("docker:web")?.name(), "docker:web");
+/// assert_eq!(parse("podman:web")?.kind(), "podman");
 /// assert_eq!(parse("logs/app.log.gz")?.kind(), "file");
 /// assert!(parse("docker:-rm").is_err());
 /// # Ok::<(), phi_canary::source::SourceError>(())
@@ -193,6 +194,8 @@ pub fn parse(spec: &str) -> Result<Box<dyn Source>, SourceError> {
         Ok(Box::new(StdinSource::new()))
     } else if let Some(container) = spec.strip_prefix("docker:") {
         Ok(Box::new(DockerSource::new(container)?))
+    } else if let Some(container) = spec.strip_prefix("podman:") {
+        Ok(Box::new(DockerSource::podman(container)?))
     } else {
         Ok(Box::new(FileSource::new(spec)))
     }

@@ -1,4 +1,6 @@
-//! A Docker container's logs, through the `docker` CLI.
+//! A Docker or Podman container's logs, through the `docker` or `podman` CLI (Podman's CLI
+//! answers the same `inspect` template and `logs` call; its drivers differ, see
+//! [`Engine::readable_drivers`]).
 //!
 //! 1. `docker inspect` reads the logging driver, its options, `Config.Tty` and the state, with a
 //!    `--format` template that asks for those fields only (never `Config.Env`).
@@ -25,6 +27,40 @@ use super::{Opened, ReadChunks, Source, SourceError, Stream};
 /// The drivers whose logs `docker logs` gives back completely.
 pub const READABLE_DRIVERS: [&str; 3] = ["json-file", "local", "journald"];
 
+/// The drivers whose logs `podman logs` gives back completely: `k8s-file` (Podman's default,
+/// which `json-file` also selects) and `journald`. `passthrough` hands the streams to whoever
+/// started the container and keeps nothing; `none` keeps nothing.
+pub const PODMAN_READABLE_DRIVERS: [&str; 3] = ["k8s-file", "json-file", "journald"];
+
+/// The container engine whose CLI is asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// `docker`.
+    Docker,
+    /// `podman`.
+    Podman,
+}
+
+impl Engine {
+    /// The CLI's name, the source's kind and its prefix (`docker:NAME`, `podman:NAME`).
+    #[must_use]
+    pub fn cli(self) -> &'static str {
+        match self {
+            Engine::Docker => "docker",
+            Engine::Podman => "podman",
+        }
+    }
+
+    /// The logging drivers whose logs the engine gives back completely.
+    #[must_use]
+    pub fn readable_drivers(self) -> &'static [&'static str] {
+        match self {
+            Engine::Docker => &READABLE_DRIVERS,
+            Engine::Podman => &PODMAN_READABLE_DRIVERS,
+        }
+    }
+}
+
 /// Only the fields the checks need, as one JSON object.
 const INSPECT_FORMAT: &str = concat!(
     r#"{"driver":{{json .HostConfig.LogConfig.Type}},"#,
@@ -43,6 +79,7 @@ const INSPECT_FORMAT: &str = concat!(
 /// # Ok::<(), phi_canary::source::SourceError>(())
 /// ```
 pub struct DockerSource {
+    engine: Engine,
     container: String,
     name: String,
     program: OsString,
@@ -60,8 +97,26 @@ struct Inspect {
 }
 
 impl DockerSource {
-    /// The container `container`: a name or id, `[A-Za-z0-9][A-Za-z0-9_.-]*`.
+    /// The Docker container `container`: a name or id, `[A-Za-z0-9][A-Za-z0-9_.-]*`.
     pub fn new(container: &str) -> Result<DockerSource, SourceError> {
+        DockerSource::of(Engine::Docker, container)
+    }
+
+    /// The Podman container `container`, read through the `podman` CLI.
+    ///
+    /// ```
+    /// use phi_canary::source::{DockerSource, Source};
+    ///
+    /// let web = DockerSource::podman("web-1")?;
+    /// assert_eq!((web.name(), web.kind()), ("podman:web-1", "podman"));
+    /// # Ok::<(), phi_canary::source::SourceError>(())
+    /// ```
+    pub fn podman(container: &str) -> Result<DockerSource, SourceError> {
+        DockerSource::of(Engine::Podman, container)
+    }
+
+    /// The container `container` of `engine`.
+    pub fn of(engine: Engine, container: &str) -> Result<DockerSource, SourceError> {
         let mut bytes = container.bytes();
         let valid = bytes.next().is_some_and(|b| b.is_ascii_alphanumeric())
             && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
@@ -69,15 +124,15 @@ impl DockerSource {
             return Err(SourceError::Container(container.to_owned()));
         }
         Ok(DockerSource {
+            engine,
             container: container.to_owned(),
-            name: format!("docker:{container}"),
-            program: OsString::from("docker"),
+            name: format!("{}:{container}", engine.cli()),
+            program: OsString::from(engine.cli()),
             child: None,
         })
     }
 
-    /// Runs `program` instead of the `docker` found on `PATH` (for a wrapper or `podman`'s
-    /// Docker-compatible CLI).
+    /// Runs `program` instead of the `docker` or `podman` found on `PATH` (for a wrapper).
     #[must_use]
     pub fn program(mut self, program: impl Into<OsString>) -> DockerSource {
         self.program = program.into();
@@ -103,7 +158,7 @@ impl DockerSource {
             let said = String::from_utf8_lossy(&out.stderr);
             let first = said.lines().map(str::trim).find(|l| !l.is_empty());
             return Err(SourceError::Failed {
-                command: format!("docker inspect {}", self.container),
+                command: format!("{} inspect {}", self.engine.cli(), self.container),
                 status: describe(out.status),
                 detail: first.map_or_else(String::new, |l| format!(": {}", clip(l, 200))),
             });
@@ -119,12 +174,12 @@ impl Source for DockerSource {
     }
 
     fn kind(&self) -> &'static str {
-        "docker"
+        self.engine.cli()
     }
 
     fn open(&mut self) -> Result<Opened, SourceError> {
         let inspect = self.inspect()?;
-        let warnings = check(&inspect)?;
+        let warnings = check(self.engine, &inspect)?;
         let mut child = Command::new(&self.program)
             .arg("logs")
             .arg(&self.container)
@@ -183,7 +238,7 @@ impl Source for DockerSource {
             return Ok(());
         }
         Err(SourceError::Failed {
-            command: format!("docker logs {}", self.container),
+            command: format!("{} logs {}", self.engine.cli(), self.container),
             status: describe(status),
             detail: "; its message is not shown: it shares stderr with the container's log"
                 .to_owned(),
@@ -192,11 +247,17 @@ impl Source for DockerSource {
 }
 
 /// Refuses a driver that cannot be read back; returns the warnings.
-fn check(inspect: &Inspect) -> Result<Vec<String>, SourceError> {
+fn check(engine: Engine, inspect: &Inspect) -> Result<Vec<String>, SourceError> {
     let driver = inspect.driver.as_str();
-    if !READABLE_DRIVERS.contains(&driver) {
+    if !engine.readable_drivers().contains(&driver) {
         let why = if driver == "none" {
             "it keeps no logs"
+        } else if engine == Engine::Podman {
+            if driver == "passthrough" {
+                "it hands the streams to whoever started the container and keeps nothing"
+            } else {
+                "podman gives back only k8s-file, json-file and journald logs"
+            }
         } else {
             "docker gives other drivers' logs back only from its dual-logging cache, which \
              drops old lines; run the container with json-file, local or journald"
@@ -252,21 +313,46 @@ mod tests {
     #[test]
     fn drivers_are_refused_or_accepted_with_warnings() {
         let ok = inspect(r#"{"driver":"json-file","options":{},"tty":false,"status":"exited"}"#);
-        assert_eq!(check(&ok).expect("readable"), Vec::<String>::new());
+        assert_eq!(
+            check(Engine::Docker, &ok).expect("readable"),
+            Vec::<String>::new()
+        );
         let none = inspect(r#"{"driver":"none","options":null,"tty":false,"status":"exited"}"#);
         assert_eq!(
-            check(&none).expect_err("refused").to_string(),
+            check(Engine::Docker, &none)
+                .expect_err("refused")
+                .to_string(),
             "logging driver `none` cannot be read back: it keeps no logs"
         );
         let syslog = inspect(r#"{"driver":"syslog","options":{},"tty":true,"status":"exited"}"#);
-        assert!(check(&syslog).is_err());
+        assert!(check(Engine::Docker, &syslog).is_err());
         let lossy = inspect(
             r#"{"driver":"local","options":{"mode":"non-blocking"},"tty":false,"status":"running"}"#,
         );
-        let warnings = check(&lossy).expect("readable");
+        let warnings = check(Engine::Docker, &lossy).expect("readable");
         assert_eq!(warnings.len(), 2);
         assert!(warnings[0].starts_with("logging mode is non-blocking"));
         assert!(warnings[1].starts_with("the container is running"));
+    }
+
+    #[test]
+    fn podman_reads_its_own_drivers_and_refuses_passthrough() {
+        let k8s = inspect(r#"{"driver":"k8s-file","options":null,"tty":false,"status":"exited"}"#);
+        assert!(check(Engine::Podman, &k8s).is_ok());
+        assert!(check(Engine::Docker, &k8s).is_err(), "not a docker driver");
+        let pass =
+            inspect(r#"{"driver":"passthrough","options":null,"tty":false,"status":"exited"}"#);
+        assert!(
+            check(Engine::Podman, &pass)
+                .expect_err("refused")
+                .to_string()
+                .contains("keeps nothing")
+        );
+        let local = inspect(r#"{"driver":"local","options":{},"tty":false,"status":"exited"}"#);
+        assert!(
+            check(Engine::Podman, &local).is_err(),
+            "not a podman driver"
+        );
     }
 
     #[test]

@@ -268,3 +268,36 @@ fn no_container_and_no_docker_are_exit_2() {
     run.assert_out(2, &[]);
     assert!(run.stdout.contains("cannot run `docker`: "), "{run}");
 }
+
+#[test]
+fn a_podman_source_asks_the_podman_cli_and_reads_its_drivers() {
+    let fake = Fake::new("k8s-file", "null", false);
+    // The same stand-in, answering as `podman`.
+    let script = fake.dir.write("podman", FAKE_DOCKER);
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    fake.logs(&marked("GET /health 200\n"), &marked(""), 0);
+    let args = [
+        "scan",
+        "--demo",
+        "--expect-marker",
+        NONCE,
+        "--format",
+        "json",
+        "podman:web",
+    ];
+    let run = fake.run(&args);
+    assert_eq!(run.code, 0, "{run}");
+    let json = run.json();
+    assert_eq!(json["sources"][0]["name"], "podman:web", "{run}");
+    assert_eq!(json["sources"][0]["kind"], "podman", "{run}");
+    assert!(fake.calls().lines().any(|l| l == "logs web"));
+
+    // Podman's passthrough driver keeps nothing: refused before reading, exit 2.
+    fake.dir.write(
+        "inspect.json",
+        r#"{"driver":"passthrough","options":null,"tty":false,"status":"exited"}"#,
+    );
+    let run = fake.run(&args);
+    assert_eq!(run.code, 2, "{run}");
+    assert!(run.to_string().contains("passthrough"), "{run}");
+}

@@ -8,6 +8,7 @@ mod exit_codes;
 mod help;
 mod no_echo;
 mod otlp;
+mod podman;
 
 use std::path::{Path, PathBuf};
 
