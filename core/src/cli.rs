@@ -233,10 +233,19 @@ pub fn main(hook: Option<answers_server::RouterHook>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // A clone shares the providers, so a command that fails after set-up still exports its
+    // last record.
+    let flush_on_error = telemetry.clone();
     match run(cli, stats, telemetry, hook) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
             tracing::error!(error_type = %phi_filter::error_type(&err), "command failed");
+            if let Some(telemetry) = flush_on_error {
+                // A flush that fails is told by its signal; the command's error is the answer.
+                if let Err(flush) = telemetry.shutdown() {
+                    tracing::warn!(error_type = %phi_filter::error_type(&flush), "telemetry not flushed");
+                }
+            }
             // phi-lint: allow(phi::error-message, reason = "the CLI's own errors name files and handles, and store errors carry codes, never values")
             eprintln!("answers: {err:#}");
             ExitCode::from(2)

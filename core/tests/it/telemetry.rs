@@ -26,14 +26,15 @@ struct Receiver {
 }
 
 impl Receiver {
-    fn start() -> Receiver {
+    /// A receiver scanning for the demo canaries and each of `secrets` (a bearer token, a URL
+    /// secret): none may reach an export.
+    fn start(secrets: &[&str]) -> Receiver {
         let nonce = Nonce::new(NONCE).expect("a nonce");
-        let matcher = Matcher::new(
-            vec![Canary::demo(), Canary::core()],
-            VariantSet::All,
-            Some(nonce),
-        )
-        .expect("a matcher");
+        let mut canaries = vec![Canary::demo(), Canary::core()];
+        for (i, secret) in secrets.iter().enumerate() {
+            canaries.push(Canary::from_text(secret, i + 2).expect("a token is a valid canary"));
+        }
+        let matcher = Matcher::new(canaries, VariantSet::All, Some(nonce)).expect("a matcher");
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let (bound, address) = mpsc::channel();
         let thread = std::thread::spawn(move || {
@@ -76,14 +77,14 @@ fn stream(report: &Report, signal: Signal) -> &StreamReport {
 #[test]
 fn serve_exports_a_span_per_request_and_both_markers_to_a_clean_receiver() {
     let record = seeded();
-    let receiver = Receiver::start();
+    let (mom, you) = (token(&record, "mom"), token(&record, "you"));
+    let receiver = Receiver::start(&[&mom, &you]);
     let endpoint = format!("http://{}", receiver.addr);
     let server = Server::start_full(
         &record.db,
         &[],
         &["--marker-nonce", NONCE, "--otlp-endpoint", &endpoint],
     );
-    let mom = token(&record, "mom");
     for _ in 0..2 {
         let (status, _) = server.get(ROUTE, Some(&mom));
         assert_eq!(status, 200);
@@ -94,7 +95,13 @@ fn serve_exports_a_span_per_request_and_both_markers_to_a_clean_receiver() {
     assert_eq!(status, 401, "a refusal is a request too");
     assert_eq!(list_tools_status(&server.addr, "/mcp", Some(&mom)), 200);
     assert_eq!(list_tools_status(&server.addr, "/mcp", None), 401);
-    let calls = 6;
+    // The journal's route is traced too, and a URL secret never reaches a span: the receiver
+    // scans for both tokens.
+    let (status, _) = server.get("/api/v1/journal", Some(&mom));
+    assert_eq!(status, 200);
+    let secret_route = format!("/mcp/u/{you}");
+    assert_eq!(list_tools_status(&server.addr, &secret_route, None), 200);
+    let calls = 8;
     let logs = server.stop();
     let report = receiver.stop();
 
