@@ -521,17 +521,31 @@ impl NamePolicy {
         self
     }
 
-    /// Lets names matching a name or `*` pattern pass whatever their stems, because the runtime
-    /// replaces their values by keyed tokens (`[runtime] pseudonymize` in `phiguard.toml`).
+    /// Records names or `*` patterns the runtime pseudonymizes (`[runtime] pseudonymize` in
+    /// `phiguard.toml`): as a *field* of a tracing event or span, such a name's value becomes a
+    /// keyed token, so it may be recorded whatever it holds ([`pseudonymizes`]). It does not
+    /// change [`classify`]: a value *named* so and printed, or interpolated into a message, is
+    /// not pseudonymized by anything.
+    ///
+    /// [`pseudonymizes`]: NamePolicy::pseudonymizes
+    /// [`classify`]: NamePolicy::classify
     ///
     /// ```
     /// let p = phi_filter::names::NamePolicy::default().pseudonymized("patient_*");
-    /// assert!(p.classify("patient_name").is_allowed());
+    /// assert!(p.pseudonymizes("patient_name"));
+    /// assert!(!p.classify("patient_name").is_allowed());
     /// ```
     #[must_use]
     pub fn pseudonymized(mut self, pattern: impl Into<String>) -> Self {
         self.pseudonymized.push(to_snake(&pattern.into()));
         self
+    }
+
+    /// Whether the runtime pseudonymizes a field of this name.
+    #[must_use]
+    pub fn pseudonymizes(&self, name: &str) -> bool {
+        let snake = snake(name);
+        self.pseudonymized.iter().any(|p| glob_match(p, &snake))
     }
 
     /// Adds a deny stem.
@@ -569,9 +583,7 @@ impl NamePolicy {
     #[must_use]
     pub fn classify(&self, name: &str) -> NameVerdict {
         let snake = snake(name);
-        if self.allowed.iter().any(|a| *a == snake)
-            || self.pseudonymized.iter().any(|p| glob_match(p, &snake))
-        {
+        if self.allowed.iter().any(|a| *a == snake) {
             return NameVerdict::AllowedByConfig;
         }
         if let Some(stem) = self.stem_in(&snake) {
@@ -593,9 +605,7 @@ impl NamePolicy {
     #[must_use]
     pub fn denied_stem(&self, name: &str) -> Option<&str> {
         let snake = snake(name);
-        if self.allowed.iter().any(|a| *a == snake)
-            || self.pseudonymized.iter().any(|p| glob_match(p, &snake))
-        {
+        if self.allowed.iter().any(|a| *a == snake) {
             return None;
         }
         self.stem_in(&snake)

@@ -121,6 +121,20 @@ fn a_name_pseudonymized_at_run_time_passes_the_lint() {
 }
 
 #[test]
+fn a_pseudonymized_name_printed_or_in_a_message_is_still_a_finding() {
+    // The runtime pseudonymizes event and span fields; a print or a message it never touches.
+    let source = "pub fn f(user: &User) {\n\
+                  \x20   let email = &user.email;\n\
+                  \x20   println!(\"{email}\");\n\
+                  \x20   tracing::info!(\"sent to {}\", user.email);\n\
+                  \x20   tracing::info!(email = %user.email);\n\
+                  }\n";
+    let tree = Tree::new(&[("src/lib.rs", source)]);
+    tree.write("phiguard.toml", "[runtime]\npseudonymize = [\"email\"]\n");
+    tree.run(&["check"]).assert_out(1, &["2 new findings"]);
+}
+
+#[test]
 fn the_fix_in_the_help_names_a_config_key_that_exists() {
     // Do what the help says: add the function to the key it names.
     let help = Rule::Interpolation.info().help;
