@@ -382,6 +382,22 @@ fn may_reach_a_sink(text: &str) -> bool {
     ]
     .iter()
     .any(|w| memchr::memmem::find(bytes, w.as_bytes()).is_some())
+        || has_attribute(bytes)
+}
+
+/// Any attribute, `#[…]` or `#![…]`, spaces allowed: a nested item's renamed `#[instrument]`
+/// (`use tracing::instrument as trace_fn`) or a `cfg_attr` that carries one.
+fn has_attribute(bytes: &[u8]) -> bool {
+    memchr::memchr_iter(b'#', bytes).any(|i| {
+        let mut rest = bytes[i + 1..]
+            .iter()
+            .skip_while(|b| b.is_ascii_whitespace());
+        match rest.next() {
+            Some(b'[') => true,
+            Some(b'!') => rest.find(|b| !b.is_ascii_whitespace()) == Some(&b'['),
+            _ => false,
+        }
+    })
 }
 
 /// `+=`, `|=` and the other compound assignments.
@@ -506,6 +522,9 @@ mod tests {
             "{ span.record(\"k\", v) }",
             "{ // phi-lint: allow(reason = \"x\")\n }",
             "{ #[instrument] fn inner() {} }",
+            "{ #[trace_fn] fn inner(p: &Patient) {} }",
+            "{ #[cfg_attr(feature = \"t\", traced)] fn inner() {} }",
+            "{ # [trace_fn] fn inner() {} }",
         ] {
             assert!(may_reach_a_sink(body), "{body}");
         }
