@@ -272,9 +272,11 @@ fn no_container_and_no_docker_are_exit_2() {
 #[test]
 fn a_podman_source_asks_the_podman_cli_and_reads_its_drivers() {
     let fake = Fake::new("k8s-file", "null", false);
-    // The same stand-in, answering as `podman`.
+    // The same stand-in, answering as `podman` only: with no `docker` on the fake's path, a
+    // source that asked docker would fail with exit 2.
     let script = fake.dir.write("podman", FAKE_DOCKER);
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::fs::remove_file(fake.dir.path().join("docker")).expect("remove the docker stand-in");
     fake.logs(&marked("GET /health 200\n"), &marked(""), 0);
     let args = [
         "scan",

@@ -220,6 +220,7 @@ fn an_active_plan_without_a_cpic_drug_is_checked_and_listed_unmatched() {
         [Cell::from("active_plan")]
     );
     let drugs = column(&env, "pairs", "drug");
+    assert!(!drugs.is_empty(), "the matched plan's drug is checked");
     assert!(
         drugs.iter().all(|d| *d == Cell::from("clopidogrel")),
         "{drugs:?}"

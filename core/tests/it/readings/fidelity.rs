@@ -127,6 +127,7 @@ fn commensurable(code: &str, unit: &str) -> bool {
 fn every_answered_unit_of_the_demo_record_is_commensurable_with_its_code() {
     let d = demo();
     let mut checked = 0;
+    let mut codes_seen = std::collections::BTreeSet::new();
     for who in [&d.you, &d.mom] {
         let catalogue = ask(&d.store, who, &json!({}));
         let mut listed = Vec::new();
@@ -158,6 +159,7 @@ fn every_answered_unit_of_the_demo_record_is_commensurable_with_its_code() {
                 for row in t.rows() {
                     if let (Cell::Text(c), Cell::Text(u)) = (&row[code], &row[unit]) {
                         assert!(commensurable(c, u), "{view}: {c} in {u}");
+                        codes_seen.insert(c.clone());
                         checked += 1;
                     }
                 }
@@ -166,6 +168,12 @@ fn every_answered_unit_of_the_demo_record_is_commensurable_with_its_code() {
     }
     // Precondition: the lab panel's molar codes were among the rows checked.
     assert!(checked > 100, "{checked}");
+    for molar in ["14647-2", "14771-0"] {
+        assert!(
+            codes_seen.contains(molar),
+            "{molar} not answered: {codes_seen:?}"
+        );
+    }
 }
 
 #[test]
