@@ -170,14 +170,18 @@ fn random_part(b: &[u8]) -> bool {
         return false;
     }
     // Base32, or base64url without `-` and `_`; with them, words joined by separators
-    // (`john-smith-1985-04`, `Jane-Q-Sentinel-07`, `john-NGUYEN-07`) have no segment that mixes
-    // case past its first letter, and random text almost always has one.
+    // (`john-smith-1985-04`, `Jane-Q-Sentinel-07`, `john-NGUYEN-07`, `John-McDonald-1985`)
+    // have no segment that mixes case past its first letter and holds a digit; random text
+    // almost always has one.
     !has(SEP) || b.split(|&c| CLASS[usize::from(c)] == SEP).any(mixed_case)
 }
 
-/// A lower-case letter, and an upper-case letter past the first byte.
+/// A lower-case letter, an upper-case letter past the first byte, and a digit: random text, not
+/// a name with an inner capital (`McDonald`, `LeBlanc`).
 fn mixed_case(segment: &[u8]) -> bool {
-    segment.iter().any(u8::is_ascii_lowercase) && segment.iter().skip(1).any(u8::is_ascii_uppercase)
+    segment.iter().any(u8::is_ascii_lowercase)
+        && segment.iter().skip(1).any(u8::is_ascii_uppercase)
+        && segment.iter().any(u8::is_ascii_digit)
 }
 
 /// An opaque id: a UUID, a ULID, digits, hex, base32 or base64url of at least 16 characters, or
@@ -186,9 +190,10 @@ fn mixed_case(segment: &[u8]) -> bool {
 /// Hex passes as it is. Base32 and base64url text must also mix letters and digits (at least two
 /// of each), so a long login name or a word cannot pass for a token; a random token of that
 /// length lacks them rarely, and is then redacted (fail closed). Base64url with `-` or `_` must
-/// also have a segment that mixes case past its first letter, so that words, capitalised names
-/// and acronyms joined by separators do not pass. A long run of letters and digits with two of
-/// each (`jsmith1985jsmith`, `JohnSmith-1985-04`) still passes: the shape bounds what an id field
+/// also have a segment that mixes case past its first letter and holds a digit, so that words,
+/// capitalised names, names with an inner capital and acronyms joined by separators do not
+/// pass. A long run of letters and digits with two of each (`jsmith1985jsmith`,
+/// `JohnSmith1985-04`) still passes: the shape bounds what an id field
 /// can carry, and phi-lint's type check covers the code that writes it.
 pub(crate) fn opaque(s: &str) -> bool {
     let b = s.as_bytes();
@@ -331,8 +336,10 @@ mod tests {
 
     #[test]
     fn names_joined_by_separators_never_pass() {
-        let first = ["john", "Jane", "ANN", "maria", "Li", "OMAR"];
-        let last = ["smith", "Doe", "NGUYEN", "garcia", "Okafor"];
+        let first = ["john", "Jane", "ANN", "maria", "Li", "OMAR", "JohnSmith"];
+        let last = [
+            "smith", "Doe", "NGUYEN", "garcia", "Okafor", "McDonald", "LeBlanc",
+        ];
         for f in first {
             for l in last {
                 for sep in ["-", "_"] {
