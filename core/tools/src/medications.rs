@@ -167,6 +167,19 @@ mod tests {
     }
 
     #[test]
+    fn a_busy_stores_retry_step_is_the_same_call() {
+        let args = json!({"view": "log", "keywords": ["Atorvastatin"], "start": "2026-01-01"});
+        let valid = QUERY_MEDICATIONS.validate(&args).expect("valid");
+        let query = MedicationQuery::from_valid(&valid);
+        let step = query.step(NextAction::RetryLater, |_| {});
+        assert_eq!(step.action, NextAction::RetryLater);
+        let call = step.apply([]).expect("nothing to supply");
+        assert_eq!(call["view"], "log", "{call}");
+        assert_eq!(call["keywords"], args["keywords"], "{call}");
+        assert_eq!(call["start"], "2026-01-01", "{call}");
+    }
+
+    #[test]
     fn each_view_answers_with_its_own_table() {
         let mut store = Store::open_in_memory().unwrap();
         let s = store.upsert_subject("s1", "you", "UTC").unwrap();

@@ -284,3 +284,25 @@ impl<'a> Ctx<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_busy_stores_retry_step_is_the_same_call() {
+        let args = json!({"indicators": ["Body weight"], "view": "week", "start": "2026-01-01"});
+        let valid = QUERY_HEALTH_INDICATORS.validate(&args).expect("valid");
+        let query = IndicatorQuery::from_valid(&valid);
+        let step = retry_step(&query);
+        assert_eq!(step.action, NextAction::RetryLater);
+        let call = step.apply([]).expect("nothing to supply");
+        assert_eq!(call["indicators"], args["indicators"], "{call}");
+        assert_eq!(call["view"], "week", "{call}");
+        assert_eq!(call["start"], "2026-01-01", "{call}");
+        let again =
+            IndicatorQuery::from_valid(&QUERY_HEALTH_INDICATORS.validate(&call).expect("valid"));
+        assert_eq!(again.to_args(), query.to_args(), "the same call");
+    }
+}
