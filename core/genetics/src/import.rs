@@ -355,7 +355,9 @@ fn row(format: ArrayFormat, fields: &[&str]) -> Result<GenotypeCall, LineProblem
     let position = fields[2]
         .parse::<u64>()
         .ok()
-        .filter(|p| *p > 0)
+        // A position the store's integer cannot hold is no chromosome position: refused, not
+        // stored as another number.
+        .filter(|p| *p > 0 && i64::try_from(*p).is_ok())
         .ok_or(LineProblem::BadPosition)?;
     let genotype = match format {
         ArrayFormat::TwentyThreeAndMe => genotype_23andme(fields[3])?,
@@ -450,6 +452,23 @@ mod tests {
         let two = "# build 37\n# GRCh38 liftover\nrs1\t1\t5\tAA\n";
         assert_eq!(parse(two.as_bytes()).unwrap().build, Build::Raw);
         assert_eq!(parse(b"rs1\t1\t5\tAA\n").unwrap().build, Build::Raw);
+    }
+
+    #[test]
+    fn a_position_past_the_stores_integer_is_refused_not_clamped() {
+        let last = format!("rs1\t1\t{}\tAA\n", i64::MAX);
+        assert_eq!(
+            parse(last.as_bytes()).unwrap().calls[0].position,
+            i64::MAX as u64
+        );
+        let past = format!("rs1\t1\t{}\tAA\n", i64::MAX as u64 + 1);
+        assert_eq!(
+            parse(past.as_bytes()).unwrap_err(),
+            ImportError::Malformed {
+                line: 1,
+                problem: LineProblem::BadPosition
+            }
+        );
     }
 
     #[test]

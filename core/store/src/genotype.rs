@@ -190,8 +190,10 @@ impl Store {
                 let position = i64::try_from(c.position).unwrap_or(i64::MAX);
                 match insert.execute(params![set_id, c.rsid, c.chromosome, position, c.genotype]) {
                     Ok(_) => {}
+                    // The (set_id, rsid) key: a repeated id. Other constraints are store faults.
                     Err(rusqlite::Error::SqliteFailure(f, _))
-                        if f.code == rusqlite::ErrorCode::ConstraintViolation =>
+                        if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+                            || f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE =>
                     {
                         return Err(ImportError::Malformed {
                             line: 0,

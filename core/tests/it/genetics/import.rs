@@ -194,8 +194,8 @@ fn a_failure_part_way_through_a_large_file_leaves_the_store_unchanged() {
     let kept = || store_state(&store, &who.id);
     let before = kept();
 
-    // 200,000 rows (more than SQLite's page cache holds, so the transaction spills), then a bad
-    // line; a repeated id part-way; a line too long to be a row.
+    // 200,000 rows, then a bad line; a repeated id part-way; a line too long to be a row. This
+    // store is in memory; the CLI test below rolls back a 300,000-row import on disk.
     let rows = 200_000;
     let cases = [
         (
