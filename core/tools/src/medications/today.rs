@@ -39,6 +39,8 @@ pub fn today_override() -> Result<Option<LocalDate>, DateError> {
 }
 
 /// Today in `subject`'s zone: [`TODAY_ENV`]'s day when it is set to a date, else the clock's.
+/// A value that is not a date is refused by the `answers` binary before any command runs
+/// ([`today_override`]'s error); a library caller that skips that check gets the clock's day.
 pub(crate) fn today(subject: &Subject) -> Result<LocalDate, ToolError> {
     if let Ok(Some(day)) = today_override() {
         return Ok(day);
