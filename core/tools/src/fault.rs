@@ -136,19 +136,13 @@ where
         Ok(Ok(env)) => env,
         Ok(Err(e)) => {
             let kind = e.kind();
-            match &e {
-                ToolError::Store(inner) => tracing::error!(
-                    error_kind = kind.as_str(),
-                    error_type = %phi_filter::error_type(inner),
-                    "tool failed"
-                ),
-                ToolError::Malformed { .. } => tracing::error!(
-                    error_kind = kind.as_str(),
-                    error_type = std::any::type_name::<MalformedRow>(),
-                    "tool failed"
-                ),
-            }
-            let env = Envelope::fault(tool, kind, e.type_name());
+            let type_name = e.type_name();
+            tracing::error!(
+                error_kind = kind.as_str(),
+                error_type = type_name.as_str(),
+                "tool failed"
+            );
+            let env = Envelope::fault(tool, kind, type_name);
             if kind.default_class() == answers_protocol::ErrorClass::Recoverable {
                 env.with_next_steps(retry())
             } else {
