@@ -296,7 +296,7 @@ impl Config {
     /// let text = "[names]\nallow = [\"listen_addr\"]\n[lint]\nscan-tests = true\n[runtime]\npseudonymize = [\"mrn\"]\n";
     /// let c = phi_lint::Config::parse_policy(text, "phiguard.toml".as_ref())?;
     /// assert!(c.scan_tests);
-    /// assert!(c.name_policy().classify("mrn").is_allowed());
+    /// assert!(c.name_policy().pseudonymizes("mrn"));
     /// assert!(c.name_policy().classify("listen_addr").is_allowed());
     /// # Ok::<(), phi_lint::ConfigError>(())
     /// ```
