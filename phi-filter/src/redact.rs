@@ -33,7 +33,7 @@ enum Slot<'a> {
     Bool(bool),
     /// A byte range of the scratch text (128-bit numbers are kept as their digits here).
     Text(u32, u32),
-    /// A marker, a static name, or (after [`resolve`]) a passing string.
+    /// A marker, a static name, or (after [`finish`]) a passing string.
     Str(&'a str),
 }
 
@@ -79,10 +79,8 @@ fn run(
         n => {
             let mut slots = vec![Slot::Absent; n];
             collect(policy, meta, verdicts, &mut slots, text, record);
-            let text: &str = text;
-            resolve(&mut slots, text);
             let mut values: Vec<Option<&dyn Value>> = vec![None; n];
-            finish(meta, &slots, &mut values, emit);
+            finish(meta, &mut slots, text, &mut values, emit);
         }
     }
 }
@@ -102,10 +100,8 @@ fn run_in<const N: usize>(
 ) {
     let mut slots = [Slot::Absent; N];
     collect(policy, meta, verdicts, &mut slots[..n], text, record);
-    let text: &str = text;
-    resolve(&mut slots[..n], text);
     let mut values: [Option<&dyn Value>; N] = [None; N];
-    finish(meta, &slots[..n], &mut values[..n], emit);
+    finish(meta, &mut slots[..n], text, &mut values[..n], emit);
 }
 
 fn collect<'a>(
@@ -126,24 +122,22 @@ fn collect<'a>(
     record(&mut c);
 }
 
-/// Turns text ranges into strings, now that the scratch text is complete.
-fn resolve<'a>(slots: &mut [Slot<'a>], text: &'a str) {
-    for slot in slots {
-        if let Slot::Text(a, b) = *slot {
-            *slot = Slot::Str(text.get(a as usize..b as usize).unwrap_or(""));
-        }
-    }
-}
-
+/// Builds the redacted `ValueSet` and hands it to `emit`. The scratch text is complete now, so
+/// its ranges become strings, in the same pass.
 fn finish<'a>(
     meta: &'static Metadata<'static>,
-    slots: &'a [Slot<'a>],
+    slots: &'a mut [Slot<'a>],
+    text: &'a str,
     values: &mut [Option<&'a (dyn Value + 'a)>],
     emit: impl FnOnce(&ValueSet<'_>),
 ) {
     for (v, slot) in values.iter_mut().zip(slots) {
+        if let Slot::Text(a, b) = *slot {
+            *slot = Slot::Str(text.get(a as usize..b as usize).unwrap_or(""));
+        }
+        let slot: &'a Slot<'a> = slot;
         *v = match slot {
-            // A range that was not resolved cannot happen; it records nothing if it does.
+            // A range was resolved just above; it records nothing if it ever is not.
             Slot::Absent | Slot::Text(..) => None,
             Slot::U64(x) => Some(x),
             Slot::I64(x) => Some(x),
@@ -323,6 +317,10 @@ impl<'p> Collector<'p, '_> {
         let start = self.text.len();
         let text = &mut *self.text;
         let ok = catch_unwind(AssertUnwindSafe(|| {
+            if limit == usize::MAX {
+                // Unbounded (messages, pseudonymized values): straight into the text.
+                return write!(text, "{value:?}").is_ok();
+            }
             let mut w = Bounded {
                 buf: text,
                 limit: start.saturating_add(limit),
