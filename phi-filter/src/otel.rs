@@ -50,6 +50,27 @@ fn verdict(policy: &Compiled, key: &str) -> Verdict {
     }
 }
 
+/// A scalar attribute value, as span attributes ([`opentelemetry::Value`]) and log attributes
+/// ([`opentelemetry::logs::AnyValue`]) both hold it: the one dispatch on a value's type that the
+/// two processors share.
+#[derive(Debug, Clone, Copy)]
+enum Scalar<'a> {
+    Bool(bool),
+    I64(i64),
+    F64(f64),
+    Str(&'a str),
+}
+
+/// What replaces a scalar under `verdict`; `None` keeps it.
+fn judge_scalar(policy: &Compiled, verdict: Verdict, value: Scalar<'_>) -> Option<String> {
+    match value {
+        Scalar::Bool(x) => judge_number(policy, verdict, &x),
+        Scalar::I64(x) => judge_number(policy, verdict, &x),
+        Scalar::F64(x) => judge_number(policy, verdict, &x),
+        Scalar::Str(s) => judge_str(policy, verdict, s),
+    }
+}
+
 /// What replaces a number (or a bool) under `verdict`; `None` keeps it.
 fn judge_number(policy: &Compiled, verdict: Verdict, value: &dyn fmt::Display) -> Option<String> {
     match verdict {

@@ -9,7 +9,7 @@ use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::logs::{LogProcessor, SdkLogRecord, SdkLogger, SdkLoggerProvider};
 
-use super::{judge_number, judge_str, message, verdict};
+use super::{Scalar, judge_scalar, judge_str, message, verdict};
 use crate::error::PolicyError;
 use crate::policy::{Compiled, PhiPolicy, Verdict};
 
@@ -134,12 +134,12 @@ fn judge_body(policy: &Compiled, body: &AnyValue) -> AnyValue {
 /// What replaces one attribute value; `None` keeps it. Bytes, lists and maps under any name
 /// but the SDK's own are replaced whole: their parts have no names to judge.
 fn judge_any(policy: &Compiled, v: Verdict, value: &AnyValue) -> Option<AnyValue> {
-    let text = |s: String| Some(AnyValue::from(s));
-    match value {
-        AnyValue::Int(x) => judge_number(policy, v, x).and_then(text),
-        AnyValue::Double(x) => judge_number(policy, v, x).and_then(text),
-        AnyValue::Boolean(x) => judge_number(policy, v, x).and_then(text),
-        AnyValue::String(s) => judge_str(policy, v, s.as_str()).and_then(text),
-        _ => judge_str(policy, Verdict::Redact, "").and_then(text),
-    }
+    let scalar = match value {
+        AnyValue::Int(x) => Scalar::I64(*x),
+        AnyValue::Double(x) => Scalar::F64(*x),
+        AnyValue::Boolean(x) => Scalar::Bool(*x),
+        AnyValue::String(s) => Scalar::Str(s.as_str()),
+        _ => return judge_str(policy, Verdict::Redact, "").map(AnyValue::from),
+    };
+    judge_scalar(policy, v, scalar).map(AnyValue::from)
 }

@@ -9,7 +9,7 @@ use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::trace::{Span, SpanData, SpanProcessor};
 
-use super::{error, judge_number, judge_str, message, verdict};
+use super::{Scalar, error, judge_number, judge_scalar, judge_str, message, verdict};
 use crate::error::PolicyError;
 use crate::policy::{Compiled, PhiPolicy, Verdict};
 
@@ -112,11 +112,11 @@ pub(super) fn judge_all(policy: &Compiled, attributes: &mut [KeyValue]) {
 /// What replaces one attribute value; `None` keeps it.
 fn judge_value(policy: &Compiled, v: Verdict, value: &Value) -> Option<Value> {
     let text = |s: String| Some(Value::String(s.into()));
-    match value {
-        Value::Bool(x) => judge_number(policy, v, x).and_then(text),
-        Value::I64(x) => judge_number(policy, v, x).and_then(text),
-        Value::F64(x) => judge_number(policy, v, x).and_then(text),
-        Value::String(s) => judge_str(policy, v, s.as_str()).and_then(text),
+    let scalar = match value {
+        Value::Bool(x) => Scalar::Bool(*x),
+        Value::I64(x) => Scalar::I64(*x),
+        Value::F64(x) => Scalar::F64(*x),
+        Value::String(s) => Scalar::Str(s.as_str()),
         Value::Array(Array::String(items)) => {
             // Each element is judged like a value of its own; the array keeps its length.
             let judged: Vec<Option<String>> = items
@@ -131,13 +131,14 @@ fn judge_value(policy: &Compiled, v: Verdict, value: &Value) -> Option<Value> {
                 .zip(judged)
                 .map(|(old, new)| new.map_or_else(|| old.clone(), StringValue::from))
                 .collect();
-            Some(Value::Array(Array::String(items)))
+            return Some(Value::Array(Array::String(items)));
         }
         Value::Array(array) => {
             // Numbers and bools: the array passes or is replaced as one value.
-            judge_number(policy, v, array).and_then(text)
+            return judge_number(policy, v, array).and_then(text);
         }
         // `Value` is non-exhaustive: what this version does not know is not exported.
-        _ => text(policy.marker.clone()),
-    }
+        _ => return text(policy.marker.clone()),
+    };
+    judge_scalar(policy, v, scalar).and_then(text)
 }
