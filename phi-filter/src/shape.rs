@@ -208,6 +208,15 @@ fn mixed_case(segment: &[u8]) -> bool {
 /// pass. A long run of letters and digits with two of each (`jsmith1985jsmith`,
 /// `JohnSmith1985-04`) still passes: the shape bounds what an id field
 /// can carry, and phi-lint's type check covers the code that writes it.
+///
+/// Digits pass whatever they spell. A date (`19850412`) or a phone number can be a run of digits,
+/// but no rule on digits alone tells them from ids without refusing real ones: of the ids of a
+/// table whose sequence runs through 19,000,101-20,991,231, 3.7% are valid `YYYYMMDD` dates
+/// (73,049 of 1,991,131), and every date-stamped batch or partition id is one; E.164 numbers
+/// have 8 to 15 digits, the lengths of sequence ids past ten million and of Unix times in
+/// seconds and milliseconds, and 71% of 10-digit numbers have the North American plan's shape.
+/// The same value as an integer is not shape-checked at all. Names with `dob`, `birth` or `phone`
+/// never pass, and phi-lint's type check covers the code.
 pub(crate) fn opaque(s: &str) -> bool {
     let b = s.as_bytes();
     // `prefix_` or `prefix-`: the prefix is 1 to 6 lower-case letters or digits, starting with a
@@ -423,6 +432,26 @@ mod tests {
             ]
         ) {
             proptest::prop_assert_eq!(Shape::Opaque.accepts(&s), opaque_by_the_rule(&s), "{}", s);
+        }
+    }
+
+    #[test]
+    fn digits_pass_whatever_they_spell() {
+        // A date-stamped batch id, a sequence id that is also a valid date, a 10-digit sequence
+        // id, a Unix time in milliseconds and a Snowflake id: refusing dates or phone-number
+        // lengths would refuse these (see `opaque`).
+        for ok in [
+            "20261201",
+            "19850412",
+            "2147483647",
+            "1764547200000",
+            "1234567890123456789",
+        ] {
+            assert!(Shape::Opaque.accepts(ok), "{ok}");
+        }
+        // Spelled with separators, a date is not an id.
+        for bad in ["1985-04-12", "1985_04_12", "+14155550123", "(415) 555-0123"] {
+            assert!(!Shape::Opaque.accepts(bad), "{bad}");
         }
     }
 
