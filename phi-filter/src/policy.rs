@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use aho_corasick::AhoCorasick;
 use tracing_core::Metadata;
@@ -290,6 +290,7 @@ impl PhiPolicy {
             strict_messages: self.strict_messages,
             tripwire,
             counters: self.counters,
+            settled: SettledTable::new(),
             callsites: RwLock::default(),
         })
     }
@@ -359,6 +360,39 @@ thread_local! {
         const { std::cell::RefCell::new([None; RECENT_WAYS]) };
 }
 
+/// Slots of a policy's settled-callsite table.
+const SETTLED_SLOTS: usize = 256;
+
+/// A callsite's verdicts, settled in the policy's table for good.
+#[derive(Debug)]
+struct Settled {
+    meta: usize,
+    len: u8,
+    verdicts: [Verdict; MAX_FIELDS],
+}
+
+/// A direct-mapped table of callsites' verdicts, by metadata address, shared by every thread
+/// without a lock: a slot is written once, by the first callsite that maps to it, and read with
+/// one acquire load. Callsites whose slot is taken use the per-thread cache and the map.
+struct SettledTable(Box<[OnceLock<Settled>]>);
+
+impl SettledTable {
+    fn new() -> Self {
+        SettledTable((0..SETTLED_SLOTS).map(|_| OnceLock::new()).collect())
+    }
+
+    fn slot(&self, key: usize) -> Option<&OnceLock<Settled>> {
+        self.0.get((key >> 4) % SETTLED_SLOTS)
+    }
+}
+
+impl std::fmt::Debug for SettledTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let settled = self.0.iter().filter(|s| s.get().is_some()).count();
+        write!(f, "SettledTable({settled} of {SETTLED_SLOTS})")
+    }
+}
+
 /// Ids of compiled policies, so a per-thread cache entry never outlives its policy's identity
 /// (an address could be reused by a later policy).
 static NEXT_POLICY_ID: AtomicU64 = AtomicU64::new(1);
@@ -377,19 +411,27 @@ pub(crate) struct Compiled {
     /// The tripwire had canaries but no matcher could be built: block every scanned value.
     pub(crate) tripwire_failed: bool,
     pub(crate) counters: Arc<Counters>,
+    settled: SettledTable,
     callsites: RwLock<HashMap<usize, Arc<[Verdict]>, BuildHasherDefault<AddrHasher>>>,
 }
 
 impl Compiled {
     /// Runs `f` on the verdicts for a callsite's fields, computed once and cached by metadata
-    /// address, shared across threads and copied into a per-thread cache. No lock or borrow is
-    /// held while `f` runs (it may log, and so re-enter the policy).
+    /// address: in the policy's settled table if the callsite's slot is its own, else shared
+    /// across threads in a map and copied into a per-thread cache. No lock or borrow is held
+    /// while `f` runs (it may log, and so re-enter the policy).
     pub(crate) fn with_verdicts<R>(
         &self,
         meta: &'static Metadata<'static>,
         f: impl FnOnce(&[Verdict]) -> R,
     ) -> R {
         let key = std::ptr::from_ref(meta) as usize;
+        let slot = self.settled.slot(key);
+        if let Some(e) = slot.and_then(OnceLock::get)
+            && e.meta == key
+        {
+            return f(&e.verdicts[..usize::from(e.len)]);
+        }
         // First a per-thread direct-mapped cache: no lock, no atomic.
         let way = (key >> 4) % RECENT_WAYS;
         let recent = RECENT
@@ -429,6 +471,14 @@ impl Compiled {
                 verdicts: [Verdict::Redact; MAX_FIELDS],
             };
             e.verdicts[..verdicts.len()].copy_from_slice(&verdicts);
+            // The first callsite to map to a slot keeps it; the others use the caches below.
+            if let Some(slot) = slot {
+                let _ = slot.set(Settled {
+                    meta: key,
+                    len,
+                    verdicts: e.verdicts,
+                });
+            }
             let _ = RECENT.try_with(|r| {
                 if let Ok(mut r) = r.try_borrow_mut() {
                     r[way] = Some(e);
@@ -469,5 +519,61 @@ impl Hasher for AddrHasher {
     }
     fn write_usize(&mut self, n: usize) {
         self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tracing::callsite::Callsite as _;
+    use tracing_core::Kind;
+
+    use super::{OnceLock, PhiPolicy, Settled, Verdict};
+    use crate::names::NameClass;
+
+    /// The verdicts `with_verdicts` hands over for `meta`.
+    fn verdicts(
+        policy: &super::Compiled,
+        meta: &'static tracing_core::Metadata<'static>,
+    ) -> Vec<Verdict> {
+        let mut seen = Vec::new();
+        policy.with_verdicts(meta, |v| seen.extend_from_slice(v));
+        seen
+    }
+
+    #[test]
+    fn a_callsite_whose_settled_slot_is_taken_gets_its_own_verdicts() {
+        let meta =
+            tracing::callsite!(name: "probe", kind: Kind::EVENT, fields: user_id, note).metadata();
+        let want = vec![Verdict::Pass(NameClass::OpaqueId), Verdict::Redact];
+        let Ok(policy) = PhiPolicy::default().compile() else {
+            panic!("the default policy compiles");
+        };
+        // Another callsite holds this one's slot, with verdicts that are not this callsite's.
+        let key = std::ptr::from_ref(meta) as usize;
+        let Some(slot) = policy.settled.slot(key) else {
+            panic!("every key maps to a slot");
+        };
+        let squatter = Settled {
+            meta: key ^ (1 << 40),
+            len: 2,
+            verdicts: [Verdict::Message; super::MAX_FIELDS],
+        };
+        assert!(slot.set(squatter).is_ok());
+        assert_eq!(verdicts(&policy, meta), want, "first event");
+        assert_eq!(verdicts(&policy, meta), want, "from the per-thread cache");
+        assert_eq!(
+            slot.get().map(|s| s.meta),
+            Some(key ^ (1 << 40)),
+            "the slot stays taken"
+        );
+
+        // A free slot is settled by the first event and read from then on.
+        let Ok(fresh) = PhiPolicy::default().compile() else {
+            panic!("the default policy compiles");
+        };
+        assert_eq!(verdicts(&fresh, meta), want);
+        let settled = fresh.settled.slot(key).and_then(OnceLock::get);
+        assert_eq!(settled.map(|s| (s.meta, s.len)), Some((key, 2)));
+        assert_eq!(verdicts(&fresh, meta), want, "from the settled slot");
     }
 }
