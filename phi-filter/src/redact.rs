@@ -207,10 +207,7 @@ impl<'p> Collector<'p, '_> {
 
     /// Replaces the text written at `start..` by its token, after the tripwire has scanned it.
     fn pseudonymize(&mut self, f: &Field, start: usize) {
-        if self.policy.scans() && self.text.get(start..).is_none_or(|t| self.policy.trips(t)) {
-            self.text.truncate(start);
-            Counters::bump(&self.policy.counters.canaries_blocked);
-            self.set(f, Slot::Str(CANARY_MARKER));
+        if self.tripped_since(f, start) {
             return;
         }
         let Some(key) = &self.policy.key else {
@@ -226,6 +223,26 @@ impl<'p> Collector<'p, '_> {
             .push_str(std::str::from_utf8(&token).unwrap_or_default());
         Counters::bump(&self.policy.counters.fields_pseudonymized);
         self.set_text(f, start);
+    }
+
+    /// Blocks the field for a canary: counted, and marked. (Both helpers are `#[inline]`: out of
+    /// line, they cost the rewrite 20 instructions an event, counted with callgrind.)
+    #[inline]
+    fn block(&mut self, f: &Field) {
+        Counters::bump(&self.policy.counters.canaries_blocked);
+        self.set(f, Slot::Str(CANARY_MARKER));
+    }
+
+    /// Whether the tripwire finds a canary in the text written at `start..`; if it does, the
+    /// text is dropped and the field blocked.
+    #[inline]
+    fn tripped_since(&mut self, f: &Field, start: usize) -> bool {
+        if self.policy.scans() && self.text.get(start..).is_none_or(|t| self.policy.trips(t)) {
+            self.text.truncate(start);
+            self.block(f);
+            return true;
+        }
+        false
     }
 
     /// A 128-bit number: passes like any number, written as digits into the scratch text.
@@ -280,10 +297,7 @@ impl<'p> Collector<'p, '_> {
             self.shape_failed(f, shape);
             return;
         }
-        if self.policy.scans() && self.text.get(start..).is_none_or(|t| self.policy.trips(t)) {
-            self.text.truncate(start);
-            Counters::bump(&self.policy.counters.canaries_blocked);
-            self.set(f, Slot::Str(CANARY_MARKER));
+        if self.tripped_since(f, start) {
             return;
         }
         self.set_text(f, start);
@@ -291,10 +305,7 @@ impl<'p> Collector<'p, '_> {
 
     /// Bounds the message written at `start..`, after scanning all of it for canaries.
     fn keep_message(&mut self, f: &Field, start: usize) {
-        if self.policy.scans() && self.text.get(start..).is_none_or(|t| self.policy.trips(t)) {
-            self.text.truncate(start);
-            Counters::bump(&self.policy.counters.canaries_blocked);
-            self.set(f, Slot::Str(CANARY_MARKER));
+        if self.tripped_since(f, start) {
             return;
         }
         let max = self.policy.max_message_bytes;
@@ -383,13 +394,20 @@ impl Visit for Collector<'_, '_> {
             }
             Verdict::Log | Verdict::Pass(_) | Verdict::PassConfig => {
                 let shape = Self::shape(verdict);
-                if value.len() > shape.map_or(LOG_FIELD_LIMIT, Shape::max_len) {
+                if value.len() > shape.map_or(LOG_FIELD_LIMIT, Shape::max_len)
+                    || !shape.is_none_or(|s| s.accepts(value))
+                {
                     self.shape_failed(f, shape);
+                    return;
+                }
+                // Judged before it is copied: only a value that passes is written.
+                if self.policy.scans() && self.policy.trips(value) {
+                    self.block(f);
                     return;
                 }
                 let start = self.text.len();
                 self.text.push_str(value);
-                self.keep_text(f, start, shape);
+                self.set_text(f, start);
             }
             Verdict::ErrorName => self.error(f),
             Verdict::Redact => self.redact(f),
