@@ -17,7 +17,8 @@ use crate::args::medications::QUERY_MEDICATIONS;
 use crate::args::terminology::{
     CONVERT_UNIT, NORMALIZE_UNIT, RESOLVE_INDICATOR, STANDARDIZE_COMPLAINT, STANDARDIZE_READING,
 };
-use crate::store::{Store, StoreError, Subject};
+use crate::readings::{Entries, RowBudget, query_entries_within};
+use crate::store::{EntryKind, Store, StoreError, Subject};
 use crate::terminology;
 use answers_protocol::{Envelope, ToolName, VocabToolName};
 
@@ -124,6 +125,11 @@ pub enum Run {
     Vocab(fn(&Value) -> Envelope),
 }
 
+/// What a REST route runs: the tool for one of the browser's two lists, the entries of one
+/// [`EntryKind`] (the Indicators tab reads [`EntryKind::Measured`], the journal
+/// [`EntryKind::Reported`]), with the browser's budget.
+pub type RestRun = fn(&Store, &Subject, &Value, EntryKind) -> Envelope;
+
 /// One registry entry.
 #[derive(Clone, Copy)]
 pub struct ToolSpec {
@@ -137,6 +143,8 @@ pub struct ToolSpec {
     pub schema: fn() -> Value,
     /// What runs it.
     pub run: Run,
+    /// What a REST route runs, for a tool [`Surface::Rest`] publishes.
+    pub rest: Option<RestRun>,
 }
 
 impl ToolSpec {
@@ -166,6 +174,9 @@ pub const TOOLS: ToolIdTable<ToolSpec> = ToolIdTable {
         visible_when: VisibleWhen::HasReadings,
         schema: || QUERY_HEALTH_INDICATORS.json_schema(),
         run: Run::Record(crate::query_health_indicators),
+        rest: Some(|store, subject, args, kind| {
+            query_entries_within(store, subject, args, RowBudget::REST, Entries::Only(kind))
+        }),
     },
     query_medications: ToolSpec {
         id: ToolId::QueryMedications,
@@ -173,6 +184,7 @@ pub const TOOLS: ToolIdTable<ToolSpec> = ToolIdTable {
         visible_when: VisibleWhen::HasMedications,
         schema: || QUERY_MEDICATIONS.json_schema(),
         run: Run::Record(crate::query_medications),
+        rest: None,
     },
     query_genetic_data: ToolSpec {
         id: ToolId::QueryGeneticData,
@@ -180,6 +192,7 @@ pub const TOOLS: ToolIdTable<ToolSpec> = ToolIdTable {
         visible_when: VisibleWhen::HasGenotypes,
         schema: || QUERY_GENETIC_DATA.json_schema(),
         run: Run::Record(crate::query_genetic_data),
+        rest: None,
     },
     query_pharmacogenomics: ToolSpec {
         id: ToolId::QueryPharmacogenomics,
@@ -187,6 +200,7 @@ pub const TOOLS: ToolIdTable<ToolSpec> = ToolIdTable {
         visible_when: VisibleWhen::HasGenotypes,
         schema: || QUERY_PHARMACOGENOMICS.json_schema(),
         run: Run::Record(crate::query_pharmacogenomics),
+        rest: None,
     },
     standardize_reading: ToolSpec {
         id: ToolId::StandardizeReading,
@@ -194,6 +208,7 @@ pub const TOOLS: ToolIdTable<ToolSpec> = ToolIdTable {
         visible_when: VisibleWhen::Always,
         schema: || STANDARDIZE_READING.json_schema(),
         run: Run::Vocab(terminology::standardize_reading),
+        rest: None,
     },
     standardize_complaint: ToolSpec {
         id: ToolId::StandardizeComplaint,
@@ -201,6 +216,7 @@ pub const TOOLS: ToolIdTable<ToolSpec> = ToolIdTable {
         visible_when: VisibleWhen::Always,
         schema: || STANDARDIZE_COMPLAINT.json_schema(),
         run: Run::Vocab(terminology::standardize_complaint),
+        rest: None,
     },
     resolve_indicator: ToolSpec {
         id: ToolId::ResolveIndicator,
@@ -208,6 +224,7 @@ pub const TOOLS: ToolIdTable<ToolSpec> = ToolIdTable {
         visible_when: VisibleWhen::Always,
         schema: || RESOLVE_INDICATOR.json_schema(),
         run: Run::Vocab(terminology::resolve_indicator),
+        rest: None,
     },
     convert_unit: ToolSpec {
         id: ToolId::ConvertUnit,
@@ -215,6 +232,7 @@ pub const TOOLS: ToolIdTable<ToolSpec> = ToolIdTable {
         visible_when: VisibleWhen::Always,
         schema: || CONVERT_UNIT.json_schema(),
         run: Run::Vocab(terminology::convert_unit),
+        rest: None,
     },
     normalize_unit: ToolSpec {
         id: ToolId::NormalizeUnit,
@@ -222,6 +240,7 @@ pub const TOOLS: ToolIdTable<ToolSpec> = ToolIdTable {
         visible_when: VisibleWhen::Always,
         schema: || NORMALIZE_UNIT.json_schema(),
         run: Run::Vocab(terminology::normalize_unit),
+        rest: None,
     },
 };
 
@@ -248,6 +267,36 @@ pub fn on(surface: Surface) -> impl Iterator<Item = &'static ToolSpec> {
 pub fn call(store: &Store, subject: &Subject, tool: &str, args: &Value) -> Option<Envelope> {
     let id = ToolId::from(tool.parse::<ToolName>().ok()?);
     Some(id.spec().call(store, subject, args))
+}
+
+/// Runs `tool` for one REST list (the entries of `kind`) for `subject`, through the registry;
+/// `None` if [`Surface::Rest`] does not publish the tool.
+///
+/// ```
+/// use answers_store::{EntryKind, Store};
+/// use answers_tools::registry::{ToolId, rest_call};
+/// use serde_json::json;
+///
+/// let store = Store::open_in_memory()?;
+/// let you = store.upsert_subject("subj-1", "you", "Europe/Berlin")?;
+/// let tool = ToolId::QueryHealthIndicators;
+/// assert!(rest_call(tool, EntryKind::Reported, &store, &you, &json!({})).is_some());
+/// assert!(rest_call(ToolId::QueryMedications, EntryKind::Measured, &store, &you, &json!({})).is_none());
+/// # Ok::<(), answers_store::StoreError>(())
+/// ```
+#[must_use]
+pub fn rest_call(
+    tool: ToolId,
+    kind: EntryKind,
+    store: &Store,
+    subject: &Subject,
+    args: &Value,
+) -> Option<Envelope> {
+    let spec = tool.spec();
+    match spec.rest {
+        Some(run) if spec.on(Rest) => Some(run(store, subject, args, kind)),
+        _ => None,
+    }
 }
 
 /// The tools `subject` is shown: the record surface's, less each data tool the person has no
@@ -355,6 +404,14 @@ mod tests {
         for &tool in ToolName::ALL {
             assert_eq!(ToolId::from(tool).record(), Some(tool));
         }
+    }
+
+    #[test]
+    fn a_tool_is_on_rest_exactly_when_it_has_a_rest_run() {
+        for spec in ToolId::ALL.iter().map(|id| id.spec()) {
+            assert_eq!(spec.on(Rest), spec.rest.is_some(), "{}", spec.id);
+        }
+        assert_eq!(on(Rest).count(), 1);
     }
 
     #[test]
