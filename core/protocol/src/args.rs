@@ -24,7 +24,7 @@ pub use self::valid::{ArgValue, ValidArgs};
 pub use self::validate::Refused;
 use crate::envelope::Envelope;
 use crate::envelope::kinds::View;
-use crate::tool::{ToolName, ToolNameTable};
+use crate::tool::{ToolId, ToolIdTable};
 
 /// A closed set a parameter's value is chosen from.
 ///
@@ -199,7 +199,7 @@ impl Param {
 #[derive(Debug, Clone, Copy)]
 pub struct ToolSchema {
     /// The tool.
-    pub tool: ToolName,
+    pub tool: ToolId,
     /// What the tool does, for the model.
     pub description: &'static str,
     /// The parameters, in the order they are published and rendered.
@@ -350,20 +350,23 @@ pub const TEXT_MAX: usize = 256;
 /// Characters of a date argument (`YYYY-MM-DD`), published as its `maxLength`.
 pub const DATE_MAX: usize = 10;
 
-/// The published schema of a tool, for the tools whose arguments are declared so far.
+/// The [`ToolSchema`] of a tool; `None` for the vocabulary server's own two, declared as a
+/// [`VocabSchema`](terminology::VocabSchema).
 ///
 /// ```
-/// use answers_protocol::{ToolName, args::schema_for};
+/// use answers_protocol::{ToolId, args::schema_for};
 ///
-/// assert!(schema_for(ToolName::QueryHealthIndicators).is_some());
+/// assert!(schema_for(ToolId::QueryHealthIndicators).is_some());
 /// ```
 #[must_use]
-pub fn schema_for(tool: ToolName) -> Option<&'static ToolSchema> {
-    const SCHEMAS: ToolNameTable<Option<&'static ToolSchema>> = ToolNameTable {
+pub fn schema_for(tool: ToolId) -> Option<&'static ToolSchema> {
+    const SCHEMAS: ToolIdTable<Option<&'static ToolSchema>> = ToolIdTable {
         query_health_indicators: Some(&health_indicators::QUERY_HEALTH_INDICATORS),
         query_medications: Some(&medications::QUERY_MEDICATIONS),
         query_genetic_data: Some(&genetics::QUERY_GENETIC_DATA),
         query_pharmacogenomics: Some(&genetics::QUERY_PHARMACOGENOMICS),
+        standardize_reading: None,
+        standardize_complaint: None,
         resolve_indicator: Some(&terminology::RESOLVE_INDICATOR),
         convert_unit: Some(&terminology::CONVERT_UNIT),
         normalize_unit: Some(&terminology::NORMALIZE_UNIT),

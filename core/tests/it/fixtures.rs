@@ -4,7 +4,7 @@
 use answers_protocol::args::health_indicators::{IndicatorQuery, QUERY_HEALTH_INDICATORS};
 use answers_protocol::{
     Assumption, Cell, Envelope, ErrorKind, Meta, NextAction, NextStep, Provenance, Source, Table,
-    ToolName, TypeName, View, Window, WindowSemantics,
+    ToolId, TypeName, View, Window, WindowSemantics,
 };
 use serde_json::json;
 
@@ -287,7 +287,7 @@ pub(crate) fn fault() -> Envelope {
         _sql: "SELECT value FROM readings WHERE note = 'PHI-CANARY'".into(),
     };
     Envelope::fault(
-        ToolName::QueryHealthIndicators,
+        ToolId::QueryHealthIndicators,
         ErrorKind::StoreFault,
         TypeName::of_val(&err),
     )
@@ -297,14 +297,14 @@ pub(crate) fn fault() -> Envelope {
 pub(crate) fn unavailable() -> Envelope {
     let args = json!({"indicators": ["Body weight"], "view": "week"});
     let query = IndicatorQuery::from_args(&args).unwrap();
-    let mut retry = NextStep::new(NextAction::RetryLater, ToolName::QueryHealthIndicators);
+    let mut retry = NextStep::new(NextAction::RetryLater, ToolId::QueryHealthIndicators);
     if let Some(obj) = query.to_args().as_object() {
         for (k, v) in obj {
             retry = retry.arg(k.clone(), v.clone());
         }
     }
     Envelope::fault(
-        ToolName::QueryHealthIndicators,
+        ToolId::QueryHealthIndicators,
         ErrorKind::StoreUnavailable,
         TypeName::of::<std::io::Error>(),
     )

@@ -26,7 +26,7 @@ use crate::envelope::table::{Cell, Table};
 use crate::fault::{ToolError, guarded};
 use crate::store::GenotypeSet;
 use crate::store::{Store, Subject};
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 use crate::window::Window;
 use answers_genetics::Build;
 use answers_genetics::import::GenotypeCall;
@@ -85,7 +85,7 @@ pub fn query_genetic_data(store: &Store, subject: &Subject, args: &Value) -> Env
         let chromosome = valid.text("chromosome").unwrap_or_default();
         let Some(chromosome) = region_chromosome(chromosome, build) else {
             return Envelope::refusal(
-                ToolName::QueryGeneticData,
+                ToolId::QueryGeneticData,
                 Some("chromosome"),
                 ArgProblem::NotChromosome,
             );
@@ -96,7 +96,7 @@ pub fn query_genetic_data(store: &Store, subject: &Subject, args: &Value) -> Env
             end: position(&valid, "end").unwrap_or(1),
         }
     };
-    guarded(ToolName::QueryGeneticData, Vec::new, || {
+    guarded(ToolId::QueryGeneticData, Vec::new, || {
         answer(store, subject, &query, build)
     })
 }

@@ -36,7 +36,7 @@ use crate::envelope::Envelope;
 use crate::envelope::next_step::NextAction;
 use crate::fault::{ToolError, guarded};
 use crate::store::{Store, Subject};
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 
 /// Doses a `log` answer lists at most, newest first; its counts cover the whole window.
 ///
@@ -116,7 +116,7 @@ fn answer(store: &Store, subject: &Subject, args: &Value, today: Option<LocalDat
         Err(refusal) => return refusal,
     };
     let retry = || vec![query.step(NextAction::RetryLater, |_| {})];
-    guarded(ToolName::QueryMedications, retry, || {
+    guarded(ToolId::QueryMedications, retry, || {
         let today = match today {
             Some(day) => day,
             None => today::today(subject)?,

@@ -30,7 +30,7 @@ use crate::envelope::table::{Cell, Table};
 use crate::fault::{ToolError, guarded};
 use crate::genetics::base;
 use crate::store::{PlanStatus, Store, Subject};
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 use crate::window::Window;
 use answers_genetics::cpic::{CpicPairs, Pair};
 use answers_genetics::import::GenotypeCall;
@@ -90,7 +90,7 @@ pub fn query_pharmacogenomics(store: &Store, subject: &Subject, args: &Value) ->
     };
     let drugs = valid.text_list("drugs").map(<[String]>::to_vec);
     let genes = valid.text_list("genes").map(<[String]>::to_vec);
-    guarded(ToolName::QueryPharmacogenomics, Vec::new, || {
+    guarded(ToolId::QueryPharmacogenomics, Vec::new, || {
         let table = CpicPairs::bundled();
         let mut asked = Asked::default();
         match (drugs, genes) {

@@ -36,7 +36,7 @@ use crate::envelope::Envelope;
 use crate::envelope::next_step::{NextAction, NextStep};
 use crate::fault::guarded;
 use crate::store::{Bounds, EntryKind, Store, Subject};
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 
 /// Raw readings answered per indicator at most, newest first.
 ///
@@ -233,7 +233,7 @@ pub fn query_entries_within(
         Err(refusal) => return refusal,
     };
     let retry = || vec![retry_step(&query)];
-    guarded(ToolName::QueryHealthIndicators, retry, || {
+    guarded(ToolId::QueryHealthIndicators, retry, || {
         let ctx = Ctx::new(store, subject, &query, budget, entries);
         answer::answer(&ctx, &query)
     })
@@ -241,7 +241,7 @@ pub fn query_entries_within(
 
 /// The same call, later: what a busy store's answer suggests.
 fn retry_step(query: &IndicatorQuery) -> NextStep {
-    let mut step = NextStep::new(NextAction::RetryLater, ToolName::QueryHealthIndicators);
+    let mut step = NextStep::new(NextAction::RetryLater, ToolId::QueryHealthIndicators);
     if let Value::Object(args) = query.to_args() {
         for (k, v) in args {
             step = step.arg(k, v);

@@ -1,6 +1,9 @@
 //! The one tool registry: every tool the answers layer serves, keyed by [`ToolId`], with the
 //! surfaces that publish it, when a person is shown it, its published argument schema and
-//! what runs it.
+//! what runs it (on REST too).
+//!
+//! [`ToolId`] is defined in `answers-protocol`, since an envelope, a next step and governance
+//! name tools and sit below this package; it is given meaning here, and nowhere else.
 //!
 //! Every list of tools is read from [`TOOLS`]: the record MCP server's `tools/list` (through
 //! [`visible_tools`]), the vocabulary server's, the tools of a chat turn ([`chat_tools`]), a
@@ -9,6 +12,8 @@
 //! the table is a `ToolIdTable`, so a new [`ToolId`] does not compile without its entry.
 
 use phi_macros::ClosedEnum;
+
+pub use answers_protocol::{ToolId, ToolIdTable};
 use serde_json::{Value, json};
 
 use crate::args::genetics::{QUERY_GENETIC_DATA, QUERY_PHARMACOGENOMICS};
@@ -20,60 +25,17 @@ use crate::args::terminology::{
 use crate::readings::{Entries, RowBudget, query_entries_within};
 use crate::store::{EntryKind, Store, StoreError, Subject};
 use crate::terminology;
-use answers_protocol::{Envelope, ToolName, VocabToolName};
+use answers_protocol::Envelope;
 
-/// A tool of the answers layer, on any surface, by its published name.
+/// The registry entry of `tool`.
 ///
-/// The order is the order every surface lists its tools in: the record tools, then the
-/// vocabulary server's own two, then the three terminology tools both MCP servers publish.
-#[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ToolId {
-    /// Readings and reported entries: the catalogue, keyword search, values by view.
-    QueryHealthIndicators,
-    /// Medication plans, the dose log and the history of courses.
-    QueryMedications,
-    /// Genotype facts by rsid, gene or region.
-    QueryGeneticData,
-    /// CPIC drug-gene links and coverage.
-    QueryPharmacogenomics,
-    /// A reading as printed to a FHIR R4 `Observation`.
-    StandardizeReading,
-    /// A complaint as said to its ICPC code and title.
-    StandardizeComplaint,
-    /// An indicator name to its LOINC coding.
-    ResolveIndicator,
-    /// A value from one unit to another.
-    ConvertUnit,
-    /// A unit as printed to its UCUM form.
-    NormalizeUnit,
-}
-
-impl ToolId {
-    /// The name an envelope of the record surface names this tool by, if it is one of the seven.
-    #[must_use]
-    pub fn record(self) -> Option<ToolName> {
-        self.as_str().parse().ok()
-    }
-
-    /// The name an envelope of the vocabulary server names this tool by, if it serves it.
-    #[must_use]
-    pub fn vocab(self) -> Option<VocabToolName> {
-        self.as_str().parse().ok()
-    }
-
-    /// The registry entry.
-    #[must_use]
-    pub fn spec(self) -> &'static ToolSpec {
-        TOOLS.get(self)
-    }
-}
-
-impl From<ToolName> for ToolId {
-    fn from(tool: ToolName) -> ToolId {
-        tool.as_str()
-            .parse()
-            .expect("every published tool name is a ToolId (tested)")
-    }
+/// ```
+/// use answers_tools::registry::{Surface, ToolId, spec};
+/// assert!(spec(ToolId::ConvertUnit).on(Surface::VocabMcp));
+/// ```
+#[must_use]
+pub fn spec(tool: ToolId) -> &'static ToolSpec {
+    TOOLS.get(tool)
 }
 
 /// Where a tool is published.
@@ -248,7 +210,7 @@ pub const TOOLS: ToolIdTable<ToolSpec> = ToolIdTable {
 pub fn on(surface: Surface) -> impl Iterator<Item = &'static ToolSpec> {
     ToolId::ALL
         .iter()
-        .map(|id| id.spec())
+        .map(|&id| spec(id))
         .filter(move |spec| spec.on(surface))
 }
 
@@ -265,8 +227,8 @@ pub fn on(surface: Surface) -> impl Iterator<Item = &'static ToolSpec> {
 /// ```
 #[must_use]
 pub fn call(store: &Store, subject: &Subject, tool: &str, args: &Value) -> Option<Envelope> {
-    let id = ToolId::from(tool.parse::<ToolName>().ok()?);
-    Some(id.spec().call(store, subject, args))
+    let spec = spec(tool.parse().ok()?);
+    spec.on(RecordMcp).then(|| spec.call(store, subject, args))
 }
 
 /// Runs `tool` for one REST list (the entries of `kind`) for `subject`, through the registry;
@@ -292,7 +254,7 @@ pub fn rest_call(
     subject: &Subject,
     args: &Value,
 ) -> Option<Envelope> {
-    let spec = tool.spec();
+    let spec = spec(tool);
     match spec.rest {
         Some(run) if spec.on(Rest) => Some(run(store, subject, args, kind)),
         _ => None,
@@ -306,20 +268,20 @@ pub fn rest_call(
 ///
 /// ```
 /// use answers_store::Store;
-/// use answers_protocol::ToolName;
+/// use answers_tools::registry::ToolId;
 ///
 /// let store = Store::open_in_memory()?;
 /// let you = store.upsert_subject("subj-1", "you", "Europe/Berlin")?;
-/// assert!(!answers_tools::registry::visible_tools(&store, &you)?.contains(&ToolName::QueryHealthIndicators));
+/// let shown = answers_tools::registry::visible_tools(&store, &you)?;
+/// assert!(!shown.contains(&ToolId::QueryHealthIndicators));
+/// assert!(shown.contains(&ToolId::ConvertUnit));
 /// # Ok::<(), answers_store::StoreError>(())
 /// ```
-pub fn visible_tools(store: &Store, subject: &Subject) -> Result<Vec<ToolName>, StoreError> {
+pub fn visible_tools(store: &Store, subject: &Subject) -> Result<Vec<ToolId>, StoreError> {
     let mut shown = Vec::new();
     for spec in on(Surface::RecordMcp) {
-        if let Some(tool) = spec.id.record()
-            && spec.visible_when.holds(store, subject)?
-        {
-            shown.push(tool);
+        if spec.visible_when.holds(store, subject)? {
+            shown.push(spec.id);
         }
     }
     Ok(shown)
@@ -330,18 +292,20 @@ pub fn visible_tools(store: &Store, subject: &Subject) -> Result<Vec<ToolName>, 
 /// and a call answers with the store's real fault).
 ///
 /// ```
-/// assert_eq!(answers_tools::registry::record_tools(), answers_protocol::ToolName::ALL);
+/// use answers_tools::registry::{ToolId, record_tools};
+/// assert_eq!(record_tools().len(), 7);
+/// assert!(!record_tools().contains(&ToolId::StandardizeReading));
 /// ```
 #[must_use]
-pub fn record_tools() -> Vec<ToolName> {
-    on(RecordMcp).filter_map(|spec| spec.id.record()).collect()
+pub fn record_tools() -> Vec<ToolId> {
+    on(RecordMcp).map(|spec| spec.id).collect()
 }
 
 /// The tools a chat turn offers the model: the four record tools, not the three terminology
 /// tools (the readings tool already resolves names and units).
 #[must_use]
-pub fn chat_tools() -> Vec<ToolName> {
-    on(Chat).filter_map(|spec| spec.id.record()).collect()
+pub fn chat_tools() -> Vec<ToolId> {
+    on(Chat).map(|spec| spec.id).collect()
 }
 
 /// Calls the vocabulary server's tool named `tool`; `None` if it serves no tool of that name.
@@ -356,7 +320,7 @@ pub fn chat_tools() -> Vec<ToolName> {
 /// ```
 #[must_use]
 pub fn vocab_call(tool: &str, args: &Value) -> Option<Envelope> {
-    let spec = tool.parse::<ToolId>().ok()?.spec();
+    let spec = spec(tool.parse().ok()?);
     match spec.run {
         Run::Vocab(run) if spec.on(VocabMcp) => Some(run(args)),
         _ => None,
@@ -370,7 +334,7 @@ pub fn to_json() -> Value {
     let tools: Vec<Value> = ToolId::ALL
         .iter()
         .map(|id| {
-            let spec = id.spec();
+            let spec = spec(*id);
             json!({
                 "name": id.as_str(),
                 "surfaces": spec.surfaces.iter().map(Surface::as_str).collect::<Vec<_>>(),
@@ -388,27 +352,54 @@ mod tests {
     #[test]
     fn every_entry_is_keyed_by_its_own_id_and_published_somewhere() {
         for &id in ToolId::ALL {
-            assert_eq!(id.spec().id, id);
-            assert!(!id.spec().surfaces.is_empty(), "{id}");
+            assert_eq!(spec(id).id, id);
+            assert!(!spec(id).surfaces.is_empty(), "{id}");
         }
     }
 
     #[test]
-    fn the_record_and_vocabulary_surfaces_are_the_published_name_sets() {
-        let record: Vec<ToolName> = on(RecordMcp).filter_map(|s| s.id.record()).collect();
-        assert_eq!(record, ToolName::ALL);
-        assert_eq!(on(RecordMcp).count(), ToolName::ALL.len());
-        let vocab: Vec<VocabToolName> = on(VocabMcp).filter_map(|s| s.id.vocab()).collect();
-        assert_eq!(vocab, VocabToolName::ALL);
-        assert_eq!(on(VocabMcp).count(), VocabToolName::ALL.len());
-        for &tool in ToolName::ALL {
-            assert_eq!(ToolId::from(tool).record(), Some(tool));
-        }
+    fn the_record_and_vocabulary_surfaces_publish_seven_and_five() {
+        use ToolId::{
+            ConvertUnit, NormalizeUnit, QueryGeneticData, QueryHealthIndicators, QueryMedications,
+            QueryPharmacogenomics, ResolveIndicator, StandardizeComplaint, StandardizeReading,
+        };
+        let ids = |surface| on(surface).map(|s| s.id).collect::<Vec<_>>();
+        assert_eq!(
+            ids(RecordMcp),
+            [
+                QueryHealthIndicators,
+                QueryMedications,
+                QueryGeneticData,
+                QueryPharmacogenomics,
+                ResolveIndicator,
+                ConvertUnit,
+                NormalizeUnit,
+            ]
+        );
+        assert_eq!(
+            ids(VocabMcp),
+            [
+                StandardizeReading,
+                StandardizeComplaint,
+                ResolveIndicator,
+                ConvertUnit,
+                NormalizeUnit,
+            ]
+        );
+    }
+
+    #[test]
+    fn a_record_call_is_refused_for_a_tool_only_the_vocabulary_server_serves() {
+        let store = Store::open_in_memory().unwrap();
+        let you = store.upsert_subject("subj-1", "you", "UTC").unwrap();
+        let args = json!({"text": "headache"});
+        assert!(call(&store, &you, "standardize_complaint", &args).is_none());
+        assert!(vocab_call("standardize_complaint", &args).is_some());
     }
 
     #[test]
     fn a_tool_is_on_rest_exactly_when_it_has_a_rest_run() {
-        for spec in ToolId::ALL.iter().map(|id| id.spec()) {
+        for spec in ToolId::ALL.iter().map(|&id| super::spec(id)) {
             assert_eq!(spec.on(Rest), spec.rest.is_some(), "{}", spec.id);
         }
         assert_eq!(on(Rest).count(), 1);
@@ -419,10 +410,10 @@ mod tests {
         assert_eq!(
             chat_tools(),
             [
-                ToolName::QueryHealthIndicators,
-                ToolName::QueryMedications,
-                ToolName::QueryGeneticData,
-                ToolName::QueryPharmacogenomics,
+                ToolId::QueryHealthIndicators,
+                ToolId::QueryMedications,
+                ToolId::QueryGeneticData,
+                ToolId::QueryPharmacogenomics,
             ]
         );
     }
@@ -443,7 +434,7 @@ mod tests {
 
     #[test]
     fn each_schema_is_the_closed_one_its_tool_publishes() {
-        for spec in ToolId::ALL.iter().map(|id| id.spec()) {
+        for spec in ToolId::ALL.iter().map(|&id| super::spec(id)) {
             assert_eq!(
                 (spec.schema)()["additionalProperties"],
                 json!(false),

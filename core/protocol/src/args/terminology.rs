@@ -1,15 +1,14 @@
 //! The closed schemas of the terminology tools (`resolve_indicator`, `convert_unit`,
 //! `normalize_unit`, published by both MCP surfaces) and of the vocabulary server's own tools
-//! (`standardize_reading`, `standardize_complaint`, which are not [`ToolName`]s and so are
-//! declared as a [`VocabSchema`]).
+//! (`standardize_reading`, `standardize_complaint`, declared as a [`VocabSchema`]: no rules
+//! between parameters and no repair steps).
 //!
 //! ```
-//! use answers_protocol::args::terminology::{CONVERT_UNIT, vocab_json_schema};
-//! use answers_protocol::VocabToolName;
+//! use answers_protocol::args::terminology::{CONVERT_UNIT, STANDARDIZE_READING};
 //! use serde_json::json;
 //!
 //! assert!(CONVERT_UNIT.validate(&json!({"value": 100, "from": "mg/dL", "to": "mmol/L"})).is_ok());
-//! let schema = vocab_json_schema(VocabToolName::StandardizeReading);
+//! let schema = STANDARDIZE_READING.json_schema();
 //! assert_eq!(schema["additionalProperties"], false);
 //! assert_eq!(schema["required"], json!(["name", "value", "unit"]));
 //! ```
@@ -23,8 +22,7 @@ use super::{ArgValue, Param, ParamType, Refused, ToolSchema, ValidArgs, lenient}
 use crate::envelope::Envelope;
 use crate::envelope::error::ArgProblem;
 use crate::envelope::next_step::NextAction;
-use crate::tool::ToolName;
-use crate::vocab_tool::VocabToolName;
+use crate::tool::ToolId;
 
 /// One item (`one`) or a batch (`batch`), exactly one of them: neither is `one` missing, both is
 /// the batch given twice.
@@ -85,7 +83,7 @@ fn convert_rules(args: &ValidArgs) -> Result<(), Refused> {
 /// assert!(render_compact(&refused).starts_with("error (invalid_arguments): names.1: empty"));
 /// ```
 pub static RESOLVE_INDICATOR: ToolSchema = ToolSchema {
-    tool: ToolName::ResolveIndicator,
+    tool: ToolId::ResolveIndicator,
     description: "Resolve an indicator or symptom name (a device's name, a lab report's name, a \
         plain English or Chinese word, or a code) to its code: LOINC for a measurement, ICPC for \
         a symptom, with the official name and canonical UCUM unit, and ranked candidates. Give \
@@ -124,7 +122,7 @@ pub static RESOLVE_INDICATOR: ToolSchema = ToolSchema {
 /// assert!(CONVERT_UNIT.validate(&original).is_ok());
 /// ```
 pub static CONVERT_UNIT: ToolSchema = ToolSchema {
-    tool: ToolName::ConvertUnit,
+    tool: ToolId::ConvertUnit,
     description: "Convert a value from one unit to another through UCUM. Units may be written \
         as printed (mg/dl, mmHg, bpm, °C, 毫摩尔每升) or as UCUM codes. Between mass and molar \
         units (mg/dL and mmol/L) give indicator, the analyte, whose molar mass is used. The \
@@ -175,7 +173,7 @@ pub static CONVERT_UNIT: ToolSchema = ToolSchema {
 /// assert!(NORMALIZE_UNIT.validate(&json!({"unit": "bpm", "units": ["bpm"]})).is_err());
 /// ```
 pub static NORMALIZE_UNIT: ToolSchema = ToolSchema {
-    tool: ToolName::NormalizeUnit,
+    tool: ToolId::NormalizeUnit,
     description: "Give the canonical UCUM spelling of a unit as printed: mg/dl becomes mg/dL, \
         bpm and 次/分 become /min, mmHg becomes mm[Hg], °C becomes Cel. Give unit, or units for \
         a batch of up to 200 (one row per unit, in order).",
@@ -201,11 +199,11 @@ pub static NORMALIZE_UNIT: ToolSchema = ToolSchema {
 
 /// The declared parameters of a tool only the vocabulary server serves: the same flat, closed
 /// JSON Schema and validation as a [`ToolSchema`], refusing with
-/// [`ErrorDetail::VocabRefusal`](crate::ErrorDetail::VocabRefusal).
+/// [`Envelope::refusal`], with no rules between parameters and no repair steps.
 #[derive(Debug, Clone, Copy)]
 pub struct VocabSchema {
     /// The tool these parameters belong to.
-    pub tool: VocabToolName,
+    pub tool: ToolId,
     /// What the tool does, for the model.
     pub description: &'static str,
     /// The parameters.
@@ -244,8 +242,7 @@ impl VocabSchema {
     // The refusal is the answer a tool returns as it is (as `ToolSchema::validate`).
     #[allow(clippy::result_large_err)]
     pub fn validate(&self, args: &Value) -> Result<VocabArgs, Envelope> {
-        let refuse =
-            |name: Option<&str>, problem| Envelope::vocab_refusal(self.tool, name, problem);
+        let refuse = |name: Option<&str>, problem| Envelope::refusal(self.tool, name, problem);
         let Some(obj) = args.as_object() else {
             return Err(refuse(None, ArgProblem::NotAnObject));
         };
@@ -276,7 +273,7 @@ impl VocabSchema {
 
 /// `standardize_reading(name, value, unit, time?)`.
 pub static STANDARDIZE_READING: VocabSchema = VocabSchema {
-    tool: VocabToolName::StandardizeReading,
+    tool: ToolId::StandardizeReading,
     description: "Turn a reading as printed (a name as a device, a lab report or a person writes \
         it, in English or Chinese; a value; a unit as printed) into a FHIR R4 Observation with \
         its LOINC coding and a UCUM valueQuantity.",
@@ -306,7 +303,7 @@ pub static STANDARDIZE_READING: VocabSchema = VocabSchema {
 
 /// `standardize_complaint(text)`.
 pub static STANDARDIZE_COMPLAINT: VocabSchema = VocabSchema {
-    tool: VocabToolName::StandardizeComplaint,
+    tool: ToolId::StandardizeComplaint,
     description: "Code a complaint as the person said it (English or Chinese, e.g. \"headache\", \
         \"头疼\") on ICPC: the code and title from the bundled subset, with ranked candidates.",
     params: &[Param::required(
@@ -316,24 +313,3 @@ pub static STANDARDIZE_COMPLAINT: VocabSchema = VocabSchema {
     )],
     examples: &[r#"{"text": "headache"}"#, r#"{"text": "我头疼"}"#],
 };
-
-/// The closed JSON Schema of each of the vocabulary server's five tools, for `tools/list`.
-///
-/// ```
-/// use answers_protocol::VocabToolName;
-/// use answers_protocol::args::terminology::vocab_json_schema;
-///
-/// for &tool in VocabToolName::ALL.iter() {
-///     assert_eq!(vocab_json_schema(tool)["additionalProperties"], false);
-/// }
-/// ```
-#[must_use]
-pub fn vocab_json_schema(tool: VocabToolName) -> Value {
-    match tool {
-        VocabToolName::StandardizeReading => STANDARDIZE_READING.json_schema(),
-        VocabToolName::StandardizeComplaint => STANDARDIZE_COMPLAINT.json_schema(),
-        VocabToolName::ResolveIndicator => RESOLVE_INDICATOR.json_schema(),
-        VocabToolName::ConvertUnit => CONVERT_UNIT.json_schema(),
-        VocabToolName::NormalizeUnit => NORMALIZE_UNIT.json_schema(),
-    }
-}

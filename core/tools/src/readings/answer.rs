@@ -18,7 +18,7 @@ use crate::readings::select::{Indicator, resolve_exact, resolve_keywords};
 use crate::readings::views::{Group, Part, dispatch};
 use crate::readings::{Ctx, catalogue};
 use crate::store::EntryKind;
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 
 /// The view `indicators` answer with when the call names none.
 pub(crate) const DEFAULT_VIEW: View = View::Raw;
@@ -290,7 +290,7 @@ fn catalogue_step(query: &IndicatorQuery) -> NextStep {
         view: None,
         window: query.window,
     };
-    let mut step = NextStep::new(NextAction::CallCatalogue, ToolName::QueryHealthIndicators);
+    let mut step = NextStep::new(NextAction::CallCatalogue, ToolId::QueryHealthIndicators);
     if let serde_json::Value::Object(args) = listing.to_args() {
         for (k, v) in args {
             step = step.arg(k, v);
