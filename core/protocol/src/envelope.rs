@@ -36,7 +36,7 @@ use crate::tool::ToolId;
 /// envelope alone, and it must name them.
 ///
 /// ```
-/// use answers_protocol::{Assumption, Envelope, Meta, Provenance, Table, View, Window, WindowSemantics};
+/// use answers_protocol::{Assumption, Envelope, Meta, Provenance, Table, View, Window, WindowSemantics, ReadingsAssumption};
 ///
 /// let table = Table::new("readings", ["indicator", "date", "value", "unit"])
 ///     .with_row(["LDL Cholesterol".into(), "2024-03-01".into(), 131.into(), "mg/dL".into()])
@@ -47,7 +47,7 @@ use crate::tool::ToolId;
 /// )
 /// .with_table(table)
 /// .with_provenance("LDL Cholesterol", Provenance::Measured)
-/// .with_assumption(Assumption::AbsenceNotEvidence);
+/// .with_assumption(Assumption::Readings(ReadingsAssumption::AbsenceNotEvidence));
 /// assert_eq!(env.meta().row_count, 1);
 /// assert!(env.error_kind().is_none());
 /// ```
@@ -173,12 +173,12 @@ impl Envelope {
     /// Adds an assumption, once.
     ///
     /// ```
-    /// use answers_protocol::{Assumption, Envelope, Meta};
+    /// use answers_protocol::{Assumption, Envelope, Meta, ReadingsAssumption};
     ///
     /// let env = Envelope::ok(Meta::none())
-    ///     .with_assumption(Assumption::AbsenceNotEvidence)
-    ///     .with_assumption(Assumption::AbsenceNotEvidence);
-    /// assert_eq!(env.assumptions(), [Assumption::AbsenceNotEvidence]);
+    ///     .with_assumption(Assumption::Readings(ReadingsAssumption::AbsenceNotEvidence))
+    ///     .with_assumption(Assumption::Readings(ReadingsAssumption::AbsenceNotEvidence));
+    /// assert_eq!(env.assumptions(), [Assumption::Readings(ReadingsAssumption::AbsenceNotEvidence)]);
     /// ```
     #[must_use]
     pub fn with_assumption(mut self, assumption: Assumption) -> Self {

@@ -36,7 +36,10 @@ pub mod window;
 
 pub use args::{ArgValue, Domain, DomainTable, Param, ParamType, ToolSchema, ValidArgs};
 pub use date::{DateError, LocalDate};
-pub use envelope::assumption::{Assumption, AssumptionId, AssumptionIdTable};
+pub use envelope::assumption::{
+    Assumption, AssumptionId, AssumptionIdTable, GeneticsAssumption, MedicationsAssumption,
+    PharmacogenomicsAssumption, ReadingsAssumption, TerminologyAssumption, WindowAssumption,
+};
 pub use envelope::error::{ArgProblem, ErrorDetail, ParamName, TypeName};
 pub use envelope::kinds::{
     ErrorClass, ErrorClassTable, ErrorKind, ErrorKindTable, Provenance, Source, SourceTable,

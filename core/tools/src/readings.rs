@@ -158,14 +158,14 @@ impl Entries {
 /// ```
 /// use answers_store::Store;
 /// use answers_tools::query_health_indicators;
-/// use answers_protocol::{Assumption, Status, View};
+/// use answers_protocol::{Assumption, Status, View, ReadingsAssumption};
 /// use serde_json::json;
 ///
 /// let store = Store::open_in_memory()?;
 /// let you = store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
 /// let env = query_health_indicators(&store, &you, &json!({"indicators": ["Heart rate"], "view": "stats"}));
 /// assert_eq!((env.status(), env.meta().view), (Status::Ok, Some(View::Stats)));
-/// assert!(env.assumptions().contains(&Assumption::AbsenceNotEvidence));
+/// assert!(env.assumptions().contains(&Assumption::Readings(ReadingsAssumption::AbsenceNotEvidence)));
 ///
 /// let refused = query_health_indicators(&store, &you, &json!({"view": "day"}));
 /// assert_eq!(refused.status(), Status::Error);

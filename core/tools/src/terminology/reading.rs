@@ -9,7 +9,7 @@ use super::units::{self, Route};
 use crate::args::ArgValue;
 use crate::args::terminology::STANDARDIZE_READING;
 use crate::envelope::Envelope;
-use crate::envelope::assumption::Assumption;
+use crate::envelope::assumption::{Assumption, TerminologyAssumption};
 use crate::envelope::error::ArgProblem;
 use crate::envelope::meta::Meta;
 use crate::envelope::next_step::{NextAction, NextStep};
@@ -140,7 +140,9 @@ fn body(vocab: &Vocabulary, args: &Value) -> Envelope {
         }
         env = env
             .with_table(candidates)
-            .with_assumption(Assumption::CodingChosenByUnit);
+            .with_assumption(Assumption::Terminology(
+                TerminologyAssumption::CodingChosenByUnit,
+            ));
     }
     env
 }
