@@ -89,7 +89,7 @@ pub fn normalise(tool: ToolId, args: &Value) -> Value {
         if value.is_null() {
             continue;
         }
-        let declared = schema.and_then(|s| s.param(name));
+        let declared = schema.param(name);
         let normal = declared
             .and_then(|p| lenient::read(p.ty, value).ok())
             .map_or_else(|| generic(value), |v| strict(&v));

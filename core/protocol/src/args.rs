@@ -209,6 +209,9 @@ pub struct ToolSchema {
     pub rules: fn(&ValidArgs) -> Result<(), Refused>,
     /// Calls the tool accepts, as JSON text; published in the schema and tested against it.
     pub examples: &'static [&'static str],
+    /// Whether a refusal carries the next steps that repair it. The vocabulary server's own two
+    /// tools suggest none: a reading or a complaint as printed is the caller's to correct.
+    pub repairs: bool,
 }
 
 impl ToolSchema {
@@ -259,8 +262,13 @@ impl ToolSchema {
     #[allow(clippy::result_large_err)]
     pub fn validate(&self, args: &Value) -> Result<ValidArgs, Envelope> {
         validate::check(self, args).map_err(|refused| {
-            Envelope::refusal(self.tool, refused.parameter.as_deref(), refused.problem)
-                .with_next_steps(repair::next_steps(self, args))
+            let refusal =
+                Envelope::refusal(self.tool, refused.parameter.as_deref(), refused.problem);
+            if self.repairs {
+                refusal.with_next_steps(repair::next_steps(self, args))
+            } else {
+                refusal
+            }
         })
     }
 }
@@ -350,26 +358,25 @@ pub const TEXT_MAX: usize = 256;
 /// Characters of a date argument (`YYYY-MM-DD`), published as its `maxLength`.
 pub const DATE_MAX: usize = 10;
 
-/// The [`ToolSchema`] of a tool; `None` for the vocabulary server's own two, declared as a
-/// [`VocabSchema`](terminology::VocabSchema).
+/// The [`ToolSchema`] of a tool.
 ///
 /// ```
 /// use answers_protocol::{ToolId, args::schema_for};
 ///
-/// assert!(schema_for(ToolId::QueryHealthIndicators).is_some());
+/// assert_eq!(schema_for(ToolId::StandardizeReading).tool, ToolId::StandardizeReading);
 /// ```
 #[must_use]
-pub fn schema_for(tool: ToolId) -> Option<&'static ToolSchema> {
-    const SCHEMAS: ToolIdTable<Option<&'static ToolSchema>> = ToolIdTable {
-        query_health_indicators: Some(&health_indicators::QUERY_HEALTH_INDICATORS),
-        query_medications: Some(&medications::QUERY_MEDICATIONS),
-        query_genetic_data: Some(&genetics::QUERY_GENETIC_DATA),
-        query_pharmacogenomics: Some(&genetics::QUERY_PHARMACOGENOMICS),
-        standardize_reading: None,
-        standardize_complaint: None,
-        resolve_indicator: Some(&terminology::RESOLVE_INDICATOR),
-        convert_unit: Some(&terminology::CONVERT_UNIT),
-        normalize_unit: Some(&terminology::NORMALIZE_UNIT),
+pub fn schema_for(tool: ToolId) -> &'static ToolSchema {
+    const SCHEMAS: ToolIdTable<&'static ToolSchema> = ToolIdTable {
+        query_health_indicators: &health_indicators::QUERY_HEALTH_INDICATORS,
+        query_medications: &medications::QUERY_MEDICATIONS,
+        query_genetic_data: &genetics::QUERY_GENETIC_DATA,
+        query_pharmacogenomics: &genetics::QUERY_PHARMACOGENOMICS,
+        standardize_reading: &terminology::STANDARDIZE_READING,
+        standardize_complaint: &terminology::STANDARDIZE_COMPLAINT,
+        resolve_indicator: &terminology::RESOLVE_INDICATOR,
+        convert_unit: &terminology::CONVERT_UNIT,
+        normalize_unit: &terminology::NORMALIZE_UNIT,
     };
-    *SCHEMAS.get(tool)
+    SCHEMAS.get(tool)
 }

@@ -16,16 +16,11 @@ use phi_macros::ClosedEnum;
 pub use answers_protocol::{ToolId, ToolIdTable};
 use serde_json::{Value, json};
 
-use crate::args::genetics::{QUERY_GENETIC_DATA, QUERY_PHARMACOGENOMICS};
-use crate::args::health_indicators::QUERY_HEALTH_INDICATORS;
-use crate::args::medications::QUERY_MEDICATIONS;
-use crate::args::terminology::{
-    CONVERT_UNIT, NORMALIZE_UNIT, RESOLVE_INDICATOR, STANDARDIZE_COMPLAINT, STANDARDIZE_READING,
-};
 use crate::readings::{Entries, RowBudget, query_entries_within};
 use crate::store::{EntryKind, Store, StoreError, Subject};
 use crate::terminology;
-use answers_protocol::Envelope;
+use answers_protocol::args::schema_for;
+use answers_protocol::{Envelope, ToolSchema};
 
 /// The registry entry of `tool`.
 ///
@@ -101,8 +96,6 @@ pub struct ToolSpec {
     pub surfaces: &'static [Surface],
     /// When the record surface shows it.
     pub visible_when: VisibleWhen,
-    /// Its published argument schema: flat, closed, enums inline.
-    pub schema: fn() -> Value,
     /// What runs it.
     pub run: Run,
     /// What a REST route runs, for a tool [`Surface::Rest`] publishes.
@@ -110,6 +103,14 @@ pub struct ToolSpec {
 }
 
 impl ToolSpec {
+    /// Its declared arguments: the published schema (flat, closed, enums inline) and their
+    /// validation, from the protocol's one table (`schema_for`), which the renderer and
+    /// governance also read.
+    #[must_use]
+    pub fn schema(&self) -> &'static ToolSchema {
+        schema_for(self.id)
+    }
+
     /// Whether `surface` publishes the tool.
     #[must_use]
     pub fn on(&self, surface: Surface) -> bool {
@@ -134,7 +135,6 @@ pub const TOOLS: ToolIdTable<ToolSpec> = ToolIdTable {
         id: ToolId::QueryHealthIndicators,
         surfaces: &[RecordMcp, Chat, Rest],
         visible_when: VisibleWhen::HasReadings,
-        schema: || QUERY_HEALTH_INDICATORS.json_schema(),
         run: Run::Record(crate::query_health_indicators),
         rest: Some(|store, subject, args, kind| {
             query_entries_within(store, subject, args, RowBudget::REST, Entries::Only(kind))
@@ -144,7 +144,6 @@ pub const TOOLS: ToolIdTable<ToolSpec> = ToolIdTable {
         id: ToolId::QueryMedications,
         surfaces: &[RecordMcp, Chat],
         visible_when: VisibleWhen::HasMedications,
-        schema: || QUERY_MEDICATIONS.json_schema(),
         run: Run::Record(crate::query_medications),
         rest: None,
     },
@@ -152,7 +151,6 @@ pub const TOOLS: ToolIdTable<ToolSpec> = ToolIdTable {
         id: ToolId::QueryGeneticData,
         surfaces: &[RecordMcp, Chat],
         visible_when: VisibleWhen::HasGenotypes,
-        schema: || QUERY_GENETIC_DATA.json_schema(),
         run: Run::Record(crate::query_genetic_data),
         rest: None,
     },
@@ -160,7 +158,6 @@ pub const TOOLS: ToolIdTable<ToolSpec> = ToolIdTable {
         id: ToolId::QueryPharmacogenomics,
         surfaces: &[RecordMcp, Chat],
         visible_when: VisibleWhen::HasGenotypes,
-        schema: || QUERY_PHARMACOGENOMICS.json_schema(),
         run: Run::Record(crate::query_pharmacogenomics),
         rest: None,
     },
@@ -168,7 +165,6 @@ pub const TOOLS: ToolIdTable<ToolSpec> = ToolIdTable {
         id: ToolId::StandardizeReading,
         surfaces: &[VocabMcp],
         visible_when: VisibleWhen::Always,
-        schema: || STANDARDIZE_READING.json_schema(),
         run: Run::Vocab(terminology::standardize_reading),
         rest: None,
     },
@@ -176,7 +172,6 @@ pub const TOOLS: ToolIdTable<ToolSpec> = ToolIdTable {
         id: ToolId::StandardizeComplaint,
         surfaces: &[VocabMcp],
         visible_when: VisibleWhen::Always,
-        schema: || STANDARDIZE_COMPLAINT.json_schema(),
         run: Run::Vocab(terminology::standardize_complaint),
         rest: None,
     },
@@ -184,7 +179,6 @@ pub const TOOLS: ToolIdTable<ToolSpec> = ToolIdTable {
         id: ToolId::ResolveIndicator,
         surfaces: &[RecordMcp, VocabMcp],
         visible_when: VisibleWhen::Always,
-        schema: || RESOLVE_INDICATOR.json_schema(),
         run: Run::Vocab(terminology::resolve_indicator),
         rest: None,
     },
@@ -192,7 +186,6 @@ pub const TOOLS: ToolIdTable<ToolSpec> = ToolIdTable {
         id: ToolId::ConvertUnit,
         surfaces: &[RecordMcp, VocabMcp],
         visible_when: VisibleWhen::Always,
-        schema: || CONVERT_UNIT.json_schema(),
         run: Run::Vocab(terminology::convert_unit),
         rest: None,
     },
@@ -200,7 +193,6 @@ pub const TOOLS: ToolIdTable<ToolSpec> = ToolIdTable {
         id: ToolId::NormalizeUnit,
         surfaces: &[RecordMcp, VocabMcp],
         visible_when: VisibleWhen::Always,
-        schema: || NORMALIZE_UNIT.json_schema(),
         run: Run::Vocab(terminology::normalize_unit),
         rest: None,
     },
@@ -435,8 +427,9 @@ mod tests {
     #[test]
     fn each_schema_is_the_closed_one_its_tool_publishes() {
         for spec in ToolId::ALL.iter().map(|&id| super::spec(id)) {
+            assert_eq!(spec.schema().tool, spec.id);
             assert_eq!(
-                (spec.schema)()["additionalProperties"],
+                spec.schema().json_schema()["additionalProperties"],
                 json!(false),
                 "{}",
                 spec.id

@@ -69,6 +69,7 @@ pub static QUERY_GENETIC_DATA: ToolSchema = ToolSchema {
         r#"{"chromosome": "10", "start": 94761000, "end": 94853000, "build": "GRCh38"}"#,
         r#"{"chromosome": "10", "start": 96521000, "end": 96613000, "build": "raw"}"#,
     ],
+    repairs: true,
 };
 
 const REGION: [&str; 3] = ["chromosome", "start", "end"];
@@ -195,6 +196,7 @@ pub static QUERY_PHARMACOGENOMICS: ToolSchema = ToolSchema {
         r#"{"drugs": ["clopidogrel", "warfarin"]}"#,
         r#"{"genes": ["CYP2C19"]}"#,
     ],
+    repairs: true,
 };
 
 /// `drugs` or `genes`, not both; neither checks the drugs of the active medication plans, as

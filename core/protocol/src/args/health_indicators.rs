@@ -75,6 +75,7 @@ pub static QUERY_HEALTH_INDICATORS: ToolSchema = ToolSchema {
         r#"{"indicators": ["Resting Heart Rate"], "view": "day", "start": "2024-03-01", "end": "2024-03-31"}"#,
         r#"{"indicators": ["1,25-Dihydroxyvitamin D"], "view": "latest"}"#,
     ],
+    repairs: true,
 };
 
 /// The argument matrix.

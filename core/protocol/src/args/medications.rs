@@ -98,6 +98,7 @@ pub static QUERY_MEDICATIONS: ToolSchema = ToolSchema {
         r#"{"view": "log"}"#,
         r#"{"view": "log", "keywords": ["atorvastatin"], "start": "2026-08-01", "end": "2026-08-31"}"#,
     ],
+    repairs: true,
 };
 
 /// A validated medications call.

@@ -11,7 +11,6 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
-use answers_protocol::args::schema_for;
 use answers_protocol::{Envelope, NextAction, NextStep, ToolId};
 use answers_store::{Store, StoreError, Subject};
 use answers_tools::fault::{ToolError, guarded};
@@ -129,8 +128,7 @@ impl ServerHandler for RecordMcp {
         let decided = tokio::task::spawn_blocking(move || shown_to(&pool, &subject)).await;
         let tools = listed(decided.unwrap_or(Shown::Undecided))
             .into_iter()
-            .filter_map(schema_for)
-            .map(tool_definition)
+            .map(|tool| tool_definition(registry::spec(tool).schema()))
             .collect();
         Ok(ListToolsResult::with_all_items(tools))
     }
