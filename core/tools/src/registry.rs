@@ -5,11 +5,15 @@
 //! [`ToolId`] is defined in `answers-protocol`, since an envelope, a next step and governance
 //! name tools and sit below this package; it is given meaning here, and nowhere else.
 //!
-//! Every list of tools is read from [`TOOLS`]: the record MCP server's `tools/list` (through
-//! [`visible_tools`]), the vocabulary server's, the tools of a chat turn ([`chat_tools`]), a
-//! tool by name ([`call`], [`vocab_call`]) and `answers tools --json`, which the Python MCP client and `phi-ci` read
-//! instead of keeping copies. Adding a tool is one folder under `tools/` and one entry here;
-//! the table is a `ToolIdTable`, so a new [`ToolId`] does not compile without its entry.
+//! Every list of tools and every call is read from [`TOOLS`]: the record MCP server's
+//! `tools/list` (through [`visible_tools`]), the vocabulary server's, the tools of a chat turn
+//! ([`chat_tools`]), a tool by name ([`call`], [`vocab_call`]), the REST routes
+//! ([`rest_call`]) and `answers tools --json`, which the Python MCP client and `phi-ci` read
+//! instead of keeping copies.
+//!
+//! Adding a tool: its [`ToolId`] and its `ToolSchema` in the protocol (the compiler then asks
+//! for its `schema_for` entry), its folder under `tools/`, and one entry here; the table is a
+//! `ToolIdTable`, so a new [`ToolId`] does not compile without its entry.
 
 use phi_macros::ClosedEnum;
 
