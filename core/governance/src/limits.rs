@@ -86,7 +86,7 @@ pub enum LimitConfigError {
     },
     /// `tool_name` is not a tool of this layer.
     #[error("unknown tool_name: expected one of {}", ToolId::VARIANTS.join(", "))]
-    ToolId,
+    ToolName,
     /// The same-call limit of RetryGovernance is zero: no call could ever run.
     #[error("same_call_limit must be at least 1")]
     SameCallLimitZero,
@@ -266,7 +266,7 @@ impl ToolCallLimit {
         exit_behavior: &str,
     ) -> Result<Self, LimitConfigError> {
         let tool_name = tool_name
-            .map(|t| t.parse::<ToolId>().map_err(|_| LimitConfigError::ToolId))
+            .map(|t| t.parse::<ToolId>().map_err(|_| LimitConfigError::ToolName))
             .transpose()?;
         let exit_behavior = exit_behavior.parse::<ToolExitBehavior>().map_err(|_| {
             LimitConfigError::ExitBehavior {

@@ -186,7 +186,7 @@ fn limits_refuse_bad_parameters_with_typed_errors() {
     );
     assert_eq!(
         ToolCallLimit::from_names(Some("eval"), Some(1), None, "end"),
-        Err(LimitConfigError::ToolId)
+        Err(LimitConfigError::ToolName)
     );
     assert!(matches!(
         ModelCallLimit::from_names(Some(3), None, "continue"),
