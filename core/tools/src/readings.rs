@@ -176,8 +176,8 @@ pub fn query_health_indicators(store: &Store, subject: &Subject, args: &Value) -
     query_health_indicators_within(store, subject, args, RowBudget::MODEL)
 }
 
-/// The same tool with another raw-row budget: what the HTTP surface calls with
-/// [`RowBudget::REST`]. Every other cap is the same on every surface.
+/// The same tool with another raw-row budget (a browser's is [`RowBudget::REST`]), answering
+/// both kinds of entry. Every other cap is the same on every surface.
 ///
 /// ```
 /// use answers_store::Store;
@@ -201,9 +201,9 @@ pub fn query_health_indicators_within(
     query_entries_within(store, subject, args, budget, Entries::All)
 }
 
-/// The same tool answering only the `entries` asked for: what the browser's Indicators tab
-/// (readings only, as the design and the original have it) and its journal tab (reported
-/// entries only) call. The catalogue, the keywords and every view leave the other kind out.
+/// The same tool answering only the `entries` asked for: what the registry's REST run
+/// (`registry::rest_call`) calls for the browser's Indicators tab (readings only, as the design
+/// and the original have it) and its journal tab (reported entries only). The catalogue, the keywords and every view leave the other kind out.
 ///
 /// ```
 /// use answers_store::{EntryKind, NewReading, Store};
