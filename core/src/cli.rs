@@ -449,8 +449,8 @@ fn tools(json: bool) -> anyhow::Result<()> {
         s
     } else {
         let mut s = String::new();
-        for id in answers_tools::registry::ToolId::ALL {
-            let spec = id.spec();
+        for &id in answers_tools::registry::ToolId::ALL {
+            let spec = answers_tools::registry::spec(id);
             let surfaces: Vec<&str> = spec
                 .surfaces
                 .iter()
@@ -567,14 +567,11 @@ fn query(
         serde_json::from_str(args).context("the arguments are not JSON")?;
     let envelope =
         answers_tools::registry::call(&store, &subject, tool, &args).with_context(|| {
-            if tool.parse::<answers_protocol::ToolName>().is_ok() {
-                format!("the tool `{tool}` is not served by this build yet")
-            } else {
-                format!(
-                    "unknown tool `{tool}`; the tools are: {}",
-                    answers_protocol::ToolName::VARIANTS.join(", ")
-                )
-            }
+            let tools: Vec<&str> = answers_tools::registry::record_tools()
+                .iter()
+                .map(answers_tools::registry::ToolId::as_str)
+                .collect();
+            format!("unknown tool `{tool}`; the tools are: {}", tools.join(", "))
         })?;
     let out = if json {
         let mut s = serde_json::to_string_pretty(&answers_protocol::render_rest(&envelope))?;

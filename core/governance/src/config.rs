@@ -1,7 +1,7 @@
 //! `GovernanceConfig`: what governs a turn.
 
 use super::limits::{LimitConfigError, ModelCallLimit, ToolCallLimit};
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 
 /// The governance of a turn: the model budget, the tool caps, RetryGovernance's same-call limit,
 /// the tools offered, and how much of a tool message's text the harness keeps.
@@ -17,28 +17,28 @@ use crate::tool::ToolName;
 ///
 /// ```
 /// use answers_governance::GovernanceConfig;
-/// use answers_protocol::ToolName;
+/// use answers_protocol::ToolId;
 ///
-/// let config = GovernanceConfig::new(vec![ToolName::QueryMedications]);
+/// let config = GovernanceConfig::new(vec![ToolId::QueryMedications]);
 /// assert_eq!(config.model_limit().run_limit(), Some(50));
-/// assert_eq!(config.tool_limits()[0].tool_name(), Some(ToolName::QueryHealthIndicators));
+/// assert_eq!(config.tool_limits()[0].tool_name(), Some(ToolId::QueryHealthIndicators));
 /// assert_eq!(config.tool_limits()[0].run_limit(), Some(12));
 /// assert_eq!(config.same_call_limit(), 2);
-/// assert_eq!(config.tools(), [ToolName::QueryMedications]);
+/// assert_eq!(config.tools(), [ToolId::QueryMedications]);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GovernanceConfig {
     model_limit: ModelCallLimit,
     tool_limits: Vec<ToolCallLimit>,
     same_call_limit: u32,
-    tools: Vec<ToolName>,
+    tools: Vec<ToolId>,
     text_limit: Option<usize>,
 }
 
 impl GovernanceConfig {
     /// The default governance of a turn that offers `tools`.
     #[must_use]
-    pub fn new(tools: Vec<ToolName>) -> Self {
+    pub fn new(tools: Vec<ToolId>) -> Self {
         Self {
             model_limit: ModelCallLimit::DEFAULT,
             tool_limits: vec![ToolCallLimit::DEFAULT],
@@ -98,7 +98,7 @@ impl GovernanceConfig {
 
     /// The tools the turn offers.
     #[must_use]
-    pub fn with_tools(mut self, tools: Vec<ToolName>) -> Self {
+    pub fn with_tools(mut self, tools: Vec<ToolId>) -> Self {
         self.tools = tools;
         self
     }
@@ -131,7 +131,7 @@ impl GovernanceConfig {
 
     /// The tools offered at the start of a turn.
     #[must_use]
-    pub fn tools(&self) -> &[ToolName] {
+    pub fn tools(&self) -> &[ToolId] {
         &self.tools
     }
 

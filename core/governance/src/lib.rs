@@ -26,7 +26,7 @@
 //! use answers_governance::{
 //!     GovernanceConfig, ModelAction, ModelContext, ModelPolicy, RawToolCall, TurnEnd, run_turn,
 //! };
-//! use answers_protocol::{Envelope, ErrorKind, Meta, ToolName, TypeName};
+//! use answers_protocol::{Envelope, ErrorKind, Meta, ToolId, TypeName};
 //! use serde_json::Value;
 //!
 //! /// A model that repeats a call until governance refuses it, then answers.
@@ -35,14 +35,14 @@
 //!     fn next(&mut self, cx: &ModelContext<'_>) -> ModelAction {
 //!         match cx.messages.last().and_then(|m| m.artifact.error_kind()) {
 //!             Some(ErrorKind::RepeatedCall) => ModelAction::Answer("I could not read that".into()),
-//!             _ => ModelAction::call(ToolName::QueryHealthIndicators, r#"{"view": "day"}"#),
+//!             _ => ModelAction::call(ToolId::QueryHealthIndicators, r#"{"view": "day"}"#),
 //!         }
 //!     }
 //! }
-//! let broken = |tool: ToolName, _: &Value| {
+//! let broken = |tool: ToolId, _: &Value| {
 //!     Envelope::fault(tool, ErrorKind::StoreFault, TypeName::of::<std::io::Error>())
 //! };
-//! let outcome = run_turn(&mut Stubborn, &broken, &GovernanceConfig::new(ToolName::ALL.to_vec())).unwrap();
+//! let outcome = run_turn(&mut Stubborn, &broken, &GovernanceConfig::new(ToolId::ALL.to_vec())).unwrap();
 //! assert_eq!(outcome.end, TurnEnd::Answered);
 //! assert_eq!(outcome.tool_runs(), 1);
 //! ```
@@ -65,7 +65,7 @@ use serde_json::Value;
 use answers_protocol::{args, envelope, render, tool};
 
 use crate::envelope::Envelope;
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 
 pub use self::config::GovernanceConfig;
 pub use self::limits::{
@@ -79,47 +79,47 @@ pub use self::turn::{Thread, Turn, run_turn, run_turn_in};
 /// What runs a tool: the harness binds it to a store and the subject the turn was opened on
 /// (`answers_server::chat::RecordTools` binds the record tools); governance knows no store.
 ///
-/// A closure `Fn(ToolName, &Value) -> Envelope` is an invoker, which is how tests script tools.
+/// A closure `Fn(ToolId, &Value) -> Envelope` is an invoker, which is how tests script tools.
 ///
 /// ```
 /// use answers_governance::ToolInvoker;
-/// use answers_protocol::{Envelope, Meta, Status, ToolName};
+/// use answers_protocol::{Envelope, Meta, Status, ToolId};
 ///
-/// let ok = |_: ToolName, _: &serde_json::Value| Envelope::ok(Meta::none());
-/// let env = ok.invoke(ToolName::QueryMedications, &serde_json::json!({}));
+/// let ok = |_: ToolId, _: &serde_json::Value| Envelope::ok(Meta::none());
+/// let env = ok.invoke(ToolId::QueryMedications, &serde_json::json!({}));
 /// assert_eq!(env.status(), Status::Ok);
 /// ```
 pub trait ToolInvoker {
     /// Runs `tool` with parsed `args` and answers with its envelope. It may panic: governance
     /// contains that.
-    fn invoke(&self, tool: ToolName, args: &Value) -> Envelope;
+    fn invoke(&self, tool: ToolId, args: &Value) -> Envelope;
 }
 
 impl<F> ToolInvoker for F
 where
-    F: Fn(ToolName, &Value) -> Envelope,
+    F: Fn(ToolId, &Value) -> Envelope,
 {
-    fn invoke(&self, tool: ToolName, args: &Value) -> Envelope {
+    fn invoke(&self, tool: ToolId, args: &Value) -> Envelope {
         self(tool, args)
     }
 }
 
 /// One tool call as the model wrote it: the tool and its raw argument text.
 ///
-/// The harness maps the model's tool name to a [`ToolName`]; a name that is no tool never
+/// The harness maps the model's tool name to a [`ToolId`]; a name that is no tool never
 /// reaches governance (MCP answers it with a JSON-RPC error).
 ///
 /// ```
 /// use answers_governance::RawToolCall;
-/// use answers_protocol::ToolName;
+/// use answers_protocol::ToolId;
 ///
-/// let call = RawToolCall { tool: ToolName::QueryHealthIndicators, arguments: r#"{"start": 2026-03-01}"#.into() };
+/// let call = RawToolCall { tool: ToolId::QueryHealthIndicators, arguments: r#"{"start": 2026-03-01}"#.into() };
 /// assert!(serde_json::from_str::<serde_json::Value>(&call.arguments).is_err());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawToolCall {
     /// The tool called.
-    pub tool: ToolName,
+    pub tool: ToolId,
     /// The arguments as the model wrote them; they may not be JSON at all.
     pub arguments: String,
 }
@@ -138,13 +138,13 @@ impl ModelAction {
     ///
     /// ```
     /// use answers_governance::ModelAction;
-    /// use answers_protocol::ToolName;
+    /// use answers_protocol::ToolId;
     ///
-    /// let a = ModelAction::call(ToolName::QueryMedications, "{}");
+    /// let a = ModelAction::call(ToolId::QueryMedications, "{}");
     /// assert!(matches!(a, ModelAction::CallTools(calls) if calls.len() == 1));
     /// ```
     #[must_use]
-    pub fn call(tool: ToolName, arguments: &str) -> Self {
+    pub fn call(tool: ToolId, arguments: &str) -> Self {
         Self::CallTools(vec![RawToolCall {
             tool,
             arguments: arguments.to_owned(),
@@ -157,16 +157,16 @@ impl ModelAction {
 ///
 /// ```
 /// use answers_governance::ToolMessage;
-/// use answers_protocol::{Envelope, ErrorKind, ToolName, TypeName, render_compact};
+/// use answers_protocol::{Envelope, ErrorKind, ToolId, TypeName, render_compact};
 ///
-/// let env = Envelope::fault(ToolName::QueryMedications, ErrorKind::StoreFault, TypeName::of::<u8>());
-/// let message = ToolMessage { tool: ToolName::QueryMedications, text: render_compact(&env), artifact: env };
+/// let env = Envelope::fault(ToolId::QueryMedications, ErrorKind::StoreFault, TypeName::of::<u8>());
+/// let message = ToolMessage { tool: ToolId::QueryMedications, text: render_compact(&env), artifact: env };
 /// assert_eq!(message.artifact.error_kind(), Some(ErrorKind::StoreFault));
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolMessage {
     /// The tool the message answers.
-    pub tool: ToolName,
+    pub tool: ToolId,
     /// What the model reads (possibly truncated by the harness).
     pub text: String,
     /// What programs read.
@@ -177,16 +177,16 @@ pub struct ToolMessage {
 ///
 /// ```
 /// use answers_governance::ModelContext;
-/// use answers_protocol::ToolName;
+/// use answers_protocol::ToolId;
 ///
-/// let tools = [ToolName::QueryHealthIndicators, ToolName::QueryMedications];
+/// let tools = [ToolId::QueryHealthIndicators, ToolId::QueryMedications];
 /// let cx = ModelContext { tools: &tools, messages: &[], model_calls: 1 };
 /// assert_eq!(cx.tools.len(), 2);
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct ModelContext<'a> {
     /// The tools it may call now (a capped tool is gone).
-    pub tools: &'a [ToolName],
+    pub tools: &'a [ToolId],
     /// Every tool message of the turn so far, in order.
     pub messages: &'a [ToolMessage],
     /// Which model call of the turn this is (1-based).
@@ -198,7 +198,7 @@ pub struct ModelContext<'a> {
 ///
 /// ```
 /// use answers_governance::{ModelAction, ModelContext, ModelPolicy};
-/// use answers_protocol::ToolName;
+/// use answers_protocol::ToolId;
 ///
 /// struct Polite;
 /// impl ModelPolicy for Polite {
@@ -206,7 +206,7 @@ pub struct ModelContext<'a> {
 ///         ModelAction::Answer(format!("{} tools, no need", cx.tools.len()))
 ///     }
 /// }
-/// let tools = [ToolName::QueryMedications];
+/// let tools = [ToolId::QueryMedications];
 /// let cx = ModelContext { tools: &tools, messages: &[], model_calls: 1 };
 /// assert_eq!(Polite.next(&cx), ModelAction::Answer("1 tools, no need".into()));
 /// ```

@@ -14,7 +14,7 @@ use std::fmt;
 
 use phi_macros::ClosedEnum;
 
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 
 /// What a tool limit does when a call is over it (`exit_behavior`).
 ///
@@ -85,7 +85,7 @@ pub enum LimitConfigError {
         expected: &'static [&'static str],
     },
     /// `tool_name` is not a tool of this layer.
-    #[error("unknown tool_name: expected one of {}", ToolName::VARIANTS.join(", "))]
+    #[error("unknown tool_name: expected one of {}", ToolId::VARIANTS.join(", "))]
     ToolName,
     /// The same-call limit of RetryGovernance is zero: no call could ever run.
     #[error("same_call_limit must be at least 1")]
@@ -106,7 +106,7 @@ pub enum LimitExceeded {
     #[error("{}", tool_limit_text(*tool, *thread_count, *run_count, *thread_limit, *run_limit))]
     ToolCalls {
         /// The tool limited, or `None` for all tools.
-        tool: Option<ToolName>,
+        tool: Option<ToolId>,
         /// Calls in the thread, with the blocked ones.
         thread_count: u32,
         /// Calls in the run, with the blocked ones.
@@ -161,7 +161,7 @@ fn model_limit_text(
 }
 
 fn tool_limit_text(
-    tool: Option<ToolName>,
+    tool: Option<ToolId>,
     thread: u32,
     run: u32,
     thread_limit: Option<u32>,
@@ -193,9 +193,9 @@ fn check_limits(thread_limit: Option<u32>, run_limit: Option<u32>) -> Result<(),
 ///
 /// ```
 /// use answers_governance::{ToolCallLimit, ToolExitBehavior};
-/// use answers_protocol::ToolName;
+/// use answers_protocol::ToolId;
 ///
-/// let cap = ToolCallLimit::new(Some(ToolName::QueryHealthIndicators), None, Some(3), ToolExitBehavior::Continue)?;
+/// let cap = ToolCallLimit::new(Some(ToolId::QueryHealthIndicators), None, Some(3), ToolExitBehavior::Continue)?;
 /// assert!(!cap.would_exceed(0, 2));
 /// assert!(cap.would_exceed(0, 3));
 /// assert_eq!(cap.message(), "Tool call limit exceeded. Do not call 'query_health_indicators' again.");
@@ -203,7 +203,7 @@ fn check_limits(thread_limit: Option<u32>, run_limit: Option<u32>) -> Result<(),
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ToolCallLimit {
-    tool_name: Option<ToolName>,
+    tool_name: Option<ToolId>,
     thread_limit: Option<u32>,
     run_limit: Option<u32>,
     exit_behavior: ToolExitBehavior,
@@ -216,17 +216,17 @@ impl ToolCallLimit {
     ///
     /// ```
     /// use answers_governance::{ToolCallLimit, ToolExitBehavior};
-    /// use answers_protocol::ToolName;
+    /// use answers_protocol::ToolId;
     ///
     /// let cap = ToolCallLimit::DEFAULT;
-    /// assert_eq!(cap.tool_name(), Some(ToolName::QueryHealthIndicators));
-    /// assert!(!cap.applies_to(ToolName::QueryGeneticData));
+    /// assert_eq!(cap.tool_name(), Some(ToolId::QueryHealthIndicators));
+    /// assert!(!cap.applies_to(ToolId::QueryGeneticData));
     /// assert!(!cap.would_exceed(0, 11));
     /// assert!(cap.would_exceed(0, 12));
     /// assert_eq!(cap.exit_behavior(), ToolExitBehavior::Continue);
     /// ```
     pub const DEFAULT: Self = Self {
-        tool_name: Some(ToolName::QueryHealthIndicators),
+        tool_name: Some(ToolId::QueryHealthIndicators),
         thread_limit: None,
         run_limit: Some(12),
         exit_behavior: ToolExitBehavior::Continue,
@@ -234,7 +234,7 @@ impl ToolCallLimit {
 
     /// A cap on `tool_name` (or on every tool, for `None`).
     pub fn new(
-        tool_name: Option<ToolName>,
+        tool_name: Option<ToolId>,
         thread_limit: Option<u32>,
         run_limit: Option<u32>,
         exit_behavior: ToolExitBehavior,
@@ -266,10 +266,7 @@ impl ToolCallLimit {
         exit_behavior: &str,
     ) -> Result<Self, LimitConfigError> {
         let tool_name = tool_name
-            .map(|t| {
-                t.parse::<ToolName>()
-                    .map_err(|_| LimitConfigError::ToolName)
-            })
+            .map(|t| t.parse::<ToolId>().map_err(|_| LimitConfigError::ToolName))
             .transpose()?;
         let exit_behavior = exit_behavior.parse::<ToolExitBehavior>().map_err(|_| {
             LimitConfigError::ExitBehavior {
@@ -281,7 +278,7 @@ impl ToolCallLimit {
 
     /// The tool capped; `None` caps every tool (LangChain's `"__all__"` key).
     #[must_use]
-    pub fn tool_name(&self) -> Option<ToolName> {
+    pub fn tool_name(&self) -> Option<ToolId> {
         self.tool_name
     }
 
@@ -305,7 +302,7 @@ impl ToolCallLimit {
 
     /// Whether this limit counts calls to `tool`.
     #[must_use]
-    pub fn applies_to(&self, tool: ToolName) -> bool {
+    pub fn applies_to(&self, tool: ToolId) -> bool {
         self.tool_name.is_none_or(|t| t == tool)
     }
 

@@ -16,32 +16,32 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::args::{ArgValue, lenient, schema_for};
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 
 /// A call as RetryGovernance remembers it: the tool and its normalised arguments, as canonical
 /// JSON text (keys sorted).
 ///
 /// ```
 /// use answers_governance::normalize::CallKey;
-/// use answers_protocol::ToolName;
+/// use answers_protocol::ToolId;
 /// use serde_json::json;
 ///
-/// let a = CallKey::new(ToolName::QueryHealthIndicators, &json!({"indicators": ["LDL", "HDL"], "view": " day"}));
-/// let b = CallKey::new(ToolName::QueryHealthIndicators, &json!({"view": "day", "indicators": "[\"HDL\",\"LDL\"]"}));
+/// let a = CallKey::new(ToolId::QueryHealthIndicators, &json!({"indicators": ["LDL", "HDL"], "view": " day"}));
+/// let b = CallKey::new(ToolId::QueryHealthIndicators, &json!({"view": "day", "indicators": "[\"HDL\",\"LDL\"]"}));
 /// assert_eq!(a, b);
-/// let c = CallKey::new(ToolName::QueryMedications, &json!({"view": "day", "indicators": ["HDL", "LDL"]}));
+/// let c = CallKey::new(ToolId::QueryMedications, &json!({"view": "day", "indicators": ["HDL", "LDL"]}));
 /// assert_ne!(a, c);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CallKey {
-    tool: ToolName,
+    tool: ToolId,
     args: String,
 }
 
 impl CallKey {
     /// The key of `tool` called with `args`.
     #[must_use]
-    pub fn new(tool: ToolName, args: &Value) -> Self {
+    pub fn new(tool: ToolId, args: &Value) -> Self {
         Self {
             tool,
             args: normalise(tool, args).to_string(),
@@ -50,7 +50,7 @@ impl CallKey {
 
     /// The tool.
     #[must_use]
-    pub fn tool(&self) -> ToolName {
+    pub fn tool(&self) -> ToolId {
         self.tool
     }
 }
@@ -66,20 +66,20 @@ impl fmt::Display for CallKey {
 ///
 /// ```
 /// use answers_governance::normalize::normalise;
-/// use answers_protocol::ToolName;
+/// use answers_protocol::ToolId;
 /// use serde_json::json;
 ///
 /// assert_eq!(
-///     normalise(ToolName::QueryHealthIndicators, &json!({"keywords": "sleep, heart ", "start": " 2024-03-01", "end": null})),
+///     normalise(ToolId::QueryHealthIndicators, &json!({"keywords": "sleep, heart ", "start": " 2024-03-01", "end": null})),
 ///     json!({"keywords": ["heart", "sleep"], "start": "2024-03-01"})
 /// );
 /// assert_eq!(
-///     normalise(ToolName::QueryGeneticData, &json!({"rsids": [" rs2", "rs1", "rs2"], "gene": "CYP2C19 "})),
+///     normalise(ToolId::QueryGeneticData, &json!({"rsids": [" rs2", "rs1", "rs2"], "gene": "CYP2C19 "})),
 ///     json!({"gene": "CYP2C19", "rsids": ["rs1", "rs2"]})
 /// );
 /// ```
 #[must_use]
-pub fn normalise(tool: ToolName, args: &Value) -> Value {
+pub fn normalise(tool: ToolId, args: &Value) -> Value {
     let Value::Object(obj) = args else {
         return generic(args);
     };
@@ -89,7 +89,7 @@ pub fn normalise(tool: ToolName, args: &Value) -> Value {
         if value.is_null() {
             continue;
         }
-        let declared = schema.and_then(|s| s.param(name));
+        let declared = schema.param(name);
         let normal = declared
             .and_then(|p| lenient::read(p.ty, value).ok())
             .map_or_else(|| generic(value), |v| strict(&v));
@@ -154,12 +154,12 @@ mod tests {
 
     use super::*;
 
-    const QHI: ToolName = ToolName::QueryHealthIndicators;
+    const QHI: ToolId = ToolId::QueryHealthIndicators;
 
     #[test]
     fn nested_objects_and_mixed_arrays_keep_order_where_it_means_something() {
         let a = normalise(
-            ToolName::QueryPharmacogenomics,
+            ToolId::QueryPharmacogenomics,
             &json!({"x": {"b": 1, "a": [2, 1]}}),
         );
         assert_eq!(a, json!({"x": {"a": [2, 1], "b": 1}}));

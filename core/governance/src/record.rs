@@ -7,7 +7,7 @@ use super::ToolMessage;
 use super::limits::LimitExceeded;
 use super::repair::{ParsePosition, Salvage};
 use crate::envelope::kinds::ErrorKind;
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 
 /// The middleware that decided.
 ///
@@ -94,7 +94,7 @@ pub struct Step {
     /// Which model call (1-based) asked for it.
     pub model_call: u32,
     /// The tool.
-    pub tool: ToolName,
+    pub tool: ToolId,
     /// What governance did.
     pub decision: Decision,
     /// Salvage applied to the argument text.
@@ -124,14 +124,14 @@ pub enum TurnEnd {
 ///
 /// ```
 /// use answers_governance::{Decision, GovernanceConfig, ModelAction, TurnEnd, run_turn};
-/// use answers_protocol::{Envelope, Meta, ToolName};
+/// use answers_protocol::{Envelope, Meta, ToolId};
 ///
 /// let mut model = |cx: &answers_governance::ModelContext<'_>| match cx.model_calls {
-///     1 => ModelAction::call(ToolName::QueryHealthIndicators, "{broken"),
+///     1 => ModelAction::call(ToolId::QueryHealthIndicators, "{broken"),
 ///     _ => ModelAction::Answer("sorry".into()),
 /// };
-/// let tools = |_: ToolName, _: &serde_json::Value| Envelope::ok(Meta::none());
-/// let out = run_turn(&mut model, &tools, &GovernanceConfig::new(ToolName::ALL.to_vec())).unwrap();
+/// let tools = |_: ToolId, _: &serde_json::Value| Envelope::ok(Meta::none());
+/// let out = run_turn(&mut model, &tools, &GovernanceConfig::new(ToolId::ALL.to_vec())).unwrap();
 /// assert_eq!(out.decisions(), [Decision::RefusedUnparsable]);
 /// assert_eq!((out.tool_runs(), out.end, out.answer.as_str()), (0, TurnEnd::Answered, "sorry"));
 /// ```
@@ -148,7 +148,7 @@ pub struct TurnOutcome {
     /// Model calls made in the turn.
     pub model_calls: u32,
     /// The tools offered at the end of the turn.
-    pub tools: Vec<ToolName>,
+    pub tools: Vec<ToolId>,
 }
 
 impl TurnOutcome {

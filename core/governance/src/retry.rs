@@ -11,17 +11,17 @@ use super::normalize::CallKey;
 use super::record::Decision;
 use crate::envelope::Envelope;
 use crate::envelope::kinds::ErrorClass;
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 
 /// The per-turn memory of RetryGovernance.
 ///
 /// ```
 /// use answers_governance::retry::RetryGovernance;
 /// use answers_governance::Decision;
-/// use answers_protocol::{Envelope, ErrorKind, ToolName, TypeName};
+/// use answers_protocol::{Envelope, ErrorKind, ToolId, TypeName};
 /// use serde_json::json;
 ///
-/// let tool = ToolName::QueryHealthIndicators;
+/// let tool = ToolId::QueryHealthIndicators;
 /// let mut retry = RetryGovernance::new(3);
 /// let call = json!({"indicators": ["LDL", "HDL"]});
 /// assert_eq!(retry.check(tool, &call), None);
@@ -48,7 +48,7 @@ impl RetryGovernance {
 
     /// `None` if the call may run; otherwise why not.
     #[must_use]
-    pub fn check(&self, tool: ToolName, args: &Value) -> Option<Decision> {
+    pub fn check(&self, tool: ToolId, args: &Value) -> Option<Decision> {
         let key = CallKey::new(tool, args);
         if self.failed.contains(&key) {
             Some(Decision::RefusedRepeated)
@@ -60,7 +60,7 @@ impl RetryGovernance {
     }
 
     /// Remembers that the call ran and what class its answer had.
-    pub fn record(&mut self, tool: ToolName, args: &Value, answer: &Envelope) {
+    pub fn record(&mut self, tool: ToolId, args: &Value, answer: &Envelope) {
         let key = CallKey::new(tool, args);
         if answer.error_class() == Some(ErrorClass::Unrecoverable) {
             self.failed.insert(key.clone());
@@ -77,7 +77,7 @@ mod tests {
     use super::*;
     use answers_protocol::{ArgProblem, Meta};
 
-    const T: ToolName = ToolName::QueryHealthIndicators;
+    const T: ToolId = ToolId::QueryHealthIndicators;
 
     #[test]
     fn a_recoverable_answer_may_be_retried_up_to_the_limit() {
@@ -92,6 +92,6 @@ mod tests {
             r.check(T, &json!({"view": "week", "indicators": ["x"]})),
             None
         );
-        assert_eq!(r.check(ToolName::QueryMedications, &call), None);
+        assert_eq!(r.check(ToolId::QueryMedications, &call), None);
     }
 }

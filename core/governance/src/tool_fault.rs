@@ -15,7 +15,7 @@ use super::record::Decision;
 use crate::envelope::Envelope;
 use crate::envelope::error::TypeName;
 use crate::envelope::kinds::ErrorKind;
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 
 /// Runs `tool` through `invoker`, containing a panic. Returns the answer and whether the tool
 /// answered ([`Decision::Ran`]) or panicked ([`Decision::Faulted`]).
@@ -23,11 +23,11 @@ use crate::tool::ToolName;
 /// ```
 /// use answers_governance::Decision;
 /// use answers_governance::tool_fault::run_contained;
-/// use answers_protocol::{ErrorKind, Envelope, ToolName, render_compact};
+/// use answers_protocol::{ErrorKind, Envelope, ToolId, render_compact};
 /// use serde_json::{Value, json};
 ///
-/// let crashing = |_: ToolName, _: &Value| -> Envelope { panic!("LDL was 131 for mom") };
-/// let (env, decision) = run_contained(&crashing, ToolName::QueryHealthIndicators, &json!({}));
+/// let crashing = |_: ToolId, _: &Value| -> Envelope { panic!("LDL was 131 for mom") };
+/// let (env, decision) = run_contained(&crashing, ToolId::QueryHealthIndicators, &json!({}));
 /// assert_eq!(decision, Decision::Faulted);
 /// assert_eq!(env.error_kind(), Some(ErrorKind::ToolPanic));
 /// assert!(render_compact(&env).starts_with("error (tool_panic): query_health_indicators failed with &str"));
@@ -35,7 +35,7 @@ use crate::tool::ToolName;
 /// ```
 pub fn run_contained(
     invoker: &dyn ToolInvoker,
-    tool: ToolName,
+    tool: ToolId,
     args: &Value,
 ) -> (Envelope, Decision) {
     // The invoker reads through shared references only; a panic halfway leaves nothing

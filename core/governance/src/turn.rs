@@ -27,7 +27,7 @@ use super::record::{Decision, Step, TurnEnd, TurnFailed, TurnOutcome};
 use super::repair::{Salvage, parse_arguments};
 use super::retry::RetryGovernance;
 use super::{ModelAction, ModelContext, ModelPolicy, RawToolCall, ToolInvoker, ToolMessage};
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 
 /// The counts that outlive a turn: LangChain's thread counts (a conversation of many turns).
 ///
@@ -39,7 +39,7 @@ use crate::tool::ToolName;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Thread {
     model_calls: u32,
-    tool_calls: HashMap<Option<ToolName>, u32>,
+    tool_calls: HashMap<Option<ToolId>, u32>,
 }
 
 impl Thread {
@@ -59,21 +59,21 @@ impl Thread {
     ///
     /// ```
     /// use answers_governance::{GovernanceConfig, ModelAction, Thread, run_turn_in};
-    /// use answers_protocol::{Envelope, Meta, ToolName};
+    /// use answers_protocol::{Envelope, Meta, ToolId};
     ///
     /// let mut thread = Thread::new();
     /// let mut model = |cx: &answers_governance::ModelContext<'_>| match cx.model_calls {
-    ///     1 => ModelAction::call(ToolName::QueryHealthIndicators, "{}"),
+    ///     1 => ModelAction::call(ToolId::QueryHealthIndicators, "{}"),
     ///     _ => ModelAction::Answer("done".into()),
     /// };
-    /// let tools = |_: ToolName, _: &serde_json::Value| Envelope::ok(Meta::none());
-    /// run_turn_in(&mut model, &tools, &GovernanceConfig::new(ToolName::ALL.to_vec()), &mut thread).unwrap();
+    /// let tools = |_: ToolId, _: &serde_json::Value| Envelope::ok(Meta::none());
+    /// run_turn_in(&mut model, &tools, &GovernanceConfig::new(ToolId::ALL.to_vec()), &mut thread).unwrap();
     /// // The default caps the data tool alone, so its calls are counted under its name.
-    /// let counted = thread.tool_calls(Some(ToolName::QueryHealthIndicators));
+    /// let counted = thread.tool_calls(Some(ToolId::QueryHealthIndicators));
     /// assert_eq!((counted, thread.tool_calls(None), thread.model_calls()), (1, 0, 2));
     /// ```
     #[must_use]
-    pub fn tool_calls(&self, tool: Option<ToolName>) -> u32 {
+    pub fn tool_calls(&self, tool: Option<ToolId>) -> u32 {
         self.tool_calls.get(&tool).copied().unwrap_or(0)
     }
 }
@@ -105,14 +105,14 @@ pub enum CallsOutcome {
 /// ```
 /// use answers_governance::{GovernanceConfig, RawToolCall, Thread, Turn};
 /// use answers_governance::turn::{CallsOutcome, ModelGate};
-/// use answers_protocol::{Envelope, Meta, ToolName};
+/// use answers_protocol::{Envelope, Meta, ToolId};
 ///
-/// let config = GovernanceConfig::new(ToolName::ALL.to_vec());
+/// let config = GovernanceConfig::new(ToolId::ALL.to_vec());
 /// let mut thread = Thread::new();
 /// let mut turn = Turn::new(&config, &mut thread);
 /// assert_eq!(turn.begin_model_call(), Ok(ModelGate::Proceed));
-/// let call = RawToolCall { tool: ToolName::QueryHealthIndicators, arguments: "{view: day}".into() };
-/// let tools = |_: ToolName, _: &serde_json::Value| Envelope::ok(Meta::none());
+/// let call = RawToolCall { tool: ToolId::QueryHealthIndicators, arguments: "{view: day}".into() };
+/// let tools = |_: ToolId, _: &serde_json::Value| Envelope::ok(Meta::none());
 /// assert_eq!(turn.handle_calls(&[call], &tools), Ok(CallsOutcome::Continue));
 /// assert!(turn.messages()[0].text.starts_with("The arguments are not valid JSON (syntax error at line 1, column 2)"));
 /// ```
@@ -121,8 +121,8 @@ pub struct Turn<'a> {
     config: &'a GovernanceConfig,
     thread: &'a mut Thread,
     model_calls: u32,
-    run_tool_calls: HashMap<Option<ToolName>, u32>,
-    tools: Vec<ToolName>,
+    run_tool_calls: HashMap<Option<ToolId>, u32>,
+    tools: Vec<ToolId>,
     retry: RetryGovernance,
     steps: Vec<Step>,
     messages: Vec<ToolMessage>,
@@ -131,7 +131,7 @@ pub struct Turn<'a> {
 /// A parsed call waiting for the caps and the retry check.
 struct Pending {
     index: usize,
-    tool: ToolName,
+    tool: ToolId,
     args: Value,
     salvage: Vec<Salvage>,
 }
@@ -157,7 +157,7 @@ impl<'a> Turn<'a> {
 
     /// The tools to offer the next model call.
     #[must_use]
-    pub fn tools(&self) -> &[ToolName] {
+    pub fn tools(&self) -> &[ToolId] {
         &self.tools
     }
 
@@ -336,7 +336,7 @@ impl<'a> Turn<'a> {
     }
 
     /// Counts a parsed call against every cap that applies. Returns the first cap it is over.
-    fn count_call(&mut self, tool: ToolName) -> Option<ToolCallLimit> {
+    fn count_call(&mut self, tool: ToolId) -> Option<ToolCallLimit> {
         let limits: Vec<ToolCallLimit> = self
             .config
             .tool_limits()
@@ -360,7 +360,7 @@ impl<'a> Turn<'a> {
         over
     }
 
-    fn run_calls(&self, key: Option<ToolName>) -> u32 {
+    fn run_calls(&self, key: Option<ToolId>) -> u32 {
         self.run_tool_calls.get(&key).copied().unwrap_or(0)
     }
 
@@ -384,11 +384,11 @@ impl<'a> Turn<'a> {
 ///
 /// ```
 /// use answers_governance::{GovernanceConfig, ModelAction, ModelContext, TurnEnd, run_turn};
-/// use answers_protocol::{Envelope, Meta, ToolName};
+/// use answers_protocol::{Envelope, Meta, ToolId};
 ///
 /// let mut answer_at_once = |_: &ModelContext<'_>| ModelAction::Answer("nothing to look up".into());
-/// let tools = |_: ToolName, _: &serde_json::Value| Envelope::ok(Meta::none());
-/// let outcome = run_turn(&mut answer_at_once, &tools, &GovernanceConfig::new(ToolName::ALL.to_vec())).unwrap();
+/// let tools = |_: ToolId, _: &serde_json::Value| Envelope::ok(Meta::none());
+/// let outcome = run_turn(&mut answer_at_once, &tools, &GovernanceConfig::new(ToolId::ALL.to_vec())).unwrap();
 /// assert_eq!((outcome.end, outcome.model_calls), (TurnEnd::Answered, 1));
 /// ```
 pub fn run_turn(
@@ -409,15 +409,15 @@ pub fn run_turn(
 /// use answers_governance::{
 ///     GovernanceConfig, LimitExceeded, ModelAction, ModelCallLimit, ModelExitBehavior, Thread, run_turn_in,
 /// };
-/// use answers_protocol::{Envelope, Meta, ToolName};
+/// use answers_protocol::{Envelope, Meta, ToolId};
 ///
 /// let budget = ModelCallLimit::new(Some(2), None, ModelExitBehavior::Error)?;
-/// let config = GovernanceConfig::new(ToolName::ALL.to_vec()).with_model_limit(budget).without_tool_limits();
+/// let config = GovernanceConfig::new(ToolId::ALL.to_vec()).with_model_limit(budget).without_tool_limits();
 /// let mut thread = Thread::new();
 /// let mut chatty = |cx: &answers_governance::ModelContext<'_>| {
-///     ModelAction::call(ToolName::QueryHealthIndicators, &format!(r#"{{"keywords": ["k{}"]}}"#, cx.model_calls))
+///     ModelAction::call(ToolId::QueryHealthIndicators, &format!(r#"{{"keywords": ["k{}"]}}"#, cx.model_calls))
 /// };
-/// let tools = |_: ToolName, _: &serde_json::Value| Envelope::ok(Meta::none());
+/// let tools = |_: ToolId, _: &serde_json::Value| Envelope::ok(Meta::none());
 /// let failed = run_turn_in(&mut chatty, &tools, &config, &mut thread).unwrap_err();
 /// assert!(matches!(failed.exceeded, LimitExceeded::ModelCalls { thread_count: 2, .. }));
 /// assert_eq!(failed.steps.len(), 2);

@@ -24,7 +24,7 @@ pub use self::valid::{ArgValue, ValidArgs};
 pub use self::validate::Refused;
 use crate::envelope::Envelope;
 use crate::envelope::kinds::View;
-use crate::tool::{ToolName, ToolNameTable};
+use crate::tool::{ToolId, ToolIdTable};
 
 /// A closed set a parameter's value is chosen from.
 ///
@@ -199,7 +199,7 @@ impl Param {
 #[derive(Debug, Clone, Copy)]
 pub struct ToolSchema {
     /// The tool.
-    pub tool: ToolName,
+    pub tool: ToolId,
     /// What the tool does, for the model.
     pub description: &'static str,
     /// The parameters, in the order they are published and rendered.
@@ -209,6 +209,9 @@ pub struct ToolSchema {
     pub rules: fn(&ValidArgs) -> Result<(), Refused>,
     /// Calls the tool accepts, as JSON text; published in the schema and tested against it.
     pub examples: &'static [&'static str],
+    /// Whether a refusal carries the next steps that repair it. The vocabulary server's own two
+    /// tools suggest none: a reading or a complaint as printed is the caller's to correct.
+    pub repairs: bool,
 }
 
 impl ToolSchema {
@@ -259,8 +262,13 @@ impl ToolSchema {
     #[allow(clippy::result_large_err)]
     pub fn validate(&self, args: &Value) -> Result<ValidArgs, Envelope> {
         validate::check(self, args).map_err(|refused| {
-            Envelope::refusal(self.tool, refused.parameter.as_deref(), refused.problem)
-                .with_next_steps(repair::next_steps(self, args))
+            let refusal =
+                Envelope::refusal(self.tool, refused.parameter.as_deref(), refused.problem);
+            if self.repairs {
+                refusal.with_next_steps(repair::next_steps(self, args))
+            } else {
+                refusal
+            }
         })
     }
 }
@@ -350,23 +358,25 @@ pub const TEXT_MAX: usize = 256;
 /// Characters of a date argument (`YYYY-MM-DD`), published as its `maxLength`.
 pub const DATE_MAX: usize = 10;
 
-/// The published schema of a tool, for the tools whose arguments are declared so far.
+/// The [`ToolSchema`] of a tool.
 ///
 /// ```
-/// use answers_protocol::{ToolName, args::schema_for};
+/// use answers_protocol::{ToolId, args::schema_for};
 ///
-/// assert!(schema_for(ToolName::QueryHealthIndicators).is_some());
+/// assert_eq!(schema_for(ToolId::StandardizeReading).tool, ToolId::StandardizeReading);
 /// ```
 #[must_use]
-pub fn schema_for(tool: ToolName) -> Option<&'static ToolSchema> {
-    const SCHEMAS: ToolNameTable<Option<&'static ToolSchema>> = ToolNameTable {
-        query_health_indicators: Some(&health_indicators::QUERY_HEALTH_INDICATORS),
-        query_medications: Some(&medications::QUERY_MEDICATIONS),
-        query_genetic_data: Some(&genetics::QUERY_GENETIC_DATA),
-        query_pharmacogenomics: Some(&genetics::QUERY_PHARMACOGENOMICS),
-        resolve_indicator: Some(&terminology::RESOLVE_INDICATOR),
-        convert_unit: Some(&terminology::CONVERT_UNIT),
-        normalize_unit: Some(&terminology::NORMALIZE_UNIT),
+pub fn schema_for(tool: ToolId) -> &'static ToolSchema {
+    const SCHEMAS: ToolIdTable<&'static ToolSchema> = ToolIdTable {
+        query_health_indicators: &health_indicators::QUERY_HEALTH_INDICATORS,
+        query_medications: &medications::QUERY_MEDICATIONS,
+        query_genetic_data: &genetics::QUERY_GENETIC_DATA,
+        query_pharmacogenomics: &genetics::QUERY_PHARMACOGENOMICS,
+        standardize_reading: &terminology::STANDARDIZE_READING,
+        standardize_complaint: &terminology::STANDARDIZE_COMPLAINT,
+        resolve_indicator: &terminology::RESOLVE_INDICATOR,
+        convert_unit: &terminology::CONVERT_UNIT,
+        normalize_unit: &terminology::NORMALIZE_UNIT,
     };
-    *SCHEMAS.get(tool)
+    SCHEMAS.get(tool)
 }

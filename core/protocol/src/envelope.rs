@@ -22,7 +22,7 @@ use self::kinds::{ErrorClass, ErrorKind, Provenance, Status};
 use self::meta::Meta;
 use self::next_step::NextStep;
 use self::table::{Cell, Table};
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 
 /// One answer: status, rows, meta, the error if any, provenance, assumptions and next steps.
 ///
@@ -36,7 +36,7 @@ use crate::tool::ToolName;
 /// envelope alone, and it must name them.
 ///
 /// ```
-/// use answers_protocol::{Assumption, Envelope, Meta, Provenance, Table, View, Window, WindowSemantics};
+/// use answers_protocol::{Assumption, Envelope, Meta, Provenance, Table, View, Window, WindowSemantics, ReadingsAssumption};
 ///
 /// let table = Table::new("readings", ["indicator", "date", "value", "unit"])
 ///     .with_row(["LDL Cholesterol".into(), "2024-03-01".into(), 131.into(), "mg/dL".into()])
@@ -47,7 +47,7 @@ use crate::tool::ToolName;
 /// )
 /// .with_table(table)
 /// .with_provenance("LDL Cholesterol", Provenance::Measured)
-/// .with_assumption(Assumption::AbsenceNotEvidence);
+/// .with_assumption(Assumption::Readings(ReadingsAssumption::AbsenceNotEvidence));
 /// assert_eq!(env.meta().row_count, 1);
 /// assert!(env.error_kind().is_none());
 /// ```
@@ -99,12 +99,12 @@ impl Envelope {
     /// An error answer.
     ///
     /// ```
-    /// use answers_protocol::{Envelope, ErrorClass, ErrorDetail, ErrorKind, Status, ToolName};
+    /// use answers_protocol::{Envelope, ErrorClass, ErrorDetail, ErrorKind, Status, ToolId};
     ///
     /// let env = Envelope::error(
     ///     ErrorKind::CallLimit,
     ///     ErrorClass::Unrecoverable,
-    ///     ErrorDetail::Declined { tool: ToolName::QueryHealthIndicators },
+    ///     ErrorDetail::Declined { tool: ToolId::QueryHealthIndicators },
     /// );
     /// assert_eq!(env.status(), Status::Error);
     /// assert_eq!(env.error_kind(), Some(ErrorKind::CallLimit));
@@ -124,13 +124,13 @@ impl Envelope {
     /// the caller sent is identifier-shaped; see [`ParamName`]).
     ///
     /// ```
-    /// use answers_protocol::{ArgProblem, Envelope, ErrorClass, ToolName};
+    /// use answers_protocol::{ArgProblem, Envelope, ErrorClass, ToolId};
     ///
-    /// let env = Envelope::refusal(ToolName::QueryHealthIndicators, Some("kind"), ArgProblem::UnknownParameter);
+    /// let env = Envelope::refusal(ToolId::QueryHealthIndicators, Some("kind"), ArgProblem::UnknownParameter);
     /// assert_eq!(env.error_class(), Some(ErrorClass::Recoverable));
     /// ```
     #[must_use]
-    pub fn refusal(tool: ToolName, parameter: Option<&str>, problem: ArgProblem) -> Self {
+    pub fn refusal(tool: ToolId, parameter: Option<&str>, problem: ArgProblem) -> Self {
         let detail = ErrorDetail::Refusal {
             tool,
             parameter: parameter.and_then(ParamName::new),
@@ -143,57 +143,15 @@ impl Envelope {
     /// ([`ErrorKind::default_class`]).
     ///
     /// ```
-    /// use answers_protocol::{Envelope, ErrorKind, ToolName, TypeName};
+    /// use answers_protocol::{Envelope, ErrorKind, ToolId, TypeName};
     ///
     /// let err = std::io::Error::other("connection refused by 10.0.0.7");
-    /// let env = Envelope::fault(ToolName::QueryHealthIndicators, ErrorKind::StoreUnavailable, TypeName::of_val(&err));
+    /// let env = Envelope::fault(ToolId::QueryHealthIndicators, ErrorKind::StoreUnavailable, TypeName::of_val(&err));
     /// assert!(!format!("{env:?}").contains("10.0.0.7"));
     /// ```
     #[must_use]
-    pub fn fault(tool: ToolName, kind: ErrorKind, type_name: TypeName) -> Self {
+    pub fn fault(tool: ToolId, kind: ErrorKind, type_name: TypeName) -> Self {
         let detail = ErrorDetail::Fault { tool, type_name };
-        Self::error(kind, kind.default_class(), detail)
-    }
-
-    /// Refused arguments of a tool only the vocabulary server serves: like
-    /// [`Envelope::refusal`], with an [`ErrorDetail::VocabRefusal`].
-    ///
-    /// ```
-    /// use answers_protocol::{ArgProblem, Envelope, ErrorKind, VocabToolName, render_compact};
-    ///
-    /// let env = Envelope::vocab_refusal(VocabToolName::StandardizeReading, Some("unit"), ArgProblem::UnknownUnit);
-    /// assert_eq!(env.error_kind(), Some(ErrorKind::InvalidArguments));
-    /// assert!(render_compact(&env).starts_with("error (invalid_arguments): unit: not a unit"));
-    /// ```
-    #[must_use]
-    pub fn vocab_refusal(
-        tool: crate::vocab_tool::VocabToolName,
-        parameter: Option<&str>,
-        problem: ArgProblem,
-    ) -> Self {
-        let detail = ErrorDetail::VocabRefusal {
-            tool,
-            parameter: parameter.and_then(ParamName::new),
-            problem,
-        };
-        Self::error(ErrorKind::InvalidArguments, ErrorClass::Recoverable, detail)
-    }
-
-    /// A fault of a tool only the vocabulary server serves, told by the error's type.
-    ///
-    /// ```
-    /// use answers_protocol::{Envelope, ErrorKind, TypeName, VocabToolName};
-    ///
-    /// let env = Envelope::vocab_fault(VocabToolName::StandardizeComplaint, ErrorKind::ToolPanic, TypeName::of::<String>());
-    /// assert_eq!(env.error_detail().unwrap().reason(), "standardize_complaint failed with alloc::string::String");
-    /// ```
-    #[must_use]
-    pub fn vocab_fault(
-        tool: crate::vocab_tool::VocabToolName,
-        kind: ErrorKind,
-        type_name: TypeName,
-    ) -> Self {
-        let detail = ErrorDetail::VocabFault { tool, type_name };
         Self::error(kind, kind.default_class(), detail)
     }
 
@@ -215,12 +173,12 @@ impl Envelope {
     /// Adds an assumption, once.
     ///
     /// ```
-    /// use answers_protocol::{Assumption, Envelope, Meta};
+    /// use answers_protocol::{Assumption, Envelope, Meta, ReadingsAssumption};
     ///
     /// let env = Envelope::ok(Meta::none())
-    ///     .with_assumption(Assumption::AbsenceNotEvidence)
-    ///     .with_assumption(Assumption::AbsenceNotEvidence);
-    /// assert_eq!(env.assumptions(), [Assumption::AbsenceNotEvidence]);
+    ///     .with_assumption(Assumption::Readings(ReadingsAssumption::AbsenceNotEvidence))
+    ///     .with_assumption(Assumption::Readings(ReadingsAssumption::AbsenceNotEvidence));
+    /// assert_eq!(env.assumptions(), [Assumption::Readings(ReadingsAssumption::AbsenceNotEvidence)]);
     /// ```
     #[must_use]
     pub fn with_assumption(mut self, assumption: Assumption) -> Self {
@@ -233,10 +191,10 @@ impl Envelope {
     /// Adds a next step.
     ///
     /// ```
-    /// use answers_protocol::{Envelope, Meta, NextAction, NextStep, ToolName};
+    /// use answers_protocol::{Envelope, Meta, NextAction, NextStep, ToolId};
     ///
     /// let env = Envelope::ok(Meta::none())
-    ///     .with_next_step(NextStep::new(NextAction::CallCatalogue, ToolName::QueryHealthIndicators));
+    ///     .with_next_step(NextStep::new(NextAction::CallCatalogue, ToolId::QueryHealthIndicators));
     /// assert_eq!(env.next_steps()[0].action, NextAction::CallCatalogue);
     /// ```
     #[must_use]
@@ -366,9 +324,9 @@ impl Envelope {
     /// Set exactly when the status is `error`.
     ///
     /// ```
-    /// use answers_protocol::{ArgProblem, Envelope, ToolName};
+    /// use answers_protocol::{ArgProblem, Envelope, ToolId};
     ///
-    /// let env = Envelope::refusal(ToolName::QueryHealthIndicators, Some("kind"), ArgProblem::UnknownParameter);
+    /// let env = Envelope::refusal(ToolId::QueryHealthIndicators, Some("kind"), ArgProblem::UnknownParameter);
     /// assert_eq!(env.error_detail().unwrap().reason(), "kind: unknown parameter");
     /// ```
     #[must_use]

@@ -8,8 +8,8 @@
 //! - [`args`]: a tool's parameters declared once ([`ToolSchema`]), giving a flat, closed JSON
 //!   Schema and a validator that refuses by name, never panics, and suggests only next steps
 //!   it would accept.
-//! - [`date`]: [`LocalDate`]; [`window`]: [`Window`]; [`tool`]: [`ToolName`], the published tool
-//!   names; [`vocab_tool`]: [`VocabToolName`], the vocabulary server's.
+//! - [`date`]: [`LocalDate`]; [`window`]: [`Window`]; [`tool`]: [`ToolId`], the one tool
+//!   id of every surface.
 //!
 //! This package knows no database, no HTTP and no MCP transport.
 //!
@@ -32,12 +32,14 @@ pub mod date;
 pub mod envelope;
 pub mod render;
 pub mod tool;
-pub mod vocab_tool;
 pub mod window;
 
 pub use args::{ArgValue, Domain, DomainTable, Param, ParamType, ToolSchema, ValidArgs};
 pub use date::{DateError, LocalDate};
-pub use envelope::assumption::{Assumption, AssumptionId, AssumptionIdTable};
+pub use envelope::assumption::{
+    Assumption, AssumptionId, AssumptionIdTable, GeneticsAssumption, MedicationsAssumption,
+    PharmacogenomicsAssumption, ReadingsAssumption, TerminologyAssumption, WindowAssumption,
+};
 pub use envelope::error::{ArgProblem, ErrorDetail, ParamName, TypeName};
 pub use envelope::kinds::{
     ErrorClass, ErrorClassTable, ErrorKind, ErrorKindTable, Provenance, Source, SourceTable,
@@ -48,6 +50,5 @@ pub use envelope::next_step::{MissingSupply, NextAction, NextActionTable, NextSt
 pub use envelope::table::{Cell, Table, TableError};
 pub use envelope::{Envelope, EnvelopeError};
 pub use render::{render_compact, render_rest};
-pub use tool::{ToolName, ToolNameTable};
-pub use vocab_tool::{VocabToolName, VocabToolNameTable};
+pub use tool::{ToolId, ToolIdTable};
 pub use window::{Window, WindowError};

@@ -54,8 +54,10 @@ pub(crate) fn error_line(env: &Envelope) -> Option<String> {
 /// `<choose>`.
 pub(crate) fn call_text(step: &NextStep) -> String {
     let order: Vec<&str> = schema_for(step.tool)
-        .map(|s| s.params.iter().map(|p| p.name).collect())
-        .unwrap_or_default();
+        .params
+        .iter()
+        .map(|p| p.name)
+        .collect();
     let rank = |name: &str| order.iter().position(|p| *p == name).unwrap_or(order.len());
     let mut parts: Vec<(usize, String)> = step
         .args

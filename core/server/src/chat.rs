@@ -7,7 +7,7 @@
 
 use answers_governance::{GovernanceConfig, ToolInvoker};
 use answers_protocol::{
-    Envelope, ErrorClass, ErrorDetail, ErrorKind, NextAction, NextStep, ToolName,
+    Envelope, ErrorClass, ErrorDetail, ErrorKind, NextAction, NextStep, ToolId,
 };
 use answers_store::{Store, Subject};
 use answers_tools::fault::{ToolError, guarded};
@@ -36,12 +36,12 @@ pub fn config() -> GovernanceConfig {
 /// use answers_governance::ToolInvoker;
 /// use answers_server::chat::RecordTools;
 /// use answers_store::Store;
-/// use answers_protocol::{Status, ToolName};
+/// use answers_protocol::{Status, ToolId};
 ///
 /// let store = Store::open_in_memory()?;
 /// let you = store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
 /// let tools = RecordTools::new(&store, &you);
-/// let env = tools.invoke(ToolName::QueryHealthIndicators, &serde_json::json!({}));
+/// let env = tools.invoke(ToolId::QueryHealthIndicators, &serde_json::json!({}));
 /// assert_eq!(env.status(), Status::Ok);
 /// # Ok::<(), answers_store::StoreError>(())
 /// ```
@@ -60,7 +60,7 @@ impl<'a> RecordTools<'a> {
 }
 
 impl ToolInvoker for RecordTools<'_> {
-    fn invoke(&self, tool: ToolName, args: &Value) -> Envelope {
+    fn invoke(&self, tool: ToolId, args: &Value) -> Envelope {
         registry::call(self.store, self.subject, tool.as_str(), args).unwrap_or_else(|| {
             Envelope::error(
                 ErrorKind::Unauthorized,
@@ -80,16 +80,16 @@ impl ToolInvoker for RecordTools<'_> {
 /// use answers_governance::ToolInvoker;
 /// use answers_server::chat::Fallible;
 /// use answers_tools::fault::ToolError;
-/// use answers_protocol::{ErrorClass, ErrorKind, NextAction, ToolName};
+/// use answers_protocol::{ErrorClass, ErrorKind, NextAction, ToolId};
 /// use serde_json::json;
 ///
-/// let busy = Fallible(|_: ToolName, _: &serde_json::Value| {
+/// let busy = Fallible(|_: ToolId, _: &serde_json::Value| {
 ///     Err(ToolError::Store(answers_store::StoreError::Sqlite {
 ///         op: "read readings",
 ///         kind: "DatabaseBusy".into(),
 ///     }))
 /// });
-/// let env = busy.invoke(ToolName::QueryHealthIndicators, &json!({"view": "day", "indicators": ["LDL"]}));
+/// let env = busy.invoke(ToolId::QueryHealthIndicators, &json!({"view": "day", "indicators": ["LDL"]}));
 /// assert_eq!(env.error_kind(), Some(ErrorKind::StoreUnavailable));
 /// assert_eq!(env.error_class(), Some(ErrorClass::Recoverable));
 /// assert_eq!(env.next_steps()[0].action, NextAction::RetryLater);
@@ -100,9 +100,9 @@ pub struct Fallible<F>(pub F);
 
 impl<F> ToolInvoker for Fallible<F>
 where
-    F: Fn(ToolName, &Value) -> Result<Envelope, ToolError>,
+    F: Fn(ToolId, &Value) -> Result<Envelope, ToolError>,
 {
-    fn invoke(&self, tool: ToolName, args: &Value) -> Envelope {
+    fn invoke(&self, tool: ToolId, args: &Value) -> Envelope {
         let retry = || {
             let mut step = NextStep::new(NextAction::RetryLater, tool);
             if let Some(obj) = args.as_object() {

@@ -7,19 +7,23 @@
 //! - `GET /api/v1/journal?…`: the journal tab, the reported entries only, with the same
 //!   arguments.
 //!
-//! Repeated `keywords`/`indicators` make a list.
+//! Repeated `keywords`/`indicators` make a list. Both routes run the tool through the registry
+//! ([`registry::rest_call`]), like every other surface.
 
 use std::sync::Arc;
 
 use answers_protocol::{Envelope, ErrorKind, Status, render_rest};
 use answers_store::EntryKind;
-use answers_tools::readings::{Entries, RowBudget, query_entries_within};
+use answers_tools::registry::{self, ToolId};
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 use crate::AppState;
 use crate::auth::{Authenticated, Refusal};
+
+/// The tool both routes answer with.
+const TOOL: ToolId = ToolId::QueryHealthIndicators;
 
 /// `GET /api/v1/health-indicators`: readings only.
 pub(crate) async fn health_indicators(
@@ -47,23 +51,19 @@ async fn entries(
 ) -> Response {
     let args = query_args(query.as_deref().unwrap_or(""));
     let pool = Arc::clone(&state.pool);
-    let outcome = tokio::task::spawn_blocking(move || -> Result<Envelope, Refusal> {
+    let outcome = tokio::task::spawn_blocking(move || -> Result<Option<Envelope>, Refusal> {
         let store = pool.get().map_err(|_| Refusal::Unavailable)?;
-        Ok(query_entries_within(
-            &store,
-            &subject,
-            &args,
-            RowBudget::REST,
-            Entries::Only(kind),
-        ))
+        Ok(registry::rest_call(TOOL, kind, &store, &subject, &args))
     })
     .await
     .unwrap_or(Err(Refusal::Unavailable));
     match outcome {
-        Ok(envelope) => {
+        Ok(Some(envelope)) => {
             let status = http_status(&envelope);
             (status, axum::Json(render_rest(&envelope))).into_response()
         }
+        // The registry no longer publishes the tool on REST: the route has nothing to serve.
+        Ok(None) => StatusCode::NOT_FOUND.into_response(),
         Err(refusal) => refusal.into_response(),
     }
 }

@@ -67,8 +67,8 @@ fn rest(query: &str, token: Option<&str>) -> Request<Body> {
     request.body(Body::empty()).unwrap()
 }
 
-/// `tools/list` on the 2025-11-25 generation (stateless: no handshake needed).
-fn list_tools(host: &str, path: &str, token: Option<&str>) -> Request<Body> {
+/// A JSON-RPC request to `path` on the 2025-11-25 generation (stateless: no handshake needed).
+fn mcp_post(host: &str, path: &str, token: Option<&str>, body: String) -> Request<Body> {
     let mut request = Request::post(path)
         .header(header::HOST, host)
         .header(header::CONTENT_TYPE, "application/json")
@@ -77,11 +77,24 @@ fn list_tools(host: &str, path: &str, token: Option<&str>) -> Request<Body> {
     if let Some(token) = token {
         request = request.header(header::AUTHORIZATION, format!("Bearer {token}"));
     }
-    request
-        .body(Body::from(
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#,
-        ))
-        .unwrap()
+    request.body(Body::from(body)).unwrap()
+}
+
+/// `tools/list`.
+fn list_tools(host: &str, path: &str, token: Option<&str>) -> Request<Body> {
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#;
+    mcp_post(host, path, token, body.to_owned())
+}
+
+/// `tools/call` of `name` with `arguments` on `/mcp`.
+fn call_tool(name: &str, arguments: &Value, token: &str) -> Request<Body> {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    });
+    mcp_post("localhost", "/mcp", Some(token), body.to_string())
 }
 
 fn tool_names(body: &str) -> Vec<String> {
@@ -220,4 +233,21 @@ async fn mcp_answers_only_the_host_names_it_is_reached_by() {
         let (status, _, _) = send(&r.state, list_tools(host, "/mcp", Some(&r.you))).await;
         assert_eq!(status, expected, "{host}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_calls_only_the_tools_the_record_surface_publishes() {
+    let r = record(&[]);
+    let args = serde_json::json!({"value": 120, "from": "mmHg", "to": "kPa"});
+    let (status, _, body) = send(&r.state, call_tool("convert_unit", &args, &r.you)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(answer["result"]["isError"], false, "{body}");
+
+    // A tool only the vocabulary server publishes is not one of the record server's.
+    let args = serde_json::json!({"name": "pulse", "value": 60, "unit": "bpm"});
+    let (_, _, body) = send(&r.state, call_tool("standardize_reading", &args, &r.you)).await;
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(answer["error"]["message"], "tool not found", "{body}");
+    assert!(answer.get("result").is_none(), "{body}");
 }

@@ -2,7 +2,7 @@
 //! an envelope in every form it is sent in, and the log written through phi-filter.
 
 use answers_protocol::{
-    Envelope, ErrorClass, ErrorDetail, ErrorKind, Status, ToolName, render_compact, render_rest,
+    Envelope, ErrorClass, ErrorDetail, ErrorKind, Status, ToolId, render_compact, render_rest,
 };
 use tracing_subscriber::layer::SubscriberExt;
 
@@ -31,7 +31,7 @@ pub(crate) fn assert_store_fault_kept_secret(
     env: &Envelope,
     log: &str,
     secrets: &[&str],
-) -> ToolName {
+) -> ToolId {
     assert_eq!(env.status(), Status::Error);
     assert_eq!(env.error_kind(), Some(ErrorKind::StoreFault));
     assert_eq!(env.error_class(), Some(ErrorClass::Unrecoverable));

@@ -3,8 +3,9 @@
 
 use answers_protocol::args::health_indicators::{IndicatorQuery, QUERY_HEALTH_INDICATORS};
 use answers_protocol::{
-    Assumption, Cell, Envelope, ErrorKind, Meta, NextAction, NextStep, Provenance, Source, Table,
-    ToolName, TypeName, View, Window, WindowSemantics,
+    Assumption, Cell, Envelope, ErrorKind, Meta, NextAction, NextStep, Provenance,
+    ReadingsAssumption, Source, Table, ToolId, TypeName, View, Window, WindowAssumption,
+    WindowSemantics,
 };
 use serde_json::json;
 
@@ -110,8 +111,8 @@ pub(crate) fn catalogue() -> Envelope {
     .with_table(reported)
     .with_table(indicators)
     .truncated()
-    .with_assumption(Assumption::WindowAllRecorded)
-    .with_assumption(Assumption::AbsenceNotEvidence)
+    .with_assumption(Assumption::Window(WindowAssumption::WindowAllRecorded))
+    .with_assumption(Assumption::Readings(ReadingsAssumption::AbsenceNotEvidence))
     .with_next_steps(query.next_steps_when_truncated())
 }
 
@@ -160,8 +161,10 @@ pub(crate) fn raw_truncated() -> Envelope {
     .with_table(readings)
     .truncated()
     .with_provenance("Glucose [Moles/volume] in Blood", Provenance::Measured)
-    .with_assumption(Assumption::Truncated { cap: 5 })
-    .with_assumption(Assumption::AbsenceNotEvidence)
+    .with_assumption(Assumption::Readings(ReadingsAssumption::Truncated {
+        cap: 5,
+    }))
+    .with_assumption(Assumption::Readings(ReadingsAssumption::AbsenceNotEvidence))
     .with_next_steps(query.next_steps_when_truncated())
 }
 
@@ -225,9 +228,11 @@ pub(crate) fn stats() -> Envelope {
     .with_table(lipids)
     .with_provenance("HDL Cholesterol", Provenance::Measured)
     .with_provenance("LDL Cholesterol", Provenance::Measured)
-    .with_assumption(Assumption::StatsCountElectedDays)
-    .with_assumption(Assumption::WindowDatePadded)
-    .with_assumption(Assumption::AbsenceNotEvidence)
+    .with_assumption(Assumption::Readings(
+        ReadingsAssumption::StatsCountElectedDays,
+    ))
+    .with_assumption(Assumption::Readings(ReadingsAssumption::WindowDatePadded))
+    .with_assumption(Assumption::Readings(ReadingsAssumption::AbsenceNotEvidence))
 }
 
 /// The latest value of three indicators, each elected from its device, and one never recorded.
@@ -269,9 +274,11 @@ pub(crate) fn latest() -> Envelope {
     .with_provenance("Body weight", Provenance::Elected(Source::Scale))
     .with_provenance("Resting Heart Rate", Provenance::Elected(Source::Watch))
     .with_provenance("Systolic blood pressure", Provenance::Elected(Source::Cuff))
-    .with_assumption(Assumption::WindowAllRecorded)
-    .with_assumption(Assumption::ElectedSourcePerDay)
-    .with_assumption(Assumption::AbsenceNotEvidence)
+    .with_assumption(Assumption::Window(WindowAssumption::WindowAllRecorded))
+    .with_assumption(Assumption::Readings(
+        ReadingsAssumption::ElectedSourcePerDay,
+    ))
+    .with_assumption(Assumption::Readings(ReadingsAssumption::AbsenceNotEvidence))
 }
 
 /// The error type of a store that failed; its message would quote the SQL, so only its type
@@ -287,7 +294,7 @@ pub(crate) fn fault() -> Envelope {
         _sql: "SELECT value FROM readings WHERE note = 'PHI-CANARY'".into(),
     };
     Envelope::fault(
-        ToolName::QueryHealthIndicators,
+        ToolId::QueryHealthIndicators,
         ErrorKind::StoreFault,
         TypeName::of_val(&err),
     )
@@ -297,14 +304,14 @@ pub(crate) fn fault() -> Envelope {
 pub(crate) fn unavailable() -> Envelope {
     let args = json!({"indicators": ["Body weight"], "view": "week"});
     let query = IndicatorQuery::from_args(&args).unwrap();
-    let mut retry = NextStep::new(NextAction::RetryLater, ToolName::QueryHealthIndicators);
+    let mut retry = NextStep::new(NextAction::RetryLater, ToolId::QueryHealthIndicators);
     if let Some(obj) = query.to_args().as_object() {
         for (k, v) in obj {
             retry = retry.arg(k.clone(), v.clone());
         }
     }
     Envelope::fault(
-        ToolName::QueryHealthIndicators,
+        ToolId::QueryHealthIndicators,
         ErrorKind::StoreUnavailable,
         TypeName::of::<std::io::Error>(),
     )

@@ -13,13 +13,13 @@ use answers_governance::{
     ModelExitBehavior, ModelPolicy, RawToolCall, Salvage, Thread, ToolCallLimit, ToolExitBehavior,
     ToolInvoker, TurnEnd, TurnOutcome, run_turn, run_turn_in,
 };
-use answers_protocol::{Envelope, ErrorClass, ErrorKind, Meta, Status, ToolName, TypeName};
+use answers_protocol::{Envelope, ErrorClass, ErrorKind, Meta, Status, ToolId, TypeName};
 use answers_server::chat::{self, RecordTools};
 use answers_tools::registry::chat_tools;
 use serde_json::{Value, json};
 
-const QHI: ToolName = ToolName::QueryHealthIndicators;
-const MEDS: ToolName = ToolName::QueryMedications;
+const QHI: ToolId = ToolId::QueryHealthIndicators;
+const MEDS: ToolId = ToolId::QueryMedications;
 
 /// A model that plays a script of actions, then answers; it answers at once when the last tool
 /// message's envelope says governance refused (`repeated_call` or `call_limit`) or when the
@@ -70,17 +70,17 @@ impl ModelPolicy for Scripted {
 }
 
 /// The same call, `n` times.
-fn repeat(tool: ToolName, args: &str, n: usize) -> Vec<ModelAction> {
+fn repeat(tool: ToolId, args: &str, n: usize) -> Vec<ModelAction> {
     vec![ModelAction::call(tool, args); n]
 }
 
 /// A tool double that records every call it receives and answers with `answer`.
 struct Recording<F> {
-    calls: RefCell<Vec<(ToolName, Value)>>,
+    calls: RefCell<Vec<(ToolId, Value)>>,
     answer: F,
 }
 
-impl<F: Fn(ToolName, &Value) -> Envelope> Recording<F> {
+impl<F: Fn(ToolId, &Value) -> Envelope> Recording<F> {
     fn new(answer: F) -> Self {
         Self {
             calls: RefCell::new(Vec::new()),
@@ -97,20 +97,20 @@ impl<F: Fn(ToolName, &Value) -> Envelope> Recording<F> {
     }
 }
 
-impl<F: Fn(ToolName, &Value) -> Envelope> ToolInvoker for Recording<F> {
-    fn invoke(&self, tool: ToolName, args: &Value) -> Envelope {
+impl<F: Fn(ToolId, &Value) -> Envelope> ToolInvoker for Recording<F> {
+    fn invoke(&self, tool: ToolId, args: &Value) -> Envelope {
         self.calls.borrow_mut().push((tool, args.clone()));
         (self.answer)(tool, args)
     }
 }
 
-fn ok_tool() -> Recording<impl Fn(ToolName, &Value) -> Envelope> {
-    Recording::new(|_: ToolName, _: &Value| Envelope::ok(Meta::none()))
+fn ok_tool() -> Recording<impl Fn(ToolId, &Value) -> Envelope> {
+    Recording::new(|_: ToolId, _: &Value| Envelope::ok(Meta::none()))
 }
 
 /// A tool whose store is broken: every call is an unrecoverable `store_fault`.
-fn broken_tool() -> Recording<impl Fn(ToolName, &Value) -> Envelope> {
-    Recording::new(|tool: ToolName, _: &Value| {
+fn broken_tool() -> Recording<impl Fn(ToolId, &Value) -> Envelope> {
+    Recording::new(|tool: ToolId, _: &Value| {
         Envelope::fault(
             tool,
             ErrorKind::StoreFault,
@@ -120,7 +120,7 @@ fn broken_tool() -> Recording<impl Fn(ToolName, &Value) -> Envelope> {
 }
 
 /// Distinct calls, one per model message, so only a cap can stop them.
-fn distinct_calls(tool: ToolName, n: usize) -> Vec<ModelAction> {
+fn distinct_calls(tool: ToolId, n: usize) -> Vec<ModelAction> {
     (0..n)
         .map(|i| ModelAction::call(tool, &format!(r#"{{"keywords": ["k{i}"]}}"#)))
         .collect()
@@ -134,7 +134,7 @@ fn budget(run_limit: u32, exit: ModelExitBehavior) -> ModelCallLimit {
     ModelCallLimit::new(None, Some(run_limit), exit).unwrap()
 }
 
-fn cap(tool: Option<ToolName>, run_limit: u32, exit: ToolExitBehavior) -> ToolCallLimit {
+fn cap(tool: Option<ToolId>, run_limit: u32, exit: ToolExitBehavior) -> ToolCallLimit {
     ToolCallLimit::new(tool, None, Some(run_limit), exit).unwrap()
 }
 
@@ -179,10 +179,10 @@ fn the_chat_turn_offers_exactly_the_four_record_tools() {
     assert_eq!(
         chat_tools(),
         [
-            ToolName::QueryHealthIndicators,
-            ToolName::QueryMedications,
-            ToolName::QueryGeneticData,
-            ToolName::QueryPharmacogenomics,
+            ToolId::QueryHealthIndicators,
+            ToolId::QueryMedications,
+            ToolId::QueryGeneticData,
+            ToolId::QueryPharmacogenomics,
         ]
     );
     assert_eq!(chat::config().tools(), chat_tools());
@@ -302,7 +302,7 @@ fn the_same_successful_call_runs_at_most_its_per_turn_limit() {
 
 #[test]
 fn a_panicking_tool_becomes_an_error_result_told_by_type_and_the_turn_goes_on() {
-    let tools = Recording::new(|_: ToolName, args: &Value| -> Envelope {
+    let tools = Recording::new(|_: ToolId, args: &Value| -> Envelope {
         assert!(
             args.get("keywords").is_none(),
             "PHI-CANARY: LDL 131 mg/dL for mom"
@@ -342,7 +342,7 @@ fn a_panicking_tool_becomes_an_error_result_told_by_type_and_the_turn_goes_on() 
 #[test]
 fn a_tool_the_chat_turn_does_not_offer_is_declined() {
     let tools = ok_tool();
-    let mut model = Scripted::new(vec![ModelAction::call(ToolName::ConvertUnit, "{}")]).stubborn();
+    let mut model = Scripted::new(vec![ModelAction::call(ToolId::ConvertUnit, "{}")]).stubborn();
     let out = run(&mut model, &tools, &no_caps());
     assert_eq!(out.decisions(), [Decision::RefusedNotOffered]);
     assert_eq!(out.steps[0].error_kind, Some(ErrorKind::Unauthorized));
@@ -400,11 +400,11 @@ fn governance_reads_the_envelope_so_truncated_text_changes_nothing() {
 }
 
 fn ok_tool_dyn() -> Box<dyn ToolInvoker> {
-    Box::new(|_: ToolName, _: &Value| Envelope::ok(Meta::none()))
+    Box::new(|_: ToolId, _: &Value| Envelope::ok(Meta::none()))
 }
 
 fn broken_tool_dyn() -> Box<dyn ToolInvoker> {
-    Box::new(|tool: ToolName, _: &Value| {
+    Box::new(|tool: ToolId, _: &Value| {
         Envelope::fault(
             tool,
             ErrorKind::StoreFault,
@@ -424,7 +424,7 @@ fn a_tool_error_is_a_fault_whose_class_decides_whether_it_may_run_again() {
         })
     };
     let tools = Fallible(
-        move |_: ToolName, args: &Value| -> Result<Envelope, ToolError> {
+        move |_: ToolId, args: &Value| -> Result<Envelope, ToolError> {
             if args.get("view").is_some() {
                 Err(ToolError::Malformed { table: "series" })
             } else {

@@ -10,8 +10,8 @@ mod today;
 use answers_demo::{self as demo, MEDICATION_CANARY, SeedOptions};
 use answers_protocol::args::medications::{MedicationView, QUERY_MEDICATIONS};
 use answers_protocol::{
-    ArgProblem, Assumption, Cell, Domain, Envelope, ErrorClass, ErrorDetail, ErrorKind, NextAction,
-    Status, render_compact,
+    ArgProblem, Assumption, Cell, Domain, Envelope, ErrorClass, ErrorDetail, ErrorKind,
+    MedicationsAssumption, NextAction, Status, WindowAssumption, render_compact,
 };
 use answers_store::{Store, Subject, has_medications};
 use answers_tools::medications::query_medications_on;
@@ -31,9 +31,9 @@ pub(crate) fn ask(store: &Store, who: &Subject, args: &Value) -> Envelope {
     if env.status() != Status::Error {
         assert_eq!(env.meta().tz, who.tz_name(), "{args}");
         let note = if args["view"] == "log" {
-            Assumption::MissingDoseNotEvidence
+            Assumption::Medications(MedicationsAssumption::MissingDoseNotEvidence)
         } else {
-            Assumption::PlanIsIntent
+            Assumption::Medications(MedicationsAssumption::PlanIsIntent)
         };
         assert!(env.assumptions().contains(&note), "{args}: {note:?}");
     }
@@ -103,7 +103,10 @@ fn what_mom_was_taking_in_march_is_a_window_on_the_plan() {
     // Not nitrofurantoin (ended 2026-02-13) nor metoprolol (from 2026-05-18).
     assert_eq!(names, ["Atorvastatin", "Hydrochlorothiazide"]);
     assert_eq!(env.meta().window.to_string(), "2026-03-01 to 2026-03-31");
-    assert!(!env.assumptions().contains(&Assumption::WindowAllRecorded));
+    assert!(
+        !env.assumptions()
+            .contains(&Assumption::Window(WindowAssumption::WindowAllRecorded))
+    );
     let codes = texts(plans, "code");
     assert!(codes.contains(&"83367".to_owned()) && codes.contains(&"5487".to_owned()));
     assert!(texts(plans, "system").iter().all(|s| s == "rxnorm"));
@@ -130,7 +133,10 @@ fn a_plan_answer_without_a_window_covers_every_plan_and_says_so() {
     let plans = table(&env, "plans");
     assert_eq!(plans.rows().len(), 4);
     assert!(env.meta().window.is_all_recorded());
-    assert!(env.assumptions().contains(&Assumption::WindowAllRecorded));
+    assert!(
+        env.assumptions()
+            .contains(&Assumption::Window(WindowAssumption::WindowAllRecorded))
+    );
     // Newest start first.
     assert_eq!(texts(plans, "medication")[0], "Metoprolol tartrate");
     let statuses = texts(plans, "status");
@@ -213,11 +219,13 @@ fn the_log_defaults_to_the_30_days_ending_today_and_says_which() {
     assert_eq!(env.status(), Status::Ok);
     // Today is the demo's last day, 2026-09-14.
     assert_eq!(env.meta().window.to_string(), "2026-08-16 to 2026-09-14");
+    assert!(env.assumptions().contains(&Assumption::Medications(
+        MedicationsAssumption::LogDefaultWindow { days: 30 }
+    )));
     assert!(
-        env.assumptions()
-            .contains(&Assumption::LogDefaultWindow { days: 30 })
+        !env.assumptions()
+            .contains(&Assumption::Window(WindowAssumption::WindowAllRecorded))
     );
-    assert!(!env.assumptions().contains(&Assumption::WindowAllRecorded));
     let text = render_compact(&env);
     assert!(
         text.contains("a missing dose is not evidence it was not taken"),
@@ -281,10 +289,9 @@ fn a_log_window_is_what_was_recorded_in_it_and_a_long_one_is_cut() {
             .all(|d| ("2026-05-10".."2026-05-18").contains(&d.as_str())),
         "{days:?}"
     );
-    assert!(
-        !env.assumptions()
-            .contains(&Assumption::LogDefaultWindow { days: 30 })
-    );
+    assert!(!env.assumptions().contains(&Assumption::Medications(
+        MedicationsAssumption::LogDefaultWindow { days: 30 }
+    )));
 
     let long = ask(
         &d.store,
@@ -294,10 +301,9 @@ fn a_log_window_is_what_was_recorded_in_it_and_a_long_one_is_cut() {
     assert_eq!(long.status(), Status::Partial);
     assert!(long.meta().truncated);
     assert_eq!(table(&long, "doses").rows().len(), 200);
-    assert!(
-        long.assumptions()
-            .contains(&Assumption::DoseLogCut { cap: 200 })
-    );
+    assert!(long.assumptions().contains(&Assumption::Medications(
+        MedicationsAssumption::DoseLogCut { cap: 200 }
+    )));
     let counted: usize = column(table(&long, "doses_per_drug"), "taken")
         .into_iter()
         .map(|c| match c {
@@ -323,8 +329,9 @@ fn you_take_nothing_and_every_view_says_so() {
         assert_eq!(env.status(), Status::Ok, "{view}");
         assert!(env.data().is_empty(), "{view}");
         assert!(
-            env.assumptions()
-                .contains(&Assumption::NoMedicationRecorded),
+            env.assumptions().contains(&Assumption::Medications(
+                MedicationsAssumption::NoMedicationRecorded
+            )),
             "{view}"
         );
         assert!(
@@ -359,12 +366,12 @@ fn keywords_find_drugs_by_name_or_code_and_a_miss_says_how_to_list_all() {
         &json!({"view": "plan", "keywords": ["aspirin"]}),
     );
     assert!(miss.data().is_empty());
-    assert!(miss.assumptions().contains(&Assumption::NoMedicationMatch));
-    assert!(
-        !miss
-            .assumptions()
-            .contains(&Assumption::NoMedicationRecorded)
-    );
+    assert!(miss.assumptions().contains(&Assumption::Medications(
+        MedicationsAssumption::NoMedicationMatch
+    )));
+    assert!(!miss.assumptions().contains(&Assumption::Medications(
+        MedicationsAssumption::NoMedicationRecorded
+    )));
     assert_eq!(assert_steps_accepted(&miss), 1);
     assert_eq!(
         miss.next_steps()[0].apply([]).unwrap(),

@@ -12,7 +12,8 @@ use std::sync::OnceLock;
 
 use answers_demo::{self as demo, SeedOptions};
 use answers_protocol::{
-    ArgProblem, Assumption, Cell, Envelope, NextAction, Status, Table, View, WindowSemantics,
+    ArgProblem, Assumption, Cell, Envelope, NextAction, ReadingsAssumption, Status, Table, View,
+    WindowAssumption, WindowSemantics,
 };
 use answers_store::{Store, Subject};
 use answers_tools::query_health_indicators;
@@ -68,7 +69,9 @@ pub(crate) fn ask(store: &Store, who: &Subject, args: &Value) -> Envelope {
     let env = query_health_indicators(store, who, args);
     if env.status() != Status::Error {
         assert!(
-            env.assumptions().contains(&Assumption::AbsenceNotEvidence),
+            env.assumptions().contains(&Assumption::Readings(
+                ReadingsAssumption::AbsenceNotEvidence
+            )),
             "{args}: every answer carries the absence note"
         );
         assert_eq!(env.meta().tz, who.tz_name(), "{args}");
@@ -126,7 +129,10 @@ fn the_catalogue_lists_reported_entries_first_then_readings() {
     assert_eq!(env.data()[1].name(), "indicators");
     assert!(env.meta().window.is_all_recorded());
     assert_eq!(env.meta().view, None);
-    assert!(env.assumptions().contains(&Assumption::WindowAllRecorded));
+    assert!(
+        env.assumptions()
+            .contains(&Assumption::Window(WindowAssumption::WindowAllRecorded))
+    );
     let total = env.meta().catalog_total.unwrap();
     assert_eq!(total, env.meta().row_count);
     // Every series of the record, counted in the database directly.
@@ -163,7 +169,10 @@ fn a_windowed_catalogue_counts_only_the_window() {
     );
     assert_eq!(env.meta().window.to_string(), "2026-09-01 to 2026-09-14");
     assert_eq!(env.meta().window_semantics, WindowSemantics::TzExact);
-    assert!(!env.assumptions().contains(&Assumption::WindowAllRecorded));
+    assert!(
+        !env.assumptions()
+            .contains(&Assumption::Window(WindowAssumption::WindowAllRecorded))
+    );
     assert!(env.meta().catalog_total < all.meta().catalog_total);
     let readings = table(&env, "indicators");
     for (first, last) in column(readings, "first_date")
@@ -213,7 +222,10 @@ fn keywords_that_match_nothing_answer_with_the_catalogue_and_say_so() {
     ] {
         let env = ask(&d.store, &d.you, &args);
         assert_eq!(env.status(), Status::Ok);
-        assert!(env.assumptions().contains(&Assumption::NoKeywordMatch));
+        assert!(
+            env.assumptions()
+                .contains(&Assumption::Readings(ReadingsAssumption::NoKeywordMatch))
+        );
         assert_eq!(env.meta().view, None);
         let catalogue = ask(&d.store, &d.you, &json!({}));
         assert_eq!(env.data(), catalogue.data());

@@ -1,6 +1,8 @@
 //! Snapshots of both renderings of every fixture, and the properties the snapshots rely on.
 
-use answers_protocol::{Assumption, render_compact, render_rest};
+use answers_protocol::{
+    Assumption, MedicationsAssumption, ReadingsAssumption, render_compact, render_rest,
+};
 
 use super::fixtures;
 
@@ -33,14 +35,19 @@ fn constant_columns_are_hoisted_once() {
 fn every_readings_answer_carries_the_absence_note_verbatim() {
     let note =
         "no data for an indicator means it was never recorded, not that the condition is absent";
-    assert_eq!(Assumption::AbsenceNotEvidence.text(), note);
+    assert_eq!(
+        Assumption::Readings(ReadingsAssumption::AbsenceNotEvidence).text(),
+        note
+    );
     for env in [
         fixtures::catalogue(),
         fixtures::raw_truncated(),
         fixtures::stats(),
         fixtures::latest(),
     ] {
-        assert!(env.assumptions().contains(&Assumption::AbsenceNotEvidence));
+        assert!(env.assumptions().contains(&Assumption::Readings(
+            ReadingsAssumption::AbsenceNotEvidence
+        )));
         assert!(render_compact(&env).contains(note));
         let rest = render_rest(&env);
         let texts: Vec<&str> = rest["assumptions"]
@@ -56,11 +63,11 @@ fn every_readings_answer_carries_the_absence_note_verbatim() {
 #[test]
 fn the_medication_notes_are_verbatim() {
     assert_eq!(
-        Assumption::PlanIsIntent.text(),
+        Assumption::Medications(MedicationsAssumption::PlanIsIntent).text(),
         "a plan is what the person intends to take; it is not a record of doses taken"
     );
     assert_eq!(
-        Assumption::MissingDoseNotEvidence.text(),
+        Assumption::Medications(MedicationsAssumption::MissingDoseNotEvidence).text(),
         "a missing dose is not evidence it was not taken"
     );
 }

@@ -6,8 +6,7 @@ mod oracle;
 mod props;
 
 use answers_protocol::{
-    ArgProblem, Cell, Envelope, ErrorDetail, ErrorKind, NextAction, Status, ToolName,
-    VocabToolName, render_compact,
+    ArgProblem, Cell, Envelope, ErrorDetail, ErrorKind, NextAction, Status, ToolId, render_compact,
 };
 use answers_tools::registry::vocab_call;
 use answers_tools::terminology::{
@@ -40,14 +39,9 @@ fn refused(env: &Envelope) -> (Option<String>, ArgProblem) {
     assert_eq!(env.status(), Status::Error, "{}", render_compact(env));
     assert_eq!(env.error_kind(), Some(ErrorKind::InvalidArguments));
     match env.error_detail() {
-        Some(
-            ErrorDetail::Refusal {
-                parameter, problem, ..
-            }
-            | ErrorDetail::VocabRefusal {
-                parameter, problem, ..
-            },
-        ) => (parameter.as_ref().map(|p| p.as_str().to_owned()), *problem),
+        Some(ErrorDetail::Refusal {
+            parameter, problem, ..
+        }) => (parameter.as_ref().map(|p| p.as_str().to_owned()), *problem),
         other => panic!("not a refusal: {other:?}"),
     }
 }
@@ -125,7 +119,7 @@ fn mass_to_molar_is_refused_by_name_without_a_known_analyte() {
     let step = &missing.next_steps()[0];
     assert_eq!(
         (step.action, step.tool),
-        (NextAction::FixArguments, ToolName::ConvertUnit)
+        (NextAction::FixArguments, ToolId::ConvertUnit)
     );
     assert_eq!(step.supply, ["indicator"]);
     assert_eq!(step.args["from"], json!("mg/dL"));
@@ -181,7 +175,7 @@ fn unknown_units_are_refused_with_a_step() {
     let step = &env.next_steps()[0];
     assert_eq!(
         (step.action, step.tool),
-        (NextAction::FixArguments, ToolName::NormalizeUnit)
+        (NextAction::FixArguments, ToolId::NormalizeUnit)
     );
     insta::assert_snapshot!("normalize_unknown", render_compact(&env));
 }
@@ -311,8 +305,8 @@ fn complaints_code_to_icpc_in_english_and_chinese() {
     );
     assert!(matches!(
         env.error_detail(),
-        Some(ErrorDetail::VocabRefusal {
-            tool: VocabToolName::StandardizeComplaint,
+        Some(ErrorDetail::Refusal {
+            tool: ToolId::StandardizeComplaint,
             ..
         })
     ));
@@ -324,27 +318,24 @@ fn complaints_code_to_icpc_in_english_and_chinese() {
 
 #[test]
 fn every_vocab_tool_refuses_an_unknown_parameter_by_name() {
-    let calls: [(VocabToolName, Value); 5] = [
+    let calls: [(ToolId, Value); 5] = [
         (
-            VocabToolName::StandardizeReading,
+            ToolId::StandardizeReading,
             json!({"name": "pulse", "value": 60, "unit": "bpm", "bogus": 1}),
         ),
         (
-            VocabToolName::StandardizeComplaint,
+            ToolId::StandardizeComplaint,
             json!({"text": "headache", "bogus": 1}),
         ),
         (
-            VocabToolName::ResolveIndicator,
+            ToolId::ResolveIndicator,
             json!({"name": "pulse", "bogus": 1}),
         ),
         (
-            VocabToolName::ConvertUnit,
+            ToolId::ConvertUnit,
             json!({"value": 1, "from": "kg", "to": "g", "bogus": 1}),
         ),
-        (
-            VocabToolName::NormalizeUnit,
-            json!({"unit": "kg", "bogus": 1}),
-        ),
+        (ToolId::NormalizeUnit, json!({"unit": "kg", "bogus": 1})),
     ];
     for (tool, args) in calls {
         let env = vocab_call(tool.as_str(), &args).expect("served");
@@ -353,8 +344,7 @@ fn every_vocab_tool_refuses_an_unknown_parameter_by_name() {
             (Some("bogus".into()), ArgProblem::UnknownParameter),
             "{tool}"
         );
-        assert_eq!(env.error_detail().unwrap().tool_name(), tool.as_str());
-        assert_eq!(env.error_detail().unwrap().tool(), tool.published());
+        assert_eq!(env.error_detail().unwrap().tool(), tool);
     }
     assert!(vocab_call("standardize_report", &json!({})).is_none());
     assert!(vocab_call("not json object", &json!([])).is_none());
@@ -383,11 +373,11 @@ fn the_record_surface_serves_the_three_terminology_tools() {
     assert!(call("standardize_reading", json!({})).is_none());
     // Every published terminology tool has a closed schema.
     for tool in [
-        ToolName::ResolveIndicator,
-        ToolName::ConvertUnit,
-        ToolName::NormalizeUnit,
+        ToolId::ResolveIndicator,
+        ToolId::ConvertUnit,
+        ToolId::NormalizeUnit,
     ] {
-        let schema = answers_protocol::args::schema_for(tool).expect("declared");
+        let schema = answers_protocol::args::schema_for(tool);
         assert_eq!(schema.json_schema()["additionalProperties"], false);
     }
 }

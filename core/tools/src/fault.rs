@@ -13,7 +13,7 @@ use answers_store::StoreError;
 use crate::envelope::Envelope;
 use crate::envelope::error::TypeName;
 use crate::envelope::kinds::ErrorKind;
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 
 /// Why a tool's body could not answer.
 ///
@@ -112,20 +112,20 @@ impl ToolError {
 ///
 /// ```
 /// use answers_tools::fault::{ToolError, guarded};
-/// use answers_protocol::{ErrorKind, Envelope, Meta, ToolName, render_compact};
+/// use answers_protocol::{ErrorKind, Envelope, Meta, ToolId, render_compact};
 ///
-/// let env = guarded(ToolName::QueryHealthIndicators, Vec::new, || {
+/// let env = guarded(ToolId::QueryHealthIndicators, Vec::new, || {
 ///     Err(ToolError::Malformed { table: "series" })
 /// });
 /// assert_eq!(env.error_kind(), Some(ErrorKind::StoreFault));
 ///
-/// let env = guarded(ToolName::QueryHealthIndicators, Vec::new, || -> Result<Envelope, ToolError> {
+/// let env = guarded(ToolId::QueryHealthIndicators, Vec::new, || -> Result<Envelope, ToolError> {
 ///     panic!("the reading was 7.2")
 /// });
 /// assert_eq!(env.error_kind(), Some(ErrorKind::ToolPanic));
 /// assert!(!render_compact(&env).contains("7.2"));
 /// ```
-pub fn guarded<F, R>(tool: ToolName, retry: R, body: F) -> Envelope
+pub fn guarded<F, R>(tool: ToolId, retry: R, body: F) -> Envelope
 where
     F: FnOnce() -> Result<Envelope, ToolError>,
     R: FnOnce() -> Vec<answers_protocol::NextStep>,
@@ -173,13 +173,13 @@ mod tests {
     fn retry() -> Vec<NextStep> {
         vec![NextStep::new(
             NextAction::RetryLater,
-            ToolName::QueryHealthIndicators,
+            ToolId::QueryHealthIndicators,
         )]
     }
 
     #[test]
     fn busy_is_recoverable_with_a_retry_and_no_message() {
-        let env = guarded(ToolName::QueryHealthIndicators, retry, || {
+        let env = guarded(ToolId::QueryHealthIndicators, retry, || {
             Err(ToolError::Store(StoreError::Sqlite {
                 op: "read readings",
                 kind: "DatabaseLocked".into(),
@@ -194,7 +194,7 @@ mod tests {
 
     #[test]
     fn a_broken_store_is_unrecoverable_without_steps() {
-        let env = guarded(ToolName::QueryHealthIndicators, retry, || {
+        let env = guarded(ToolId::QueryHealthIndicators, retry, || {
             Err(ToolError::Store(StoreError::Sqlite {
                 op: "read readings",
                 kind: "QueryReturnedNoRows".into(),
@@ -207,13 +207,13 @@ mod tests {
 
     #[test]
     fn panics_are_told_by_payload_type() {
-        let owned = guarded(ToolName::QueryHealthIndicators, retry, || {
+        let owned = guarded(ToolId::QueryHealthIndicators, retry, || {
             std::panic::panic_any(String::from("value 131 mg/dL"))
         });
-        let opaque = guarded(ToolName::QueryHealthIndicators, retry, || {
+        let opaque = guarded(ToolId::QueryHealthIndicators, retry, || {
             std::panic::panic_any(42_u8)
         });
-        let fine = guarded(ToolName::QueryHealthIndicators, retry, || {
+        let fine = guarded(ToolId::QueryHealthIndicators, retry, || {
             Ok(Envelope::ok(Meta::none()))
         });
         assert_eq!(owned.error_kind(), Some(ErrorKind::ToolPanic));

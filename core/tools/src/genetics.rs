@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::args::genetics::{QUERY_GENETIC_DATA, position};
 use crate::envelope::Envelope;
-use crate::envelope::assumption::Assumption;
+use crate::envelope::assumption::{Assumption, GeneticsAssumption};
 use crate::envelope::error::ArgProblem;
 use crate::envelope::kinds::WindowSemantics;
 use crate::envelope::meta::Meta;
@@ -26,7 +26,7 @@ use crate::envelope::table::{Cell, Table};
 use crate::fault::{ToolError, guarded};
 use crate::store::GenotypeSet;
 use crate::store::{Store, Subject};
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 use crate::window::Window;
 use answers_genetics::Build;
 use answers_genetics::import::GenotypeCall;
@@ -85,7 +85,7 @@ pub fn query_genetic_data(store: &Store, subject: &Subject, args: &Value) -> Env
         let chromosome = valid.text("chromosome").unwrap_or_default();
         let Some(chromosome) = region_chromosome(chromosome, build) else {
             return Envelope::refusal(
-                ToolName::QueryGeneticData,
+                ToolId::QueryGeneticData,
                 Some("chromosome"),
                 ArgProblem::NotChromosome,
             );
@@ -96,7 +96,7 @@ pub fn query_genetic_data(store: &Store, subject: &Subject, args: &Value) -> Env
             end: position(&valid, "end").unwrap_or(1),
         }
     };
-    guarded(ToolName::QueryGeneticData, Vec::new, || {
+    guarded(ToolId::QueryGeneticData, Vec::new, || {
         answer(store, subject, &query, build)
     })
 }
@@ -156,13 +156,18 @@ fn answer(
 ) -> Result<Envelope, ToolError> {
     let index = SiteIndex::bundled();
     let set = store.genotype_set(&subject.id)?;
-    let mut env = base(subject).with_assumption(Assumption::GenotypesAsTyped);
+    let mut env =
+        base(subject).with_assumption(Assumption::Genetics(GeneticsAssumption::GenotypesAsTyped));
     env = match build {
-        Build::Raw => env.with_assumption(Assumption::RawCoordinates),
-        _ => env.with_assumption(Assumption::PositionsFromSiteIndex),
+        Build::Raw => env.with_assumption(Assumption::Genetics(GeneticsAssumption::RawCoordinates)),
+        _ => env.with_assumption(Assumption::Genetics(
+            GeneticsAssumption::PositionsFromSiteIndex,
+        )),
     };
     let Some(set) = set else {
-        return Ok(env.with_assumption(Assumption::NoGenotypeSet).partial());
+        return Ok(env
+            .with_assumption(Assumption::Genetics(GeneticsAssumption::NoGenotypeSet))
+            .partial());
     };
     let rows = match query {
         Query::Rsids(rsids) => {
@@ -180,7 +185,7 @@ fn answer(
         Query::Gene(gene) => {
             let sites = index.by_gene(gene);
             if sites.is_empty() {
-                env = env.with_assumption(Assumption::GeneNotIndexed);
+                env = env.with_assumption(Assumption::Genetics(GeneticsAssumption::GeneNotIndexed));
             }
             indexed_rows(store, &set, &sites, build)?
         }
@@ -207,7 +212,7 @@ fn answer(
         },
     };
     if rows.iter().any(|r| r[6] == Cell::from("not_typed")) {
-        env = env.with_assumption(Assumption::NotTypedNotAbsent);
+        env = env.with_assumption(Assumption::Genetics(GeneticsAssumption::NotTypedNotAbsent));
     }
     let cut = rows.len() > GENOTYPE_ROW_CAP;
     let mut table = Table::new("genotypes", COLUMNS);

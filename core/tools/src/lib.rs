@@ -29,7 +29,7 @@
 //! ```
 
 // The protocol's and the store's modules by their short names, for the tools' own `use` lines.
-use answers_protocol::{args, date, envelope, tool, vocab_tool, window};
+use answers_protocol::{args, date, envelope, tool, window};
 use answers_store as store;
 use answers_vocab as vocab;
 

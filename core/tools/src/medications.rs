@@ -36,7 +36,7 @@ use crate::envelope::Envelope;
 use crate::envelope::next_step::NextAction;
 use crate::fault::{ToolError, guarded};
 use crate::store::{Store, Subject};
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 
 /// Doses a `log` answer lists at most, newest first; its counts cover the whole window.
 ///
@@ -60,15 +60,15 @@ pub const LOG_DEFAULT_DAYS: u32 = 30;
 /// ```
 /// use answers_store::Store;
 /// use answers_tools::query_medications;
-/// use answers_protocol::{Assumption, Status, render_compact};
+/// use answers_protocol::{Assumption, Status, render_compact, MedicationsAssumption};
 /// use serde_json::json;
 ///
 /// let store = Store::open_in_memory()?;
 /// let you = store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
 /// let env = query_medications(&store, &you, &json!({"view": "plan"}));
 /// assert_eq!(env.status(), Status::Ok);
-/// assert!(env.assumptions().contains(&Assumption::PlanIsIntent));
-/// assert!(env.assumptions().contains(&Assumption::NoMedicationRecorded));
+/// assert!(env.assumptions().contains(&Assumption::Medications(MedicationsAssumption::PlanIsIntent)));
+/// assert!(env.assumptions().contains(&Assumption::Medications(MedicationsAssumption::NoMedicationRecorded)));
 ///
 /// let refused = query_medications(&store, &you, &json!({"view": "doses"}));
 /// assert!(render_compact(&refused).starts_with("error (invalid_arguments): view: expected one of plan, log, history"));
@@ -116,7 +116,7 @@ fn answer(store: &Store, subject: &Subject, args: &Value, today: Option<LocalDat
         Err(refusal) => return refusal,
     };
     let retry = || vec![query.step(NextAction::RetryLater, |_| {})];
-    guarded(ToolName::QueryMedications, retry, || {
+    guarded(ToolId::QueryMedications, retry, || {
         let today = match today {
             Some(day) => day,
             None => today::today(subject)?,

@@ -17,7 +17,8 @@
 //!   `active_plan`), as the original lists them.
 //!
 //! Coverage that is not full is not a normal result: the answer is `partial` and carries
-//! [`Assumption::CoverageIncomplete`]. No row infers a star allele, a phenotype or a dose.
+//! [`GeneticsAssumption::CoverageIncomplete`].
+//! No row infers a star allele, a phenotype or a dose.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -25,12 +26,12 @@ use serde_json::Value;
 
 use crate::args::genetics::QUERY_PHARMACOGENOMICS;
 use crate::envelope::Envelope;
-use crate::envelope::assumption::Assumption;
+use crate::envelope::assumption::{Assumption, GeneticsAssumption, PharmacogenomicsAssumption};
 use crate::envelope::table::{Cell, Table};
 use crate::fault::{ToolError, guarded};
 use crate::genetics::base;
 use crate::store::{PlanStatus, Store, Subject};
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 use crate::window::Window;
 use answers_genetics::cpic::{CpicPairs, Pair};
 use answers_genetics::import::GenotypeCall;
@@ -72,14 +73,14 @@ impl Coverage {
 /// ```
 /// use answers_store::Store;
 /// use answers_tools::query_pharmacogenomics;
-/// use answers_protocol::{Assumption, Status};
+/// use answers_protocol::{Assumption, Status, GeneticsAssumption};
 /// use serde_json::json;
 ///
 /// let store = Store::open_in_memory()?;
 /// let you = store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
 /// let env = query_pharmacogenomics(&store, &you, &json!({"drugs": ["clopidogrel"]}));
 /// assert_eq!(env.status(), Status::Partial);
-/// assert!(env.assumptions().contains(&Assumption::NoGenotypeSet));
+/// assert!(env.assumptions().contains(&Assumption::Genetics(GeneticsAssumption::NoGenotypeSet)));
 /// # Ok::<(), answers_store::StoreError>(())
 /// ```
 #[must_use]
@@ -90,7 +91,7 @@ pub fn query_pharmacogenomics(store: &Store, subject: &Subject, args: &Value) ->
     };
     let drugs = valid.text_list("drugs").map(<[String]>::to_vec);
     let genes = valid.text_list("genes").map(<[String]>::to_vec);
-    guarded(ToolName::QueryPharmacogenomics, Vec::new, || {
+    guarded(ToolId::QueryPharmacogenomics, Vec::new, || {
         let table = CpicPairs::bundled();
         let mut asked = Asked::default();
         match (drugs, genes) {
@@ -159,13 +160,15 @@ fn answer(store: &Store, subject: &Subject, asked: &Asked) -> Result<Envelope, T
         table: "genotype_call",
     };
     let mut env = base(subject)
-        .with_assumption(Assumption::CpicPairsVersion)
-        .with_assumption(Assumption::GenotypesAsTyped);
+        .with_assumption(Assumption::Pharmacogenomics(
+            PharmacogenomicsAssumption::CpicPairsVersion,
+        ))
+        .with_assumption(Assumption::Genetics(GeneticsAssumption::GenotypesAsTyped));
     if let Some(plans) = &asked.plans {
         env = env.with_assumption(if plans.is_empty() {
-            Assumption::PgxNoActivePlan
+            Assumption::Pharmacogenomics(PharmacogenomicsAssumption::PgxNoActivePlan)
         } else {
-            Assumption::PgxActivePlans
+            Assumption::Pharmacogenomics(PharmacogenomicsAssumption::PgxActivePlans)
         });
         if !plans.is_empty() {
             let mut checked = Table::new("checked", ["medication", "cpic_drug"]);
@@ -190,12 +193,18 @@ fn answer(store: &Store, subject: &Subject, asked: &Asked) -> Result<Envelope, T
     let pairs = &asked.pairs;
     if pairs.is_empty() {
         if let Some(t) = unmatched {
-            env = env.with_table(t).with_assumption(Assumption::PgxUnmatched);
+            env = env
+                .with_table(t)
+                .with_assumption(Assumption::Pharmacogenomics(
+                    PharmacogenomicsAssumption::PgxUnmatched,
+                ));
         }
         if asked.plans.as_ref().is_some_and(Vec::is_empty) {
             return Ok(env);
         }
-        return Ok(env.with_assumption(Assumption::NoCpicPair));
+        return Ok(env.with_assumption(Assumption::Pharmacogenomics(
+            PharmacogenomicsAssumption::NoCpicPair,
+        )));
     }
     let set = store.genotype_set(&subject.id)?;
     let genes: BTreeSet<&str> = pairs.iter().map(|p| p.gene.as_str()).collect();
@@ -278,18 +287,24 @@ fn answer(store: &Store, subject: &Subject, asked: &Asked) -> Result<Envelope, T
     }
     env = env.with_table(pair_rows).with_table(coverage_rows);
     if let Some(t) = unmatched {
-        env = env.with_table(t).with_assumption(Assumption::PgxUnmatched);
+        env = env
+            .with_table(t)
+            .with_assumption(Assumption::Pharmacogenomics(
+                PharmacogenomicsAssumption::PgxUnmatched,
+            ));
     }
     if set.is_none() {
-        env = env.with_assumption(Assumption::NoGenotypeSet);
+        env = env.with_assumption(Assumption::Genetics(GeneticsAssumption::NoGenotypeSet));
     }
     if no_keys {
-        env = env.with_assumption(Assumption::ArraysMissStructural);
+        env = env.with_assumption(Assumption::Genetics(
+            GeneticsAssumption::ArraysMissStructural,
+        ));
     }
     if incomplete {
         env = env
-            .with_assumption(Assumption::CoverageIncomplete)
-            .with_assumption(Assumption::NotTypedNotAbsent)
+            .with_assumption(Assumption::Genetics(GeneticsAssumption::CoverageIncomplete))
+            .with_assumption(Assumption::Genetics(GeneticsAssumption::NotTypedNotAbsent))
             .partial();
     }
     Ok(env)

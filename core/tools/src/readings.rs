@@ -36,7 +36,7 @@ use crate::envelope::Envelope;
 use crate::envelope::next_step::{NextAction, NextStep};
 use crate::fault::guarded;
 use crate::store::{Bounds, EntryKind, Store, Subject};
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 
 /// Raw readings answered per indicator at most, newest first.
 ///
@@ -158,14 +158,14 @@ impl Entries {
 /// ```
 /// use answers_store::Store;
 /// use answers_tools::query_health_indicators;
-/// use answers_protocol::{Assumption, Status, View};
+/// use answers_protocol::{Assumption, Status, View, ReadingsAssumption};
 /// use serde_json::json;
 ///
 /// let store = Store::open_in_memory()?;
 /// let you = store.upsert_subject("subj-you-1", "you", "Europe/Berlin")?;
 /// let env = query_health_indicators(&store, &you, &json!({"indicators": ["Heart rate"], "view": "stats"}));
 /// assert_eq!((env.status(), env.meta().view), (Status::Ok, Some(View::Stats)));
-/// assert!(env.assumptions().contains(&Assumption::AbsenceNotEvidence));
+/// assert!(env.assumptions().contains(&Assumption::Readings(ReadingsAssumption::AbsenceNotEvidence)));
 ///
 /// let refused = query_health_indicators(&store, &you, &json!({"view": "day"}));
 /// assert_eq!(refused.status(), Status::Error);
@@ -176,8 +176,8 @@ pub fn query_health_indicators(store: &Store, subject: &Subject, args: &Value) -
     query_health_indicators_within(store, subject, args, RowBudget::MODEL)
 }
 
-/// The same tool with another raw-row budget: what the HTTP surface calls with
-/// [`RowBudget::REST`]. Every other cap is the same on every surface.
+/// The same tool with another raw-row budget (a browser's is [`RowBudget::REST`]), answering
+/// both kinds of entry. Every other cap is the same on every surface.
 ///
 /// ```
 /// use answers_store::Store;
@@ -201,9 +201,9 @@ pub fn query_health_indicators_within(
     query_entries_within(store, subject, args, budget, Entries::All)
 }
 
-/// The same tool answering only the `entries` asked for: what the browser's Indicators tab
-/// (readings only, as the design and the original have it) and its journal tab (reported
-/// entries only) call. The catalogue, the keywords and every view leave the other kind out.
+/// The same tool answering only the `entries` asked for: what the registry's REST run
+/// (`registry::rest_call`) calls for the browser's Indicators tab (readings only, as the design
+/// and the original have it) and its journal tab (reported entries only). The catalogue, the keywords and every view leave the other kind out.
 ///
 /// ```
 /// use answers_store::{EntryKind, NewReading, Store};
@@ -233,7 +233,7 @@ pub fn query_entries_within(
         Err(refusal) => return refusal,
     };
     let retry = || vec![retry_step(&query)];
-    guarded(ToolName::QueryHealthIndicators, retry, || {
+    guarded(ToolId::QueryHealthIndicators, retry, || {
         let ctx = Ctx::new(store, subject, &query, budget, entries);
         answer::answer(&ctx, &query)
     })
@@ -241,7 +241,7 @@ pub fn query_entries_within(
 
 /// The same call, later: what a busy store's answer suggests.
 fn retry_step(query: &IndicatorQuery) -> NextStep {
-    let mut step = NextStep::new(NextAction::RetryLater, ToolName::QueryHealthIndicators);
+    let mut step = NextStep::new(NextAction::RetryLater, ToolId::QueryHealthIndicators);
     if let Value::Object(args) = query.to_args() {
         for (k, v) in args {
             step = step.arg(k, v);

@@ -1,78 +1,40 @@
 //! The one tool registry: every tool the answers layer serves, keyed by [`ToolId`], with the
 //! surfaces that publish it, when a person is shown it, its published argument schema and
-//! what runs it.
+//! what runs it (on REST too).
 //!
-//! Every list of tools is read from [`TOOLS`]: the record MCP server's `tools/list` (through
-//! [`visible_tools`]), the vocabulary server's, the tools of a chat turn ([`chat_tools`]), a
-//! tool by name ([`call`], [`vocab_call`]) and `answers tools --json`, which the Python MCP client and `phi-ci` read
-//! instead of keeping copies. Adding a tool is one folder under `tools/` and one entry here;
-//! the table is a `ToolIdTable`, so a new [`ToolId`] does not compile without its entry.
+//! [`ToolId`] is defined in `answers-protocol`, since an envelope, a next step and governance
+//! name tools and sit below this package; it is given meaning here, and nowhere else.
+//!
+//! Every list of tools and every call is read from [`TOOLS`]: the record MCP server's
+//! `tools/list` (through [`visible_tools`]), the vocabulary server's, the tools of a chat turn
+//! ([`chat_tools`]), a tool by name ([`call`], [`vocab_call`]), the REST routes
+//! ([`rest_call`]) and `answers tools --json`, which the Python MCP client and `phi-ci` read
+//! instead of keeping copies.
+//!
+//! Adding a tool: its [`ToolId`] and its `ToolSchema` in the protocol (the compiler then asks
+//! for its `schema_for` entry), its folder under `tools/`, and one entry here; the table is a
+//! `ToolIdTable`, so a new [`ToolId`] does not compile without its entry.
 
 use phi_macros::ClosedEnum;
+
+pub use answers_protocol::{ToolId, ToolIdTable};
 use serde_json::{Value, json};
 
-use crate::args::genetics::{QUERY_GENETIC_DATA, QUERY_PHARMACOGENOMICS};
-use crate::args::health_indicators::QUERY_HEALTH_INDICATORS;
-use crate::args::medications::QUERY_MEDICATIONS;
-use crate::args::terminology::{
-    CONVERT_UNIT, NORMALIZE_UNIT, RESOLVE_INDICATOR, STANDARDIZE_COMPLAINT, STANDARDIZE_READING,
-};
-use crate::store::{Store, StoreError, Subject};
+use crate::readings::{Entries, RowBudget, query_entries_within};
+use crate::store::{EntryKind, Store, StoreError, Subject};
 use crate::terminology;
-use answers_protocol::{Envelope, ToolName, VocabToolName};
+use answers_protocol::args::schema_for;
+use answers_protocol::{Envelope, ToolSchema};
 
-/// A tool of the answers layer, on any surface, by its published name.
+/// The registry entry of `tool`.
 ///
-/// The order is the order every surface lists its tools in: the record tools, then the
-/// vocabulary server's own two, then the three terminology tools both MCP servers publish.
-#[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ToolId {
-    /// Readings and reported entries: the catalogue, keyword search, values by view.
-    QueryHealthIndicators,
-    /// Medication plans, the dose log and the history of courses.
-    QueryMedications,
-    /// Genotype facts by rsid, gene or region.
-    QueryGeneticData,
-    /// CPIC drug-gene links and coverage.
-    QueryPharmacogenomics,
-    /// A reading as printed to a FHIR R4 `Observation`.
-    StandardizeReading,
-    /// A complaint as said to its ICPC code and title.
-    StandardizeComplaint,
-    /// An indicator name to its LOINC coding.
-    ResolveIndicator,
-    /// A value from one unit to another.
-    ConvertUnit,
-    /// A unit as printed to its UCUM form.
-    NormalizeUnit,
-}
-
-impl ToolId {
-    /// The name an envelope of the record surface names this tool by, if it is one of the seven.
-    #[must_use]
-    pub fn record(self) -> Option<ToolName> {
-        self.as_str().parse().ok()
-    }
-
-    /// The name an envelope of the vocabulary server names this tool by, if it serves it.
-    #[must_use]
-    pub fn vocab(self) -> Option<VocabToolName> {
-        self.as_str().parse().ok()
-    }
-
-    /// The registry entry.
-    #[must_use]
-    pub fn spec(self) -> &'static ToolSpec {
-        TOOLS.get(self)
-    }
-}
-
-impl From<ToolName> for ToolId {
-    fn from(tool: ToolName) -> ToolId {
-        tool.as_str()
-            .parse()
-            .expect("every published tool name is a ToolId (tested)")
-    }
+/// ```
+/// use answers_tools::registry::{Surface, ToolId, spec};
+/// assert!(spec(ToolId::ConvertUnit).on(Surface::VocabMcp));
+/// ```
+#[must_use]
+pub fn spec(tool: ToolId) -> &'static ToolSpec {
+    TOOLS.get(tool)
 }
 
 /// Where a tool is published.
@@ -124,6 +86,11 @@ pub enum Run {
     Vocab(fn(&Value) -> Envelope),
 }
 
+/// What a REST route runs: the tool for one of the browser's two lists, the entries of one
+/// [`EntryKind`] (the Indicators tab reads [`EntryKind::Measured`], the journal
+/// [`EntryKind::Reported`]), with the browser's budget.
+pub type RestRun = fn(&Store, &Subject, &Value, EntryKind) -> Envelope;
+
 /// One registry entry.
 #[derive(Clone, Copy)]
 pub struct ToolSpec {
@@ -133,13 +100,21 @@ pub struct ToolSpec {
     pub surfaces: &'static [Surface],
     /// When the record surface shows it.
     pub visible_when: VisibleWhen,
-    /// Its published argument schema: flat, closed, enums inline.
-    pub schema: fn() -> Value,
     /// What runs it.
     pub run: Run,
+    /// What a REST route runs, for a tool [`Surface::Rest`] publishes.
+    pub rest: Option<RestRun>,
 }
 
 impl ToolSpec {
+    /// Its declared arguments: the published schema (flat, closed, enums inline) and their
+    /// validation, from the protocol's one table (`schema_for`), which the renderer and
+    /// governance also read.
+    #[must_use]
+    pub fn schema(&self) -> &'static ToolSchema {
+        schema_for(self.id)
+    }
+
     /// Whether `surface` publishes the tool.
     #[must_use]
     pub fn on(&self, surface: Surface) -> bool {
@@ -164,64 +139,66 @@ pub const TOOLS: ToolIdTable<ToolSpec> = ToolIdTable {
         id: ToolId::QueryHealthIndicators,
         surfaces: &[RecordMcp, Chat, Rest],
         visible_when: VisibleWhen::HasReadings,
-        schema: || QUERY_HEALTH_INDICATORS.json_schema(),
         run: Run::Record(crate::query_health_indicators),
+        rest: Some(|store, subject, args, kind| {
+            query_entries_within(store, subject, args, RowBudget::REST, Entries::Only(kind))
+        }),
     },
     query_medications: ToolSpec {
         id: ToolId::QueryMedications,
         surfaces: &[RecordMcp, Chat],
         visible_when: VisibleWhen::HasMedications,
-        schema: || QUERY_MEDICATIONS.json_schema(),
         run: Run::Record(crate::query_medications),
+        rest: None,
     },
     query_genetic_data: ToolSpec {
         id: ToolId::QueryGeneticData,
         surfaces: &[RecordMcp, Chat],
         visible_when: VisibleWhen::HasGenotypes,
-        schema: || QUERY_GENETIC_DATA.json_schema(),
         run: Run::Record(crate::query_genetic_data),
+        rest: None,
     },
     query_pharmacogenomics: ToolSpec {
         id: ToolId::QueryPharmacogenomics,
         surfaces: &[RecordMcp, Chat],
         visible_when: VisibleWhen::HasGenotypes,
-        schema: || QUERY_PHARMACOGENOMICS.json_schema(),
         run: Run::Record(crate::query_pharmacogenomics),
+        rest: None,
     },
     standardize_reading: ToolSpec {
         id: ToolId::StandardizeReading,
         surfaces: &[VocabMcp],
         visible_when: VisibleWhen::Always,
-        schema: || STANDARDIZE_READING.json_schema(),
         run: Run::Vocab(terminology::standardize_reading),
+        rest: None,
     },
     standardize_complaint: ToolSpec {
         id: ToolId::StandardizeComplaint,
         surfaces: &[VocabMcp],
         visible_when: VisibleWhen::Always,
-        schema: || STANDARDIZE_COMPLAINT.json_schema(),
         run: Run::Vocab(terminology::standardize_complaint),
+        rest: None,
     },
     resolve_indicator: ToolSpec {
         id: ToolId::ResolveIndicator,
         surfaces: &[RecordMcp, VocabMcp],
         visible_when: VisibleWhen::Always,
-        schema: || RESOLVE_INDICATOR.json_schema(),
         run: Run::Vocab(terminology::resolve_indicator),
+        rest: None,
     },
     convert_unit: ToolSpec {
         id: ToolId::ConvertUnit,
         surfaces: &[RecordMcp, VocabMcp],
         visible_when: VisibleWhen::Always,
-        schema: || CONVERT_UNIT.json_schema(),
         run: Run::Vocab(terminology::convert_unit),
+        rest: None,
     },
     normalize_unit: ToolSpec {
         id: ToolId::NormalizeUnit,
         surfaces: &[RecordMcp, VocabMcp],
         visible_when: VisibleWhen::Always,
-        schema: || NORMALIZE_UNIT.json_schema(),
         run: Run::Vocab(terminology::normalize_unit),
+        rest: None,
     },
 };
 
@@ -229,7 +206,7 @@ pub const TOOLS: ToolIdTable<ToolSpec> = ToolIdTable {
 pub fn on(surface: Surface) -> impl Iterator<Item = &'static ToolSpec> {
     ToolId::ALL
         .iter()
-        .map(|id| id.spec())
+        .map(|&id| spec(id))
         .filter(move |spec| spec.on(surface))
 }
 
@@ -246,8 +223,38 @@ pub fn on(surface: Surface) -> impl Iterator<Item = &'static ToolSpec> {
 /// ```
 #[must_use]
 pub fn call(store: &Store, subject: &Subject, tool: &str, args: &Value) -> Option<Envelope> {
-    let id = ToolId::from(tool.parse::<ToolName>().ok()?);
-    Some(id.spec().call(store, subject, args))
+    let spec = spec(tool.parse().ok()?);
+    spec.on(RecordMcp).then(|| spec.call(store, subject, args))
+}
+
+/// Runs `tool` for one REST list (the entries of `kind`) for `subject`, through the registry;
+/// `None` if [`Surface::Rest`] does not publish the tool.
+///
+/// ```
+/// use answers_store::{EntryKind, Store};
+/// use answers_tools::registry::{ToolId, rest_call};
+/// use serde_json::json;
+///
+/// let store = Store::open_in_memory()?;
+/// let you = store.upsert_subject("subj-1", "you", "Europe/Berlin")?;
+/// let tool = ToolId::QueryHealthIndicators;
+/// assert!(rest_call(tool, EntryKind::Reported, &store, &you, &json!({})).is_some());
+/// assert!(rest_call(ToolId::QueryMedications, EntryKind::Measured, &store, &you, &json!({})).is_none());
+/// # Ok::<(), answers_store::StoreError>(())
+/// ```
+#[must_use]
+pub fn rest_call(
+    tool: ToolId,
+    kind: EntryKind,
+    store: &Store,
+    subject: &Subject,
+    args: &Value,
+) -> Option<Envelope> {
+    let spec = spec(tool);
+    match spec.rest {
+        Some(run) if spec.on(Rest) => Some(run(store, subject, args, kind)),
+        _ => None,
+    }
 }
 
 /// The tools `subject` is shown: the record surface's, less each data tool the person has no
@@ -257,20 +264,20 @@ pub fn call(store: &Store, subject: &Subject, tool: &str, args: &Value) -> Optio
 ///
 /// ```
 /// use answers_store::Store;
-/// use answers_protocol::ToolName;
+/// use answers_tools::registry::ToolId;
 ///
 /// let store = Store::open_in_memory()?;
 /// let you = store.upsert_subject("subj-1", "you", "Europe/Berlin")?;
-/// assert!(!answers_tools::registry::visible_tools(&store, &you)?.contains(&ToolName::QueryHealthIndicators));
+/// let shown = answers_tools::registry::visible_tools(&store, &you)?;
+/// assert!(!shown.contains(&ToolId::QueryHealthIndicators));
+/// assert!(shown.contains(&ToolId::ConvertUnit));
 /// # Ok::<(), answers_store::StoreError>(())
 /// ```
-pub fn visible_tools(store: &Store, subject: &Subject) -> Result<Vec<ToolName>, StoreError> {
+pub fn visible_tools(store: &Store, subject: &Subject) -> Result<Vec<ToolId>, StoreError> {
     let mut shown = Vec::new();
     for spec in on(Surface::RecordMcp) {
-        if let Some(tool) = spec.id.record()
-            && spec.visible_when.holds(store, subject)?
-        {
-            shown.push(tool);
+        if spec.visible_when.holds(store, subject)? {
+            shown.push(spec.id);
         }
     }
     Ok(shown)
@@ -281,18 +288,20 @@ pub fn visible_tools(store: &Store, subject: &Subject) -> Result<Vec<ToolName>, 
 /// and a call answers with the store's real fault).
 ///
 /// ```
-/// assert_eq!(answers_tools::registry::record_tools(), answers_protocol::ToolName::ALL);
+/// use answers_tools::registry::{ToolId, record_tools};
+/// assert_eq!(record_tools().len(), 7);
+/// assert!(!record_tools().contains(&ToolId::StandardizeReading));
 /// ```
 #[must_use]
-pub fn record_tools() -> Vec<ToolName> {
-    on(RecordMcp).filter_map(|spec| spec.id.record()).collect()
+pub fn record_tools() -> Vec<ToolId> {
+    on(RecordMcp).map(|spec| spec.id).collect()
 }
 
 /// The tools a chat turn offers the model: the four record tools, not the three terminology
 /// tools (the readings tool already resolves names and units).
 #[must_use]
-pub fn chat_tools() -> Vec<ToolName> {
-    on(Chat).filter_map(|spec| spec.id.record()).collect()
+pub fn chat_tools() -> Vec<ToolId> {
+    on(Chat).map(|spec| spec.id).collect()
 }
 
 /// Calls the vocabulary server's tool named `tool`; `None` if it serves no tool of that name.
@@ -307,7 +316,7 @@ pub fn chat_tools() -> Vec<ToolName> {
 /// ```
 #[must_use]
 pub fn vocab_call(tool: &str, args: &Value) -> Option<Envelope> {
-    let spec = tool.parse::<ToolId>().ok()?.spec();
+    let spec = spec(tool.parse().ok()?);
     match spec.run {
         Run::Vocab(run) if spec.on(VocabMcp) => Some(run(args)),
         _ => None,
@@ -321,7 +330,7 @@ pub fn to_json() -> Value {
     let tools: Vec<Value> = ToolId::ALL
         .iter()
         .map(|id| {
-            let spec = id.spec();
+            let spec = spec(*id);
             json!({
                 "name": id.as_str(),
                 "surfaces": spec.surfaces.iter().map(Surface::as_str).collect::<Vec<_>>(),
@@ -339,22 +348,57 @@ mod tests {
     #[test]
     fn every_entry_is_keyed_by_its_own_id_and_published_somewhere() {
         for &id in ToolId::ALL {
-            assert_eq!(id.spec().id, id);
-            assert!(!id.spec().surfaces.is_empty(), "{id}");
+            assert_eq!(spec(id).id, id);
+            assert!(!spec(id).surfaces.is_empty(), "{id}");
         }
     }
 
     #[test]
-    fn the_record_and_vocabulary_surfaces_are_the_published_name_sets() {
-        let record: Vec<ToolName> = on(RecordMcp).filter_map(|s| s.id.record()).collect();
-        assert_eq!(record, ToolName::ALL);
-        assert_eq!(on(RecordMcp).count(), ToolName::ALL.len());
-        let vocab: Vec<VocabToolName> = on(VocabMcp).filter_map(|s| s.id.vocab()).collect();
-        assert_eq!(vocab, VocabToolName::ALL);
-        assert_eq!(on(VocabMcp).count(), VocabToolName::ALL.len());
-        for &tool in ToolName::ALL {
-            assert_eq!(ToolId::from(tool).record(), Some(tool));
+    fn the_record_and_vocabulary_surfaces_publish_seven_and_five() {
+        use ToolId::{
+            ConvertUnit, NormalizeUnit, QueryGeneticData, QueryHealthIndicators, QueryMedications,
+            QueryPharmacogenomics, ResolveIndicator, StandardizeComplaint, StandardizeReading,
+        };
+        let ids = |surface| on(surface).map(|s| s.id).collect::<Vec<_>>();
+        assert_eq!(
+            ids(RecordMcp),
+            [
+                QueryHealthIndicators,
+                QueryMedications,
+                QueryGeneticData,
+                QueryPharmacogenomics,
+                ResolveIndicator,
+                ConvertUnit,
+                NormalizeUnit,
+            ]
+        );
+        assert_eq!(
+            ids(VocabMcp),
+            [
+                StandardizeReading,
+                StandardizeComplaint,
+                ResolveIndicator,
+                ConvertUnit,
+                NormalizeUnit,
+            ]
+        );
+    }
+
+    #[test]
+    fn a_record_call_is_refused_for_a_tool_only_the_vocabulary_server_serves() {
+        let store = Store::open_in_memory().unwrap();
+        let you = store.upsert_subject("subj-1", "you", "UTC").unwrap();
+        let args = json!({"text": "headache"});
+        assert!(call(&store, &you, "standardize_complaint", &args).is_none());
+        assert!(vocab_call("standardize_complaint", &args).is_some());
+    }
+
+    #[test]
+    fn a_tool_is_on_rest_exactly_when_it_has_a_rest_run() {
+        for spec in ToolId::ALL.iter().map(|&id| super::spec(id)) {
+            assert_eq!(spec.on(Rest), spec.rest.is_some(), "{}", spec.id);
         }
+        assert_eq!(on(Rest).count(), 1);
     }
 
     #[test]
@@ -362,10 +406,10 @@ mod tests {
         assert_eq!(
             chat_tools(),
             [
-                ToolName::QueryHealthIndicators,
-                ToolName::QueryMedications,
-                ToolName::QueryGeneticData,
-                ToolName::QueryPharmacogenomics,
+                ToolId::QueryHealthIndicators,
+                ToolId::QueryMedications,
+                ToolId::QueryGeneticData,
+                ToolId::QueryPharmacogenomics,
             ]
         );
     }
@@ -386,9 +430,10 @@ mod tests {
 
     #[test]
     fn each_schema_is_the_closed_one_its_tool_publishes() {
-        for spec in ToolId::ALL.iter().map(|id| id.spec()) {
+        for spec in ToolId::ALL.iter().map(|&id| super::spec(id)) {
+            assert_eq!(spec.schema().tool, spec.id);
             assert_eq!(
-                (spec.schema)()["additionalProperties"],
+                spec.schema().json_schema()["additionalProperties"],
                 json!(false),
                 "{}",
                 spec.id

@@ -34,21 +34,17 @@ pub mod rank;
 pub mod reading;
 pub mod units;
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
-
 use serde_json::Value;
 
 use crate::args::terminology::{CONVERT_UNIT, NORMALIZE_UNIT, RESOLVE_INDICATOR};
 use crate::envelope::Envelope;
 use crate::envelope::error::ArgProblem;
-use crate::envelope::kinds::ErrorKind;
 use crate::envelope::meta::Meta;
 use crate::envelope::next_step::{NextAction, NextStep};
 use crate::envelope::table::{Cell, Table};
-use crate::fault::{guarded, logged_panic};
-use crate::tool::ToolName;
+use crate::fault::guarded;
+use crate::tool::ToolId;
 use crate::vocab::{CodeSystem, Vocabulary};
-use crate::vocab_tool::VocabToolName;
 
 pub use self::complaint::standardize_complaint;
 pub use self::reading::standardize_reading;
@@ -74,7 +70,7 @@ pub use self::reading::standardize_reading;
 /// ```
 #[must_use]
 pub fn resolve_indicator(args: &Value) -> Envelope {
-    guarded(ToolName::ResolveIndicator, Vec::new, || {
+    guarded(ToolId::ResolveIndicator, Vec::new, || {
         Ok(resolve_body(Vocabulary::bundled(), args))
     })
 }
@@ -127,7 +123,7 @@ fn batch_row(index: usize, input: &str, rest: impl IntoIterator<Item = Cell>) ->
 
 /// The refusal of a batch whose item `index` of `param` is `problem`, with a step to give the
 /// batch again.
-fn refuse_item(tool: ToolName, param: &'static str, index: usize, problem: ArgProblem) -> Envelope {
+fn refuse_item(tool: ToolId, param: &'static str, index: usize, problem: ArgProblem) -> Envelope {
     Envelope::refusal(tool, Some(&format!("{param}.{index}")), problem)
         .with_next_step(NextStep::new(NextAction::FixArguments, tool).supply(param))
 }
@@ -144,12 +140,12 @@ fn resolve_body(vocab: &Vocabulary, args: &Value) -> Envelope {
     let found = rank::candidates(vocab, name, None);
     if found.is_empty() {
         return Envelope::refusal(
-            ToolName::ResolveIndicator,
+            ToolId::ResolveIndicator,
             Some("name"),
             ArgProblem::UnknownIndicator,
         )
         .with_next_step(
-            NextStep::new(NextAction::FixArguments, ToolName::ResolveIndicator).supply("name"),
+            NextStep::new(NextAction::FixArguments, ToolId::ResolveIndicator).supply("name"),
         );
     }
     let columns: Vec<&str> = ["rank"].into_iter().chain(CANDIDATE_COLUMNS).collect();
@@ -172,7 +168,7 @@ fn resolve_batch(vocab: &Vocabulary, names: &[String]) -> Envelope {
     for (index, name) in names.iter().enumerate() {
         let Some(best) = rank::candidates(vocab, name, None).into_iter().next() else {
             return refuse_item(
-                ToolName::ResolveIndicator,
+                ToolId::ResolveIndicator,
                 "names",
                 index,
                 ArgProblem::UnknownIndicator,
@@ -202,7 +198,7 @@ fn resolve_batch(vocab: &Vocabulary, names: &[String]) -> Envelope {
 /// ```
 #[must_use]
 pub fn normalize_unit(args: &Value) -> Envelope {
-    guarded(ToolName::NormalizeUnit, Vec::new, || {
+    guarded(ToolId::NormalizeUnit, Vec::new, || {
         Ok(normalize_body(Vocabulary::bundled(), args))
     })
 }
@@ -229,7 +225,7 @@ fn normalize_body(vocab: &Vocabulary, args: &Value) -> Envelope {
         for (index, input) in batch.iter().enumerate() {
             let Some(unit) = units::normalize(vocab, input) else {
                 return refuse_item(
-                    ToolName::NormalizeUnit,
+                    ToolId::NormalizeUnit,
                     "units",
                     index,
                     ArgProblem::UnknownUnit,
@@ -241,14 +237,10 @@ fn normalize_body(vocab: &Vocabulary, args: &Value) -> Envelope {
     }
     let input = valid.text("unit").unwrap_or_default();
     let Some(unit) = units::normalize(vocab, input) else {
-        return Envelope::refusal(
-            ToolName::NormalizeUnit,
-            Some("unit"),
-            ArgProblem::UnknownUnit,
-        )
-        .with_next_step(
-            NextStep::new(NextAction::FixArguments, ToolName::NormalizeUnit).supply("unit"),
-        );
+        return Envelope::refusal(ToolId::NormalizeUnit, Some("unit"), ArgProblem::UnknownUnit)
+            .with_next_step(
+                NextStep::new(NextAction::FixArguments, ToolId::NormalizeUnit).supply("unit"),
+            );
     };
     let row: Vec<Cell> = [Cell::from(input.trim())]
         .into_iter()
@@ -283,7 +275,7 @@ fn normalize_body(vocab: &Vocabulary, args: &Value) -> Envelope {
 /// ```
 #[must_use]
 pub fn convert_unit(args: &Value) -> Envelope {
-    guarded(ToolName::ConvertUnit, Vec::new, || {
+    guarded(ToolId::ConvertUnit, Vec::new, || {
         Ok(convert_body(Vocabulary::bundled(), args))
     })
 }
@@ -313,11 +305,11 @@ fn convert_body(vocab: &Vocabulary, args: &Value) -> Envelope {
     };
     // The call again, with `param` for the caller to supply.
     let refuse = |param: &'static str, problem: ArgProblem| {
-        let mut step = NextStep::new(NextAction::FixArguments, ToolName::ConvertUnit);
+        let mut step = NextStep::new(NextAction::FixArguments, ToolId::ConvertUnit);
         for (name, v) in valid.iter() {
             step = step.arg(name, v.to_json());
         }
-        Envelope::refusal(ToolName::ConvertUnit, Some(param), problem)
+        Envelope::refusal(ToolId::ConvertUnit, Some(param), problem)
             .with_next_step(step.supply(param))
     };
     let Some(from) = units::normalize(vocab, from_text.unwrap_or_default()) else {
@@ -394,32 +386,23 @@ fn molar_mass_of(vocab: &Vocabulary, indicator: &str) -> Result<f64, ArgProblem>
     }
 }
 
-/// Runs the body of a tool only the vocabulary server serves: a panic becomes a `tool_panic`
-/// fault told by its payload's type, logged with the kind and type only.
-fn guarded_vocab(tool: VocabToolName, body: impl FnOnce() -> Envelope) -> Envelope {
-    match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(env) => env,
-        Err(payload) => {
-            Envelope::vocab_fault(tool, ErrorKind::ToolPanic, logged_panic(payload.as_ref()))
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use answers_protocol::ErrorDetail;
+    use answers_protocol::{ErrorDetail, ErrorKind};
 
     #[test]
     fn a_panicking_vocab_body_is_a_fault_without_its_message() {
-        let env = guarded_vocab(VocabToolName::StandardizeReading, || {
-            panic!("glucose 7.2 mmol/L")
-        });
+        let env = guarded(
+            ToolId::StandardizeReading,
+            Vec::new,
+            || -> Result<Envelope, _> { panic!("glucose 7.2 mmol/L") },
+        );
         assert_eq!(env.error_kind(), Some(ErrorKind::ToolPanic));
         assert!(matches!(
             env.error_detail(),
-            Some(ErrorDetail::VocabFault {
-                tool: VocabToolName::StandardizeReading,
+            Some(ErrorDetail::Fault {
+                tool: ToolId::StandardizeReading,
                 ..
             })
         ));

@@ -10,7 +10,7 @@ use crate::limits::ToolCallLimit;
 use crate::record::{Decision, Step};
 use crate::render::render_compact;
 use crate::repair::{ParsePosition, Salvage};
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 use crate::tool_fault::run_contained;
 use crate::{ToolInvoker, ToolMessage};
 
@@ -19,7 +19,7 @@ impl Turn<'_> {
     /// envelope's rendering, cut to the harness's text limit.
     pub(super) fn slot(
         &self,
-        tool: ToolName,
+        tool: ToolId,
         decision: Decision,
         env: Envelope,
         note: Option<String>,
@@ -50,7 +50,7 @@ impl Turn<'_> {
         (step, message)
     }
 
-    pub(super) fn not_offered(&self, tool: ToolName) -> (Step, ToolMessage) {
+    pub(super) fn not_offered(&self, tool: ToolId) -> (Step, ToolMessage) {
         // A chat tool missing from the list was removed by a cap.
         let (kind, note) = if self.config.tools().contains(&tool) {
             (
@@ -78,11 +78,7 @@ impl Turn<'_> {
         )
     }
 
-    pub(super) fn unparsable(
-        &self,
-        tool: ToolName,
-        position: ParsePosition,
-    ) -> (Step, ToolMessage) {
+    pub(super) fn unparsable(&self, tool: ToolId, position: ParsePosition) -> (Step, ToolMessage) {
         let (tool_id, parse_error_kind) = (tool.as_str(), position.category.as_str());
         tracing::warn!(
             tool_id,

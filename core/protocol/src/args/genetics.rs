@@ -13,7 +13,7 @@ use super::repair::Repair;
 use super::{Domain, Param, ParamType, Refused, ToolSchema, ValidArgs};
 use crate::envelope::error::ArgProblem;
 use crate::envelope::next_step::NextAction;
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 
 /// `query_genetic_data`'s published arguments.
 ///
@@ -27,7 +27,7 @@ use crate::tool::ToolName;
 /// assert!(render_compact(&refused).starts_with("error (invalid_arguments): build: required"));
 /// ```
 pub static QUERY_GENETIC_DATA: ToolSchema = ToolSchema {
-    tool: ToolName::QueryGeneticData,
+    tool: ToolId::QueryGeneticData,
     description: "Read the person's genotype calls from their imported consumer-array file. \
         Select by rsids, by gene, or by a region (chromosome, start, end and build). build \
         chooses the coordinates positions are given in: GRCh37 or GRCh38 from the bundled site \
@@ -69,6 +69,7 @@ pub static QUERY_GENETIC_DATA: ToolSchema = ToolSchema {
         r#"{"chromosome": "10", "start": 94761000, "end": 94853000, "build": "GRCh38"}"#,
         r#"{"chromosome": "10", "start": 96521000, "end": 96613000, "build": "raw"}"#,
     ],
+    repairs: true,
 };
 
 const REGION: [&str; 3] = ["chromosome", "start", "end"];
@@ -171,7 +172,7 @@ pub fn position(args: &ValidArgs, name: &str) -> Option<u64> {
 /// assert!(QUERY_PHARMACOGENOMICS.validate(&json!({"drugs": ["x"], "genes": ["y"]})).is_err());
 /// ```
 pub static QUERY_PHARMACOGENOMICS: ToolSchema = ToolSchema {
-    tool: ToolName::QueryPharmacogenomics,
+    tool: ToolId::QueryPharmacogenomics,
     description: "Check CPIC gene-drug pairs (with their CPIC level) against the person's \
         genotype calls, by drugs or by genes; with neither, the drugs of the person's active \
         medication plans are checked. Lists the names that matched no pair. Reports, per gene, which of its key variants the \
@@ -195,6 +196,7 @@ pub static QUERY_PHARMACOGENOMICS: ToolSchema = ToolSchema {
         r#"{"drugs": ["clopidogrel", "warfarin"]}"#,
         r#"{"genes": ["CYP2C19"]}"#,
     ],
+    repairs: true,
 };
 
 /// `drugs` or `genes`, not both; neither checks the drugs of the active medication plans, as

@@ -16,7 +16,7 @@ use crate::envelope::Envelope;
 use crate::envelope::error::ArgProblem;
 use crate::envelope::kinds::View;
 use crate::envelope::next_step::{NextAction, NextStep};
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 use crate::window::Window;
 
 /// The readings tool's published arguments.
@@ -31,7 +31,7 @@ use crate::window::Window;
 /// assert_eq!(refused.error_kind().unwrap().as_str(), "invalid_arguments");
 /// ```
 pub static QUERY_HEALTH_INDICATORS: ToolSchema = ToolSchema {
-    tool: ToolName::QueryHealthIndicators,
+    tool: ToolId::QueryHealthIndicators,
     description: "Read the person's health indicators: measured readings and what they reported. \
         With no keywords or indicators, lists the catalogue of recorded indicators. With \
         keywords, finds indicator names. With indicators (exact names from the catalogue), \
@@ -75,6 +75,7 @@ pub static QUERY_HEALTH_INDICATORS: ToolSchema = ToolSchema {
         r#"{"indicators": ["Resting Heart Rate"], "view": "day", "start": "2024-03-01", "end": "2024-03-31"}"#,
         r#"{"indicators": ["1,25-Dihydroxyvitamin D"], "view": "latest"}"#,
     ],
+    repairs: true,
 };
 
 /// The argument matrix.
@@ -310,7 +311,7 @@ impl IndicatorQuery {
 }
 
 fn step_from(action: NextAction, args: &Value) -> NextStep {
-    let mut step = NextStep::new(action, ToolName::QueryHealthIndicators);
+    let mut step = NextStep::new(action, ToolId::QueryHealthIndicators);
     if let Some(obj) = args.as_object() {
         for (k, v) in obj {
             step = step.arg(k.clone(), v.clone());

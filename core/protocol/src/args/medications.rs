@@ -12,7 +12,7 @@ use super::{Domain, Param, ParamType, ToolSchema, ValidArgs};
 use crate::date::LocalDate;
 use crate::envelope::Envelope;
 use crate::envelope::next_step::{NextAction, NextStep};
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 use crate::window::Window;
 
 /// How the medications tool answers: a dispatch table (`MedicationViewTable`), not a chain of
@@ -55,7 +55,7 @@ pub const DEFAULT_VIEW: MedicationView = MedicationView::Plan;
 /// assert!(QUERY_MEDICATIONS.validate(&json!({"view": "history"})).is_ok());
 /// ```
 pub static QUERY_MEDICATIONS: ToolSchema = ToolSchema {
-    tool: ToolName::QueryMedications,
+    tool: ToolId::QueryMedications,
     description: "Read the person's medications. view=plan (the default) lists the plans in \
         effect at some point in the window: what the person intends to take, not a record of \
         doses taken; when the window holds today, also today's dose slots (due, taken, \
@@ -98,6 +98,7 @@ pub static QUERY_MEDICATIONS: ToolSchema = ToolSchema {
         r#"{"view": "log"}"#,
         r#"{"view": "log", "keywords": ["atorvastatin"], "start": "2026-08-01", "end": "2026-08-31"}"#,
     ],
+    repairs: true,
 };
 
 /// A validated medications call.
@@ -211,7 +212,7 @@ impl MedicationQuery {
     pub fn step(&self, action: NextAction, edit: impl FnOnce(&mut Self)) -> NextStep {
         let mut changed = self.clone();
         edit(&mut changed);
-        let mut step = NextStep::new(action, ToolName::QueryMedications);
+        let mut step = NextStep::new(action, ToolId::QueryMedications);
         if let Value::Object(args) = changed.to_args() {
             for (k, v) in args {
                 step = step.arg(k, v);

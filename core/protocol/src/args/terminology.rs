@@ -1,30 +1,23 @@
 //! The closed schemas of the terminology tools (`resolve_indicator`, `convert_unit`,
 //! `normalize_unit`, published by both MCP surfaces) and of the vocabulary server's own tools
-//! (`standardize_reading`, `standardize_complaint`, which are not [`ToolName`]s and so are
-//! declared as a [`VocabSchema`]).
+//! (`standardize_reading`, `standardize_complaint`, with no rules between parameters and no
+//! repair steps).
 //!
 //! ```
-//! use answers_protocol::args::terminology::{CONVERT_UNIT, vocab_json_schema};
-//! use answers_protocol::VocabToolName;
+//! use answers_protocol::args::terminology::{CONVERT_UNIT, STANDARDIZE_READING};
 //! use serde_json::json;
 //!
 //! assert!(CONVERT_UNIT.validate(&json!({"value": 100, "from": "mg/dL", "to": "mmol/L"})).is_ok());
-//! let schema = vocab_json_schema(VocabToolName::StandardizeReading);
+//! let schema = STANDARDIZE_READING.json_schema();
 //! assert_eq!(schema["additionalProperties"], false);
 //! assert_eq!(schema["required"], json!(["name", "value", "unit"]));
 //! ```
 
-use std::collections::BTreeMap;
-
-use serde_json::Value;
-
 use super::repair::Repair;
-use super::{ArgValue, Param, ParamType, Refused, ToolSchema, ValidArgs, lenient};
-use crate::envelope::Envelope;
+use super::{Param, ParamType, Refused, ToolSchema, ValidArgs};
 use crate::envelope::error::ArgProblem;
 use crate::envelope::next_step::NextAction;
-use crate::tool::ToolName;
-use crate::vocab_tool::VocabToolName;
+use crate::tool::ToolId;
 
 /// One item (`one`) or a batch (`batch`), exactly one of them: neither is `one` missing, both is
 /// the batch given twice.
@@ -85,7 +78,7 @@ fn convert_rules(args: &ValidArgs) -> Result<(), Refused> {
 /// assert!(render_compact(&refused).starts_with("error (invalid_arguments): names.1: empty"));
 /// ```
 pub static RESOLVE_INDICATOR: ToolSchema = ToolSchema {
-    tool: ToolName::ResolveIndicator,
+    tool: ToolId::ResolveIndicator,
     description: "Resolve an indicator or symptom name (a device's name, a lab report's name, a \
         plain English or Chinese word, or a code) to its code: LOINC for a measurement, ICPC for \
         a symptom, with the official name and canonical UCUM unit, and ranked candidates. Give \
@@ -109,6 +102,7 @@ pub static RESOLVE_INDICATOR: ToolSchema = ToolSchema {
         r#"{"name": "头疼"}"#,
         r#"{"names": ["HbA1c", "心率", "LDL-C"]}"#,
     ],
+    repairs: true,
 };
 
 /// `convert_unit(value, from, to, indicator?)`, also under the original's names
@@ -124,7 +118,7 @@ pub static RESOLVE_INDICATOR: ToolSchema = ToolSchema {
 /// assert!(CONVERT_UNIT.validate(&original).is_ok());
 /// ```
 pub static CONVERT_UNIT: ToolSchema = ToolSchema {
-    tool: ToolName::ConvertUnit,
+    tool: ToolId::ConvertUnit,
     description: "Convert a value from one unit to another through UCUM. Units may be written \
         as printed (mg/dl, mmHg, bpm, °C, 毫摩尔每升) or as UCUM codes. Between mass and molar \
         units (mg/dL and mmol/L) give indicator, the analyte, whose molar mass is used. The \
@@ -162,6 +156,7 @@ pub static CONVERT_UNIT: ToolSchema = ToolSchema {
         r#"{"value": 120, "from": "mmHg", "to": "kPa"}"#,
         r#"{"value": 5.5, "from_unit": "mmol/L", "to_unit": "mg/dL", "loinc_code": "2345-7"}"#,
     ],
+    repairs: true,
 };
 
 /// `normalize_unit(unit)`, or a batch `normalize_unit(units=[…])` as the original takes it.
@@ -175,7 +170,7 @@ pub static CONVERT_UNIT: ToolSchema = ToolSchema {
 /// assert!(NORMALIZE_UNIT.validate(&json!({"unit": "bpm", "units": ["bpm"]})).is_err());
 /// ```
 pub static NORMALIZE_UNIT: ToolSchema = ToolSchema {
-    tool: ToolName::NormalizeUnit,
+    tool: ToolId::NormalizeUnit,
     description: "Give the canonical UCUM spelling of a unit as printed: mg/dl becomes mg/dL, \
         bpm and 次/分 become /min, mmHg becomes mm[Hg], °C becomes Cel. Give unit, or units for \
         a batch of up to 200 (one row per unit, in order).",
@@ -197,86 +192,19 @@ pub static NORMALIZE_UNIT: ToolSchema = ToolSchema {
         r#"{"unit": "bpm"}"#,
         r#"{"units": ["mg/dl", "次/分", "毫摩尔每升"]}"#,
     ],
+    repairs: true,
 };
 
-/// The declared parameters of a tool only the vocabulary server serves: the same flat, closed
-/// JSON Schema and validation as a [`ToolSchema`], refusing with
-/// [`ErrorDetail::VocabRefusal`](crate::ErrorDetail::VocabRefusal).
-#[derive(Debug, Clone, Copy)]
-pub struct VocabSchema {
-    /// The tool these parameters belong to.
-    pub tool: VocabToolName,
-    /// What the tool does, for the model.
-    pub description: &'static str,
-    /// The parameters.
-    pub params: &'static [Param],
-    /// Example calls, as JSON.
-    pub examples: &'static [&'static str],
-}
-
-/// Arguments a [`VocabSchema`] accepted, by parameter name.
-pub type VocabArgs = BTreeMap<&'static str, ArgValue>;
-
-impl VocabSchema {
-    /// The flat, closed JSON Schema (`additionalProperties: false`).
-    ///
-    /// ```
-    /// use answers_protocol::args::terminology::STANDARDIZE_COMPLAINT;
-    ///
-    /// let schema = STANDARDIZE_COMPLAINT.json_schema();
-    /// assert_eq!(schema["properties"]["text"]["type"], "string");
-    /// ```
-    #[must_use]
-    pub fn json_schema(&self) -> Value {
-        super::closed_object_schema(self.description, self.params, self.examples)
-    }
-
-    /// The arguments, or a refusal naming the first parameter that is unknown, missing or of
-    /// the wrong type. Never panics.
-    ///
-    /// ```
-    /// use answers_protocol::args::terminology::STANDARDIZE_COMPLAINT;
-    /// use serde_json::json;
-    ///
-    /// let refused = STANDARDIZE_COMPLAINT.validate(&json!({"text": "头疼", "lang": "zh"})).unwrap_err();
-    /// assert!(answers_protocol::render_compact(&refused).starts_with("error (invalid_arguments): lang: unknown parameter"));
-    /// ```
-    // The refusal is the answer a tool returns as it is (as `ToolSchema::validate`).
-    #[allow(clippy::result_large_err)]
-    pub fn validate(&self, args: &Value) -> Result<VocabArgs, Envelope> {
-        let refuse =
-            |name: Option<&str>, problem| Envelope::vocab_refusal(self.tool, name, problem);
-        let Some(obj) = args.as_object() else {
-            return Err(refuse(None, ArgProblem::NotAnObject));
-        };
-        if let Some(unknown) = obj
-            .keys()
-            .find(|k| !self.params.iter().any(|p| p.name == k.as_str()))
-        {
-            return Err(refuse(Some(unknown), ArgProblem::UnknownParameter));
-        }
-        let mut values = VocabArgs::new();
-        for p in self.params {
-            match obj.get(p.name) {
-                None | Some(Value::Null) if p.required => {
-                    return Err(refuse(Some(p.name), ArgProblem::Missing));
-                }
-                None | Some(Value::Null) => {}
-                Some(v) => match lenient::read(p.ty, v) {
-                    Ok(value) => {
-                        values.insert(p.name, value);
-                    }
-                    Err(problem) => return Err(refuse(Some(p.name), problem)),
-                },
-            }
-        }
-        Ok(values)
-    }
+/// The rules of a tool whose parameters are independent: none.
+// The signature is the one every `ToolSchema::rules` has.
+#[allow(clippy::unnecessary_wraps)]
+fn no_rules(_: &ValidArgs) -> Result<(), Refused> {
+    Ok(())
 }
 
 /// `standardize_reading(name, value, unit, time?)`.
-pub static STANDARDIZE_READING: VocabSchema = VocabSchema {
-    tool: VocabToolName::StandardizeReading,
+pub static STANDARDIZE_READING: ToolSchema = ToolSchema {
+    tool: ToolId::StandardizeReading,
     description: "Turn a reading as printed (a name as a device, a lab report or a person writes \
         it, in English or Chinese; a value; a unit as printed) into a FHIR R4 Observation with \
         its LOINC coding and a UCUM valueQuantity.",
@@ -298,15 +226,27 @@ pub static STANDARDIZE_READING: VocabSchema = VocabSchema {
             "when it was measured: YYYY-MM-DD, or a date-time with its offset (2024-03-01T08:30:00+01:00)",
         ),
     ],
+    rules: no_rules,
     examples: &[
         r#"{"name": "fasting glucose", "value": 5.4, "unit": "mmol/l"}"#,
         r#"{"name": "血糖", "value": 98, "unit": "mg/dl", "time": "2024-03-01"}"#,
     ],
+    repairs: false,
 };
 
 /// `standardize_complaint(text)`.
-pub static STANDARDIZE_COMPLAINT: VocabSchema = VocabSchema {
-    tool: VocabToolName::StandardizeComplaint,
+///
+/// ```
+/// use answers_protocol::args::terminology::STANDARDIZE_COMPLAINT;
+/// use serde_json::json;
+///
+/// let refused = STANDARDIZE_COMPLAINT.validate(&json!({"text": "头疼", "lang": "zh"})).unwrap_err();
+/// let text = answers_protocol::render_compact(&refused);
+/// assert!(text.starts_with("error (invalid_arguments): lang: unknown parameter"));
+/// assert!(refused.next_steps().is_empty());
+/// ```
+pub static STANDARDIZE_COMPLAINT: ToolSchema = ToolSchema {
+    tool: ToolId::StandardizeComplaint,
     description: "Code a complaint as the person said it (English or Chinese, e.g. \"headache\", \
         \"头疼\") on ICPC: the code and title from the bundled subset, with ranked candidates.",
     params: &[Param::required(
@@ -314,26 +254,7 @@ pub static STANDARDIZE_COMPLAINT: VocabSchema = VocabSchema {
         ParamType::Text,
         "the complaint as said, e.g. \"I have a headache\", \"头疼\"",
     )],
+    rules: no_rules,
     examples: &[r#"{"text": "headache"}"#, r#"{"text": "我头疼"}"#],
+    repairs: false,
 };
-
-/// The closed JSON Schema of each of the vocabulary server's five tools, for `tools/list`.
-///
-/// ```
-/// use answers_protocol::VocabToolName;
-/// use answers_protocol::args::terminology::vocab_json_schema;
-///
-/// for &tool in VocabToolName::ALL.iter() {
-///     assert_eq!(vocab_json_schema(tool)["additionalProperties"], false);
-/// }
-/// ```
-#[must_use]
-pub fn vocab_json_schema(tool: VocabToolName) -> Value {
-    match tool {
-        VocabToolName::StandardizeReading => STANDARDIZE_READING.json_schema(),
-        VocabToolName::StandardizeComplaint => STANDARDIZE_COMPLAINT.json_schema(),
-        VocabToolName::ResolveIndicator => RESOLVE_INDICATOR.json_schema(),
-        VocabToolName::ConvertUnit => CONVERT_UNIT.json_schema(),
-        VocabToolName::NormalizeUnit => NORMALIZE_UNIT.json_schema(),
-    }
-}

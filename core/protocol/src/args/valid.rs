@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::date::LocalDate;
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 
 /// A validated argument value, in strict form (a lenient list is already split).
 ///
@@ -67,18 +67,18 @@ impl ArgValue {
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ValidArgs {
-    tool: ToolName,
+    tool: ToolId,
     values: BTreeMap<&'static str, ArgValue>,
 }
 
 impl ValidArgs {
-    pub(crate) fn new(tool: ToolName, values: BTreeMap<&'static str, ArgValue>) -> Self {
+    pub(crate) fn new(tool: ToolId, values: BTreeMap<&'static str, ArgValue>) -> Self {
         Self { tool, values }
     }
 
     /// The tool these arguments are for.
     #[must_use]
-    pub fn tool(&self) -> ToolName {
+    pub fn tool(&self) -> ToolId {
         self.tool
     }
 

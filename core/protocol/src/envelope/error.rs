@@ -12,8 +12,7 @@ use phi_macros::ClosedEnum;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::args::Domain;
-use crate::tool::ToolName;
-use crate::vocab_tool::VocabToolName;
+use crate::tool::ToolId;
 
 /// The detail of an error envelope: a refusal, a fault, or a call declined.
 ///
@@ -21,17 +20,17 @@ use crate::vocab_tool::VocabToolName;
 /// `{"cause":"refusal","tool":"query_health_indicators","parameter":"kind","problem":"unknown_parameter"}`.
 ///
 /// ```
-/// use answers_protocol::{ArgProblem, ErrorDetail, ParamName, ToolName, TypeName};
+/// use answers_protocol::{ArgProblem, ErrorDetail, ParamName, ToolId, TypeName};
 ///
 /// let refusal = ErrorDetail::Refusal {
-///     tool: ToolName::QueryHealthIndicators,
+///     tool: ToolId::QueryHealthIndicators,
 ///     parameter: ParamName::new("kind"),
 ///     problem: ArgProblem::UnknownParameter,
 /// };
 /// assert_eq!(refusal.reason(), "kind: unknown parameter");
 ///
 /// let fault = ErrorDetail::Fault {
-///     tool: ToolName::QueryHealthIndicators,
+///     tool: ToolId::QueryHealthIndicators,
 ///     type_name: TypeName::of::<std::num::ParseIntError>(),
 /// };
 /// assert_eq!(fault.reason(), "query_health_indicators failed with core::num::error::ParseIntError");
@@ -42,7 +41,7 @@ pub enum ErrorDetail {
     /// The arguments were refused before the tool ran.
     Refusal {
         /// The tool called.
-        tool: ToolName,
+        tool: ToolId,
         /// The parameter refused; `None` when the arguments as a whole were (not an object), or
         /// when the name the caller sent is not an identifier and is not repeated.
         parameter: Option<ParamName>,
@@ -52,7 +51,7 @@ pub enum ErrorDetail {
     /// The tool failed while running.
     Fault {
         /// The tool that failed.
-        tool: ToolName,
+        tool: ToolId,
         /// The type of the error value (`std::any::type_name`), never its message.
         type_name: TypeName,
     },
@@ -60,73 +59,26 @@ pub enum ErrorDetail {
     /// `repeated_call`, `call_limit`).
     Declined {
         /// The tool called.
-        tool: ToolName,
-    },
-    /// A tool only the vocabulary server serves (`standardize_reading`, `standardize_complaint`;
-    /// not one of the seven [`ToolName`]s) refused its arguments.
-    VocabRefusal {
-        /// The tool called.
-        tool: VocabToolName,
-        /// The parameter refused, as in [`ErrorDetail::Refusal`].
-        parameter: Option<ParamName>,
-        /// What is wrong with it.
-        problem: ArgProblem,
-    },
-    /// A tool only the vocabulary server serves failed while running.
-    VocabFault {
-        /// The tool that failed.
-        tool: VocabToolName,
-        /// The type of the error value, never its message.
-        type_name: TypeName,
+        tool: ToolId,
     },
 }
 
 impl ErrorDetail {
-    /// The tool the error is about, if it is one of the seven published tools; `None` for a
-    /// tool only the vocabulary server serves (see [`ErrorDetail::tool_name`]).
+    /// The tool the error is about.
     ///
     /// ```
-    /// use answers_protocol::{ErrorDetail, ToolName, TypeName, VocabToolName};
+    /// use answers_protocol::{ErrorDetail, ToolId};
     ///
-    /// let d = ErrorDetail::Declined { tool: ToolName::QueryMedications };
-    /// assert_eq!(d.tool(), Some(ToolName::QueryMedications));
-    /// let v = ErrorDetail::VocabFault {
-    ///     tool: VocabToolName::StandardizeReading,
-    ///     type_name: TypeName::of::<String>(),
-    /// };
-    /// assert_eq!(v.tool(), None);
+    /// let d = ErrorDetail::Declined { tool: ToolId::StandardizeReading };
+    /// assert_eq!(d.tool(), ToolId::StandardizeReading);
+    /// assert_eq!(d.tool().as_str(), "standardize_reading");
     /// ```
     #[must_use]
-    pub const fn tool(&self) -> Option<ToolName> {
+    pub const fn tool(&self) -> ToolId {
         match self {
             ErrorDetail::Refusal { tool, .. }
             | ErrorDetail::Fault { tool, .. }
-            | ErrorDetail::Declined { tool } => Some(*tool),
-            ErrorDetail::VocabRefusal { .. } | ErrorDetail::VocabFault { .. } => None,
-        }
-    }
-
-    /// The name of the tool the error is about, whichever surface serves it.
-    ///
-    /// ```
-    /// use answers_protocol::{ArgProblem, ErrorDetail, ParamName, VocabToolName};
-    ///
-    /// let d = ErrorDetail::VocabRefusal {
-    ///     tool: VocabToolName::StandardizeComplaint,
-    ///     parameter: ParamName::new("text"),
-    ///     problem: ArgProblem::Empty,
-    /// };
-    /// assert_eq!(d.tool_name(), "standardize_complaint");
-    /// ```
-    #[must_use]
-    pub fn tool_name(&self) -> &'static str {
-        match self {
-            ErrorDetail::Refusal { tool, .. }
-            | ErrorDetail::Fault { tool, .. }
-            | ErrorDetail::Declined { tool } => tool.as_str(),
-            ErrorDetail::VocabRefusal { tool, .. } | ErrorDetail::VocabFault { tool, .. } => {
-                tool.as_str()
-            }
+            | ErrorDetail::Declined { tool } => *tool,
         }
     }
 
@@ -134,9 +86,9 @@ impl ErrorDetail {
     /// error's type. Lower-case, no trailing period.
     ///
     /// ```
-    /// use answers_protocol::{ErrorDetail, ToolName};
+    /// use answers_protocol::{ErrorDetail, ToolId};
     ///
-    /// let d = ErrorDetail::Declined { tool: ToolName::QueryMedications };
+    /// let d = ErrorDetail::Declined { tool: ToolId::QueryMedications };
     /// assert_eq!(d.reason(), "query_medications was not run");
     /// ```
     #[must_use]
@@ -146,18 +98,8 @@ impl ErrorDetail {
                 parameter: Some(p),
                 problem,
                 ..
-            }
-            | ErrorDetail::VocabRefusal {
-                parameter: Some(p),
-                problem,
-                ..
             } => format!("{p}: {}", problem.text()),
             ErrorDetail::Refusal {
-                parameter: None,
-                problem: ArgProblem::UnknownParameter,
-                ..
-            }
-            | ErrorDetail::VocabRefusal {
                 parameter: None,
                 problem: ArgProblem::UnknownParameter,
                 ..
@@ -166,16 +108,8 @@ impl ErrorDetail {
                 parameter: None,
                 problem,
                 ..
-            }
-            | ErrorDetail::VocabRefusal {
-                parameter: None,
-                problem,
-                ..
             } => problem.text(),
             ErrorDetail::Fault { tool, type_name } => format!("{tool} failed with {type_name}"),
-            ErrorDetail::VocabFault { tool, type_name } => {
-                format!("{tool} failed with {type_name}")
-            }
             ErrorDetail::Declined { tool } => format!("{tool} was not run"),
         }
     }

@@ -6,7 +6,7 @@ use phi_macros::{ClosedEnum, ClosedFields};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 
 /// The kind of a suggested follow-up.
 ///
@@ -49,10 +49,10 @@ pub enum NextAction {
 /// arguments, so they are checked by the tool's one validator instead of a second schema.
 ///
 /// ```
-/// use answers_protocol::{NextAction, NextStep, ToolName};
+/// use answers_protocol::{NextAction, NextStep, ToolId};
 /// use serde_json::json;
 ///
-/// let step = NextStep::new(NextAction::UseIndicators, ToolName::QueryHealthIndicators)
+/// let step = NextStep::new(NextAction::UseIndicators, ToolId::QueryHealthIndicators)
 ///     .arg("view", json!("day"))
 ///     .supply("indicators");
 /// let call = step.apply([("indicators", json!(["LDL Cholesterol"]))]).unwrap();
@@ -67,7 +67,7 @@ pub struct NextStep {
     pub action: NextAction,
     /// The tool to call.
     #[closed]
-    pub tool: ToolName,
+    pub tool: ToolId,
     /// The complete arguments of the call, apart from `supply`.
     pub args: BTreeMap<String, Value>,
     /// Parameters the caller must give values for (names chosen from the catalogue, a date).
@@ -83,13 +83,13 @@ impl NextStep {
     /// A step with no arguments yet.
     ///
     /// ```
-    /// use answers_protocol::{NextAction, NextStep, ToolName};
+    /// use answers_protocol::{NextAction, NextStep, ToolId};
     ///
-    /// let step = NextStep::new(NextAction::CallCatalogue, ToolName::QueryHealthIndicators);
+    /// let step = NextStep::new(NextAction::CallCatalogue, ToolId::QueryHealthIndicators);
     /// assert!(step.args.is_empty() && step.supply.is_empty());
     /// ```
     #[must_use]
-    pub fn new(action: NextAction, tool: ToolName) -> Self {
+    pub fn new(action: NextAction, tool: ToolId) -> Self {
         Self {
             action,
             tool,
@@ -101,9 +101,9 @@ impl NextStep {
     /// Sets an argument of the follow-up call.
     ///
     /// ```
-    /// use answers_protocol::{NextAction, NextStep, ToolName};
+    /// use answers_protocol::{NextAction, NextStep, ToolId};
     ///
-    /// let step = NextStep::new(NextAction::ChangeView, ToolName::QueryHealthIndicators)
+    /// let step = NextStep::new(NextAction::ChangeView, ToolId::QueryHealthIndicators)
     ///     .arg("view", "stats".into());
     /// assert_eq!(step.args["view"], "stats");
     /// ```
@@ -116,9 +116,9 @@ impl NextStep {
     /// Adds a parameter the caller must choose a value for.
     ///
     /// ```
-    /// use answers_protocol::{NextAction, NextStep, ToolName};
+    /// use answers_protocol::{NextAction, NextStep, ToolId};
     ///
-    /// let step = NextStep::new(NextAction::NarrowWindow, ToolName::QueryHealthIndicators)
+    /// let step = NextStep::new(NextAction::NarrowWindow, ToolId::QueryHealthIndicators)
     ///     .supply("start");
     /// assert_eq!(step.supply, ["start"]);
     /// ```
@@ -137,10 +137,10 @@ impl NextStep {
     /// Values for parameters not in `supply` are ignored: a step's own arguments stand.
     ///
     /// ```
-    /// use answers_protocol::{NextAction, NextStep, ToolName};
+    /// use answers_protocol::{NextAction, NextStep, ToolId};
     /// use serde_json::json;
     ///
-    /// let retry = NextStep::new(NextAction::RetryLater, ToolName::QueryHealthIndicators)
+    /// let retry = NextStep::new(NextAction::RetryLater, ToolId::QueryHealthIndicators)
     ///     .arg("indicators", json!(["Body weight"]));
     /// assert_eq!(retry.apply([]).unwrap(), json!({"indicators": ["Body weight"]}));
     /// ```

@@ -16,9 +16,9 @@ use crate::envelope::table::{Cell, Table};
 /// the tool and the error's type, then the next steps.
 ///
 /// ```
-/// use answers_protocol::{ArgProblem, Envelope, ToolName, render_compact};
+/// use answers_protocol::{ArgProblem, Envelope, ToolId, render_compact};
 ///
-/// let env = Envelope::refusal(ToolName::QueryHealthIndicators, Some("kind"), ArgProblem::UnknownParameter);
+/// let env = Envelope::refusal(ToolId::QueryHealthIndicators, Some("kind"), ArgProblem::UnknownParameter);
 /// assert_eq!(
 ///     render_compact(&env),
 ///     "error (invalid_arguments): kind: unknown parameter. Fix the arguments and try once more."

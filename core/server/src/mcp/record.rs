@@ -11,11 +11,10 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
-use answers_protocol::args::schema_for;
-use answers_protocol::{Envelope, NextAction, NextStep, ToolName};
+use answers_protocol::{Envelope, NextAction, NextStep, ToolId};
 use answers_store::{Store, StoreError, Subject};
 use answers_tools::fault::{ToolError, guarded};
-use answers_tools::registry;
+use answers_tools::registry::{self, Surface};
 
 use super::result::{tool_definition, tool_result};
 use crate::auth::Authenticated;
@@ -50,7 +49,7 @@ fn subject_of(ctx: &RequestContext<RoleServer>) -> Result<Subject, ErrorData> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Shown {
     /// The store answered every visibility check: these tools.
-    Decided(Vec<ToolName>),
+    Decided(Vec<ToolId>),
     /// A check failed (the store is busy or broken): every tool is listed and callable, as the
     /// original does, rather than hiding a tool the person may have data for. A call then
     /// answers with the store's real fault.
@@ -87,7 +86,7 @@ fn shown_to(pool: &Arc<StorePool>, subject: &Subject) -> Shown {
 }
 
 /// The tools `tools/list` publishes: the decided ones, or every record tool.
-fn listed(shown: Shown) -> Vec<ToolName> {
+fn listed(shown: Shown) -> Vec<ToolId> {
     match shown {
         Shown::Decided(tools) => tools,
         Shown::Undecided => registry::record_tools(),
@@ -97,7 +96,7 @@ fn listed(shown: Shown) -> Vec<ToolName> {
 /// The answer to a call whose store handle could not be opened: the fault the store's error is
 /// (`store_unavailable` with a retry step when it may pass, `store_fault` when it will not), told
 /// by its type.
-fn store_failed(tool: ToolName, e: StoreError) -> Envelope {
+fn store_failed(tool: ToolId, e: StoreError) -> Envelope {
     let retry = || vec![NextStep::new(NextAction::RetryLater, tool)];
     guarded(tool, retry, || Err(ToolError::from(e)))
 }
@@ -129,8 +128,7 @@ impl ServerHandler for RecordMcp {
         let decided = tokio::task::spawn_blocking(move || shown_to(&pool, &subject)).await;
         let tools = listed(decided.unwrap_or(Shown::Undecided))
             .into_iter()
-            .filter_map(schema_for)
-            .map(tool_definition)
+            .map(|tool| tool_definition(registry::spec(tool).schema()))
             .collect();
         Ok(ListToolsResult::with_all_items(tools))
     }
@@ -141,7 +139,8 @@ impl ServerHandler for RecordMcp {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let subject = subject_of(&ctx)?;
-        let Ok(tool) = request.name.parse::<ToolName>() else {
+        let on_record = |tool: &ToolId| registry::spec(*tool).on(Surface::RecordMcp);
+        let Some(tool) = request.name.parse::<ToolId>().ok().filter(on_record) else {
             return Err(unknown_tool());
         };
         let args = Value::Object(request.arguments.unwrap_or_default());
@@ -177,8 +176,9 @@ mod tests {
 
     #[test]
     fn undecided_visibility_lists_every_record_tool() {
-        assert_eq!(listed(Shown::Undecided), ToolName::ALL);
-        let decided = vec![ToolName::ResolveIndicator];
+        assert_eq!(listed(Shown::Undecided), registry::record_tools());
+        assert_eq!(listed(Shown::Undecided).len(), 7);
+        let decided = vec![ToolId::ResolveIndicator];
         assert_eq!(listed(Shown::Decided(decided.clone())), decided);
     }
 
@@ -188,12 +188,12 @@ mod tests {
             op: "open",
             kind: "DatabaseBusy".into(),
         };
-        let env = store_failed(ToolName::QueryMedications, busy);
+        let env = store_failed(ToolId::QueryMedications, busy);
         assert_eq!(env.error_kind(), Some(ErrorKind::StoreUnavailable));
         assert_eq!(env.error_class(), Some(ErrorClass::Recoverable));
         assert_eq!(env.next_steps()[0].action, NextAction::RetryLater);
 
-        let env = store_failed(ToolName::QueryMedications, StoreError::Missing);
+        let env = store_failed(ToolId::QueryMedications, StoreError::Missing);
         assert_eq!(env.error_kind(), Some(ErrorKind::StoreFault));
         assert_eq!(env.error_class(), Some(ErrorClass::Unrecoverable));
         assert!(env.next_steps().is_empty());

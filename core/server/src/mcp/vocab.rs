@@ -3,18 +3,16 @@
 //! `Observation`), `standardize_complaint` (a complaint to its ICPC code) and the three
 //! terminology tools, with the same bodies as on the record server.
 
-use std::sync::Arc;
-
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ErrorData, Implementation, JsonObject,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, ErrorData, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::Value;
 
-use super::result::tool_result;
-use answers_tools::registry::{self, Surface, ToolSpec, vocab_call};
+use super::result::{tool_definition, tool_result};
+use answers_tools::registry::{self, Surface, vocab_call};
 
 /// The vocabulary server's handler; it holds nothing, since the vocabularies are bundled.
 #[derive(Debug, Clone, Copy, Default)]
@@ -59,21 +57,6 @@ pub fn serve_stdio() -> Result<(), StdioError> {
     })
 }
 
-/// A vocabulary tool's published definition.
-fn definition(spec: &ToolSpec) -> Tool {
-    let schema = (spec.schema)();
-    let description = schema
-        .get("description")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    let input: JsonObject = match schema {
-        Value::Object(map) => map,
-        _ => JsonObject::new(),
-    };
-    Tool::new(spec.id.as_str(), description, Arc::new(input))
-}
-
 impl ServerHandler for VocabMcp {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
@@ -93,7 +76,9 @@ impl ServerHandler for VocabMcp {
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(
-            registry::on(Surface::VocabMcp).map(definition).collect(),
+            registry::on(Surface::VocabMcp)
+                .map(|spec| tool_definition(spec.schema()))
+                .collect(),
         ))
     }
 

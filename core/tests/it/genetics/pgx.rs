@@ -1,7 +1,10 @@
 //! `query_pharmacogenomics`: full, partial and absent coverage, and the bundled tables.
 
 use answers_genetics::sites::SiteIndex;
-use answers_protocol::{Assumption, Cell, Envelope, Status, render_compact};
+use answers_protocol::{
+    Assumption, Cell, Envelope, GeneticsAssumption, PharmacogenomicsAssumption, Status,
+    render_compact,
+};
 use answers_tools::query_pharmacogenomics;
 use serde_json::{Value, json};
 
@@ -33,8 +36,12 @@ fn full_coverage_is_an_ok_answer_with_the_level() {
             .all(|c| *c == Cell::from("full"))
     );
     assert!(column(&env, "pairs", "drug").contains(&Cell::from("clopidogrel")));
-    assert!(env.assumptions().contains(&Assumption::CpicPairsVersion));
-    assert!(!env.assumptions().contains(&Assumption::CoverageIncomplete));
+    assert!(env.assumptions().contains(&Assumption::Pharmacogenomics(
+        PharmacogenomicsAssumption::CpicPairsVersion
+    )));
+    assert!(!env.assumptions().contains(&Assumption::Genetics(
+        GeneticsAssumption::CoverageIncomplete
+    )));
     assert!(
         column(&env, "coverage", "call")
             .iter()
@@ -55,7 +62,9 @@ fn partial_coverage_is_a_partial_answer_naming_the_missing_variant() {
     let env = pgx(&s, &json!({"genes": ["DPYD"]}));
     assert_eq!(env.status(), Status::Partial);
     assert_eq!(coverage_of(&env, "DPYD"), Cell::from("partial"));
-    assert!(env.assumptions().contains(&Assumption::CoverageIncomplete));
+    assert!(env.assumptions().contains(&Assumption::Genetics(
+        GeneticsAssumption::CoverageIncomplete
+    )));
     assert_eq!(
         row_of(&env, "coverage", "rs75017182")["call"],
         Cell::from("not_typed")
@@ -76,16 +85,20 @@ fn absent_coverage_is_a_partial_answer_with_its_reason() {
         column(&env, "pairs", "key_variants_typed"),
         [Cell::from("0/0")]
     );
-    assert!(
-        env.assumptions()
-            .contains(&Assumption::ArraysMissStructural)
-    );
-    assert!(env.assumptions().contains(&Assumption::CoverageIncomplete));
+    assert!(env.assumptions().contains(&Assumption::Genetics(
+        GeneticsAssumption::ArraysMissStructural
+    )));
+    assert!(env.assumptions().contains(&Assumption::Genetics(
+        GeneticsAssumption::CoverageIncomplete
+    )));
 
     let you = query_pharmacogenomics(&s.store, &s.you, &json!({"drugs": ["clopidogrel"]}));
     assert_eq!(you.status(), Status::Partial);
     assert_eq!(coverage_of(&you, "CYP2C19"), Cell::from("absent"));
-    assert!(you.assumptions().contains(&Assumption::NoGenotypeSet));
+    assert!(
+        you.assumptions()
+            .contains(&Assumption::Genetics(GeneticsAssumption::NoGenotypeSet))
+    );
 }
 
 #[test]
@@ -100,8 +113,12 @@ fn an_unknown_drug_is_an_answer_without_pairs() {
         [Cell::from("not-a-drug")]
     );
     assert_eq!(column(&env, "unmatched", "given_as"), [Cell::from("drugs")]);
-    assert!(env.assumptions().contains(&Assumption::NoCpicPair));
-    assert!(env.assumptions().contains(&Assumption::PgxUnmatched));
+    assert!(env.assumptions().contains(&Assumption::Pharmacogenomics(
+        PharmacogenomicsAssumption::NoCpicPair
+    )));
+    assert!(env.assumptions().contains(&Assumption::Pharmacogenomics(
+        PharmacogenomicsAssumption::PgxUnmatched
+    )));
 }
 
 #[test]
@@ -124,7 +141,13 @@ fn names_that_match_nothing_are_listed_beside_the_pairs_found() {
     );
     let all_found = pgx(&s, &json!({"drugs": ["clopidogrel"]}));
     assert!(all_found.data().iter().all(|t| t.name() != "unmatched"));
-    assert!(!all_found.assumptions().contains(&Assumption::PgxUnmatched));
+    assert!(
+        !all_found
+            .assumptions()
+            .contains(&Assumption::Pharmacogenomics(
+                PharmacogenomicsAssumption::PgxUnmatched
+            ))
+    );
 }
 
 #[test]
@@ -133,7 +156,9 @@ fn no_arguments_check_the_drugs_of_the_active_plans() {
     // mom's active plans: Metoprolol tartrate and Atorvastatin; the other two are closed.
     let env = pgx(&s, &json!({}));
     assert_ne!(env.status(), Status::Error, "{}", render_compact(&env));
-    assert!(env.assumptions().contains(&Assumption::PgxActivePlans));
+    assert!(env.assumptions().contains(&Assumption::Pharmacogenomics(
+        PharmacogenomicsAssumption::PgxActivePlans
+    )));
     let mut checked: Vec<(Cell, Cell)> = column(&env, "checked", "medication")
         .into_iter()
         .zip(column(&env, "checked", "cpic_drug"))
@@ -162,8 +187,12 @@ fn no_arguments_check_the_drugs_of_the_active_plans() {
     let you = query_pharmacogenomics(&s.store, &s.you, &json!({}));
     assert_eq!(you.status(), Status::Ok);
     assert!(you.data().is_empty());
-    assert!(you.assumptions().contains(&Assumption::PgxNoActivePlan));
-    assert!(!env.assumptions().contains(&Assumption::PgxNoActivePlan));
+    assert!(you.assumptions().contains(&Assumption::Pharmacogenomics(
+        PharmacogenomicsAssumption::PgxNoActivePlan
+    )));
+    assert!(!env.assumptions().contains(&Assumption::Pharmacogenomics(
+        PharmacogenomicsAssumption::PgxNoActivePlan
+    )));
 }
 
 #[test]
@@ -225,7 +254,10 @@ fn an_active_plan_without_a_cpic_drug_is_checked_and_listed_unmatched() {
         drugs.iter().all(|d| *d == Cell::from("clopidogrel")),
         "{drugs:?}"
     );
-    assert!(env.assumptions().contains(&Assumption::NoGenotypeSet));
+    assert!(
+        env.assumptions()
+            .contains(&Assumption::Genetics(GeneticsAssumption::NoGenotypeSet))
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@ use answers_demo::{self as demo, SeedOptions};
 use answers_genetics::Build;
 use answers_genetics::import::parse;
 use answers_genetics::sites::SiteIndex;
-use answers_protocol::{Assumption, Cell, ErrorKind, Status, render_compact};
+use answers_protocol::{Assumption, Cell, ErrorKind, GeneticsAssumption, Status, render_compact};
 use answers_store::{Store, has_genotypes};
 use answers_tools::{query_genetic_data, query_pharmacogenomics};
 use serde_json::json;
@@ -22,7 +22,10 @@ fn only_mom_has_genotypes() {
 
     let env = query_genetic_data(&s.store, &s.you, &json!({"rsids": ["rs4244285"]}));
     assert_eq!(env.status(), Status::Partial);
-    assert!(env.assumptions().contains(&Assumption::NoGenotypeSet));
+    assert!(
+        env.assumptions()
+            .contains(&Assumption::Genetics(GeneticsAssumption::NoGenotypeSet))
+    );
     assert!(env.data().is_empty());
 }
 
@@ -78,7 +81,11 @@ fn the_same_rsid_answers_each_build_with_its_own_position() {
         &s.mom,
         &json!({"rsids": ["rs4244285"], "build": "raw"}),
     );
-    assert!(raw_env.assumptions().contains(&Assumption::RawCoordinates));
+    assert!(
+        raw_env
+            .assumptions()
+            .contains(&Assumption::Genetics(GeneticsAssumption::RawCoordinates))
+    );
     // What the file's header says travels beside the rows, without being asserted.
     assert_eq!(
         column(&raw_env, "genotype_set", "header_build"),
@@ -88,11 +95,9 @@ fn the_same_rsid_answers_each_build_with_its_own_position() {
         column(&raw_env, "genotype_set", "format"),
         [Cell::from("twenty_three_and_me")]
     );
-    assert!(
-        !raw_env
-            .assumptions()
-            .contains(&Assumption::PositionsFromSiteIndex)
-    );
+    assert!(!raw_env.assumptions().contains(&Assumption::Genetics(
+        GeneticsAssumption::PositionsFromSiteIndex
+    )));
 }
 
 #[test]
@@ -108,7 +113,10 @@ fn an_rsid_the_file_lacks_is_not_typed_and_says_so() {
         (unknown["gene"].clone(), unknown["position"].clone()),
         (Cell::Null, Cell::Null)
     );
-    assert!(env.assumptions().contains(&Assumption::NotTypedNotAbsent));
+    assert!(
+        env.assumptions()
+            .contains(&Assumption::Genetics(GeneticsAssumption::NotTypedNotAbsent))
+    );
 }
 
 #[test]
@@ -303,9 +311,16 @@ fn a_gene_outside_the_index_says_so() {
     let env = query_genetic_data(&s.store, &s.mom, &json!({"gene": "BRCA1"}));
     assert_eq!(env.status(), Status::Ok);
     assert!(column(&env, "genotypes", "rsid").is_empty());
-    assert!(env.assumptions().contains(&Assumption::GeneNotIndexed));
+    assert!(
+        env.assumptions()
+            .contains(&Assumption::Genetics(GeneticsAssumption::GeneNotIndexed))
+    );
     let known = query_genetic_data(&s.store, &s.mom, &json!({"gene": "TPMT"}));
-    assert!(!known.assumptions().contains(&Assumption::GeneNotIndexed));
+    assert!(
+        !known
+            .assumptions()
+            .contains(&Assumption::Genetics(GeneticsAssumption::GeneNotIndexed))
+    );
 }
 
 #[test]

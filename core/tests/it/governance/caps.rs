@@ -277,7 +277,7 @@ fn by_default_the_data_tool_alone_is_capped_at_twelve_and_only_it_is_removed() {
     // Thirteen distinct readings calls, then the other record tools.
     let mut script = distinct_calls(QHI, 13);
     script.extend(distinct_calls(MEDS, 13));
-    script.push(ModelAction::call(ToolName::QueryGeneticData, "{}"));
+    script.push(ModelAction::call(ToolId::QueryGeneticData, "{}"));
     let mut model = Scripted::new(script).stubborn();
     let out = run(&mut model, &tools, &config);
     let decisions = out.decisions();
@@ -305,8 +305,8 @@ fn by_default_the_data_tool_alone_is_capped_at_twelve_and_only_it_is_removed() {
         out.tools,
         [
             MEDS,
-            ToolName::QueryGeneticData,
-            ToolName::QueryPharmacogenomics
+            ToolId::QueryGeneticData,
+            ToolId::QueryPharmacogenomics
         ],
         "only the capped tool is removed"
     );

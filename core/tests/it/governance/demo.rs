@@ -17,7 +17,7 @@ fn the_real_readings_tool_over_the_demo_record_is_governed() {
         ModelAction::call(QHI, "{}"),
         ModelAction::call(QHI, stats),
         ModelAction::call(QHI, reordered),
-        ModelAction::call(ToolName::QueryGeneticData, r#"{"gene": "CYP2C19"}"#),
+        ModelAction::call(ToolId::QueryGeneticData, r#"{"gene": "CYP2C19"}"#),
     ])
     .stubborn();
     let (out, log) = run_logged(&mut model, &tools, &config);
@@ -40,7 +40,7 @@ fn the_real_readings_tool_over_the_demo_record_is_governed() {
     let genetics = out
         .messages
         .iter()
-        .find(|m| m.tool == ToolName::QueryGeneticData)
+        .find(|m| m.tool == ToolId::QueryGeneticData)
         .expect("the genetics call has a message");
     assert!(
         genetics.artifact.meta().row_count >= 1,

@@ -2,7 +2,7 @@
 //! the view's note, or refuses with `invalid_arguments` and next steps the validator accepts.
 
 use answers_protocol::args::medications::{MedicationView, QUERY_MEDICATIONS};
-use answers_protocol::{Assumption, Status};
+use answers_protocol::{Assumption, MedicationsAssumption, Status};
 use answers_store::{Frequency, NewDose, NewPlan, Route, Store, Subject};
 use answers_tools::query_medications;
 use proptest::prelude::*;
@@ -106,15 +106,15 @@ proptest! {
                 .and_then(|v| v.choice("view"))
                 .unwrap_or("plan");
             let note = if view == "log" {
-                Assumption::MissingDoseNotEvidence
+                Assumption::Medications(MedicationsAssumption::MissingDoseNotEvidence)
             } else {
-                Assumption::PlanIsIntent
+                Assumption::Medications(MedicationsAssumption::PlanIsIntent)
             };
             prop_assert!(env.assumptions().contains(&note), "{args}");
             prop_assert!(
                 !env.data().is_empty()
-                    || env.assumptions().contains(&Assumption::NoMedicationRecorded)
-                    || env.assumptions().contains(&Assumption::NoMedicationMatch),
+                    || env.assumptions().contains(&Assumption::Medications(MedicationsAssumption::NoMedicationRecorded))
+                    || env.assumptions().contains(&Assumption::Medications(MedicationsAssumption::NoMedicationMatch)),
                 "{args}: an empty answer says why"
             );
         }

@@ -4,7 +4,7 @@
 //! with `query_medications_on` on a hand-built record.
 
 use answers_protocol::args::medications::QUERY_MEDICATIONS;
-use answers_protocol::{Assumption, NextAction, Status};
+use answers_protocol::{Assumption, MedicationsAssumption, NextAction, Status};
 use answers_store::{ClosedReason, Frequency, NewDose, NewPlan, PlanStatus, Route, Store};
 use answers_tools::medications::{TODAY_ENV, query_medications_on};
 use phi_testkit::{Cmd, Run};
@@ -238,8 +238,12 @@ fn slots_are_taken_missed_or_due_per_plan_schedule() {
         .unwrap();
     let env = query_medications_on(&store, &who, &json!({"view": "plan"}), day("2026-03-10"));
     assert_eq!(env.status(), Status::Ok);
-    assert!(env.assumptions().contains(&Assumption::PlanIsIntent));
-    assert!(env.assumptions().contains(&Assumption::DoseSlotsToday));
+    assert!(env.assumptions().contains(&Assumption::Medications(
+        MedicationsAssumption::PlanIsIntent
+    )));
+    assert!(env.assumptions().contains(&Assumption::Medications(
+        MedicationsAssumption::DoseSlotsToday
+    )));
     let today = table(&env, "today");
     // The weekly plan falls on 2026-03-10, a week after its start; the stopped one has none.
     assert_eq!(
@@ -264,7 +268,9 @@ fn slots_are_taken_missed_or_due_per_plan_schedule() {
         day("2026-03-11"),
     );
     assert!(env.data().iter().all(|t| t.name() != "today"));
-    assert!(!env.assumptions().contains(&Assumption::DoseSlotsToday));
+    assert!(!env.assumptions().contains(&Assumption::Medications(
+        MedicationsAssumption::DoseSlotsToday
+    )));
 }
 
 #[test]
@@ -287,15 +293,13 @@ fn an_empty_default_log_of_a_record_without_doses_suggests_nothing_to_widen() {
         &json!({"view": "log"}),
         "2026-03-10".parse().unwrap(),
     );
-    assert!(
-        env.assumptions()
-            .contains(&Assumption::NoMedicationRecorded)
-    );
-    assert!(
-        !env.assumptions()
-            .iter()
-            .any(|a| matches!(a, Assumption::LogDefaultWindowEmpty { .. }))
-    );
+    assert!(env.assumptions().contains(&Assumption::Medications(
+        MedicationsAssumption::NoMedicationRecorded
+    )));
+    assert!(!env.assumptions().iter().any(|a| matches!(
+        a,
+        Assumption::Medications(MedicationsAssumption::LogDefaultWindowEmpty { .. })
+    )));
     assert!(
         env.next_steps()
             .iter()

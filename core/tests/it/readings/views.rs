@@ -1,7 +1,9 @@
 //! Every view on a real indicator, and the facts the views must agree on: one day, one number;
 //! the stats baseline; an election counted once per day; the window's semantics; the caps.
 
-use answers_protocol::{Assumption, Provenance, Source, Status, View, WindowSemantics};
+use answers_protocol::{
+    Assumption, Provenance, ReadingsAssumption, Source, Status, View, WindowSemantics,
+};
 use answers_store::Store;
 use serde_json::json;
 
@@ -46,11 +48,12 @@ fn every_view_answers_for_a_real_indicator() {
             "{view}"
         );
         if *view == View::Raw {
-            assert!(
-                env.assumptions()
-                    .contains(&Assumption::Truncated { cap: 50 })
-            );
-            assert!(env.assumptions().contains(&Assumption::CutMeansNewestOnly));
+            assert!(env.assumptions().contains(&Assumption::Readings(
+                ReadingsAssumption::Truncated { cap: 50 }
+            )));
+            assert!(env.assumptions().contains(&Assumption::Readings(
+                ReadingsAssumption::CutMeansNewestOnly
+            )));
             assert!(assert_steps_accepted(&env, "raw cut") > 0);
             let stamps: Vec<String> = texts(rows, "date")
                 .iter()
@@ -137,10 +140,9 @@ fn stats_give_a_baseline_before_the_latest() {
         {
             assert!(first <= &last, "{first} > {last}");
         }
-        assert!(
-            env.assumptions()
-                .contains(&Assumption::StatsCountElectedDays)
-        );
+        assert!(env.assumptions().contains(&Assumption::Readings(
+            ReadingsAssumption::StatsCountElectedDays
+        )));
     }
 }
 
@@ -230,7 +232,10 @@ fn the_legacy_row_is_found_by_padding_and_says_so() {
             WindowSemantics::DatePaddedNaive,
             "{start}"
         );
-        assert!(env.assumptions().contains(&Assumption::WindowDatePadded));
+        assert!(
+            env.assumptions()
+                .contains(&Assumption::Readings(ReadingsAssumption::WindowDatePadded))
+        );
         assert_eq!(table(&env, "readings").rows().len(), 1);
     }
     let far = ask(
@@ -280,7 +285,9 @@ fn minute_buckets_are_cut_at_the_cap_newest_first() {
     assert_eq!(labels[1439], "2026-03-01 01:00");
     assert!(
         env.assumptions()
-            .contains(&Assumption::Truncated { cap: 1440 })
+            .contains(&Assumption::Readings(ReadingsAssumption::Truncated {
+                cap: 1440
+            }))
     );
     assert!(assert_steps_accepted(&env, "minute cut") > 0);
 }

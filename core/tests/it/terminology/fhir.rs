@@ -1,6 +1,6 @@
 //! `standardize_reading`: a reading as printed to a FHIR R4 Observation.
 
-use answers_protocol::{ArgProblem, Assumption, Status, render_compact};
+use answers_protocol::{ArgProblem, Assumption, Status, TerminologyAssumption, render_compact};
 use answers_tools::terminology::standardize_reading;
 use serde_json::{Value, json};
 
@@ -69,7 +69,9 @@ fn a_chinese_name_is_coded_by_the_unit_it_is_printed_in() {
     let env = standardize_reading(&json!({"name": "血糖", "value": 98, "unit": "mg/dl"}));
     assert_eq!(env.data().len(), 2);
     assert_eq!(env.data()[1].name(), "candidates");
-    assert!(env.assumptions().contains(&Assumption::CodingChosenByUnit));
+    assert!(env.assumptions().contains(&Assumption::Terminology(
+        TerminologyAssumption::CodingChosenByUnit
+    )));
 }
 
 #[test]

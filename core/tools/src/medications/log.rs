@@ -12,7 +12,7 @@ use super::{Ctx, DOSE_LOG_CAP, LOG_DEFAULT_DAYS};
 use crate::args::medications::MedicationQuery;
 use crate::date::LocalDate;
 use crate::envelope::Envelope;
-use crate::envelope::assumption::Assumption;
+use crate::envelope::assumption::{Assumption, MedicationsAssumption};
 use crate::envelope::next_step::NextAction;
 use crate::envelope::table::Table;
 use crate::fault::ToolError;
@@ -70,9 +70,11 @@ pub(crate) fn answer(ctx: &Ctx<'_>, query: &MedicationQuery) -> Result<Envelope,
             // Doses are recorded, outside the default window: the same span ending on the last.
             let wider = last_days(last, LOG_DEFAULT_DAYS)?;
             env = env
-                .with_assumption(Assumption::LogDefaultWindowEmpty {
-                    days: LOG_DEFAULT_DAYS,
-                })
+                .with_assumption(Assumption::Medications(
+                    MedicationsAssumption::LogDefaultWindowEmpty {
+                        days: LOG_DEFAULT_DAYS,
+                    },
+                ))
                 .with_next_step(query.step(NextAction::WidenWindow, |q| q.window = wider));
         }
     } else {
@@ -108,18 +110,22 @@ pub(crate) fn answer(ctx: &Ctx<'_>, query: &MedicationQuery) -> Result<Envelope,
                 .supply("end");
             env = env
                 .truncated()
-                .with_assumption(Assumption::DoseLogCut {
+                .with_assumption(Assumption::Medications(MedicationsAssumption::DoseLogCut {
                     cap: u32::try_from(DOSE_LOG_CAP).unwrap_or(u32::MAX),
-                })
+                }))
                 .with_next_step(narrow);
         }
     }
     if defaulted {
-        env = env.with_assumption(Assumption::LogDefaultWindow {
-            days: LOG_DEFAULT_DAYS,
-        });
+        env = env.with_assumption(Assumption::Medications(
+            MedicationsAssumption::LogDefaultWindow {
+                days: LOG_DEFAULT_DAYS,
+            },
+        ));
     }
-    Ok(env.with_assumption(Assumption::MissingDoseNotEvidence))
+    Ok(env.with_assumption(Assumption::Medications(
+        MedicationsAssumption::MissingDoseNotEvidence,
+    )))
 }
 
 /// Per drug (per plan), in order of its name then first dose: the doses taken and skipped in

@@ -6,7 +6,7 @@ use super::shared::plans_answer;
 use super::{Ctx, slots};
 use crate::args::medications::MedicationQuery;
 use crate::envelope::Envelope;
-use crate::envelope::assumption::Assumption;
+use crate::envelope::assumption::{Assumption, MedicationsAssumption};
 use crate::envelope::table::Cell;
 use crate::fault::ToolError;
 
@@ -47,7 +47,9 @@ pub(crate) fn answer(ctx: &Ctx<'_>, query: &MedicationQuery) -> Result<Envelope,
     Ok(match slots::today_table(ctx, query)? {
         Some(today) => env
             .with_table(today)
-            .with_assumption(Assumption::DoseSlotsToday),
+            .with_assumption(Assumption::Medications(
+                MedicationsAssumption::DoseSlotsToday,
+            )),
         None => env,
     })
 }

@@ -3,7 +3,7 @@
 
 use crate::args::medications::MedicationQuery;
 use crate::envelope::Envelope;
-use crate::envelope::assumption::Assumption;
+use crate::envelope::assumption::{Assumption, MedicationsAssumption, WindowAssumption};
 use crate::envelope::kinds::WindowSemantics;
 use crate::envelope::meta::Meta;
 use crate::envelope::next_step::NextAction;
@@ -82,10 +82,14 @@ pub(crate) fn push(
 /// would have answered with (and the call without them), or nothing is recorded.
 pub(crate) fn say_empty(env: Envelope, query: &MedicationQuery, unfiltered: usize) -> Envelope {
     if !query.keywords.is_empty() && unfiltered > 0 {
-        env.with_assumption(Assumption::NoMedicationMatch)
-            .with_next_step(query.step(NextAction::CallCatalogue, |q| q.keywords.clear()))
+        env.with_assumption(Assumption::Medications(
+            MedicationsAssumption::NoMedicationMatch,
+        ))
+        .with_next_step(query.step(NextAction::CallCatalogue, |q| q.keywords.clear()))
     } else {
-        env.with_assumption(Assumption::NoMedicationRecorded)
+        env.with_assumption(Assumption::Medications(
+            MedicationsAssumption::NoMedicationRecorded,
+        ))
     }
 }
 
@@ -115,9 +119,9 @@ pub(crate) fn plans_answer<const N: usize, const R: usize>(
         env = env.with_table(table);
     }
     if query.window.is_all_recorded() {
-        env = env.with_assumption(Assumption::WindowAllRecorded);
+        env = env.with_assumption(Assumption::Window(WindowAssumption::WindowAllRecorded));
     }
-    Ok(env.with_assumption(Assumption::PlanIsIntent))
+    Ok(env.with_assumption(Assumption::Medications(MedicationsAssumption::PlanIsIntent)))
 }
 
 #[cfg(test)]

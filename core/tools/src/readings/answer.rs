@@ -8,7 +8,7 @@ use answers_protocol::render_compact;
 
 use crate::args::health_indicators::{IndicatorQuery, Selector};
 use crate::envelope::Envelope;
-use crate::envelope::assumption::Assumption;
+use crate::envelope::assumption::{Assumption, ReadingsAssumption, WindowAssumption};
 use crate::envelope::kinds::{View, WindowSemantics};
 use crate::envelope::meta::Meta;
 use crate::envelope::next_step::{NextAction, NextStep};
@@ -18,7 +18,7 @@ use crate::readings::select::{Indicator, resolve_exact, resolve_keywords};
 use crate::readings::views::{Group, Part, dispatch};
 use crate::readings::{Ctx, catalogue};
 use crate::store::EntryKind;
-use crate::tool::ToolName;
+use crate::tool::ToolId;
 
 /// The view `indicators` answer with when the call names none.
 pub(crate) const DEFAULT_VIEW: View = View::Raw;
@@ -46,7 +46,9 @@ fn selected(ctx: &Ctx<'_>, query: &IndicatorQuery) -> Result<Envelope, ToolError
             let found = resolve_keywords(ctx, words)?;
             if found.is_empty() {
                 let env = catalogue::answer(ctx, &listing(), None)?;
-                return Ok(env.with_assumption(Assumption::NoKeywordMatch));
+                return Ok(
+                    env.with_assumption(Assumption::Readings(ReadingsAssumption::NoKeywordMatch))
+                );
             }
             match query.view {
                 None => catalogue::answer(ctx, query, Some(&found)),
@@ -59,16 +61,20 @@ fn selected(ctx: &Ctx<'_>, query: &IndicatorQuery) -> Result<Envelope, ToolError
                 // As the original does: names that match nothing answer with the catalogue
                 // and say so, so the next call can use a name it lists.
                 let env = catalogue::answer(ctx, &listing(), None)?;
-                return Ok(env.with_assumption(Assumption::NoIndicatorMatch));
+                return Ok(
+                    env.with_assumption(Assumption::Readings(ReadingsAssumption::NoIndicatorMatch))
+                );
             }
             let env = values(ctx, query, query.view.unwrap_or(DEFAULT_VIEW), &exact.found)?;
             // Names that matched nothing beside ones that did are said, not dropped unseen.
             Ok(match u32::try_from(exact.unmatched) {
                 Ok(0) => env,
-                Ok(count) => env.with_assumption(Assumption::SomeIndicatorsUnmatched { count }),
-                Err(_) => {
-                    env.with_assumption(Assumption::SomeIndicatorsUnmatched { count: u32::MAX })
-                }
+                Ok(count) => env.with_assumption(Assumption::Readings(
+                    ReadingsAssumption::SomeIndicatorsUnmatched { count },
+                )),
+                Err(_) => env.with_assumption(Assumption::Readings(
+                    ReadingsAssumption::SomeIndicatorsUnmatched { count: u32::MAX },
+                )),
             })
         }
     }
@@ -112,7 +118,9 @@ fn bound(env: Envelope, query: &IndicatorQuery, max: usize) -> Envelope {
             *count <= n
         });
         kept.truncated()
-            .with_assumption(Assumption::RenderCut { chars })
+            .with_assumption(Assumption::Readings(ReadingsAssumption::RenderCut {
+                chars,
+            }))
             .with_next_steps(query.next_steps_when_too_long())
     };
     let most: usize = env.data().iter().map(|t| t.rows().len()).sum();
@@ -212,22 +220,22 @@ fn values(
         env = env.with_assumption(*a);
     }
     if query.window.is_all_recorded() {
-        env = env.with_assumption(Assumption::WindowAllRecorded);
+        env = env.with_assumption(Assumption::Window(WindowAssumption::WindowAllRecorded));
     }
     if part.padded {
-        env = env.with_assumption(Assumption::WindowDatePadded);
+        env = env.with_assumption(Assumption::Readings(ReadingsAssumption::WindowDatePadded));
     }
     if let Some(cap) = part.cut {
         env = env
             .truncated()
-            .with_assumption(Assumption::Truncated { cap })
-            .with_assumption(Assumption::CutMeansNewestOnly)
+            .with_assumption(Assumption::Readings(ReadingsAssumption::Truncated { cap }))
+            .with_assumption(Assumption::Readings(ReadingsAssumption::CutMeansNewestOnly))
             .with_next_steps(query.next_steps_when_truncated());
     }
     if env.data().is_empty() {
         env = env.with_next_step(catalogue_step(query));
     }
-    Ok(env.with_assumption(Assumption::AbsenceNotEvidence))
+    Ok(env.with_assumption(Assumption::Readings(ReadingsAssumption::AbsenceNotEvidence)))
 }
 
 /// The rows of a view as the `readings` table, then the `reported` one; an empty table is left
@@ -290,7 +298,7 @@ fn catalogue_step(query: &IndicatorQuery) -> NextStep {
         view: None,
         window: query.window,
     };
-    let mut step = NextStep::new(NextAction::CallCatalogue, ToolName::QueryHealthIndicators);
+    let mut step = NextStep::new(NextAction::CallCatalogue, ToolId::QueryHealthIndicators);
     if let serde_json::Value::Object(args) = listing.to_args() {
         for (k, v) in args {
             step = step.arg(k, v);

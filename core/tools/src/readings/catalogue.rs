@@ -12,7 +12,7 @@
 
 use crate::args::health_indicators::IndicatorQuery;
 use crate::envelope::Envelope;
-use crate::envelope::assumption::Assumption;
+use crate::envelope::assumption::{Assumption, ReadingsAssumption, WindowAssumption};
 use crate::envelope::kinds::WindowSemantics;
 use crate::envelope::meta::Meta;
 use crate::envelope::table::{Cell, Table};
@@ -130,23 +130,23 @@ pub(crate) fn answer(
         }
     }
     if query.window.is_all_recorded() {
-        env = env.with_assumption(Assumption::WindowAllRecorded);
+        env = env.with_assumption(Assumption::Window(WindowAssumption::WindowAllRecorded));
     }
     if padded {
-        env = env.with_assumption(Assumption::WindowDatePadded);
+        env = env.with_assumption(Assumption::Readings(ReadingsAssumption::WindowDatePadded));
     }
     if converted {
-        env = env.with_assumption(Assumption::UnitConverted);
+        env = env.with_assumption(Assumption::Readings(ReadingsAssumption::UnitConverted));
     }
     if cut {
         env = env
             .truncated()
-            .with_assumption(Assumption::CatalogueCut {
+            .with_assumption(Assumption::Readings(ReadingsAssumption::CatalogueCut {
                 cap: u32::try_from(CATALOGUE_CAP).unwrap_or(u32::MAX),
-            })
+            }))
             .with_next_steps(query.next_steps_when_truncated());
     }
-    Ok(env.with_assumption(Assumption::AbsenceNotEvidence))
+    Ok(env.with_assumption(Assumption::Readings(ReadingsAssumption::AbsenceNotEvidence)))
 }
 
 /// Adds `e` to `entries`, as one series with an entry of the same kind, code and answered

@@ -2,17 +2,18 @@
 
 use serde_json::Value;
 
-use super::{fhir, guarded_vocab, rank};
+use super::{fhir, rank};
 use crate::args::ArgValue;
 use crate::args::terminology::STANDARDIZE_COMPLAINT;
 use crate::envelope::Envelope;
 use crate::envelope::error::ArgProblem;
 use crate::envelope::meta::Meta;
 use crate::envelope::table::{Cell, Table};
+use crate::fault::guarded;
+use crate::tool::ToolId;
 use crate::vocab::{CodeSystem, Vocabulary};
-use crate::vocab_tool::VocabToolName;
 
-const TOOL: VocabToolName = VocabToolName::StandardizeComplaint;
+const TOOL: ToolId = ToolId::StandardizeComplaint;
 
 /// The ICPC edition the bundled subset holds (`core/data/NOTICE-ICPC.md`: no ICPC-3 content
 /// could be verified, so the subset is ICPC-2).
@@ -32,7 +33,7 @@ pub const ICPC_EDITION: &str = "ICPC-2";
 /// ```
 #[must_use]
 pub fn standardize_complaint(args: &Value) -> Envelope {
-    guarded_vocab(TOOL, || body(Vocabulary::bundled(), args))
+    guarded(TOOL, Vec::new, || Ok(body(Vocabulary::bundled(), args)))
 }
 
 fn body(vocab: &Vocabulary, args: &Value) -> Envelope {
@@ -41,11 +42,11 @@ fn body(vocab: &Vocabulary, args: &Value) -> Envelope {
         Err(refusal) => return refusal,
     };
     let Some(ArgValue::Text(text)) = valid.get("text") else {
-        return Envelope::vocab_refusal(TOOL, Some("text"), ArgProblem::Missing);
+        return Envelope::refusal(TOOL, Some("text"), ArgProblem::Missing);
     };
     let found = rank::candidates(vocab, text, Some(CodeSystem::Icpc));
     if found.is_empty() {
-        return Envelope::vocab_refusal(TOOL, Some("text"), ArgProblem::UnknownComplaint);
+        return Envelope::refusal(TOOL, Some("text"), ArgProblem::UnknownComplaint);
     }
     let mut table = Table::new(
         "complaint",

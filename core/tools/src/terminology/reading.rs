@@ -4,21 +4,21 @@
 use serde_json::Value;
 
 use super::fhir::{self, CodedReading};
+use super::rank;
 use super::units::{self, Route};
-use super::{guarded_vocab, rank};
 use crate::args::ArgValue;
 use crate::args::terminology::STANDARDIZE_READING;
 use crate::envelope::Envelope;
-use crate::envelope::assumption::Assumption;
+use crate::envelope::assumption::{Assumption, TerminologyAssumption};
 use crate::envelope::error::ArgProblem;
 use crate::envelope::meta::Meta;
 use crate::envelope::next_step::{NextAction, NextStep};
 use crate::envelope::table::{Cell, Table};
-use crate::tool::ToolName;
+use crate::fault::guarded;
+use crate::tool::ToolId;
 use crate::vocab::{CodeRef, CodeSystem, VocabEntry, Vocabulary};
-use crate::vocab_tool::VocabToolName;
 
-const TOOL: VocabToolName = VocabToolName::StandardizeReading;
+const TOOL: ToolId = ToolId::StandardizeReading;
 
 /// `standardize_reading(name, value, unit, time?)`: table `observation` (code, display, value,
 /// ucum, effective, resource), where `resource` is the FHIR R4 `Observation` as JSON: status
@@ -41,7 +41,7 @@ const TOOL: VocabToolName = VocabToolName::StandardizeReading;
 /// ```
 #[must_use]
 pub fn standardize_reading(args: &Value) -> Envelope {
-    guarded_vocab(TOOL, || body(Vocabulary::bundled(), args))
+    guarded(TOOL, Vec::new, || Ok(body(Vocabulary::bundled(), args)))
 }
 
 fn body(vocab: &Vocabulary, args: &Value) -> Envelope {
@@ -54,33 +54,32 @@ fn body(vocab: &Vocabulary, args: &Value) -> Envelope {
         _ => None,
     };
     let (Some(name), Some(printed_unit)) = (text("name"), text("unit")) else {
-        return Envelope::vocab_refusal(TOOL, None, ArgProblem::Missing);
+        return Envelope::refusal(TOOL, None, ArgProblem::Missing);
     };
     let Some(ArgValue::Number(value)) = valid.get("value") else {
-        return Envelope::vocab_refusal(TOOL, Some("value"), ArgProblem::NotNumber);
+        return Envelope::refusal(TOOL, Some("value"), ArgProblem::NotNumber);
     };
     let effective = match text("time") {
         None => None,
         Some(time) => match fhir::effective_date_time(time) {
             Some(t) => Some(t),
-            None => return Envelope::vocab_refusal(TOOL, Some("time"), ArgProblem::NotDateTime),
+            None => return Envelope::refusal(TOOL, Some("time"), ArgProblem::NotDateTime),
         },
     };
     let Some(unit) = units::normalize(vocab, printed_unit) else {
-        return Envelope::vocab_refusal(TOOL, Some("unit"), ArgProblem::UnknownUnit)
-            .with_next_step(
-                NextStep::new(NextAction::FixArguments, ToolName::NormalizeUnit).supply("unit"),
-            );
+        return Envelope::refusal(TOOL, Some("unit"), ArgProblem::UnknownUnit).with_next_step(
+            NextStep::new(NextAction::FixArguments, ToolId::NormalizeUnit).supply("unit"),
+        );
     };
     let resolve_step =
-        || NextStep::new(NextAction::FixArguments, ToolName::ResolveIndicator).supply("name");
+        || NextStep::new(NextAction::FixArguments, ToolId::ResolveIndicator).supply("name");
     let codes: Vec<CodeRef> = rank::candidates(vocab, name, Some(CodeSystem::Loinc))
         .into_iter()
         .filter(|c| c.how == rank::Match::Exact)
         .map(|c| c.code)
         .collect();
     if codes.is_empty() {
-        return Envelope::vocab_refusal(TOOL, Some("name"), ArgProblem::UnknownIndicator)
+        return Envelope::refusal(TOOL, Some("name"), ArgProblem::UnknownIndicator)
             .with_next_step(resolve_step());
     }
     let entries: Vec<&VocabEntry> = codes.iter().filter_map(|c| vocab.entry(c)).collect();
@@ -104,7 +103,7 @@ fn body(vocab: &Vocabulary, args: &Value) -> Envelope {
         &fitting
     };
     let Some(chosen) = chosen_from.first() else {
-        return Envelope::vocab_refusal(TOOL, Some("unit"), ArgProblem::UnitNotForIndicator)
+        return Envelope::refusal(TOOL, Some("unit"), ArgProblem::UnitNotForIndicator)
             .with_next_step(resolve_step());
     };
     let observation = fhir::observation(&CodedReading {
@@ -141,7 +140,9 @@ fn body(vocab: &Vocabulary, args: &Value) -> Envelope {
         }
         env = env
             .with_table(candidates)
-            .with_assumption(Assumption::CodingChosenByUnit);
+            .with_assumption(Assumption::Terminology(
+                TerminologyAssumption::CodingChosenByUnit,
+            ));
     }
     env
 }

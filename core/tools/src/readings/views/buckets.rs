@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use jiff::civil::DateTime;
 
 use super::{Group, Part};
-use crate::envelope::assumption::Assumption;
+use crate::envelope::assumption::{Assumption, ReadingsAssumption};
 use crate::envelope::kinds::Provenance;
 use crate::envelope::table::Cell;
 use crate::fault::ToolError;
@@ -154,7 +154,8 @@ fn answer(
                 Ok::<_, ToolError>(Flow::Continue)
             })?;
         if units.converted() {
-            part.assumptions.push(Assumption::UnitConverted);
+            part.assumptions
+                .push(Assumption::Readings(ReadingsAssumption::UnitConverted));
         }
         groups.sort_by(|a, b| (a.kind, &a.unit).cmp(&(b.kind, &b.unit)));
         for g in groups {

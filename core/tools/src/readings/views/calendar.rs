@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Group, Part, provenance_of};
-use crate::envelope::assumption::Assumption;
+use crate::envelope::assumption::{Assumption, ReadingsAssumption};
 use crate::envelope::table::Cell;
 use crate::fault::ToolError;
 use crate::readings::days::{Point, points};
@@ -157,7 +157,8 @@ fn answer(ctx: &Ctx<'_>, indicators: &[Indicator], calendar: Calendar) -> Result
         let mut units = Units::of(&indicator.code);
         let points = points(ctx, &indicator.code, &mut units)?;
         if units.converted() {
-            part.assumptions.push(Assumption::UnitConverted);
+            part.assumptions
+                .push(Assumption::Readings(ReadingsAssumption::UnitConverted));
         }
         for (group, points) in Group::series(&points, rank) {
             let days = day_values(&points);
@@ -181,10 +182,14 @@ fn answer(ctx: &Ctx<'_>, indicators: &[Indicator], calendar: Calendar) -> Result
                 provenance_of(elected.iter().copied(), newest, bucketed),
             ));
             if !elected.is_empty() {
-                part.assumptions.push(Assumption::ElectedSourcePerDay);
+                part.assumptions.push(Assumption::Readings(
+                    ReadingsAssumption::ElectedSourcePerDay,
+                ));
             }
             if newest > 0 {
-                part.assumptions.push(Assumption::NewestReadingPerDay);
+                part.assumptions.push(Assumption::Readings(
+                    ReadingsAssumption::NewestReadingPerDay,
+                ));
             }
             if buckets.len() > BUCKET_CAP {
                 part.cut_at(BUCKET_CAP);

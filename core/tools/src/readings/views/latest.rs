@@ -5,7 +5,7 @@
 //! newer day nothing elected answers with its newest reading (`measured`).
 
 use super::{Group, Part, provenance_of};
-use crate::envelope::assumption::Assumption;
+use crate::envelope::assumption::{Assumption, ReadingsAssumption};
 use crate::envelope::kinds::Provenance;
 use crate::envelope::table::Cell;
 use crate::fault::ToolError;
@@ -40,10 +40,13 @@ pub(super) fn answer(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, To
         };
         part.padded |= latest.legacy;
         if latest.converted {
-            part.assumptions.push(Assumption::UnitConverted);
+            part.assumptions
+                .push(Assumption::Readings(ReadingsAssumption::UnitConverted));
         }
         if matches!(latest.provenance, Provenance::Elected(_)) {
-            part.assumptions.push(Assumption::ElectedSourcePerDay);
+            part.assumptions.push(Assumption::Readings(
+                ReadingsAssumption::ElectedSourcePerDay,
+            ));
         }
         let group = Group {
             kind: latest.kind,

@@ -2,7 +2,7 @@
 //! ([`ROW_CAP`](crate::readings::ROW_CAP) for a model).
 
 use super::{Group, Part};
-use crate::envelope::assumption::Assumption;
+use crate::envelope::assumption::{Assumption, ReadingsAssumption};
 use crate::envelope::kinds::Provenance;
 use crate::envelope::table::Cell;
 use crate::fault::ToolError;
@@ -72,7 +72,8 @@ pub(super) fn answer(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, To
             },
         )?;
         if units.converted() {
-            part.assumptions.push(Assumption::UnitConverted);
+            part.assumptions
+                .push(Assumption::Readings(ReadingsAssumption::UnitConverted));
         }
         part.provenance
             .extend(groups.into_iter().map(|g| (g, Provenance::Measured)));

@@ -8,7 +8,7 @@
 //! baseline: the earliest value in the window.
 
 use super::{Group, Part};
-use crate::envelope::assumption::Assumption;
+use crate::envelope::assumption::{Assumption, ReadingsAssumption};
 use crate::envelope::kinds::Provenance;
 use crate::envelope::table::Cell;
 use crate::fault::ToolError;
@@ -36,12 +36,15 @@ const HEADER: &[&str] = &[
 /// The statistics of every indicator over the window.
 pub(super) fn answer(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, ToolError> {
     let mut part = Part::new(HEADER);
-    part.assumptions.push(Assumption::StatsCountElectedDays);
+    part.assumptions.push(Assumption::Readings(
+        ReadingsAssumption::StatsCountElectedDays,
+    ));
     for (rank, indicator) in indicators.iter().enumerate() {
         let mut units = Units::of(&indicator.code);
         let points = points(ctx, &indicator.code, &mut units)?;
         if units.converted() {
-            part.assumptions.push(Assumption::UnitConverted);
+            part.assumptions
+                .push(Assumption::Readings(ReadingsAssumption::UnitConverted));
         }
         part.padded |= points.iter().any(|p| p.legacy);
         for (group, points) in Group::series(&points, rank) {
