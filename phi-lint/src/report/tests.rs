@@ -203,14 +203,18 @@ fn render_sarif(report: &Report) -> String {
     render(report, Format::Sarif).replace(&sarif::root_uri(&report.root), "file:///ROOT/")
 }
 
+/// Snapshots the four renderings of `report`, each named `FORMAT_CASE` (`human_full`).
+fn assert_renderings(case: &str, report: &Report) {
+    insta::assert_snapshot!(format!("human_{case}"), render(report, Format::Human));
+    insta::assert_snapshot!(format!("json_{case}"), render(report, Format::Json));
+    insta::assert_snapshot!(format!("sarif_{case}"), render_sarif(report));
+    insta::assert_snapshot!(format!("github_{case}"), render(report, Format::Github));
+}
+
 #[test]
 fn snapshots_full() {
     let dir = root();
-    let report = full_report(dir.path());
-    insta::assert_snapshot!("human_full", render(&report, Format::Human));
-    insta::assert_snapshot!("json_full", render(&report, Format::Json));
-    insta::assert_snapshot!("sarif_full", render_sarif(&report));
-    insta::assert_snapshot!("github_full", render(&report, Format::Github));
+    assert_renderings("full", &full_report(dir.path()));
 }
 
 #[test]
@@ -218,10 +222,7 @@ fn snapshots_clean() {
     let dir = root();
     let report = clean_report(dir.path());
     assert_eq!(report.exit_code(), exit::CLEAN);
-    insta::assert_snapshot!("human_clean", render(&report, Format::Human));
-    insta::assert_snapshot!("json_clean", render(&report, Format::Json));
-    insta::assert_snapshot!("sarif_clean", render_sarif(&report));
-    insta::assert_snapshot!("github_clean", render(&report, Format::Github));
+    assert_renderings("clean", &report);
 }
 
 #[test]
