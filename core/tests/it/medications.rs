@@ -19,6 +19,7 @@ use answers_tools::query_health_indicators;
 use serde_json::{Value, json};
 
 use crate::capture::{all_text, assert_store_fault_kept_secret, logged};
+use crate::e2e::subject_argv;
 use crate::readings::{column, demo, table, texts};
 
 /// The day the demo record ends on: the "today" these tests ask on.
@@ -550,15 +551,7 @@ fn the_cli_answers_each_view_without_a_note_in_any_output() {
         r#"{"view":"history"}"#,
     ] {
         for json in [false, true] {
-            let mut argv = vec![
-                "query",
-                "--db",
-                db,
-                "--subject",
-                "mom",
-                "query_medications",
-                args,
-            ];
+            let mut argv = subject_argv("query", db, "mom", &["query_medications", args]);
             if json {
                 argv.push("--json");
             }
@@ -571,15 +564,12 @@ fn the_cli_answers_each_view_without_a_note_in_any_output() {
             }
         }
     }
-    let refused = run(&[
+    let refused = run(&subject_argv(
         "query",
-        "--db",
         db,
-        "--subject",
         "mom",
-        "query_medications",
-        r#"{"view":"doses"}"#,
-    ]);
+        &["query_medications", r#"{"view":"doses"}"#],
+    ));
     assert_eq!(refused.status.code(), Some(1));
     assert!(
         String::from_utf8_lossy(&refused.stdout)

@@ -11,23 +11,19 @@ use phi_testkit::{Cmd, Run};
 use serde_json::{Value, json};
 
 use super::assert_steps_accepted;
-use crate::e2e::{BIN, s, seeded};
+use crate::e2e::{BIN, s, seeded, subject_argv};
 use crate::readings::{table, texts};
 
 /// `answers query … query_medications ARGS --json` for `mom`, with today set to `today`.
 fn query(db: &std::path::Path, today: &str, args: &Value) -> Run {
     Cmd::new(
         BIN,
-        &[
+        &subject_argv(
             "query",
-            "--db",
             s(db),
-            "--subject",
             "mom",
-            "query_medications",
-            &args.to_string(),
-            "--json",
-        ],
+            &["query_medications", &args.to_string(), "--json"],
+        ),
     )
     .env(TODAY_ENV, today)
     .run()
