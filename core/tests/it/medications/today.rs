@@ -10,7 +10,7 @@ use answers_tools::medications::{TODAY_ENV, query_medications_on};
 use phi_testkit::{Cmd, Run};
 use serde_json::{Value, json};
 
-use super::assert_steps_accepted;
+use super::{assert_steps_accepted, one_plan};
 use crate::e2e::{BIN, s, seeded, subject_argv};
 use crate::readings::{table, texts};
 
@@ -265,18 +265,7 @@ fn slots_are_taken_missed_or_due_per_plan_schedule() {
 
 #[test]
 fn an_empty_default_log_of_a_record_without_doses_suggests_nothing_to_widen() {
-    let mut store = Store::open_in_memory().unwrap();
-    let who = store.upsert_subject("s1", "you", "UTC").unwrap();
-    store
-        .upsert_plans(&[NewPlan::active(
-            "p1",
-            "s1",
-            "Atorvastatin",
-            Frequency::OnceDaily,
-            Route::Oral,
-            "2026-01-01".parse().unwrap(),
-        )])
-        .unwrap();
+    let (store, who) = one_plan("UTC", "2026-01-01");
     let env = query_medications_on(
         &store,
         &who,
