@@ -54,94 +54,56 @@ fn main() {
     );
     let file = path.to_string_lossy().into_owned();
 
-    let cases: Vec<(&str, Vec<&str>)> = vec![
+    // The phi-canary cases, flags between `scan --demo` and `--format json FILE`; the last two
+    // (all variants and decoding) are the ones an earlier build is timed on too.
+    let canary: [(&str, &[&str]); 5] = [
         (
-            "rg -F -c (1 pattern, mmap)",
-            vec!["rg", "-F", "-c", CORE, &file],
+            "scan --variants exact (2 patterns, 1 searched)",
+            &["--variants", "exact"],
         ),
         (
-            "grep -F -c (LC_ALL=C)",
-            vec!["grep", "-F", "-c", CORE, &file],
+            "scan --variants exact --threads 1",
+            &["--variants", "exact", "--threads", "1"],
         ),
         (
-            "phi-canary scan --variants exact (2 patterns, 1 searched)",
-            vec![
-                bin,
-                "scan",
-                "--demo",
-                "--variants",
-                "exact",
-                "--format",
-                "json",
-                &file,
-            ],
+            "scan --no-decode (all variants: 19 patterns, 8 searched)",
+            &["--no-decode"],
         ),
+        ("scan (all variants and decoding)", &[]),
         (
-            "phi-canary scan --variants exact --threads 1",
-            vec![
-                bin,
-                "scan",
-                "--demo",
-                "--variants",
-                "exact",
-                "--threads",
-                "1",
-                "--format",
-                "json",
-                &file,
-            ],
-        ),
-        (
-            "phi-canary scan --no-decode (all variants: 19 patterns, 8 searched)",
-            vec![
-                bin,
-                "scan",
-                "--demo",
-                "--no-decode",
-                "--format",
-                "json",
-                &file,
-            ],
-        ),
-        (
-            "phi-canary scan (all variants and decoding)",
-            vec![bin, "scan", "--demo", "--format", "json", &file],
-        ),
-        (
-            "phi-canary scan --threads 1 (all variants and decoding)",
-            vec![
-                bin,
-                "scan",
-                "--demo",
-                "--threads",
-                "1",
-                "--format",
-                "json",
-                &file,
-            ],
+            "scan --threads 1 (all variants and decoding)",
+            &["--threads", "1"],
         ),
     ];
+    let argv = |words: &[&str]| -> Vec<String> { words.iter().map(|w| (*w).to_owned()).collect() };
+    let scan = |bin: &str, flags: &[&str]| {
+        argv(
+            &[
+                &[bin, "scan", "--demo"],
+                flags,
+                &["--format", "json", &file],
+            ]
+            .concat(),
+        )
+    };
+    let mut cases: Vec<(String, Vec<String>)> = vec![
+        (
+            "rg -F -c".to_owned(),
+            argv(&["rg", "-F", "-c", CORE, &file]),
+        ),
+        (
+            "grep -F -c (LC_ALL=C)".to_owned(),
+            argv(&["grep", "-F", "-c", CORE, &file]),
+        ),
+    ];
+    for (name, flags) in canary {
+        cases.push((format!("phi-canary {name}"), scan(bin, flags)));
+    }
     // `PHI_CANARY_BENCH_BEFORE=BINARY`: an earlier phi-canary, timed in the same run.
-    let before = std::env::var("PHI_CANARY_BENCH_BEFORE").ok();
-    let mut cases = cases;
-    if let Some(before) = &before {
-        cases.push((
-            "before: phi-canary scan (all variants and decoding)",
-            vec![before, "scan", "--demo", "--format", "json", &file],
-        ));
-        cases.push((
-            "before: phi-canary scan --threads 1 (all variants and decoding)",
-            vec![
-                before,
-                "scan",
-                "--demo",
-                "--threads",
-                "1",
-                "--format",
-                "json",
-                &file,
-            ],
-        ));
+    if let Ok(before) = std::env::var("PHI_CANARY_BENCH_BEFORE") {
+        for (name, flags) in &canary[3..] {
+            cases.push((format!("before: phi-canary {name}"), scan(&before, flags)));
+        }
     }
     for (name, argv) in &cases {
         println!("{name}: {}", count(argv));
@@ -307,8 +269,8 @@ fn base64(data: &[u8]) -> String {
 }
 
 /// Runs `argv` with stdout captured; returns stdout.
-fn run(argv: &[&str], stdin: Option<File>) -> String {
-    let mut cmd = Command::new(argv[0]);
+fn run(argv: &[String], stdin: Option<File>) -> String {
+    let mut cmd = Command::new(&argv[0]);
     cmd.args(&argv[1..])
         .env("LC_ALL", "C")
         .stderr(Stdio::null());
@@ -322,7 +284,7 @@ fn run(argv: &[&str], stdin: Option<File>) -> String {
 }
 
 /// What a command counted: rg and grep print a line count, phi-canary a JSON report.
-fn count(argv: &[&str]) -> String {
+fn count(argv: &[String]) -> String {
     let out = run(argv, None);
     match serde_json::from_str::<serde_json::Value>(&out) {
         Ok(json) if json.is_object() => {

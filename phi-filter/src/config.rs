@@ -21,11 +21,14 @@
 //! ```
 //!
 //! Every table rejects unknown keys, with line and column. The `[lint]` table is checked by
-//! phi-lint; the runtime keeps it as it is.
+//! phi-lint; the runtime keeps it as it is. phi-lint reads the file through this module too
+//! ([`from_str`] into a [`PolicyFile`] with its own `[lint]` type, [`cargo_metadata`] for a
+//! `Cargo.toml`), so both layers parse it, and point at its errors, the same way.
 
 use std::fmt;
 
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 
 /// The file name both layers look for at the project root.
 pub const FILE_NAME: &str = "phiguard.toml";
@@ -37,16 +40,13 @@ pub const FILE_NAME: &str = "phiguard.toml";
 /// assert_eq!(file.names.allow, ["listen_addr"]);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Names {
     /// Exact names that pass, even if they contain a deny stem.
-    #[serde(default)]
     pub allow: Vec<String>,
     /// `*` patterns of names that pass unless they contain a deny stem.
-    #[serde(default)]
     pub patterns: Vec<String>,
     /// Stems added to the built-in deny stems.
-    #[serde(default)]
     pub deny_stems: Vec<String>,
 }
 
@@ -57,43 +57,36 @@ pub struct Names {
 /// assert_eq!(file.runtime.pseudonymize, ["mrn"]);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Runtime {
     /// Names or `*` patterns whose values become keyed tokens.
-    #[serde(default)]
     pub pseudonymize: Vec<String>,
     /// The bound on a message, in bytes.
-    #[serde(default)]
     pub max_message_bytes: Option<usize>,
     /// Replace every message with its callsite's name.
-    #[serde(default)]
     pub strict_messages: Option<bool>,
     /// The text that replaces a redacted value.
-    #[serde(default)]
     pub marker: Option<String>,
     /// Canaries the tripwire blocks.
-    #[serde(default)]
     pub tripwire: Vec<String>,
 }
 
-/// A parsed `phiguard.toml`.
+/// A parsed `phiguard.toml`. `L` is what `[lint]` is read as: kept as a table by default (the
+/// runtime does not look at it); phi-lint reads it as its own configuration.
 ///
 /// ```
 /// let file = phi_filter::config::parse("").unwrap();
 /// assert!(file.names.allow.is_empty() && file.lint.is_none());
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PolicyFile {
+#[serde(default, deny_unknown_fields)]
+pub struct PolicyFile<L = toml::Table> {
     /// `[names]`.
-    #[serde(default)]
     pub names: Names,
     /// `[runtime]`.
-    #[serde(default)]
     pub runtime: Runtime,
-    /// `[lint]`, kept as it is: phi-lint checks it.
-    #[serde(default)]
-    pub lint: Option<toml::Table>,
+    /// `[lint]`: phi-lint checks it.
+    pub lint: Option<L>,
 }
 
 /// A `phiguard.toml` that cannot be read as one: what is wrong, and where.
@@ -124,18 +117,63 @@ impl std::error::Error for FileError {}
 
 /// Parses a `phiguard.toml` document.
 pub fn parse(text: &str) -> Result<PolicyFile, FileError> {
+    from_str(text)
+}
+
+/// Reads a TOML document as `T`, with this module's errors: the first line of the message, and
+/// where it points.
+///
+/// ```
+/// use phi_filter::config::{PolicyFile, from_str};
+/// let file: PolicyFile<phi_filter::config::Names> = from_str("[lint]\nallow = [\"a\"]\n").unwrap();
+/// assert_eq!(file.lint.unwrap().allow, ["a"]);
+/// let e = from_str::<PolicyFile>("[names]\nallow = 3\n").unwrap_err();
+/// assert_eq!(e.at, Some((2, 9)));
+/// ```
+pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, FileError> {
     toml::from_str(text).map_err(|e| error(text, &e))
 }
 
-#[derive(Deserialize)]
-struct Manifest {
-    workspace: Option<Section>,
-    package: Option<Section>,
+/// The `[workspace.metadata]` and `[package.metadata]` tables of a `Cargo.toml`, each read as
+/// `M` (the caller's keys in it; other keys pass).
+#[derive(Debug, Deserialize)]
+pub struct CargoMetadata<M> {
+    /// `[workspace.metadata]`.
+    pub workspace: Option<M>,
+    /// `[package.metadata]`.
+    pub package: Option<M>,
 }
 
 #[derive(Deserialize)]
-struct Section {
-    metadata: Option<Metadata>,
+struct Manifest<M> {
+    workspace: Option<Section<M>>,
+    package: Option<Section<M>>,
+}
+
+#[derive(Deserialize)]
+struct Section<M> {
+    metadata: Option<M>,
+}
+
+/// Reads the metadata tables of a `Cargo.toml` document as `M`.
+///
+/// ```
+/// #[derive(serde::Deserialize)]
+/// struct Mine {
+///     phiguard: Option<phi_filter::config::PolicyFile>,
+/// }
+/// let toml = "[package]\nname = \"x\"\n[package.metadata.phiguard.names]\nallow = [\"a\"]\n";
+/// let m = phi_filter::config::cargo_metadata::<Mine>(toml).unwrap();
+/// assert!(m.workspace.is_none());
+/// assert_eq!(m.package.unwrap().phiguard.unwrap().names.allow, ["a"]);
+/// ```
+pub fn cargo_metadata<M: DeserializeOwned>(text: &str) -> Result<CargoMetadata<M>, FileError> {
+    let manifest: Manifest<M> = from_str(text)?;
+    let metadata = |s: Option<Section<M>>| s.and_then(|s| s.metadata);
+    Ok(CargoMetadata {
+        workspace: metadata(manifest.workspace),
+        package: metadata(manifest.package),
+    })
 }
 
 #[derive(Deserialize)]
@@ -152,9 +190,9 @@ struct Metadata {
 /// assert_eq!(file.names.allow, ["listen_addr"]);
 /// ```
 pub fn from_cargo_manifest(text: &str) -> Result<Option<PolicyFile>, FileError> {
-    let manifest: Manifest = toml::from_str(text).map_err(|e| error(text, &e))?;
-    let of = |s: Option<Section>| s.and_then(|s| s.metadata).and_then(|m| m.phiguard);
-    Ok(of(manifest.workspace).or_else(|| of(manifest.package)))
+    let m = cargo_metadata::<Metadata>(text)?;
+    let of = |m: Option<Metadata>| m.and_then(|m| m.phiguard);
+    Ok(of(m.workspace).or_else(|| of(m.package)))
 }
 
 fn error(text: &str, e: &toml::de::Error) -> FileError {
@@ -165,8 +203,14 @@ fn error(text: &str, e: &toml::de::Error) -> FileError {
     }
 }
 
-/// 1-based line and column (in characters) of byte `offset` in `text`.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
+/// 1-based line and column (in characters) of byte `offset` in `text` (an offset past the end,
+/// or inside a character, counts up to the end).
+///
+/// ```
+/// assert_eq!(phi_filter::config::line_col("a\nbé = 1\n", 6), (2, 4));
+/// ```
+#[must_use]
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = text.get(..offset.min(text.len())).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
     let col = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;

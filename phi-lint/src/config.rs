@@ -41,6 +41,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use phi_filter::config::{self as policy, FileError};
 use phi_filter::names::NamePolicy;
 use serde::Deserialize;
 use toml::Spanned;
@@ -53,43 +54,32 @@ pub const DEFAULT_MAX_FILE_SIZE: u64 = 64 << 20;
 
 /// The configuration in force for one scan.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Config {
     /// Exact names that are safe, even if they contain a deny stem.
-    #[serde(default)]
     pub allow_names: Vec<String>,
     /// `*` patterns of names that are safe unless they contain a deny stem.
-    #[serde(default)]
     pub allow_patterns: Vec<String>,
     /// Stems added to the built-in deny stems.
-    #[serde(default)]
     pub deny_stems: Vec<String>,
     /// Functions whose result is safe to log (`fingerprint`, `crate::audit::hmac`).
-    #[serde(default)]
     pub safe_functions: Vec<String>,
     /// Types that `#[instrument]` may record (their last path segment).
-    #[serde(default)]
     pub safe_types: Vec<String>,
     /// Globs of paths, relative to the scan root, not to lint.
-    #[serde(default)]
     pub exclude: Vec<Spanned<String>>,
     /// Whether to lint test code (`#[cfg(test)]`, `#[test]`, test attributes, and the files of
     /// integration tests, benches and examples).
-    #[serde(default)]
     pub scan_tests: bool,
     /// Attributes that mark a test function, besides any whose last path segment ends in `test`
     /// (`#[tokio::test]`, `#[rstest]`): a last segment (`case`) or a full path (`my::case`).
-    #[serde(default)]
     pub test_attributes: Vec<String>,
     /// Whether a scan that checks no logging statement is clean (else it fails, exit 2: a gate
     /// that checked nothing is usually pointed at the wrong directory).
-    #[serde(default)]
     pub allow_no_statements: bool,
     /// The largest file phi-lint parses, in bytes [default: 64 MiB]. A larger file is an error.
-    #[serde(default)]
     pub max_file_size: Option<u64>,
     /// Wrapper macros: a macro name mapped to the sink macro it forwards to.
-    #[serde(default)]
     pub wrappers: BTreeMap<String, Spanned<String>>,
     /// Names or `*` patterns pseudonymized at run time (`[runtime] pseudonymize` in
     /// `phiguard.toml`): they pass, whatever their stems.
@@ -136,28 +126,18 @@ impl Source {
     }
 }
 
-/// A `phiguard.toml`, as phi-lint reads it: phi-filter's `[names]` and `[runtime]`, and `[lint]`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PolicyFile {
-    #[serde(default)]
-    names: phi_filter::config::Names,
-    #[serde(default)]
-    lint: Config,
-    #[serde(default)]
-    runtime: phi_filter::config::Runtime,
-}
+/// A `phiguard.toml`, as phi-lint reads it: phi-filter's `[names]` and `[runtime]`, and `[lint]`
+/// as a [`Config`].
+type PolicyFile = policy::PolicyFile<Config>;
 
-impl PolicyFile {
-    /// The lint's configuration: `[lint]` with the shared names and the pseudonymized ones.
-    fn into_config(self) -> Config {
-        let mut c = self.lint;
-        c.allow_names.extend(self.names.allow);
-        c.allow_patterns.extend(self.names.patterns);
-        c.deny_stems.extend(self.names.deny_stems);
-        c.pseudonymized = self.runtime.pseudonymize;
-        c
-    }
+/// The lint's configuration: `[lint]` with the shared names and the pseudonymized ones.
+fn into_config(file: PolicyFile) -> Config {
+    let mut c = file.lint.unwrap_or_default();
+    c.allow_names.extend(file.names.allow);
+    c.allow_patterns.extend(file.names.patterns);
+    c.deny_stems.extend(file.names.deny_stems);
+    c.pseudonymized = file.runtime.pseudonymize;
+    c
 }
 
 /// A configuration that cannot be used. Its message names the key, with line and column.
@@ -181,17 +161,17 @@ impl fmt::Display for ConfigError {
     }
 }
 
-#[derive(Deserialize)]
-struct CargoManifest {
-    workspace: Option<CargoSection>,
-    package: Option<CargoSection>,
+impl ConfigError {
+    fn in_file(path: &Path, error: FileError) -> ConfigError {
+        ConfigError {
+            path: path.to_owned(),
+            at: error.at,
+            message: error.message,
+        }
+    }
 }
 
-#[derive(Deserialize)]
-struct CargoSection {
-    metadata: Option<CargoMetadata>,
-}
-
+/// phi-lint's keys in a `Cargo.toml`'s metadata: the policy file, and the older format.
 #[derive(Deserialize)]
 struct CargoMetadata {
     #[serde(rename = "phi-lint")]
@@ -223,10 +203,9 @@ impl Config {
         let manifest = root.join("Cargo.toml");
         let (in_cargo, old_in_cargo) = if manifest.is_file() {
             let text = read(&manifest)?;
-            let parsed: CargoManifest =
-                toml::from_str(&text).map_err(|e| toml_error(&manifest, &text, &e))?;
-            let metadata = |s: Option<CargoSection>| s.and_then(|s| s.metadata);
-            let (w, p) = (metadata(parsed.workspace), metadata(parsed.package));
+            let parsed = policy::cargo_metadata::<CargoMetadata>(&text)
+                .map_err(|e| ConfigError::in_file(&manifest, e))?;
+            let (w, p) = (parsed.workspace, parsed.package);
             let (w_new, w_old) = w.map_or((None, None), |m| (m.phiguard, m.phi_lint));
             let (p_new, p_old) = p.map_or((None, None), |m| (m.phiguard, m.phi_lint));
             (w_new.or(p_new), w_old.or(p_old))
@@ -273,7 +252,7 @@ impl Config {
             ));
         }
         if let Some(parsed) = in_cargo {
-            let config = parsed.into_config();
+            let config = into_config(parsed);
             config.validate(&manifest, &read(&manifest)?)?;
             return Ok((config, Source::PolicyMetadata(manifest)));
         }
@@ -301,15 +280,16 @@ impl Config {
     /// # Ok::<(), phi_lint::ConfigError>(())
     /// ```
     pub fn parse_policy(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        let parsed: PolicyFile = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
-        let config = parsed.into_config();
+        let parsed: PolicyFile =
+            policy::from_str(text).map_err(|e| ConfigError::in_file(path, e))?;
+        let config = into_config(parsed);
         config.validate(path, text)?;
         Ok(config)
     }
 
     /// Parses and validates a `phi-lint.toml` document; `path` is only used in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        let config: Config = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
+        let config: Config = policy::from_str(text).map_err(|e| ConfigError::in_file(path, e))?;
         config.validate(path, text)?;
         Ok(config)
     }
@@ -319,7 +299,7 @@ impl Config {
             if crate::grammar::sink_for(target.get_ref(), None).is_none() {
                 return Err(ConfigError {
                     path: path.to_owned(),
-                    at: Some(line_col(text, target.span().start)),
+                    at: Some(policy::line_col(text, target.span().start)),
                     message: format!(
                         "wrappers.{name}: `{}` is not a logging or print macro phi-lint knows (e.g. `tracing::error`, `log::info`, `println`)",
                         target.get_ref()
@@ -331,7 +311,7 @@ impl Config {
             if let Err(e) = globset::Glob::new(glob.get_ref()) {
                 return Err(ConfigError {
                     path: path.to_owned(),
-                    at: Some(line_col(text, glob.span().start)),
+                    at: Some(policy::line_col(text, glob.span().start)),
                     message: format!("exclude: invalid glob `{}`: {}", glob.get_ref(), e.kind()),
                 });
             }
@@ -385,27 +365,6 @@ fn read(path: &Path) -> Result<String, ConfigError> {
         at: None,
         message: format!("cannot read: {}", crate::walk::io_message(&e)),
     })
-}
-
-fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> ConfigError {
-    let message = e.message().trim().to_owned();
-    let message = match message.split_once('\n') {
-        Some((first, _)) => first.to_owned(),
-        None => message,
-    };
-    ConfigError {
-        path: path.to_owned(),
-        at: e.span().map(|s| line_col(text, s.start)),
-        message,
-    }
-}
-
-/// 1-based line and column (in characters) of byte `offset` in `text`.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
-    (line, col)
 }
 
 #[cfg(test)]

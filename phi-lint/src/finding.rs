@@ -94,6 +94,36 @@ pub struct FindingKey {
     pub function: String,
 }
 
+impl FindingKey {
+    /// The stable hash of this key's parts followed by `tail` (an occurrence index, or `stale`),
+    /// as 16 hex digits.
+    ///
+    /// ```
+    /// let key = phi_lint::finding::FindingKey {
+    ///     path: "src/db.rs".into(),
+    ///     rule: "phi::error-message".into(),
+    ///     macro_name: "error".into(),
+    ///     field: "error".into(),
+    ///     expr: "e".into(),
+    ///     function: "Store::insert".into(),
+    /// };
+    /// assert_eq!(key.fingerprint("0").len(), 16);
+    /// assert_ne!(key.fingerprint("0"), key.fingerprint("1"));
+    /// ```
+    #[must_use]
+    pub fn fingerprint(&self, tail: &str) -> String {
+        fnv1a_hex(&[
+            &self.path,
+            &self.rule,
+            &self.macro_name,
+            &self.field,
+            &self.expr,
+            &self.function,
+            tail,
+        ])
+    }
+}
+
 impl Finding {
     /// The baseline key of this finding.
     #[must_use]
@@ -151,16 +181,7 @@ pub fn assign_fingerprints(findings: &mut [Finding]) {
     for f in findings {
         let key = f.key();
         let n = seen.entry(key.clone()).or_insert(0);
-        let idx = n.to_string();
-        f.fingerprint = fnv1a_hex(&[
-            &key.path,
-            &key.rule,
-            &key.macro_name,
-            &key.field,
-            &key.expr,
-            &key.function,
-            &idx,
-        ]);
+        f.fingerprint = key.fingerprint(&n.to_string());
         *n += 1;
     }
 }

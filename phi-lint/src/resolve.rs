@@ -382,7 +382,7 @@ fn parse_attrs(texts: &[String]) -> Vec<Attribute> {
 }
 
 /// `#[path = "…"]`.
-fn path_attr(attrs: &[Attribute]) -> Option<String> {
+pub(crate) fn path_attr(attrs: &[Attribute]) -> Option<String> {
     attrs.iter().find_map(|a| match &a.meta {
         Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
             Expr::Lit(ExprLit {

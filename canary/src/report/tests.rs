@@ -109,27 +109,6 @@ fn render(report: &Report, format: Format) -> String {
     String::from_utf8(out).expect("UTF-8")
 }
 
-fn sarif_validator() -> jsonschema::Validator {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../phi-lint/tests/fixtures/sarif-schema-2.1.0.json"
-    );
-    let text = std::fs::read_to_string(path).expect("the schema fixture in phi-lint");
-    let schema: Value = serde_json::from_str(&text).expect("schema is JSON");
-    jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft4)
-        .should_validate_formats(true)
-        .build(&schema)
-        .expect("the official schema compiles offline")
-}
-
-fn schema_errors(validator: &jsonschema::Validator, sarif: &Value) -> Vec<String> {
-    validator
-        .iter_errors(sarif)
-        .map(|e| format!("{}: {e}", e.instance_path))
-        .collect()
-}
-
 #[test]
 fn verdicts_rank_leak_then_unreadable_then_inconclusive() {
     let leak = leak_report();
@@ -182,11 +161,9 @@ fn snapshots_unproven() {
 
 #[test]
 fn sarif_matches_the_official_schema() {
-    let validator = sarif_validator();
     for report in [leak_report(), unproven_report(false), unproven_report(true)] {
         let sarif: Value = serde_json::from_str(&render(&report, Format::Sarif)).expect("JSON");
-        let errors = schema_errors(&validator, &sarif);
-        assert!(errors.is_empty(), "{}", errors.join("\n"));
+        phi_testkit::sarif::assert_valid(&sarif);
         let text = sarif.to_string();
         assert!(!text.contains("snippet") && !text.contains("contextRegion"));
     }
@@ -195,5 +172,5 @@ fn sarif_matches_the_official_schema() {
         serde_json::from_str(&render(&leak_report(), Format::Sarif)).expect("JSON");
     sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] =
         Value::from(0);
-    assert!(!schema_errors(&validator, &sarif).is_empty());
+    assert!(!phi_testkit::sarif::schema_errors(&sarif).is_empty());
 }

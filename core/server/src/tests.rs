@@ -97,14 +97,20 @@ fn call_tool(name: &str, arguments: &Value, token: &str) -> Request<Body> {
     mcp_post("localhost", "/mcp", Some(token), body.to_string())
 }
 
-fn tool_names(body: &str) -> Vec<String> {
+/// The `name` of each object in the array at `pointer` of a JSON `body`.
+fn names_at(body: &str, pointer: &str) -> Vec<String> {
     let v: Value = serde_json::from_str(body).unwrap();
-    v["result"]["tools"]
-        .as_array()
-        .unwrap()
+    v.pointer(pointer)
+        .and_then(Value::as_array)
+        .unwrap_or_else(|| panic!("no array at {pointer}"))
         .iter()
         .map(|t| t["name"].as_str().unwrap().to_owned())
         .collect()
+}
+
+/// The names of the tools of a `tools/list` answer.
+fn tool_names(body: &str) -> Vec<String> {
+    names_at(body, "/result/tools")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -145,13 +151,7 @@ async fn rest_answers_per_subject_and_refuses_without_a_known_token() {
 
 /// The names of the tables of a REST answer.
 fn table_names(body: &str) -> Vec<String> {
-    let v: Value = serde_json::from_str(body).unwrap();
-    v["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap().to_owned())
-        .collect()
+    names_at(body, "/data")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,7 +5,7 @@ use std::os::unix::fs::PermissionsExt;
 
 use phi_testkit::{Cmd, Run};
 
-use crate::e2e::{BIN, s, seeded};
+use crate::e2e::{BIN, s, seeded, subject_argv};
 
 fn answers(args: &[&str]) -> Run {
     Cmd::new(BIN, args)
@@ -17,26 +17,22 @@ fn answers(args: &[&str]) -> Run {
 /// Every command that opens a store, over `db`.
 fn store_commands(db: &str) -> Vec<Vec<&str>> {
     vec![
-        vec![
-            "query",
-            "--db",
-            db,
-            "--subject",
-            "you",
-            "query_health_indicators",
-        ],
+        subject_argv("query", db, "you", &["query_health_indicators"]),
         vec!["token", "issue", "--db", db, "--subject", "you"],
         vec!["canary-present", "--db", db],
-        vec![
-            "import-genotypes",
-            "--db",
-            db,
-            "--subject",
-            "mom",
-            "/dev/null",
-        ],
+        subject_argv("import-genotypes", db, "mom", &["/dev/null"]),
         vec!["serve", "--db", db, "--listen", "127.0.0.1:0"],
     ]
+}
+
+/// Runs one of [`store_commands`] with a canary set and no tokens in the environment, so what
+/// stops it is the store it is pointed at.
+fn store_command(args: &[&str]) -> Run {
+    Cmd::new(BIN, args)
+        .env("PHIGUARD_CANARY", "x")
+        .env_remove("ANSWERS_TOKENS")
+        .env_remove("ANSWERS_TOKENS_FILE")
+        .run()
 }
 
 #[test]
@@ -44,11 +40,7 @@ fn a_shared_database_is_refused_naming_its_mode_and_the_flag() {
     let r = seeded();
     std::fs::set_permissions(&r.db, PermissionsExt::from_mode(0o644)).unwrap();
     for args in store_commands(s(&r.db)) {
-        let run = Cmd::new(BIN, &args)
-            .env("PHIGUARD_CANARY", "x")
-            .env_remove("ANSWERS_TOKENS")
-            .env_remove("ANSWERS_TOKENS_FILE")
-            .run();
+        let run = store_command(&args);
         run.assert_code(2);
         assert!(run.stderr.contains("0644"), "{args:?}: {run}");
         assert!(
@@ -90,11 +82,7 @@ fn every_command_but_seed_refuses_a_missing_database() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.db");
     for args in store_commands(s(&missing)) {
-        let run = Cmd::new(BIN, &args)
-            .env("PHIGUARD_CANARY", "x")
-            .env_remove("ANSWERS_TOKENS")
-            .env_remove("ANSWERS_TOKENS_FILE")
-            .run();
+        let run = store_command(&args);
         run.assert_code(2);
         assert!(run.stderr.contains("no database at"), "{args:?}: {run}");
         assert!(run.stderr.contains("answers seed"), "{args:?}: {run}");
@@ -162,15 +150,8 @@ fn a_failed_command_whose_stdout_is_its_product_logs_to_stderr_only() {
     let db = s(&r.db);
     for args in [
         vec!["token", "issue", "--db", db, "--subject", "nobody"],
-        vec![
-            "query",
-            "--db",
-            db,
-            "--subject",
-            "nobody",
-            "query_health_indicators",
-        ],
-        vec!["query", "--db", db, "--subject", "you", "no_such_tool"],
+        subject_argv("query", db, "nobody", &["query_health_indicators"]),
+        subject_argv("query", db, "you", &["no_such_tool"]),
         vec!["canary-present", "--db", db],
     ] {
         // `assert_err`: nothing on stdout, so `T=$(answers token issue …)` captures nothing.
@@ -189,15 +170,12 @@ fn a_keyword_past_the_bound_is_refused_naming_it_on_the_cli_and_over_rest() {
     let r = seeded();
     let keyword = "x".repeat(50_000);
     let args = serde_json::json!({"keywords": [keyword], "view": "stats"}).to_string();
-    let run = answers(&[
+    let run = answers(&subject_argv(
         "query",
-        "--db",
         s(&r.db),
-        "--subject",
         "you",
-        "query_health_indicators",
-        &args,
-    ]);
+        &["query_health_indicators", &args],
+    ));
     run.assert_code(1);
     assert!(run.stdout.contains("invalid_arguments"), "{run}");
     assert!(run.stdout.contains("keywords"), "{run}");
@@ -244,9 +222,8 @@ fn serve_creates_a_missing_database_only_with_create() {
 #[test]
 fn the_terminology_tools_take_the_originals_shapes_from_the_cli() {
     let r = seeded();
-    let query = |tool: &str, args: &str| {
-        answers(&["query", "--db", s(&r.db), "--subject", "you", tool, args])
-    };
+    let query =
+        |tool: &str, args: &str| answers(&subject_argv("query", s(&r.db), "you", &[tool, args]));
     let run = query(
         "normalize_unit",
         r#"{"units": ["mg/dl", "次/分", "毫摩尔每升"]}"#,

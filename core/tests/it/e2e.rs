@@ -48,7 +48,19 @@ pub(crate) fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 temp path")
 }
 
-fn answers(args: &[&str]) -> Output {
+/// The words of `answers COMMAND --db DB --subject SUBJECT REST…`: every command that reads or
+/// writes one person's record (`query`, `import-genotypes`) starts so.
+pub(crate) fn subject_argv<'a>(
+    command: &'a str,
+    db: &'a str,
+    subject: &'a str,
+    rest: &[&'a str],
+) -> Vec<&'a str> {
+    [&[command, "--db", db, "--subject", subject][..], rest].concat()
+}
+
+/// Runs `answers ARGS` (without `RUST_LOG` from the caller's environment).
+pub(crate) fn answers(args: &[&str]) -> Output {
     Command::new(BIN)
         .args(args)
         .env_remove("RUST_LOG")
@@ -97,14 +109,16 @@ fn the_canary_is_in_the_record_and_the_tokens_file_is_private() {
 fn the_cli_answers_and_refuses_without_leaking() {
     let r = seeded();
     let db = s(&r.db);
-    let catalogue = answers(&[
-        "query",
-        "--db",
-        db,
-        "--subject",
-        "mom",
-        "query_health_indicators",
-    ]);
+    // `answers query … query_health_indicators REST…` for `who`.
+    let qhi = |who: &str, rest: &[&str]| {
+        answers(&subject_argv(
+            "query",
+            db,
+            who,
+            &[&["query_health_indicators"], rest].concat(),
+        ))
+    };
+    let catalogue = qhi("mom", &[]);
     assert!(catalogue.status.success());
     assert_clean(&catalogue);
     let text = String::from_utf8_lossy(&catalogue.stdout);
@@ -113,46 +127,25 @@ fn the_cli_answers_and_refuses_without_leaking() {
         "{text}"
     );
 
-    let refused = answers(&[
-        "query",
-        "--db",
-        db,
-        "--subject",
-        "you",
-        "query_health_indicators",
-        r#"{"kind":"medications","view":"day"}"#,
-    ]);
+    let refused = qhi("you", &[r#"{"kind":"medications","view":"day"}"#]);
     assert_eq!(refused.status.code(), Some(1));
     assert_clean(&refused);
     assert!(String::from_utf8_lossy(&refused.stdout).starts_with(
         "error (invalid_arguments): kind: unknown parameter. Fix the arguments and try once more."
     ));
 
-    let json = answers(&[
-        "query",
-        "--db",
-        db,
-        "--subject",
+    let json = qhi(
         "you",
-        "query_health_indicators",
-        r#"{"keywords":["steps"],"view":"stats"}"#,
-        "--json",
-    ]);
+        &[r#"{"keywords":["steps"],"view":"stats"}"#, "--json"],
+    );
     assert!(json.status.success());
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("REST JSON");
     assert_eq!(v["status"], "ok");
 
-    let unknown = answers(&[
-        "query",
-        "--db",
-        db,
-        "--subject",
-        "nobody",
-        "query_health_indicators",
-    ]);
+    let unknown = qhi("nobody", &[]);
     assert_eq!(unknown.status.code(), Some(2));
 
-    let no_tool = answers(&["query", "--db", db, "--subject", "you", "query_everything"]);
+    let no_tool = answers(&subject_argv("query", db, "you", &["query_everything"]));
     assert_eq!(no_tool.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&no_tool.stderr);
     assert!(
@@ -336,16 +329,16 @@ fn http_answers_per_subject_and_refuses_by_name() {
         rows > answers_tools::readings::ROW_CAP && rows <= answers_tools::readings::REST_ROW_MAX,
         "a browser's raw view answered {rows} rows"
     );
-    let cli = answers(&[
+    let cli = answers(&subject_argv(
         "query",
-        "--db",
         s(&r.db),
-        "--subject",
         "you",
-        "query_health_indicators",
-        r#"{"indicators":["steps"],"view":"raw"}"#,
-        "--json",
-    ]);
+        &[
+            "query_health_indicators",
+            r#"{"indicators":["steps"],"view":"raw"}"#,
+            "--json",
+        ],
+    ));
     assert_clean(&cli);
     let cli: serde_json::Value = serde_json::from_slice(&cli.stdout).expect("REST JSON");
     assert_eq!(

@@ -174,6 +174,15 @@ fn governed<T>(f: impl FnOnce() -> T) -> T {
     out
 }
 
+/// Asserts that a turn's message `text` starts with `prefix`, showing the text when it does not.
+#[track_caller]
+fn assert_starts_with(text: &str, prefix: &str) {
+    assert!(
+        text.starts_with(prefix),
+        "{text:?} does not start with {prefix:?}"
+    );
+}
+
 #[test]
 fn the_chat_turn_offers_exactly_the_four_record_tools() {
     assert_eq!(
@@ -203,12 +212,9 @@ fn a_loop_on_an_unrecoverable_call_is_refused_before_it_runs_again() {
     let refusal = &out.messages[1].artifact;
     assert_eq!(refusal.error_kind(), Some(ErrorKind::RepeatedCall));
     assert_eq!(refusal.error_class(), Some(ErrorClass::Unrecoverable));
-    assert!(
-        out.messages[1]
-            .text
-            .starts_with("error (repeated_call): query_health_indicators was not run."),
-        "{}",
-        out.messages[1].text
+    assert_starts_with(
+        &out.messages[1].text,
+        "error (repeated_call): query_health_indicators was not run.",
     );
     assert_eq!(
         (out.end, out.answer.as_str()),
@@ -291,10 +297,9 @@ fn the_same_successful_call_runs_at_most_its_per_turn_limit() {
     );
     let refusal = &out.messages[2];
     assert_eq!(refusal.artifact.error_kind(), Some(ErrorKind::CallLimit));
-    assert!(
-        refusal
-            .text
-            .starts_with("The same call ran already (2 of 2) in this turn")
+    assert_starts_with(
+        &refusal.text,
+        "The same call ran already (2 of 2) in this turn",
     );
     assert_eq!(tools.count(), 3);
     assert_eq!(out.end, TurnEnd::Answered);
@@ -346,10 +351,9 @@ fn a_tool_the_chat_turn_does_not_offer_is_declined() {
     let out = run(&mut model, &tools, &no_caps());
     assert_eq!(out.decisions(), [Decision::RefusedNotOffered]);
     assert_eq!(out.steps[0].error_kind, Some(ErrorKind::Unauthorized));
-    assert!(
-        out.messages[0]
-            .text
-            .starts_with("'convert_unit' is not offered in this turn.")
+    assert_starts_with(
+        &out.messages[0].text,
+        "'convert_unit' is not offered in this turn.",
     );
     assert_eq!(tools.count(), 0);
 }
@@ -463,9 +467,8 @@ fn a_tool_error_is_a_fault_whose_class_decides_whether_it_may_run_again() {
             Some(ErrorKind::RepeatedCall)
         ]
     );
-    assert!(
-        out.messages[3]
-            .text
-            .starts_with("error (store_fault): query_health_indicators failed with answers_tools::fault::MalformedRow")
+    assert_starts_with(
+        &out.messages[3].text,
+        "error (store_fault): query_health_indicators failed with answers_tools::fault::MalformedRow",
     );
 }

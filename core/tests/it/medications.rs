@@ -13,16 +13,34 @@ use answers_protocol::{
     ArgProblem, Assumption, Cell, Domain, Envelope, ErrorClass, ErrorDetail, ErrorKind,
     MedicationsAssumption, NextAction, Status, WindowAssumption, render_compact,
 };
-use answers_store::{Store, Subject, has_medications};
+use answers_store::{Frequency, NewPlan, Route, Store, Subject, has_medications};
 use answers_tools::medications::query_medications_on;
 use answers_tools::query_health_indicators;
 use serde_json::{Value, json};
 
 use crate::capture::{all_text, assert_store_fault_kept_secret, logged};
+use crate::e2e::subject_argv;
 use crate::readings::{column, demo, table, texts};
 
 /// The day the demo record ends on: the "today" these tests ask on.
 pub(crate) const DEMO_TODAY: &str = "2026-09-14";
+
+/// A hand-built record of one person (`s1`, handle `you`, in zone `tz`) with one active plan:
+/// atorvastatin `p1`, orally once a day from `start`, and no dose yet.
+fn one_plan(tz: &str, start: &str) -> (Store, Subject) {
+    let mut store = Store::open_in_memory().unwrap();
+    let who = store.upsert_subject("s1", "you", tz).unwrap();
+    let plan = NewPlan::active(
+        "p1",
+        "s1",
+        "Atorvastatin",
+        Frequency::OnceDaily,
+        Route::Oral,
+        start.parse().unwrap(),
+    );
+    store.upsert_plans(&[plan]).unwrap();
+    (store, who)
+}
 
 /// A medications call on [`DEMO_TODAY`]; every answer that is not an error states the
 /// subject's zone and the note of its view.
@@ -557,15 +575,7 @@ fn the_cli_answers_each_view_without_a_note_in_any_output() {
         r#"{"view":"history"}"#,
     ] {
         for json in [false, true] {
-            let mut argv = vec![
-                "query",
-                "--db",
-                db,
-                "--subject",
-                "mom",
-                "query_medications",
-                args,
-            ];
+            let mut argv = subject_argv("query", db, "mom", &["query_medications", args]);
             if json {
                 argv.push("--json");
             }
@@ -578,15 +588,12 @@ fn the_cli_answers_each_view_without_a_note_in_any_output() {
             }
         }
     }
-    let refused = run(&[
+    let refused = run(&subject_argv(
         "query",
-        "--db",
         db,
-        "--subject",
         "mom",
-        "query_medications",
-        r#"{"view":"doses"}"#,
-    ]);
+        &["query_medications", r#"{"view":"doses"}"#],
+    ));
     assert_eq!(refused.status.code(), Some(1));
     assert!(
         String::from_utf8_lossy(&refused.stdout)

@@ -100,17 +100,25 @@ fn argument_object() -> impl Strategy<Value = Value> {
     let params = ["keywords", "indicators", "start", "end", "view"];
     let present = params.map(|p| prop::option::weighted(0.4, value_for(p)));
     let extra = prop::option::weighted(0.15, (key(), json_value()));
-    (present, extra).prop_map(move |(values, extra)| {
-        let mut obj: Map<String, Value> = params
-            .iter()
-            .zip(values)
-            .filter_map(|(k, v)| v.map(|v| ((*k).to_owned(), v)))
-            .collect();
-        if let Some((k, v)) = extra {
-            obj.insert(k, v);
-        }
-        Value::Object(obj)
-    })
+    (present, extra).prop_map(move |(values, extra)| object_of(&params, values, extra))
+}
+
+/// The object holding each of `params` whose value is present, and `extra`, if any: what an
+/// argument strategy builds from its draws.
+pub(crate) fn object_of(
+    params: &[&str],
+    values: impl IntoIterator<Item = Option<Value>>,
+    extra: Option<(String, Value)>,
+) -> Value {
+    let mut obj: Map<String, Value> = params
+        .iter()
+        .zip(values)
+        .filter_map(|(k, v)| v.map(|v| ((*k).to_owned(), v)))
+        .collect();
+    if let Some((k, v)) = extra {
+        obj.insert(k, v);
+    }
+    Value::Object(obj)
 }
 
 /// The published schema, compiled once.

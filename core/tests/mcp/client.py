@@ -128,15 +128,21 @@ def http_client(url, token):
     return streamable_http_client(url, http_client=http)
 
 
-async def record(url, tokens_file, binary):
-    tools = registry(binary)
-    record_tools = published(tools, "record_mcp")
+def read_tokens(tokens_file):
+    """The tokens of a `--tokens-file`: `handle=token` a line."""
     tokens = {}
     with open(tokens_file, encoding="utf-8") as f:
         for line in f:
             if "=" in line:
                 handle, token = line.strip().split("=", 1)
                 tokens[handle] = token
+    return tokens
+
+
+async def record(url, tokens_file, binary):
+    tools = registry(binary)
+    record_tools = published(tools, "record_mcp")
+    tokens = read_tokens(tokens_file)
     # The demo record: mom has readings, medications and genotypes; you has readings only.
     you_tools = published(tools, "record_mcp", shown={"has_readings"})
     check(len(record_tools) == 7 and len(you_tools) == 4, "the registry lists seven record tools, four of them for you")
@@ -167,16 +173,6 @@ async def record(url, tokens_file, binary):
             check(True, f"{label} is refused")
         else:
             check(False, f"{label} is refused")
-
-
-def read_tokens(tokens_file):
-    tokens = {}
-    with open(tokens_file, encoding="utf-8") as f:
-        for line in f:
-            if "=" in line:
-                handle, token = line.strip().split("=", 1)
-                tokens[handle] = token
-    return tokens
 
 
 async def fault(url, tokens_file, binary):

@@ -8,7 +8,7 @@ use syn::{Attribute, Expr, ExprLit, Lit, Meta};
 
 use super::Linter;
 use crate::grammar::{Interp, Sink, Value};
-use crate::resolve::cfg_is_test;
+use crate::resolve::{cfg_is_test, path_attr};
 
 impl<'ast> Visit<'ast> for Linter<'_> {
     fn visit_item(&mut self, i: &'ast syn::Item) {
@@ -323,16 +323,7 @@ impl Linter<'_> {
             "lib.rs" | "main.rs" | "mod.rs" => dir.clone(),
             other => format!("{dir}{}/", other.trim_end_matches(".rs")),
         };
-        let explicit = m.attrs.iter().find_map(|a| match &a.meta {
-            Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
-                Expr::Lit(ExprLit {
-                    lit: Lit::Str(s), ..
-                }) => Some(s.value()),
-                _ => None,
-            },
-            _ => None,
-        });
-        if let Some(path) = explicit {
+        if let Some(path) = path_attr(&m.attrs) {
             self.test_modules.push(format!("{dir}{path}"));
             return;
         }

@@ -18,7 +18,6 @@ use phi_sarif::{
 
 use super::Report;
 use super::human::{GROWTH_CODE, file_error_message, growth_message, key_note, stale_message};
-use crate::finding::{FindingKey, fnv1a_hex};
 use crate::rules::Rule;
 
 /// The URI base every artifact location is relative to: the scan root.
@@ -109,7 +108,7 @@ fn results(report: &Report) -> Vec<SarifResult> {
         let message = format!("{}: {}", stale_message(stale), key_note(&stale.key));
         let mut result = SarifResult::error(rule.code(), rule.rank(), message);
         result.locations = baseline_location(report);
-        result.partial_fingerprints = fingerprint(key_fingerprint(&stale.key));
+        result.partial_fingerprints = fingerprint(stale.key.fingerprint("stale"));
         result.baseline_state = Some("new".to_owned());
         results.push(result);
     }
@@ -210,19 +209,6 @@ pub(super) fn artifact(file: &str) -> ArtifactLocation {
         uri: file_uri(file),
         uri_base_id: Some(SRCROOT.to_owned()),
     }
-}
-
-/// The stable fingerprint of a stale entry: its key's hash, marked as stale.
-fn key_fingerprint(key: &FindingKey) -> String {
-    fnv1a_hex(&[
-        &key.path,
-        &key.rule,
-        &key.macro_name,
-        &key.field,
-        &key.expr,
-        &key.function,
-        "stale",
-    ])
 }
 
 /// `phi::stale-baseline` -> `StaleBaseline`.

@@ -203,40 +203,18 @@ fn render_sarif(report: &Report) -> String {
     render(report, Format::Sarif).replace(&sarif::root_uri(&report.root), "file:///ROOT/")
 }
 
-fn sarif_validator() -> jsonschema::Validator {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/sarif-schema-2.1.0.json"
-    );
-    let text = std::fs::read_to_string(path).expect("schema fixture");
-    let schema: Value = serde_json::from_str(&text).expect("schema is JSON");
-    jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft4)
-        .should_validate_formats(true)
-        .build(&schema)
-        .expect("the official schema compiles offline")
-}
-
-fn assert_valid_sarif(validator: &jsonschema::Validator, sarif: &Value) {
-    let errors: Vec<String> = validator
-        .iter_errors(sarif)
-        .map(|e| format!("{}: {e}", e.instance_path))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "SARIF does not match the schema:\n{}",
-        errors.join("\n")
-    );
+/// Snapshots the four renderings of `report`, each named `FORMAT_CASE` (`human_full`).
+fn assert_renderings(case: &str, report: &Report) {
+    insta::assert_snapshot!(format!("human_{case}"), render(report, Format::Human));
+    insta::assert_snapshot!(format!("json_{case}"), render(report, Format::Json));
+    insta::assert_snapshot!(format!("sarif_{case}"), render_sarif(report));
+    insta::assert_snapshot!(format!("github_{case}"), render(report, Format::Github));
 }
 
 #[test]
 fn snapshots_full() {
     let dir = root();
-    let report = full_report(dir.path());
-    insta::assert_snapshot!("human_full", render(&report, Format::Human));
-    insta::assert_snapshot!("json_full", render(&report, Format::Json));
-    insta::assert_snapshot!("sarif_full", render_sarif(&report));
-    insta::assert_snapshot!("github_full", render(&report, Format::Github));
+    assert_renderings("full", &full_report(dir.path()));
 }
 
 #[test]
@@ -244,26 +222,22 @@ fn snapshots_clean() {
     let dir = root();
     let report = clean_report(dir.path());
     assert_eq!(report.exit_code(), exit::CLEAN);
-    insta::assert_snapshot!("human_clean", render(&report, Format::Human));
-    insta::assert_snapshot!("json_clean", render(&report, Format::Json));
-    insta::assert_snapshot!("sarif_clean", render_sarif(&report));
-    insta::assert_snapshot!("github_clean", render(&report, Format::Github));
+    assert_renderings("clean", &report);
 }
 
 #[test]
 fn sarif_matches_the_official_schema() {
     let dir = root();
-    let validator = sarif_validator();
     for report in [full_report(dir.path()), clean_report(dir.path())] {
         let sarif: Value = serde_json::from_str(&render(&report, Format::Sarif)).expect("JSON");
-        assert_valid_sarif(&validator, &sarif);
+        phi_testkit::sarif::assert_valid(&sarif);
     }
     // The validator is not vacuous: it rejects a region that starts on line 0.
     let mut sarif: Value =
         serde_json::from_str(&render(&full_report(dir.path()), Format::Sarif)).expect("JSON");
     sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] =
         0.into();
-    assert!(!validator.is_valid(&sarif));
+    assert!(!phi_testkit::sarif::schema_errors(&sarif).is_empty());
 }
 
 #[test]
@@ -460,7 +434,7 @@ fn sarif_carries_the_fixes_phi_lint_fix_applies() {
     let rewritten = crate::fix::apply_fixes(text, &report.findings);
     assert_eq!(rewritten.1, 1, "{:?}", report.findings);
     let sarif: Value = serde_json::from_str(&render(&report, Format::Sarif)).expect("JSON");
-    assert_valid_sarif(&sarif_validator(), &sarif);
+    phi_testkit::sarif::assert_valid(&sarif);
     let fixes = &sarif["runs"][0]["results"][0]["fixes"];
     insta::assert_snapshot!(
         "sarif_fixes",

@@ -1,6 +1,7 @@
 //! The locals in scope, and the type of an expression where it is evident.
 
-use syn::{BinOp, Expr, Lit, Member};
+use syn::punctuated::Punctuated;
+use syn::{BinOp, Expr, Lit, Member, PathSegment, Token};
 
 use super::{Ty, TypeDef, Types};
 use crate::classify::Why;
@@ -139,14 +140,8 @@ fn ty_depth(e: &Expr, scope: &Scope, index: &Types<'_>, depth: u8) -> Ty {
                 return index.constant(&name).cloned().unwrap_or_default();
             }
             // `Kind::Variant` of a known enum, or `Type::CONST`.
-            let owner = segs[segs.len() - 2].ident.to_string();
-            let owner = if owner == "Self" {
-                match scope.self_ty() {
-                    Some(s) => s.to_owned(),
-                    None => return Ty::Unknown,
-                }
-            } else {
-                owner
+            let Some(owner) = path_owner(segs, scope) else {
+                return Ty::Unknown;
             };
             match index.def(&owner) {
                 Some(TypeDef::Enum { .. }) => Ty::named(&owner),
@@ -291,6 +286,17 @@ fn is_constructor(f: &str) -> bool {
         || f.starts_with("with_")
 }
 
+/// The type a path `Owner::item` starts from (its second-to-last segment), with `Self` read from
+/// the scope; `None` for `Self` outside an `impl`. `segs` has at least two segments.
+fn path_owner(segs: &Punctuated<PathSegment, Token![::]>, scope: &Scope) -> Option<String> {
+    let owner = segs[segs.len() - 2].ident.to_string();
+    if owner == "Self" {
+        scope.self_ty().map(str::to_owned)
+    } else {
+        Some(owner)
+    }
+}
+
 fn call_ty(c: &syn::ExprCall, scope: &Scope, index: &Types<'_>, depth: u8) -> Ty {
     let Expr::Path(p) = &*c.func else {
         return Ty::Unknown;
@@ -301,30 +307,14 @@ fn call_ty(c: &syn::ExprCall, scope: &Scope, index: &Types<'_>, depth: u8) -> Ty
     };
     let f = last.ident.to_string();
     if segs.len() == 1 {
-        match f.as_str() {
-            "Some" => {
-                return Ty::Named(
-                    "Option".into(),
-                    vec![
-                        c.args
-                            .first()
-                            .map(|a| ty_depth(a, scope, index, depth + 1))
-                            .unwrap_or_default(),
-                    ],
-                );
-            }
-            "Ok" => {
-                return Ty::Named(
-                    "Result".into(),
-                    vec![
-                        c.args
-                            .first()
-                            .map(|a| ty_depth(a, scope, index, depth + 1))
-                            .unwrap_or_default(),
-                    ],
-                );
-            }
-            _ => {}
+        let wrapper = match f.as_str() {
+            "Some" => Some("Option"),
+            "Ok" => Some("Result"),
+            _ => None,
+        };
+        if let Some(wrapper) = wrapper {
+            let inner = c.args.first().map(|a| ty_depth(a, scope, index, depth + 1));
+            return Ty::Named(wrapper.into(), vec![inner.unwrap_or_default()]);
         }
         if let Some(sig) = index.function(&f) {
             return sig.ret.clone();
@@ -334,14 +324,8 @@ fn call_ty(c: &syn::ExprCall, scope: &Scope, index: &Types<'_>, depth: u8) -> Ty
         }
         return Ty::Unknown;
     }
-    let owner = segs[segs.len() - 2].ident.to_string();
-    let owner = if owner == "Self" {
-        match scope.self_ty() {
-            Some(s) => s.to_owned(),
-            None => return Ty::Unknown,
-        }
-    } else {
-        owner
+    let Some(owner) = path_owner(segs, scope) else {
+        return Ty::Unknown;
     };
     if let Some(sig) = index.method(&owner, &f) {
         return sig.ret.clone();

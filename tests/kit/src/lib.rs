@@ -4,7 +4,8 @@
 //! - [`Service`]: `answers serve` as a child process, its address read from its log line, its
 //!   stdout and stderr captured to files, stopped with SIGTERM;
 //! - [`http`]: a blocking HTTP/1.1 client (ureq) for loopback calls; a non-2xx status is an
-//!   answer, not an error.
+//!   answer, not an error;
+//! - `sarif` (feature `sarif`): the official SARIF 2.1.0 schema, for the crates that write SARIF.
 //!
 //! ```no_run
 //! use phi_testkit::{Service, Spawn, http};
@@ -19,6 +20,8 @@
 
 mod cmd;
 pub mod http;
+#[cfg(feature = "sarif")]
+pub mod sarif;
 mod service;
 
 pub use cmd::{Cmd, Run};

@@ -9,6 +9,7 @@ use answers_tools::query_genetic_data;
 use serde_json::json;
 
 use super::row_of;
+use crate::e2e::{answers, s, seeded, subject_argv};
 
 #[test]
 fn the_importer_reads_23andme_text_with_crlf_comments_and_no_calls() {
@@ -93,34 +94,15 @@ fn a_malformed_line_is_refused_by_number_and_never_by_its_text() {
 
 #[test]
 fn the_cli_imports_a_file_and_refuses_a_malformed_one_by_line_number() {
-    use std::process::Command;
-    let bin = env!("CARGO_BIN_EXE_answers");
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("record.db");
-    let db = db.to_str().unwrap();
-    let run = |args: &[&str]| {
-        Command::new(bin)
-            .args(args)
-            .env_remove("RUST_LOG")
-            .output()
-            .unwrap()
-    };
-    assert!(run(&["seed", "--db", db, "--demo"]).status.success());
-
-    let good = dir.path().join("good.txt");
+    let r = seeded();
+    let db = s(&r.db);
+    let good = r.db.with_file_name("good.txt");
     std::fs::write(
         &good,
         "# reference human assembly build 38\r\nrs4244285\t10\t94781859\tGA\r\nrs12248560\t10\t94761900\t--\r\n",
     )
     .unwrap();
-    let out = run(&[
-        "import-genotypes",
-        "--db",
-        db,
-        "--subject",
-        "you",
-        good.to_str().unwrap(),
-    ]);
+    let out = answers(&subject_argv("import-genotypes", db, "you", &[s(&good)]));
     assert!(
         out.status.success(),
         "{}",
@@ -130,7 +112,7 @@ fn the_cli_imports_a_file_and_refuses_a_malformed_one_by_line_number() {
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     assert!(logs.contains("\"call_count\":2"), "{logs}");
     assert!(!logs.contains("GA"), "{logs}");
-    let store = Store::open(std::path::Path::new(db)).unwrap();
+    let store = Store::open(&r.db).unwrap();
     let you = store.subject_by_handle("you").unwrap().unwrap();
     assert!(has_genotypes(&store, &you).unwrap());
     let env = query_genetic_data(
@@ -144,16 +126,9 @@ fn the_cli_imports_a_file_and_refuses_a_malformed_one_by_line_number() {
     );
     drop(store);
 
-    let bad = dir.path().join("bad.txt");
+    let bad = r.db.with_file_name("bad.txt");
     std::fs::write(&bad, "rs1\t1\t5\tAA\nrs2\t1\t6\tXY-PRIVATE\n").unwrap();
-    let out = run(&[
-        "import-genotypes",
-        "--db",
-        db,
-        "--subject",
-        "you",
-        bad.to_str().unwrap(),
-    ]);
+    let out = answers(&subject_argv("import-genotypes", db, "you", &[s(&bad)]));
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("line 2"), "{stderr}");
@@ -162,7 +137,7 @@ fn the_cli_imports_a_file_and_refuses_a_malformed_one_by_line_number() {
         "{stderr}"
     );
     // The failed import left the earlier set in place.
-    let store = Store::open(std::path::Path::new(db)).unwrap();
+    let store = Store::open(&r.db).unwrap();
     assert_eq!(store.genotype_set(&you.id).unwrap().unwrap().call_count, 2);
 }
 
@@ -265,44 +240,29 @@ fn store_state(
 
 #[test]
 fn the_cli_rolls_back_a_large_import_that_fails_part_way() {
-    use std::process::Command;
-    let bin = env!("CARGO_BIN_EXE_answers");
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("record.db");
-    let db_s = db.to_str().unwrap();
-    let run = |file: &std::path::Path| {
-        Command::new(bin)
-            .args(["import-genotypes", "--db", db_s, "--subject", "mom"])
-            .arg(file)
-            .env_remove("RUST_LOG")
-            .output()
-            .unwrap()
-    };
-    assert!(
-        Command::new(bin)
-            .args(["seed", "--db", db_s, "--demo"])
-            .output()
-            .unwrap()
-            .status
-            .success()
-    );
-    let store = Store::open(&db).unwrap();
+    let r = seeded();
+    let store = Store::open(&r.db).unwrap();
     let mom = store.subject_by_handle("mom").unwrap().unwrap();
     let before = store_state(&store, &mom.id);
     assert!(before.0.is_some(), "precondition: the demo seeds mom's set");
     drop(store);
 
-    let bad = dir.path().join("bad.txt");
+    let bad = r.db.with_file_name("bad.txt");
     std::fs::write(
         &bad,
         big_file(300_000, 250_000, "rs250000\t1\t5\tAG-SECRET\n"),
     )
     .unwrap();
-    let out = run(&bad);
+    let out = answers(&subject_argv(
+        "import-genotypes",
+        s(&r.db),
+        "mom",
+        &[s(&bad)],
+    ));
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("line 250002"), "{stderr}");
     assert!(!stderr.contains("SECRET"), "{stderr}");
-    let store = Store::open(&db).unwrap();
+    let store = Store::open(&r.db).unwrap();
     assert_eq!(store_state(&store, &mom.id), before);
 }

@@ -9,6 +9,7 @@ use answers_tools::query_pharmacogenomics;
 use serde_json::{Value, json};
 
 use super::{Seeded, column, row_of, seeded, table};
+use crate::e2e::subject_argv;
 
 fn pgx(s: &Seeded, args: &Value) -> Envelope {
     query_pharmacogenomics(&s.store, &s.mom, args)
@@ -265,15 +266,12 @@ fn the_cli_checks_the_active_plans_with_no_arguments() {
     let r = crate::e2e::seeded();
     let run = phi_testkit::Cmd::new(
         crate::e2e::BIN,
-        &[
+        &subject_argv(
             "query",
-            "--db",
             crate::e2e::s(&r.db),
-            "--subject",
             "mom",
-            "query_pharmacogenomics",
-            "--json",
-        ],
+            &["query_pharmacogenomics", "--json"],
+        ),
     )
     .run();
     run.assert_code(0);

@@ -5,7 +5,7 @@ use answers_genetics::Build;
 use answers_genetics::import::parse;
 use answers_genetics::sites::SiteIndex;
 use answers_protocol::{Assumption, Cell, ErrorKind, GeneticsAssumption, Status, render_compact};
-use answers_store::{Store, has_genotypes};
+use answers_store::{Store, Subject, has_genotypes};
 use answers_tools::{query_genetic_data, query_pharmacogenomics};
 use serde_json::json;
 
@@ -161,15 +161,21 @@ fn a_region_answers_the_indexed_sites_in_the_asked_build() {
     assert!(column(&raw, "genotypes", "rsid").contains(&Cell::from("rs4244285")));
 }
 
-#[test]
-fn raw_reaches_rows_the_index_cannot_place() {
+/// A record of one person whose genotype set is the file `text`, imported.
+fn imported(text: &str) -> (Store, Subject) {
     let mut store = Store::open_in_memory().unwrap();
     let who = store.upsert_subject("subj-x", "x", "UTC").unwrap();
-    let text = "#AncestryDNA\nrsid\tchromosome\tposition\tallele1\tallele2\n\
-                rs28736870\t25\t2700157\tC\tT\nrs9923231\t16\t31107689\tC\tC\n";
     store
         .replace_genotypes(&who.id, &parse(text.as_bytes()).unwrap())
         .unwrap();
+    (store, who)
+}
+
+#[test]
+fn raw_reaches_rows_the_index_cannot_place() {
+    let text = "#AncestryDNA\nrsid\tchromosome\tposition\tallele1\tallele2\n\
+                rs28736870\t25\t2700157\tC\tT\nrs9923231\t16\t31107689\tC\tC\n";
+    let (store, who) = imported(text);
     let env = query_genetic_data(
         &store,
         &who,
@@ -327,15 +333,11 @@ fn a_gene_outside_the_index_says_so() {
 fn more_rows_than_the_cap_are_cut_and_say_so() {
     use answers_tools::genetics::GENOTYPE_ROW_CAP;
     use std::fmt::Write as _;
-    let mut store = Store::open_in_memory().unwrap();
-    let who = store.upsert_subject("subj-x", "x", "UTC").unwrap();
     let mut text = String::from("# build 37\n");
     for i in 1..=GENOTYPE_ROW_CAP + 20 {
         let _ = writeln!(text, "rs{i}\t2\t{}\tAA", 1000 + i);
     }
-    store
-        .replace_genotypes(&who.id, &parse(text.as_bytes()).unwrap())
-        .unwrap();
+    let (store, who) = imported(&text);
     let env = query_genetic_data(
         &store,
         &who,

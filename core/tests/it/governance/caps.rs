@@ -56,10 +56,9 @@ fn a_cap_on_every_tool_with_continue_leaves_the_model_only_its_answer() {
     ]);
     let out = run(&mut model, &tools, &config);
     assert_eq!(out.decisions(), [Decision::Ran, Decision::BlockedToolLimit]);
-    assert!(
-        out.messages[1]
-            .text
-            .starts_with("Tool call limit exceeded. Do not make additional tool calls.")
+    assert_starts_with(
+        &out.messages[1].text,
+        "Tool call limit exceeded. Do not make additional tool calls.",
     );
     assert!(out.tools.is_empty());
     assert_eq!(out.end, TurnEnd::Answered);
@@ -288,12 +287,9 @@ fn by_default_the_data_tool_alone_is_capped_at_twelve_and_only_it_is_removed() {
         Some(ErrorKind::CallLimit),
         "the 13th readings call is refused as over its cap"
     );
-    assert!(
-        out.messages[12]
-            .text
-            .starts_with("Tool call limit exceeded. Do not call 'query_health_indicators' again."),
-        "{}",
-        out.messages[12].text
+    assert_starts_with(
+        &out.messages[12].text,
+        "Tool call limit exceeded. Do not call 'query_health_indicators' again.",
     );
     // The cap counts the data tool only: thirteen medication calls and a genetics call all run.
     assert!(

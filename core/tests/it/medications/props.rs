@@ -3,26 +3,17 @@
 
 use answers_protocol::args::medications::{MedicationView, QUERY_MEDICATIONS};
 use answers_protocol::{Assumption, MedicationsAssumption, Status};
-use answers_store::{Frequency, NewDose, NewPlan, Route, Store, Subject};
+use answers_store::{NewDose, Store, Subject};
 use answers_tools::query_medications;
 use proptest::prelude::*;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use super::{assert_steps_accepted, refusal};
+use super::{assert_steps_accepted, one_plan, refusal};
+use crate::props::object_of;
 
 /// A small record: one plan with one dose, so every view has rows to answer with.
 fn record() -> (Store, Subject) {
-    let mut store = Store::open_in_memory().unwrap();
-    let s = store.upsert_subject("s1", "you", "Europe/Berlin").unwrap();
-    let plan = NewPlan::active(
-        "p1",
-        "s1",
-        "Atorvastatin",
-        Frequency::OnceDaily,
-        Route::Oral,
-        "2024-01-01".parse().unwrap(),
-    );
-    store.upsert_plans(&[plan]).unwrap();
+    let (mut store, s) = one_plan("Europe/Berlin", "2024-01-01");
     let at = "2024-01-02T20:00:00Z".parse().unwrap();
     store
         .upsert_doses(&[NewDose::taken("p1", "s1", at)])
@@ -77,15 +68,7 @@ fn arguments() -> impl Strategy<Value = Value> {
         ),
     );
     (present, extra).prop_map(move |(values, extra)| {
-        let mut obj: Map<String, Value> = params
-            .iter()
-            .zip(values)
-            .filter_map(|(k, v)| v.map(|v| ((*k).to_owned(), v)))
-            .collect();
-        if let Some((k, v)) = extra {
-            obj.insert(k.to_owned(), v);
-        }
-        Value::Object(obj)
+        object_of(&params, values, extra.map(|(k, v)| (k.to_owned(), v)))
     })
 }
 

@@ -10,24 +10,20 @@ use answers_tools::medications::{TODAY_ENV, query_medications_on};
 use phi_testkit::{Cmd, Run};
 use serde_json::{Value, json};
 
-use super::assert_steps_accepted;
-use crate::e2e::{BIN, s, seeded};
+use super::{assert_steps_accepted, one_plan};
+use crate::e2e::{BIN, s, seeded, subject_argv};
 use crate::readings::{table, texts};
 
 /// `answers query … query_medications ARGS --json` for `mom`, with today set to `today`.
 fn query(db: &std::path::Path, today: &str, args: &Value) -> Run {
     Cmd::new(
         BIN,
-        &[
+        &subject_argv(
             "query",
-            "--db",
             s(db),
-            "--subject",
             "mom",
-            "query_medications",
-            &args.to_string(),
-            "--json",
-        ],
+            &["query_medications", &args.to_string(), "--json"],
+        ),
     )
     .env(TODAY_ENV, today)
     .run()
@@ -275,18 +271,7 @@ fn slots_are_taken_missed_or_due_per_plan_schedule() {
 
 #[test]
 fn an_empty_default_log_of_a_record_without_doses_suggests_nothing_to_widen() {
-    let mut store = Store::open_in_memory().unwrap();
-    let who = store.upsert_subject("s1", "you", "UTC").unwrap();
-    store
-        .upsert_plans(&[NewPlan::active(
-            "p1",
-            "s1",
-            "Atorvastatin",
-            Frequency::OnceDaily,
-            Route::Oral,
-            "2026-01-01".parse().unwrap(),
-        )])
-        .unwrap();
+    let (store, who) = one_plan("UTC", "2026-01-01");
     let env = query_medications_on(
         &store,
         &who,

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use super::{ask, demo};
 use crate::assert_steps_accepted;
-use crate::e2e::{BIN, Record, s, seeded};
+use crate::e2e::{BIN, Record, s, seeded, subject_argv};
 
 /// One demo record for every test here: they only read it.
 fn record() -> &'static Record {
@@ -25,15 +25,7 @@ fn record() -> &'static Record {
 fn query(who: &str, args: &Value, json: bool) -> Run {
     let db = s(&record().db);
     let args = args.to_string();
-    let mut line = vec![
-        "query",
-        "--db",
-        db,
-        "--subject",
-        who,
-        "query_health_indicators",
-        &args,
-    ];
+    let mut line = subject_argv("query", db, who, &["query_health_indicators", &args]);
     if json {
         line.push("--json");
     }

@@ -4,6 +4,8 @@
 
 use serde_json::Value;
 
+use phi_testkit::Run;
+
 use super::{Tree, span};
 
 /// Two leaks, one per function, in the reverse of the baseline's order.
@@ -22,6 +24,15 @@ const ONE_FIXED: &str = include_str!("../../fixtures/cli/baseline_4_one_fixed.rs
 const ONE_FIXED_ONE_NEW: &str = include_str!("../../fixtures/cli/baseline_5_growth.rs");
 
 const BASELINE: &str = "phi-lint.baseline.json";
+
+/// Runs `check ARGS` and asserts that it fails (exit 1) with exactly one error, whose report
+/// holds every one of `expected`.
+fn check_one_error(tree: &Tree, args: &[&str], expected: &[&str]) -> Run {
+    let run = tree.run(&[&["check"], args].concat());
+    run.assert_out(1, expected);
+    assert_eq!(run.stdout.matches("error[").count(), 1, "{run}");
+    run
+}
 
 fn baseline_entries(tree: &Tree) -> Vec<Value> {
     let baseline: Value = serde_json::from_str(&tree.read(BASELINE)).expect("baseline is JSON");
@@ -91,16 +102,15 @@ fn baseline_lifecycle() {
 
     // (b) A new leak fails, and only it is named.
     tree.write("src/lib.rs", THREE_LEAKS);
-    let run = tree.run(&["check"]);
-    run.assert_out(
-        1,
+    let run = check_one_error(
+        &tree,
+        &[],
         &[
             "--> src/lib.rs:10:33",
             "patient.diagnosis",
             "1 new finding, 2 baselined",
         ],
     );
-    assert_eq!(run.stdout.matches("error[").count(), 1, "{run}");
     assert!(
         !run.stdout.contains("user.email") && !run.stdout.contains("patient.name"),
         "{run}"
@@ -108,9 +118,11 @@ fn baseline_lifecycle() {
 
     // (c) A second identical leak in the same function is new: entries carry counts.
     tree.write("src/lib.rs", REPEATED_LEAK);
-    let run = tree.run(&["check"]);
-    run.assert_out(1, &[" --> src/lib.rs:7:29", "1 new finding, 2 baselined"]);
-    assert_eq!(run.stdout.matches("error[").count(), 1, "{run}");
+    check_one_error(
+        &tree,
+        &[],
+        &[" --> src/lib.rs:7:29", "1 new finding, 2 baselined"],
+    );
     let json = tree.json(&[], 1);
     // The first in source order is the grandfathered one.
     let baselined: Vec<(u64, bool)> = json["findings"]
@@ -123,9 +135,9 @@ fn baseline_lifecycle() {
 
     // (d) Fixing a grandfathered leak leaves its entry stale, which fails too.
     tree.write("src/lib.rs", ONE_FIXED);
-    let run = tree.run(&["check"]);
-    run.assert_out(
-        1,
+    check_one_error(
+        &tree,
+        &[],
         &[
             "error[phi::stale-baseline]: baseline entry grandfathers 1 finding but none remain",
             " --> phi-lint.baseline.json",
@@ -133,7 +145,6 @@ fn baseline_lifecycle() {
             "0 new findings, 1 baselined, 1 stale baseline entry",
         ],
     );
-    assert_eq!(run.stdout.matches("error[").count(), 1, "{run}");
 
     // (e) `baseline` prunes the stale entry.
     let before = tree.read(BASELINE);
@@ -194,16 +205,15 @@ fn baseline_lifecycle() {
         .expect("the kept entry");
     assert!(kept.get("reason").is_none(), "{kept}");
 
-    let run = tree.run(&["check", "--baseline-ref", "HEAD"]);
-    run.assert_out(
-        1,
+    check_one_error(
+        &tree,
+        &["--baseline-ref", "HEAD"],
         &[
             "error[baseline-growth]: baseline entry grew from 0 to 1 since HEAD",
             "field `diagnosis`, function `admit`, expr `patient . diagnosis`",
             "1 grown baseline entry",
         ],
     );
-    assert_eq!(run.stdout.matches("error[").count(), 1, "{run}");
     let json = tree.json(&["--baseline-ref", "HEAD"], 1);
     assert_eq!(json["summary"]["growth"], 1);
     assert_eq!(json["growth"][0]["function"], "admit");
