@@ -94,6 +94,11 @@ pub(crate) fn map(ctx: &Ctx<'_>, r: &Obj, out: &mut Out) -> Result<(), Rule> {
         }
     }
     let loinc = loinc_of(&concept_codings(code, "code")?);
+    if reported && loinc.is_none() {
+        // A finding the person reported whose codes reach no complaint.
+        out.skip(Skip::UnknownComplaintCode);
+        return Ok(());
+    }
     let shared = Shared {
         start,
         end,

@@ -199,3 +199,22 @@ fn batches_cover_a_record_larger_than_one() {
     assert_eq!(r.import(&path).unwrap().readings, u64::from(n));
     assert_eq!(rows(&r.dump(), "series"), n as usize);
 }
+
+#[test]
+fn a_reported_finding_that_is_no_complaint_is_counted_not_guessed() {
+    let mut r = Record::new();
+    let mut rash = fixtures::reported_cough("2026-03-04T20:00:00Z");
+    // Rash (SNOMED CT 271807003): not a complaint of the bundled subset.
+    rash["code"] = json!({"coding": [{"system": "http://snomed.info/sct", "code": "271807003"}]});
+    let mut cough = fixtures::reported_cough("2026-03-05T20:00:00Z");
+    cough["id"] = json!("survey-2");
+    cough["code"] = json!({"coding": [{"system": "http://snomed.info/sct", "code": "49727002"}]});
+    let path = write_bundle(r.dir.path(), "reported.json", &[rash, cough]);
+    let s = r.import(&path).unwrap();
+    assert_eq!(
+        (s.journal, s.skipped(Skip::UnknownComplaintCode)),
+        (1, 1),
+        "{s}"
+    );
+    assert_eq!(s.skipped_total(), 1, "{s}");
+}
