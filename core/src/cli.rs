@@ -102,6 +102,24 @@ enum Command {
         /// The raw-data file.
         file: PathBuf,
     },
+    /// Import a person's FHIR R4 record (a Bundle or an NDJSON export) into a subject's.
+    ///
+    /// A Bundle (JSON) is read whole, up to 64 MiB; an NDJSON bulk export (`*.ndjson`) is
+    /// streamed. Prints what was imported and what was left out, by kind; a bad resource
+    /// refuses it all, named by its position and rule.
+    #[command(after_help = "\
+Importing the same file again changes nothing. Observations, Conditions, MedicationStatements,
+MedicationRequests and MedicationAdministrations are read; other resources are counted.")]
+    ImportFhir {
+        /// The database file (must exist: `answers seed` creates it).
+        #[arg(long, value_name = "FILE", default_value = "answers.db")]
+        db: PathBuf,
+        /// The subject's handle (`you`, `mom`).
+        #[arg(long, value_name = "HANDLE")]
+        subject: String,
+        /// The Bundle (`*.json`) or NDJSON export (`*.ndjson`).
+        file: PathBuf,
+    },
     /// Serve the record over HTTP.
     Serve {
         /// The database file (must exist: `answers seed` or --create makes it).
@@ -291,6 +309,7 @@ fn log_stream(command: &Command) -> phi_filter::Stream {
             phi_filter::Stream::Stdout
         }
         Command::Query { .. }
+        | Command::ImportFhir { .. }
         | Command::Mcp
         | Command::Tools { .. }
         | Command::Token { .. }
@@ -365,6 +384,10 @@ fn run(
         }
         Command::ImportGenotypes { db, subject, file } => {
             import_genotypes(existing, &db, &subject, &file)?;
+            Ok(0)
+        }
+        Command::ImportFhir { db, subject, file } => {
+            import_fhir(existing, &db, &subject, &file)?;
             Ok(0)
         }
         Command::Serve {
@@ -528,6 +551,37 @@ fn import_genotypes(opener: Opener, db: &Path, handle: &str, file: &Path) -> any
         "genotype set imported"
     );
     Ok(())
+}
+
+/// Imports the FHIR file `file` into `handle`'s record and prints the summary (counts by kind,
+/// never a value); logs the same counts.
+fn import_fhir(opener: Opener, db: &Path, handle: &str, file: &Path) -> anyhow::Result<()> {
+    let mut store = opener.open(db)?;
+    let Some(subject) = store.subject_by_handle(handle)? else {
+        bail!("no subject with that handle");
+    };
+    let format = answers_fhir::Format::of_path(file);
+    let limits = answers_fhir::Limits::default();
+    let summary = answers_fhir::import_file(&mut store, &subject, file, format, limits)
+        .with_context(|| format!("cannot import {}", file.display()))?;
+    let (resource_count, reading_count) = (summary.resources, summary.readings);
+    let (journal_count, plan_count, dose_count) = (summary.journal, summary.plans, summary.doses);
+    let skipped_count = summary.skipped_total();
+    tracing::info!(
+        resource_count,
+        reading_count,
+        journal_count,
+        plan_count,
+        dose_count,
+        skipped_count,
+        "fhir record imported"
+    );
+    let mut stdout = std::io::stdout().lock();
+    // phi-lint: allow(phi::print, reason = "the import summary: counts by kind, no record data")
+    match stdout.write_all(summary.to_string().as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
 }
 
 /// Writes a secrets file readable by its owner only. A symlink at `path` is refused

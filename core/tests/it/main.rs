@@ -3,6 +3,7 @@
 mod capture;
 mod cli;
 mod e2e;
+mod fhir;
 mod fixtures;
 mod genetics;
 mod governance;

@@ -1,0 +1,137 @@
+//! The import in two passes over the input: the first maps and checks every resource and
+//! writes nothing; the second writes the readings in batches, then the plans and doses.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use answers_store::{EntryKind, NewDose, NewPlan, Store, Subject};
+use answers_vocab::Vocabulary;
+
+use crate::error::{ImportError, Rule};
+use crate::input::{Format, Input, Limits};
+use crate::map::{self, Ctx, Out};
+use crate::summary::{Skip, Summary};
+
+/// Readings per `upsert_readings` call in the write pass: bounds the memory the rows hold
+/// (each call is one store transaction).
+pub const BATCH: usize = 10_000;
+
+/// Imports the FHIR file at `path` into `subject`'s record. See the crate docs for the
+/// mapping and the rules.
+pub fn import_file(
+    store: &mut Store,
+    subject: &Subject,
+    path: &Path,
+    format: Format,
+    limits: Limits,
+) -> Result<Summary, ImportError> {
+    let input = Input::open(path, format, limits)?;
+    let ctx = Ctx {
+        subject,
+        vocab: Vocabulary::bundled(),
+    };
+    let checked = check(&ctx, &input)?;
+    write(store, &ctx, &input, checked)
+}
+
+/// What the check pass found: the counts, and the plans and doses (few: kept in memory).
+struct Checked {
+    summary: Summary,
+    plans: Vec<NewPlan>,
+    doses: Vec<NewDose>,
+}
+
+/// The first pass: every resource mapped and checked, nothing written.
+fn check(ctx: &Ctx<'_>, input: &Input) -> Result<Checked, ImportError> {
+    let mut out = Out::default();
+    let mut patient: Option<String> = None;
+    input.each(|at, value, full_url| {
+        let refused = |resource, rule| ImportError::Refused {
+            at: Some(at),
+            resource,
+            rule,
+        };
+        if let Some(p) = map::patient_of(value).map_err(|r| refused(None, r))? {
+            match &patient {
+                None => patient = Some(p),
+                Some(first) if *first != p => return Err(refused(None, Rule::SeveralPatients)),
+                Some(_) => {}
+            }
+        }
+        map::resource(ctx, value, full_url, &mut out).map_err(|(ty, rule)| refused(ty, rule))?;
+        for row in out.rows.drain(..) {
+            match row.kind {
+                EntryKind::Measured => out.summary.readings += 1,
+                EntryKind::Reported => out.summary.journal += 1,
+            }
+        }
+        Ok(())
+    })?;
+    let mut by_key: HashMap<String, String> = HashMap::new();
+    let mut ids = HashSet::new();
+    let mut plans = Vec::new();
+    for (plan, keys) in out.plans {
+        for k in keys {
+            by_key.insert(k, plan.id.clone());
+        }
+        if ids.insert(plan.id.clone()) {
+            out.summary.plans += 1;
+        }
+        plans.push(plan);
+    }
+    let mut doses = Vec::new();
+    for pending in out.doses {
+        let plan = pending.request.and_then(|(literal, typed)| {
+            by_key
+                .get(&literal)
+                .or_else(|| typed.and_then(|t| by_key.get(&t)))
+                .cloned()
+        });
+        let Some(plan_id) = plan else {
+            out.summary.skip(Skip::DosePlan);
+            continue;
+        };
+        doses.push(NewDose {
+            plan_id,
+            ..pending.dose
+        });
+        out.summary.doses += 1;
+    }
+    Ok(Checked {
+        summary: out.summary,
+        plans,
+        doses,
+    })
+}
+
+/// The second pass: the readings and entries again, written a batch at a time, then the plans
+/// and the doses. Every write is an upsert keyed on what the resource names (code, source and
+/// time; the plan's id; plan and time), so writing the same file again changes nothing.
+fn write(
+    store: &mut Store,
+    ctx: &Ctx<'_>,
+    input: &Input,
+    checked: Checked,
+) -> Result<Summary, ImportError> {
+    let mut out = Out::default();
+    let mut written = 0u64;
+    input.each(|_, value, full_url| {
+        map::resource(ctx, value, full_url, &mut out).map_err(|_| ImportError::Changed)?;
+        // The plans and doses were kept by the check pass.
+        out.plans.clear();
+        out.doses.clear();
+        if out.rows.len() >= BATCH {
+            written += store.upsert_readings(&out.rows)? as u64;
+            out.rows.clear();
+        }
+        Ok(())
+    })?;
+    written += store.upsert_readings(&out.rows)? as u64;
+    let expected = checked.summary.readings + checked.summary.journal;
+    if written != expected {
+        return Err(ImportError::Changed);
+    }
+    store.upsert_plans(&checked.plans)?;
+    store.upsert_doses(&checked.doses)?;
+    Ok(checked.summary)
+}

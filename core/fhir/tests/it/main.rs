@@ -1,0 +1,9 @@
+//! The importer's integration tests: one binary (fixtures generated, never committed).
+
+mod canary;
+mod fixtures;
+mod import;
+mod limits;
+mod malformed;
+mod support;
+mod valid;
