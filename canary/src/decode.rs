@@ -20,14 +20,16 @@
 //! Past a cap the scan fails with the position (exit 2); it never skips silently.
 
 mod lines;
+mod runs;
 mod steps;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind, packed};
 use memchr::memmem;
 
 pub use lines::{DecodeError, LineDecoder, StreamHit};
 
 use crate::canary::Canary;
+use runs::RunFinder;
 use steps::Inflated;
 
 /// The most decoding steps in one chain.
@@ -168,11 +170,13 @@ pub struct Decoder {
     /// Every canary, ASCII case-insensitive, over decoded bytes (short).
     rescan: AhoCorasick,
     /// Every case of each canary's 4-byte window, case-sensitive, over the log itself.
-    windows: AhoCorasick,
+    windows: Windows,
     /// For each window pattern: (canary, offset of the window in it).
     owners: Vec<Vec<(usize, usize)>>,
     /// The shortest base64 run worth decoding.
     min_run: usize,
+    /// The search for such runs.
+    run_finder: RunFinder,
     /// The shortest token worth decoding: the shortest canary.
     min_len: usize,
 }
@@ -202,16 +206,16 @@ impl Decoder {
                 }
             }
         }
-        let windows = AhoCorasickBuilder::new()
-            .match_kind(MatchKind::LeftmostFirst)
-            .build(&patterns)?;
+        let windows = Windows::new(&patterns)?;
         let min_len = texts.iter().map(Vec::len).min().unwrap_or(1);
+        let min_run = (4 * min_len).div_ceil(3);
         Ok(Decoder {
             texts,
             rescan,
             windows,
             owners,
-            min_run: (4 * min_len).div_ceil(3),
+            min_run,
+            run_finder: RunFinder::new(min_run),
             min_len,
         })
     }
@@ -243,10 +247,10 @@ impl Decoder {
     /// Mixed-case canaries in the log itself: exact, lower and upper case are variants of the
     /// fast path, so they are left to it.
     fn mixed_case(&self, hay: &[u8], out: &mut Vec<Decoded>) {
-        for m in self.windows.find_iter(hay) {
-            for &(canary, off) in &self.owners[m.pattern().as_usize()] {
+        self.windows.each(hay, |at, pattern| {
+            for &(canary, off) in &self.owners[pattern] {
                 let text = &self.texts[canary];
-                let Some(start) = m.start().checked_sub(off) else {
+                let Some(start) = at.checked_sub(off) else {
                     continue;
                 };
                 let Some(seen) = hay.get(start..start + text.len()) else {
@@ -266,7 +270,7 @@ impl Decoder {
                     });
                 }
             }
-        }
+        });
     }
 
     /// Decodes every candidate in `hay` and what it decodes to, depth first. `span` is the
@@ -417,65 +421,64 @@ impl Decoder {
         }
     }
 
-    /// Maximal runs of the base64 alphabets, `=` and `:`, at least `min_run` long. Only every
-    /// `s`-th byte is looked at (`s` = `min_run`/3): such a run covers three of them in a row,
-    /// so a run is looked for only where three in a row are in the alphabet.
+    /// Maximal runs of the base64 alphabets, `=` and `:`, at least `min_run` long (see
+    /// [`runs`]): each as a base64 candidate and, with enough hex digits, a hex one.
     fn runs(&self, hay: &[u8], out: &mut Vec<(usize, usize, Step)>) {
-        let min = self.min_run;
-        let stride = (min / 3).max(1);
-        let mut p = 0;
-        let mut streak = 0;
-        let mut done = 0;
-        while p < hay.len() {
-            if !RUN_BYTE[usize::from(hay[p])] {
-                streak = 0;
-                p += stride;
-                continue;
+        self.run_finder.find(hay, |start, end| {
+            out.push((start, end, Step::Base64));
+            let digits = hay[start..end]
+                .iter()
+                .filter(|b| b.is_ascii_hexdigit())
+                .count();
+            if digits >= 2 * self.min_len {
+                out.push((start, end, Step::Hex));
             }
-            streak += 1;
-            if streak < 3 {
-                p += stride;
-                continue;
-            }
-            let mut start = p;
-            while start > done && RUN_BYTE[usize::from(hay[start - 1])] {
-                start -= 1;
-            }
-            let mut end = p + 1;
-            while end < hay.len() && RUN_BYTE[usize::from(hay[end])] {
-                end += 1;
-            }
-            if end - start >= min {
-                out.push((start, end, Step::Base64));
-                let digits = hay[start..end]
-                    .iter()
-                    .filter(|b| b.is_ascii_hexdigit())
-                    .count();
-                if digits >= 2 * self.min_len {
-                    out.push((start, end, Step::Hex));
-                }
-            }
-            done = end;
-            streak = 0;
-            p = (end / stride + 1) * stride;
-        }
+        });
     }
 }
 
-/// The bytes of a run: the base64 alphabets (standard and URL-safe), `=` and `:`.
-static RUN_BYTE: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        // `b` < 256, so the cast keeps its value.
-        #[allow(clippy::cast_possible_truncation)]
-        let byte = b as u8;
-        table[b] =
-            byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/' | b'-' | b'_' | b'=' | b':');
-        b += 1;
+/// The windows' search: every place one of them occurs, leftmost first. Teddy (aho-corasick's
+/// packed SIMD searcher) where the CPU has it: the automaton's own choice for such patterns is a
+/// prefilter on their first byte, and `-` (the core token's window starts with one) is in every
+/// timestamp.
+enum Windows {
+    Teddy(packed::Searcher),
+    Automaton(AhoCorasick),
+}
+
+impl Windows {
+    fn new(patterns: &[Vec<u8>]) -> Result<Windows, aho_corasick::BuildError> {
+        let teddy = packed::Config::new()
+            .match_kind(packed::MatchKind::LeftmostFirst)
+            .builder()
+            .extend(patterns)
+            .build();
+        Ok(match teddy {
+            Some(teddy) => Windows::Teddy(teddy),
+            None => Windows::Automaton(
+                AhoCorasickBuilder::new()
+                    .match_kind(MatchKind::LeftmostFirst)
+                    .build(patterns)?,
+            ),
+        })
     }
-    table
-};
+
+    /// Calls `on(start, pattern)` for every match, leftmost first, not overlapping.
+    fn each(&self, hay: &[u8], mut on: impl FnMut(usize, usize)) {
+        match self {
+            Windows::Teddy(teddy) => {
+                for m in teddy.find_iter(hay) {
+                    on(m.start(), m.pattern().as_usize());
+                }
+            }
+            Windows::Automaton(ac) => {
+                for m in ac.find_iter(hay) {
+                    on(m.start(), m.pattern().as_usize());
+                }
+            }
+        }
+    }
+}
 
 /// Where a token to percent-decode, unescape or dereference ends.
 fn is_delimiter(b: u8) -> bool {

@@ -215,7 +215,11 @@ fn open_output(options: &CommonOptions) -> anyhow::Result<Option<(&Path, File)>>
 fn otlp(listen: String, idle: Option<Duration>, options: &CommonOptions) -> anyhow::Result<u8> {
     let matcher = matcher(options)?;
     let output = open_output(options)?;
-    let settings = otlp::Options { listen, idle };
+    let settings = otlp::Options {
+        listen,
+        idle,
+        span_names: Vec::new(),
+    };
     let report = otlp::serve(matcher, &settings, &mut |addr| {
         // phi-lint: allow(phi::print, reason = "the bound address, for a caller that asked for port 0")
         eprintln!("phi-canary: otlp: listening on {addr}");

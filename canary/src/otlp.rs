@@ -4,7 +4,9 @@
 //!
 //! [`Receiver`] is the part that needs no network: it takes one request's body and headers,
 //! and keeps per signal what a log stream keeps (bytes, requests, markers, hits). [`serve`]
-//! runs it behind an HTTP server until it is idle or told to stop, and gives the [`Report`].
+//! runs it behind an HTTP server until it is idle or told to stop, and gives the [`Report`];
+//! [`Background`] serves it on a thread of its own on a loopback port, for a pipeline or a test
+//! that drives a service in-process.
 //!
 //! **Invariant:** nothing of a payload leaves this module but counts, indices, attribute keys
 //! (unless the hit is in the key itself) and positions; error messages name the signal, the
@@ -16,6 +18,7 @@
 //! crash. At most [`MAX_IN_FLIGHT`] requests are buffered at once (more are answered 503, which
 //! exporters retry).
 
+mod background;
 mod server;
 mod walk;
 
@@ -27,6 +30,7 @@ use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequ
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use prost::Message;
 
+pub use background::Background;
 pub use server::{Options, serve, serve_until};
 
 use crate::marker::MarkerTally;
@@ -230,6 +234,17 @@ struct SignalState {
     markers: MarkerTally,
     hits: Vec<Hit>,
     hits_total: u64,
+    /// The span names counted, each with its count (traces only).
+    named: Vec<(String, u64)>,
+}
+
+impl SignalState {
+    /// Counts a span named `name` if its name is one of those counted.
+    fn count_name(&mut self, name: &str) {
+        if let Some((_, n)) = self.named.iter_mut().find(|(counted, _)| counted == name) {
+            *n += 1;
+        }
+    }
 }
 
 /// The scanning side of the receiver: one request at a time, no network.
@@ -264,6 +279,34 @@ impl Receiver {
             errors: Vec::new(),
             errors_total: 0,
         }
+    }
+
+    /// This receiver, also counting the spans named each of `names` (a pipeline's routes),
+    /// reported in the traces stream's [`spans_named`](StreamReport::spans_named). Names that
+    /// no span carries are reported with 0; names not asked for are never reported.
+    ///
+    /// ```
+    /// use phi_canary::otlp::{Receiver, Signal};
+    /// use phi_canary::{Canary, Matcher, VariantSet};
+    ///
+    /// let m = Matcher::new(vec![Canary::core()], VariantSet::All, None)?;
+    /// let mut r = Receiver::new(m).count_spans(["/mcp".to_owned(), "GET /a".to_owned()]);
+    /// let body = br#"{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"/mcp"},{"name":"other"}]}]}]}"#;
+    /// r.receive(Signal::Traces, Some("application/json"), None, body)?;
+    /// let report = r.report("otlp:test");
+    /// let named = report.sources[0].streams[0].spans_named.clone().expect("traces count names");
+    /// assert_eq!(named.into_iter().collect::<Vec<_>>(), [("/mcp".to_owned(), 1), ("GET /a".to_owned(), 0)]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn count_spans(mut self, names: impl IntoIterator<Item = String>) -> Receiver {
+        let counted = &mut self.signals[Signal::Traces.index()].named;
+        for name in names {
+            if !counted.iter().any(|(n, _)| *n == name) {
+                counted.push((name, 0));
+            }
+        }
+        self
     }
 
     /// The matcher.
@@ -382,6 +425,8 @@ impl Receiver {
                 markers: state.markers,
                 hits: state.hits_total,
                 items: Some(state.items),
+                spans_named: (signal == Signal::Traces && !state.named.is_empty())
+                    .then(|| state.named.into_iter().collect()),
             });
             hits_total += state.hits_total;
             hits.extend(state.hits.into_iter().map(|mut h| {

@@ -7,6 +7,7 @@ mod human;
 mod json;
 mod sarif;
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{self, Write};
 
@@ -149,6 +150,13 @@ pub struct StreamReport {
     /// (and left out of JSON) for a log stream.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<u64>,
+    /// An OTLP traces stream's spans counted by name, for the names the receiver was asked to
+    /// count ([`Receiver::count_spans`](crate::otlp::Receiver::count_spans)), each with its
+    /// count, zero included: only names the caller gave appear, never one read from a payload,
+    /// so a span name that carries PHI never reaches a report. `None` (and left out of JSON)
+    /// elsewhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spans_named: Option<BTreeMap<String, u64>>,
 }
 
 /// One source.

@@ -159,6 +159,7 @@ fn scan_stream(
         markers: MarkerTally::default(),
         hits: 0,
         items: None,
+        spans_named: None,
     };
     let mut hits = Vec::new();
     let mut newlines = 0;

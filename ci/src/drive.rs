@@ -17,6 +17,9 @@ use phi_testkit::http::{self, Method, Request};
 /// The REST route of the readings tool.
 pub(crate) const ROUTE: &str = "/api/v1/health-indicators";
 
+/// The span the service runs a call of [`ROUTE`] in: its name is the route's pattern.
+pub(crate) const SPAN: &str = "GET /api/v1/health-indicators";
+
 /// The demo accounts.
 pub(crate) const HANDLES: [&str; 2] = ["you", "mom"];
 
@@ -161,6 +164,8 @@ pub(crate) fn http_calls(handle: &'static str, indicators: &[String]) -> Vec<Cal
 pub(crate) struct Outcome {
     /// HTTP calls made.
     pub(crate) calls: u64,
+    /// The calls made per route, by the name of the span the service runs them in.
+    pub(crate) routes: BTreeMap<&'static str, u64>,
     /// Calls that answered as expected.
     pub(crate) passed: u64,
     /// What went wrong, one line per call (labels and statuses, never a body).
@@ -269,6 +274,7 @@ fn run_call(target: &Target, c: &Call, out: &mut Outcome) -> anyhow::Result<Opti
     )
     .with_context(|| format!("call `{}`", c.label))?;
     out.calls += 1;
+    *out.routes.entry(SPAN).or_default() += 1;
     let body: Option<Value> = serde_json::from_slice(&response.body).ok();
     let mut problems = Vec::new();
     let text = String::from_utf8_lossy(&response.body);

@@ -29,7 +29,7 @@ Layers:
   4 telemetry   the service runs with --otlp-endpoint to phi-canary's OTLP receiver on a
                 loopback port (in-process); once it has stopped (and flushed), the traces and
                 logs it exported must be clean, carry the start/end marker span and log record,
-                and hold a span per call made
+                and hold, per route, a span per call made to it
 
 The store fault: while the service runs, its `series` table is renamed away by a second
 connection; the next call must answer with a store-fault envelope, and after the rename back
@@ -122,7 +122,7 @@ fn runtime_and_e2e(answers: &Path, dir: &Path, steps: &Steps) -> anyhow::Result<
     let Secrets { canary, nonce } = seed_fresh(answers, &db, &tokens, steps)?;
 
     steps.step("telemetry: start the OTLP receiver");
-    let receiver = telemetry::Receiver::start(&canary, &nonce)?;
+    let receiver = telemetry::start(&canary, &nonce, &telemetry::ROUTES)?;
     steps.step("runtime: start answers serve");
     let spawn = Spawn::serve(answers, &db)
         .env(phi_marker::NONCE_ENV, nonce.as_str())
@@ -158,12 +158,12 @@ fn runtime_and_e2e(answers: &Path, dir: &Path, steps: &Steps) -> anyhow::Result<
     let scanned = e2e::scan(&logs, &canary, &nonce)?;
     steps.done("end-to-end");
     steps.step("telemetry: stop the OTLP receiver");
-    let exported = receiver.stop()?;
+    let exported = telemetry::stop(receiver)?;
     steps.done("telemetry");
     Ok([
         runtime,
         e2e::layer(present, &scanned),
-        telemetry::layer(&exported, driven.calls),
+        telemetry::layer(&exported, &driven.routes),
     ])
 }
 

@@ -196,7 +196,7 @@ fn in_container(
     let Secrets { canary, nonce } = seed_fresh(bin, &db, &tokens, steps)?;
 
     steps.step("telemetry: start the OTLP receiver");
-    let receiver = telemetry::Receiver::start(&canary, &nonce)?;
+    let receiver = telemetry::start(&canary, &nonce, &telemetry::ROUTES)?;
     let endpoint = receiver.endpoint();
     steps.step("runtime: docker run");
     let name = nonce.to_string();
@@ -277,11 +277,11 @@ fn in_container(
     let scanned = e2e::scan(&[format!("docker:{name}")], &canary, &nonce)?;
     drop(container);
     steps.step("telemetry: stop the OTLP receiver");
-    let exported = receiver.stop()?;
+    let exported = telemetry::stop(receiver)?;
     Ok([
         runtime,
         e2e::layer(present, &scanned),
-        telemetry::layer(&exported, driven.calls),
+        telemetry::layer(&exported, &driven.routes),
     ])
 }
 

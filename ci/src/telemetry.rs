@@ -1,78 +1,40 @@
 //! The telemetry layer: phi-canary's OTLP receiver, in-process on a loopback port, takes what
 //! `answers serve --otlp-endpoint` exports while it is driven, and is stopped once the service
 //! has exited (and so flushed). It must be clean, with the marker span and log record of the
-//! run's nonce on both signals, and hold at least one span per call the pipeline made: a clean
-//! verdict on an export that carried nothing cannot pass.
+//! run's nonce on both signals, and hold for each route driven at least one span of that route
+//! per call made to it: a clean verdict on an export that carried nothing cannot pass, and
+//! neither can one where another route's extra spans stand in for a route's missing ones.
 
-use std::net::SocketAddr;
-use std::sync::mpsc;
-use std::thread::JoinHandle;
-use std::time::Duration;
+use std::collections::BTreeMap;
 
-use anyhow::{Context, anyhow};
-use phi_canary::otlp::{self, Options, Signal};
+use anyhow::Context;
+use phi_canary::otlp::{Background, Signal};
 use phi_canary::report::StreamReport;
 use phi_canary::{Matcher, Nonce, Report, VariantSet, canary};
 
 use crate::e2e::LISTED_HITS;
 use crate::report::Layer;
 
-/// How long the receiver may take to bind.
-const BIND_TIMEOUT: Duration = Duration::from_secs(30);
+/// The routes the pipelines drive, by the names of the spans the service runs them in.
+pub(crate) const ROUTES: [&str; 2] = [crate::drive::SPAN, crate::mcp::ROUTE];
 
-/// The receiver, serving on a thread of its own until [`Receiver::stop`].
-pub(crate) struct Receiver {
-    addr: SocketAddr,
-    stop: tokio::sync::oneshot::Sender<()>,
-    thread: JoinHandle<std::io::Result<Report>>,
+/// Starts the receiver on a free loopback port, scanning for the per-run canary and the demo
+/// canary with every encoding and decoding, requiring the markers of `nonce`, and counting the
+/// spans of each of `routes` (span names).
+pub(crate) fn start(
+    run_canary: &str,
+    nonce: &Nonce,
+    routes: &[&str],
+) -> anyhow::Result<Background> {
+    let canaries = canary::select(&[run_canary.to_owned()], true)?;
+    let matcher = Matcher::new(canaries, VariantSet::All, Some(nonce.clone()))?;
+    let routes = routes.iter().map(|&r| r.to_owned()).collect();
+    Background::start(matcher, routes).context("the OTLP receiver could not listen")
 }
 
-impl Receiver {
-    /// Listens on a free loopback port, scanning for the per-run canary and the demo canary
-    /// with every encoding and decoding, and requiring the markers of `nonce`.
-    pub(crate) fn start(run_canary: &str, nonce: &Nonce) -> anyhow::Result<Receiver> {
-        let canaries = canary::select(&[run_canary.to_owned()], true)?;
-        let matcher = Matcher::new(canaries, VariantSet::All, Some(nonce.clone()))?;
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let (bound, address) = mpsc::channel();
-        let thread = std::thread::spawn(move || {
-            let options = Options {
-                listen: "127.0.0.1:0".into(),
-                idle: None,
-            };
-            otlp::serve_until(
-                matcher,
-                &options,
-                &mut |addr| {
-                    let _ = bound.send(addr);
-                },
-                async {
-                    let _ = stopped.await;
-                },
-            )
-        });
-        match address.recv_timeout(BIND_TIMEOUT) {
-            Ok(addr) => Ok(Receiver { addr, stop, thread }),
-            Err(_) => Err(match thread.join() {
-                Ok(Err(e)) => anyhow!(e).context("the OTLP receiver could not listen"),
-                _ => anyhow!("the OTLP receiver did not listen"),
-            }),
-        }
-    }
-
-    /// `--otlp-endpoint` for a service on this machine's network.
-    pub(crate) fn endpoint(&self) -> String {
-        format!("http://{}", self.addr)
-    }
-
-    /// Stops the receiver (the service has exited) and gives its report.
-    pub(crate) fn stop(self) -> anyhow::Result<Report> {
-        let _ = self.stop.send(());
-        self.thread
-            .join()
-            .map_err(|_| anyhow!("the OTLP receiver panicked"))?
-            .context("the OTLP receiver failed")
-    }
+/// Stops the receiver (the service has exited) and gives its report.
+pub(crate) fn stop(receiver: Background) -> anyhow::Result<Report> {
+    receiver.stop().context("the OTLP receiver failed")
 }
 
 fn stream(report: &Report, signal: Signal) -> Option<&StreamReport> {
@@ -83,9 +45,9 @@ fn stream(report: &Report, signal: Signal) -> Option<&StreamReport> {
         .find(|s| s.name == signal.name())
 }
 
-/// The telemetry layer's line: what arrived, the markers, the hits, and at least one span per
-/// call among the `calls` the pipeline made.
-pub(crate) fn layer(report: &Report, calls: u64) -> Layer {
+/// The telemetry layer's line: what arrived, the markers, the hits, and for each route (span
+/// name) of `calls`, at least one span of it per call the pipeline made to it.
+pub(crate) fn layer(report: &Report, calls: &BTreeMap<&'static str, u64>) -> Layer {
     let mut layer = Layer::new("telemetry");
     let traces = stream(report, Signal::Traces);
     let logs = stream(report, Signal::Logs);
@@ -99,8 +61,24 @@ pub(crate) fn layer(report: &Report, calls: u64) -> Layer {
         .map(|s| s.lines)
         .sum();
     let spans = items(traces).saturating_sub(markers(traces));
+    let named = traces.and_then(|s| s.spans_named.as_ref());
+    let per_route: Vec<(&str, u64, u64)> = calls
+        .iter()
+        .map(|(&route, &n)| {
+            let seen = named.and_then(|m| m.get(route)).copied().unwrap_or(0);
+            (route, seen, n)
+        })
+        .collect();
     layer.figure("export requests", requests);
     layer.figure("spans", spans);
+    layer.figure(
+        "spans per route",
+        per_route
+            .iter()
+            .map(|(route, seen, n)| format!("{route} {seen}/{n}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
     layer.figure("log records", items(logs).saturating_sub(markers(logs)));
     layer.figure("markers proven", format!("{}/2", report.proven_streams()));
     layer.figure("hits", report.hits_total);
@@ -110,10 +88,15 @@ pub(crate) fn layer(report: &Report, calls: u64) -> Layer {
             layer.fail(format!("the service exported no {}", signal.name()));
         }
     }
-    if spans < calls {
-        layer.fail(format!(
-            "{spans} spans besides the markers for {calls} calls: a request was not traced"
-        ));
+    if calls.is_empty() {
+        layer.fail("no route was driven: there is nothing to compare the spans with");
+    }
+    for (route, seen, n) in per_route {
+        if seen < n {
+            layer.fail(format!(
+                "{seen} spans of `{route}` for {n} calls to it: a request was not traced"
+            ));
+        }
     }
     for hit in report.hits.iter().take(LISTED_HITS) {
         layer.fail(format!("leak: {hit}"));
@@ -124,12 +107,16 @@ pub(crate) fn layer(report: &Report, calls: u64) -> Layer {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use phi_canary::otlp::{Receiver, Signal};
     use phi_canary::{Canary, Matcher, Nonce, VariantSet};
 
     use super::layer;
 
     const NONCE: &str = "phi-ci-test-0001";
+    const REST: &str = crate::drive::SPAN;
+    const MCP: &str = crate::mcp::ROUTE;
 
     /// An OTLP/JSON traces request with these span names.
     fn spans(names: &[&str]) -> String {
@@ -158,6 +145,7 @@ mod tests {
     fn receiver() -> Receiver {
         let nonce = Nonce::new(NONCE).unwrap();
         Receiver::new(Matcher::new(vec![Canary::core()], VariantSet::All, Some(nonce)).unwrap())
+            .count_spans([REST.to_owned(), MCP.to_owned()])
     }
 
     fn receive(r: &mut Receiver, signal: Signal, body: &str) {
@@ -184,17 +172,22 @@ mod tests {
         r
     }
 
+    fn calls(per_route: &[(&'static str, u64)]) -> BTreeMap<&'static str, u64> {
+        per_route.iter().copied().collect()
+    }
+
     #[test]
-    fn a_span_per_call_with_both_markers_passes() {
-        let report = exported(&["GET /api/v1/health-indicators", "/mcp"]).report("otlp:test");
-        let l = layer(&report, 2);
+    fn a_span_per_call_of_each_route_with_both_markers_passes() {
+        let report = exported(&[REST, MCP, MCP]).report("otlp:test");
+        let l = layer(&report, &calls(&[(REST, 1), (MCP, 2)]));
         assert!(l.passed(), "{:?}", l.failures);
         let figures: Vec<String> = l.figures.iter().map(|(k, v)| format!("{k} {v}")).collect();
         assert_eq!(
             figures,
             [
                 "export requests 2",
-                "spans 2",
+                "spans 3",
+                "spans per route /mcp 2/2, GET /api/v1/health-indicators 1/1",
                 "log records 1",
                 "markers proven 2/2",
                 "hits 0",
@@ -205,14 +198,35 @@ mod tests {
 
     #[test]
     fn fewer_spans_than_calls_fails_though_the_verdict_is_clean() {
-        let report = exported(&["/mcp"]).report("otlp:test");
+        let report = exported(&[MCP]).report("otlp:test");
         assert_eq!(report.exit_code(), 0);
-        let l = layer(&report, 2);
-        assert!(!l.passed());
-        assert!(
-            l.failures[0].contains("1 spans besides the markers for 2 calls"),
-            "{:?}",
-            l.failures
+        let l = layer(&report, &calls(&[(REST, 1), (MCP, 1)]));
+        assert_eq!(
+            l.failures,
+            [
+                "0 spans of `GET /api/v1/health-indicators` for 1 calls to it: a request was not traced"
+            ]
+        );
+    }
+
+    #[test]
+    fn another_routes_extra_spans_cannot_stand_in_for_a_missing_one() {
+        // Three spans for three calls in all, but none of the REST route's.
+        let report = exported(&[MCP, MCP, MCP, "GET /other"]).report("otlp:test");
+        assert_eq!(report.exit_code(), 0);
+        let l = layer(&report, &calls(&[(REST, 1), (MCP, 2)]));
+        assert_eq!(
+            l.failures,
+            [
+                "0 spans of `GET /api/v1/health-indicators` for 1 calls to it: a request was not traced"
+            ]
+        );
+        // The other direction: every REST span there, the MCP route's missing.
+        let report = exported(&[REST, REST, REST]).report("otlp:test");
+        let l = layer(&report, &calls(&[(REST, 1), (MCP, 2)]));
+        assert_eq!(
+            l.failures,
+            ["0 spans of `/mcp` for 2 calls to it: a request was not traced"]
         );
     }
 
@@ -223,20 +237,24 @@ mod tests {
             format!("phiguard-marker start {NONCE}"),
             format!("phiguard-marker end {NONCE}"),
         );
-        receive(&mut r, Signal::Traces, &spans(&[&start, "/mcp", &end]));
+        receive(&mut r, Signal::Traces, &spans(&[&start, MCP, &end]));
         let report = r.report("otlp:test");
         // The receiver asks logs for markers only once some arrived: the layer asks for them.
         assert_eq!(report.exit_code(), 0);
-        let l = layer(&report, 1);
+        let l = layer(&report, &calls(&[(MCP, 1)]));
         assert_eq!(l.failures, ["the service exported no logs"]);
 
-        let l = layer(&receiver().report("otlp:test"), 0);
-        assert!(
-            l.failures
-                .contains(&"the service exported no traces".to_owned()),
-            "{:?}",
-            l.failures
-        );
+        let l = layer(&receiver().report("otlp:test"), &BTreeMap::new());
+        for expected in [
+            "the service exported no traces",
+            "no route was driven: there is nothing to compare the spans with",
+        ] {
+            assert!(
+                l.failures.contains(&expected.to_owned()),
+                "{:?}",
+                l.failures
+            );
+        }
         assert!(
             l.failures.iter().any(|f| f.starts_with("inconclusive")),
             "{:?}",
@@ -246,8 +264,8 @@ mod tests {
 
     #[test]
     fn a_leak_is_named_by_its_place_never_its_value() {
-        let report = exported(&["/mcp", "lookup Zebediah PHI-CANARY-3f9a"]).report("otlp:test");
-        let l = layer(&report, 1);
+        let report = exported(&[MCP, "lookup Zebediah PHI-CANARY-3f9a"]).report("otlp:test");
+        let l = layer(&report, &calls(&[(MCP, 1)]));
         let text = l.failures.join("\n");
         assert!(text.contains("leak: canary `core` found"), "{text}");
         assert!(

@@ -43,6 +43,8 @@ pub struct Options {
     /// Stop this long after the last request, once one has arrived; `None`: only on SIGTERM
     /// or SIGINT.
     pub idle: Option<Duration>,
+    /// Span names to count in the report ([`Receiver::count_spans`]).
+    pub span_names: Vec<String>,
 }
 
 /// `google.rpc.Status`, the body of an OTLP/HTTP error answer.
@@ -108,7 +110,7 @@ pub fn serve(
 /// use phi_canary::{Canary, Matcher, VariantSet};
 ///
 /// let m = Matcher::new(vec![Canary::core()], VariantSet::All, None)?;
-/// let options = Options { listen: "127.0.0.1:0".into(), idle: None };
+/// let options = Options { listen: "127.0.0.1:0".into(), idle: None, span_names: Vec::new() };
 /// let report = serve_until(m, &options, &mut |_| {}, async {})?;
 /// assert_eq!(report.exit_code(), 3, "no request arrived: inconclusive");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -141,7 +143,9 @@ async fn run(
     let term = ();
     on_bound(addr);
     let shared = Arc::new(Shared {
-        receiver: Mutex::new(Some(Receiver::new(matcher))),
+        receiver: Mutex::new(Some(
+            Receiver::new(matcher).count_spans(options.span_names.iter().cloned()),
+        )),
         last: Mutex::new(None),
         in_flight: AtomicUsize::new(0),
     });

@@ -8,6 +8,7 @@ use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans, Span};
 use prost::Message;
 
 use super::{Encoding, MAX_VALUE_DEPTH, PayloadError, Receiver, Signal};
+use crate::report::Format;
 use crate::{Canary, Matcher, Nonce, VariantSet};
 
 fn receiver(nonce: Option<&str>) -> Receiver {
@@ -185,4 +186,45 @@ fn a_hit_wins_over_an_error() {
     let report = r.report("otlp:test");
     assert_eq!(report.exit_code(), 1);
     assert_eq!(report.hits[0].line, 2, "the second request");
+}
+
+#[test]
+fn spans_are_counted_by_the_names_asked_for_and_no_other_name_is_reported() {
+    let mut r = receiver(None).count_spans(["/mcp".to_owned(), "GET /a".to_owned()]);
+    let leaking = "lookup Zebediah PHI-CANARY-3f9a";
+    for spans in [
+        vec![span("/mcp", vec![]), span(leaking, vec![])],
+        vec![span("/mcp", vec![]), span("/mcp2", vec![])],
+    ] {
+        send(&mut r, &request(spans)).expect("scanned");
+    }
+    let report = r.report("otlp:test");
+    assert_eq!(report.hits_total, 1, "the span name is scanned as ever");
+    let traces = &report.sources[0].streams[0];
+    let named: Vec<(&str, u64)> = traces
+        .spans_named
+        .iter()
+        .flatten()
+        .map(|(n, c)| (n.as_str(), *c))
+        .collect();
+    assert_eq!(named, [("/mcp", 2), ("GET /a", 0)]);
+    // Only traces count names; no name read from a payload reaches a report.
+    assert!(
+        report.sources[0].streams[1..]
+            .iter()
+            .all(|s| s.spans_named.is_none())
+    );
+    for format in [Format::Json, Format::Human, Format::Sarif] {
+        let mut out = Vec::new();
+        report.write(format, &mut out).expect("written");
+        let out = String::from_utf8(out).expect("utf-8");
+        assert!(!out.contains("Zebediah") && !out.contains("/mcp2"), "{out}");
+    }
+    let mut json = Vec::new();
+    report.write(Format::Json, &mut json).expect("written");
+    let json: serde_json::Value = serde_json::from_slice(&json).expect("json");
+    assert_eq!(
+        json["sources"][0]["streams"][0]["spans_named"],
+        serde_json::json!({"/mcp": 2, "GET /a": 0})
+    );
 }

@@ -83,6 +83,7 @@ impl<'r> Walker<'r> {
                 for (i, span) in ss.spans.iter().enumerate() {
                     path.push(Seg::Item("span", i));
                     self.marker(&span.name);
+                    self.state.count_name(&span.name);
                     self.field(&mut path, "name", span.name.as_bytes())?;
                     self.field(&mut path, "trace_state", span.trace_state.as_bytes())?;
                     self.attributes(&mut path, &span.attributes, 0)?;

@@ -26,6 +26,7 @@ fn stream(name: &'static str, bytes: u64, markers: MarkerTally, hits: u64) -> St
         markers,
         hits,
         items: None,
+        spans_named: None,
     }
 }
 

@@ -72,3 +72,64 @@ fn hits_beyond_the_cap_are_counted_not_listed() {
     assert_eq!(report.hits_total, MAX_HITS_PER_STREAM as u64 + 5);
     assert_eq!(report.hits[999].line, 1000);
 }
+
+/// A base64'd gzip body whose run straddles a read (`CHUNK`) boundary, cut at several places
+/// in it, is found by decoding, at the run's offset, in a file read in pieces (under 4 MiB) and
+/// in a mapped one: the partial line is carried over, never skipped.
+#[test]
+fn a_decodable_run_across_a_read_boundary_is_found() {
+    use base64::Engine as _;
+    use std::io::Write as _;
+
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    // Compressible, so that gzip does not store the text as it is (the fast path would then
+    // find the canary's base64 in the body, and rightly report it instead).
+    let text = format!(
+        "{{\"pad\":\"{}\",\"c\":\"{}\"}}",
+        "abc".repeat(30),
+        canary::DEMO
+    );
+    gz.write_all(text.as_bytes()).expect("compress");
+    let body = base64::engine::general_purpose::STANDARD.encode(gz.finish().expect("compress"));
+    let chunk = crate::source::CHUNK;
+    for size in [chunk + (64 << 10), 5 << 20] {
+        for before in [10, 33, body.len() / 2, body.len() - 1] {
+            let mut log = Vec::new();
+            let filler = b"{\"level\":\"INFO\",\"message\":\"served\"}\n";
+            // The run starts `before` bytes ahead of the boundary.
+            let start = chunk - before;
+            while log.len() + filler.len() < start - 9 {
+                log.extend_from_slice(filler);
+            }
+            log.resize(start - 9, b' ');
+            log.extend_from_slice(b"{\"body\":\"");
+            let offset = log.len() as u64;
+            log.extend_from_slice(body.as_bytes());
+            log.extend_from_slice(b"\"}\n");
+            while log.len() < size {
+                log.extend_from_slice(filler);
+            }
+            let dir = tempfile::tempdir().expect("tempdir");
+            let path = dir.path().join("app.log");
+            std::fs::write(&path, &log).expect("write");
+            let m = Matcher::new(vec![Canary::demo(), Canary::core()], VariantSet::All, None)
+                .expect("builds");
+            let file = FileSource::new(&path.to_string_lossy());
+            let report = scan(
+                &m,
+                vec![Box::new(file) as Box<dyn Source>],
+                &Settings::default(),
+            );
+            let hits: Vec<(Option<&str>, u64)> = report
+                .hits
+                .iter()
+                .map(|h| (h.chain.as_deref(), h.offset))
+                .collect();
+            assert_eq!(
+                hits,
+                [(Some("base64>gzip>exact"), offset)],
+                "size {size}, {before} bytes before the boundary"
+            );
+        }
+    }
+}

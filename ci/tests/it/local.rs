@@ -44,6 +44,11 @@ fn local_passes_all_four_layers() {
         "{telemetry}"
     );
     assert!(telemetry.contains("spans 72,"), "{telemetry}");
+    // Per route: the 36 REST calls and the 36 MCP requests, each in its route's span.
+    assert!(
+        telemetry.contains("spans per route /mcp 36/36, GET /api/v1/health-indicators 36/36,"),
+        "{telemetry}"
+    );
     assert!(telemetry.contains("markers proven 2/2"), "{telemetry}");
     assert!(telemetry.contains("verdict clean"), "{telemetry}");
     assert!(stdout.trim_end().ends_with("result: PASS"), "{stdout}");

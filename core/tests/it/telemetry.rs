@@ -2,12 +2,7 @@
 //! phi-canary's receiver (its library, on a loopback port in this process), which scans them for
 //! the demo canary the record holds and requires the run's markers on both signals.
 
-use std::net::SocketAddr;
-use std::sync::mpsc;
-use std::thread::JoinHandle;
-use std::time::Duration;
-
-use phi_canary::otlp::{Options, Signal, serve_until};
+use phi_canary::otlp::{Background, Signal};
 use phi_canary::report::StreamReport;
 use phi_canary::{Canary, Matcher, Nonce, Report, VariantSet};
 
@@ -18,52 +13,23 @@ const NONCE: &str = "otel-test-0001";
 
 const ROUTE: &str = "/api/v1/health-indicators";
 
-/// The receiver on a thread of its own, stopped by dropping `stop`'s sender.
-struct Receiver {
-    addr: SocketAddr,
-    stop: tokio::sync::oneshot::Sender<()>,
-    thread: JoinHandle<std::io::Result<Report>>,
-}
+/// The spans the service runs each route's requests in, by name (the route's pattern).
+const REST_SPAN: &str = "GET /api/v1/health-indicators";
+const JOURNAL_SPAN: &str = "GET /api/v1/journal";
+const MCP_SPAN: &str = "/mcp";
 
-impl Receiver {
-    /// A receiver scanning for the demo canaries and each of `secrets` (a bearer token, a URL
-    /// secret): none may reach an export.
-    fn start(secrets: &[&str]) -> Receiver {
-        let nonce = Nonce::new(NONCE).expect("a nonce");
-        let mut canaries = vec![Canary::demo(), Canary::core()];
-        for (i, secret) in secrets.iter().enumerate() {
-            canaries.push(Canary::from_text(secret, i + 2).expect("a token is a valid canary"));
-        }
-        let matcher = Matcher::new(canaries, VariantSet::All, Some(nonce)).expect("a matcher");
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let (bound, address) = mpsc::channel();
-        let thread = std::thread::spawn(move || {
-            let options = Options {
-                listen: "127.0.0.1:0".into(),
-                idle: None,
-            };
-            serve_until(
-                matcher,
-                &options,
-                &mut |addr| bound.send(addr).expect("the test waits for the address"),
-                async {
-                    let _ = stopped.await;
-                },
-            )
-        });
-        let addr = address
-            .recv_timeout(Duration::from_secs(30))
-            .expect("the receiver listens");
-        Receiver { addr, stop, thread }
+/// A receiver on a loopback port, scanning for the demo canaries and each of `secrets` (a
+/// bearer token, a URL secret), none of which may reach an export, and counting the spans of
+/// each route.
+fn receiver(secrets: &[&str]) -> Background {
+    let nonce = Nonce::new(NONCE).expect("a nonce");
+    let mut canaries = vec![Canary::demo(), Canary::core()];
+    for (i, secret) in secrets.iter().enumerate() {
+        canaries.push(Canary::from_text(secret, i + 2).expect("a token is a valid canary"));
     }
-
-    fn stop(self) -> Report {
-        let _ = self.stop.send(());
-        self.thread
-            .join()
-            .expect("the receiver does not panic")
-            .expect("the receiver runs")
-    }
+    let matcher = Matcher::new(canaries, VariantSet::All, Some(nonce)).expect("a matcher");
+    let routes = [REST_SPAN, JOURNAL_SPAN, MCP_SPAN].map(str::to_owned);
+    Background::start(matcher, routes.to_vec()).expect("the receiver listens")
 }
 
 fn stream(report: &Report, signal: Signal) -> &StreamReport {
@@ -78,8 +44,8 @@ fn stream(report: &Report, signal: Signal) -> &StreamReport {
 fn serve_exports_a_span_per_request_and_both_markers_to_a_clean_receiver() {
     let record = seeded();
     let (mom, you) = (token(&record, "mom"), token(&record, "you"));
-    let receiver = Receiver::start(&[&mom, &you]);
-    let endpoint = format!("http://{}", receiver.addr);
+    let receiver = receiver(&[&mom, &you]);
+    let endpoint = receiver.endpoint();
     let server = Server::start_full(
         &record.db,
         &[],
@@ -102,8 +68,10 @@ fn serve_exports_a_span_per_request_and_both_markers_to_a_clean_receiver() {
     let secret_route = format!("/mcp/u/{you}");
     assert_eq!(list_tools_status(&server.addr, &secret_route, None), 200);
     let calls = 8;
+    // Per route, by the name of its span: each MCP list is one call here.
+    let per_route = [(REST_SPAN, 4), (JOURNAL_SPAN, 1), (MCP_SPAN, 3)];
     let logs = server.stop();
-    let report = receiver.stop();
+    let report = receiver.stop().expect("the receiver runs");
 
     assert_eq!(
         report.exit_code(),
@@ -124,6 +92,18 @@ fn serve_exports_a_span_per_request_and_both_markers_to_a_clean_receiver() {
         spans >= calls,
         "{spans} spans for {calls} requests: {traces:?}"
     );
+    // Each route has its own spans: another route's extra ones cannot stand in for them.
+    let named = traces
+        .spans_named
+        .as_ref()
+        .expect("the routes' spans are counted");
+    for (route, n) in per_route {
+        let seen = named.get(route).copied().unwrap_or(0);
+        assert!(
+            seen >= n,
+            "{seen} spans of {route} for {n} calls: {named:?}"
+        );
+    }
     // Each request's log line is exported too, beside `answers serving` and `answers stopped`.
     let lines = records.items.expect("an otlp stream counts its records") - 2;
     assert!(lines >= calls + 2, "{lines} records: {records:?}");
