@@ -159,7 +159,10 @@ impl Store {
         if self.subject_by_id(subject_id)?.is_none() {
             return Err(StoreError::UnknownSubject.into());
         }
-        let tx = self.conn.transaction().map_err(op)?;
+        let tx = self
+            .sqlite_mut("write genotypes")?
+            .transaction()
+            .map_err(op)?;
         tx.execute(
             "DELETE FROM genotype_call WHERE set_id IN
                (SELECT id FROM genotype_set WHERE subject_id = ?1)",
@@ -234,7 +237,7 @@ impl Store {
             table: "genotype_set",
         };
         let row = self
-            .conn
+            .sqlite("read genotype set")?
             .query_row(
                 "SELECT id, format, build, call_count, no_call_count
                  FROM genotype_set WHERE subject_id = ?1",
@@ -290,7 +293,7 @@ impl Store {
     ) -> Result<Vec<GenotypeCall>, StoreError> {
         let op = |e: rusqlite::Error| StoreError::sqlite("read genotype calls", &e);
         let mut stmt = self
-            .conn
+            .sqlite("read genotype calls")?
             .prepare_cached(
                 "SELECT rsid, chromosome, position, genotype FROM genotype_call
                  WHERE set_id = ?1 AND rsid = ?2",
@@ -322,7 +325,7 @@ impl Store {
     ) -> Result<Vec<GenotypeCall>, StoreError> {
         let op = |e: rusqlite::Error| StoreError::sqlite("read genotype calls", &e);
         let mut stmt = self
-            .conn
+            .sqlite("read genotype calls")?
             .prepare_cached(
                 "SELECT rsid, chromosome, position, genotype FROM genotype_call
                  WHERE set_id = ?1 AND chromosome = ?2 AND position BETWEEN ?3 AND ?4

@@ -334,7 +334,7 @@ pub enum MedicationProblem {
 /// ```
 pub fn has_medications(store: &Store, subject: &Subject) -> Result<bool, StoreError> {
     store
-        .conn
+        .sqlite("check medications")?
         .query_row(
             "SELECT EXISTS (SELECT 1 FROM medication_plan WHERE subject_id = ?1)",
             [&subject.id],

@@ -230,7 +230,10 @@ impl crate::Store {
         params: impl rusqlite::Params,
         mut each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
     ) -> Result<(), E> {
-        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| read_err(&e))?;
+        let mut stmt = self
+            .sqlite("read readings")?
+            .prepare_cached(sql)
+            .map_err(|e| read_err(&e))?;
         let mut rows = stmt.query(params).map_err(|e| read_err(&e))?;
         while let Some(row) = rows.next().map_err(|e| read_err(&e))? {
             if each(row)? == Flow::Stop {
@@ -283,9 +286,12 @@ mod tests {
         store.upsert_subject("s", "you", "UTC").unwrap();
         // In WAL mode a writer never blocks a reader; with a rollback journal an exclusive
         // transaction does, which is the lock a reader can meet.
-        store.conn.busy_timeout(std::time::Duration::ZERO).unwrap();
         store
-            .conn
+            .conn()
+            .busy_timeout(std::time::Duration::ZERO)
+            .unwrap();
+        store
+            .conn()
             .pragma_update(None, "journal_mode", "DELETE")
             .unwrap();
         let other = rusqlite::Connection::open(&path).unwrap();

@@ -4,11 +4,11 @@
 use std::time::Duration;
 
 use jiff::Timestamp;
-use rusqlite::{OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
 use super::reading::utc_text;
 use super::{Store, StoreError, Subject};
+use crate::db::Arg;
 
 /// What every issued token starts with, so a secret scanner can recognise one.
 ///
@@ -51,13 +51,16 @@ impl Store {
         // A TTL past the end of time never expires.
         let expires =
             ttl.map(|ttl| utc_text(Timestamp::now().checked_add(ttl).unwrap_or(Timestamp::MAX)));
-        self.conn
-            .execute(
-                "INSERT INTO token (token_hash, subject_id, expires_utc, revoked)
-                 VALUES (?1, ?2, ?3, 0)",
-                params![hash(&token), subject_id, expires],
-            )
-            .map_err(|e| StoreError::sqlite("issue token", &e))?;
+        self.db.exec(
+            "issue token",
+            "INSERT INTO token (token_hash, subject_id, expires_utc, revoked)
+             VALUES (?1, ?2, ?3, 0)",
+            &[
+                Arg::from(&hash(&token)),
+                Arg::from(subject_id),
+                Arg::from(&expires),
+            ],
+        )?;
         Ok(token)
     }
 
@@ -72,16 +75,19 @@ impl Store {
     /// # Ok::<(), answers_store::StoreError>(())
     /// ```
     pub fn subject_for_token(&self, token: &str) -> Result<Option<Subject>, StoreError> {
-        let row: Option<(String, Option<String>)> = self
-            .conn
-            .query_row(
-                "SELECT subject_id, expires_utc FROM token
-                 WHERE token_hash = ?1 AND revoked = 0",
-                params![hash(token)],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()
-            .map_err(|e| StoreError::sqlite("check token", &e))?;
+        let op = "check token";
+        let row = self.db.one(
+            op,
+            "SELECT subject_id, expires_utc FROM token
+             WHERE token_hash = ?1 AND revoked = 0",
+            &[Arg::from(&hash(token))],
+            |r| {
+                Ok((
+                    r.text(0, op, "token")?.to_owned(),
+                    r.opt_text(1, op, "token")?.map(str::to_owned),
+                ))
+            },
+        )?;
         let Some((id, expires)) = row else {
             return Ok(None);
         };
@@ -102,13 +108,13 @@ impl Store {
     /// # Ok::<(), answers_store::StoreError>(())
     /// ```
     pub fn revoke_token(&self, token: &str) -> Result<bool, StoreError> {
-        let n = self
-            .conn
-            .execute(
-                "UPDATE token SET revoked = 1 WHERE token_hash = ?1 AND revoked = 0",
-                [hash(token)],
-            )
-            .map_err(|e| StoreError::sqlite("revoke token", &e))?;
+        // One statement: of two revokers at once, one changes the row and the other finds it
+        // revoked (PostgreSQL re-reads the row under its lock).
+        let n = self.db.exec(
+            "revoke token",
+            "UPDATE token SET revoked = 1 WHERE token_hash = ?1 AND revoked = 0",
+            &[Arg::from(&hash(token))],
+        )?;
         Ok(n > 0)
     }
 }
@@ -148,7 +154,7 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(a.len(), TOKEN_PREFIX.len() + 64);
         let stored: Vec<String> = s
-            .conn
+            .conn()
             .prepare("SELECT token_hash FROM token")
             .unwrap()
             .query_map([], |r| r.get(0))
@@ -183,12 +189,12 @@ mod tests {
         let token = s.issue_token("s", Some(Duration::from_secs(3600))).unwrap();
         assert!(s.subject_for_token(&token).unwrap().is_some());
         for bad in ["not-a-date", "", "9999", "2026-13-01T00:00:00Z"] {
-            s.conn
+            s.conn()
                 .execute("UPDATE token SET expires_utc = ?1", [bad])
                 .unwrap();
             assert_eq!(s.subject_for_token(&token).unwrap(), None, "{bad:?}");
         }
-        s.conn
+        s.conn()
             .execute("UPDATE token SET expires_utc = '2999-01-01T00:00:00Z'", [])
             .unwrap();
         assert!(s.subject_for_token(&token).unwrap().is_some());

@@ -60,7 +60,7 @@ impl Store {
         let op = "write readings";
         let err = |e: rusqlite::Error| StoreError::sqlite(op, &e);
         let vocab = Vocabulary::bundled();
-        let tx = self.conn.transaction().map_err(err)?;
+        let tx = self.sqlite_mut(op)?.transaction().map_err(err)?;
         let mut touched: BTreeSet<DayKey> = BTreeSet::new();
         let mut last: Option<DayKey> = None;
         let mut written = 0;
@@ -159,7 +159,7 @@ mod tests {
     }
 
     fn count(s: &Store, sql: &str) -> i64 {
-        s.conn.query_row(sql, [], |r| r.get(0)).unwrap()
+        s.conn().query_row(sql, [], |r| r.get(0)).unwrap()
     }
 
     #[test]
@@ -189,7 +189,7 @@ mod tests {
         s.upsert_readings(&[weight(70.0)]).unwrap();
         s.upsert_readings(&[weight(71.5)]).unwrap();
         let (n, value, unit): (i64, f64, String) = s
-            .conn
+            .conn()
             .query_row(
                 "SELECT COUNT(*), MAX(value_num), MAX(unit) FROM series",
                 [],
@@ -199,7 +199,7 @@ mod tests {
         assert_eq!((n, unit.as_str()), (1, "kg"));
         assert!((value - 71.5).abs() < 1e-9, "{value}");
         let elected: f64 = s
-            .conn
+            .conn()
             .query_row("SELECT value FROM day_elected", [], |r| r.get(0))
             .unwrap();
         assert!((elected - 71.5).abs() < 1e-9, "{elected}");

@@ -163,7 +163,7 @@ impl Store {
         let (start, end) = bounds(window);
         let op = |e: rusqlite::Error| StoreError::sqlite("read medication plans", &e);
         let mut stmt = self
-            .conn
+            .sqlite("read medication plans")?
             .prepare_cached(
                 "SELECT id, name, code_system, code, dose_amount, dose_unit, frequency, route,
                     start_day, end_day, status, closed_reason
@@ -208,7 +208,7 @@ impl Store {
         let (start, end) = bounds(window);
         let op = |e: rusqlite::Error| StoreError::sqlite("read medication doses", &e);
         let mut stmt = self
-            .conn
+            .sqlite("read medication doses")?
             .prepare_cached(
                 "SELECT plan_id, local_day, at_utc, status
              FROM medication_dose
@@ -244,7 +244,7 @@ impl Store {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn last_dose_day(&self, subject_id: &str) -> Result<Option<LocalDate>, StoreError> {
-        self.conn
+        self.sqlite("read medication doses")?
             .query_row(
                 "SELECT MAX(local_day) FROM medication_dose WHERE subject_id = ?1",
                 [subject_id],

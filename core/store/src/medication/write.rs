@@ -34,7 +34,7 @@ impl Store {
             plan.check().map_err(|p| refused(index, p))?;
         }
         let tx = self
-            .conn
+            .sqlite_mut("write plans")?
             .transaction()
             .map_err(|e| StoreError::sqlite("write plans", &e))?;
         for (index, p) in plans.iter().enumerate() {
@@ -117,7 +117,7 @@ impl Store {
     pub fn upsert_doses(&mut self, doses: &[NewDose]) -> Result<(), StoreError> {
         let refused = |index, problem| StoreError::InvalidMedication { index, problem };
         let tx = self
-            .conn
+            .sqlite_mut("write doses")?
             .transaction()
             .map_err(|e| StoreError::sqlite("write doses", &e))?;
         let mut zones: HashMap<String, TimeZone> = HashMap::new();
@@ -191,7 +191,7 @@ mod tests {
 
     fn count(store: &Store, table: &str) -> i64 {
         store
-            .conn
+            .conn()
             .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
             .unwrap()
     }

@@ -72,7 +72,7 @@ fn reading(subject: &str, (c, u, s, hour, legacy): Row) -> NewReading {
 fn apply(store: &Store, change: &Change) {
     let ids: Vec<i64> = {
         let mut stmt = store
-            .conn
+            .conn()
             .prepare("SELECT id FROM series ORDER BY id")
             .unwrap();
         stmt.query_map([], |r| r.get(0))
@@ -84,7 +84,7 @@ fn apply(store: &Store, change: &Change) {
         return;
     }
     let id = |n: &usize| ids[n % ids.len()];
-    let conn = &store.conn;
+    let conn = &store.conn();
     match change {
         Change::Delete(n) => conn.execute("DELETE FROM series WHERE id = ?1", [id(n)]),
         Change::Unit(n, u) => conn.execute(
@@ -105,7 +105,7 @@ fn apply(store: &Store, change: &Change) {
 
 fn scan(store: &Store, subject: &str, b: &Bounds) -> Vec<SeriesSummary> {
     let sql = scan_sql();
-    let mut stmt = store.conn.prepare(&sql).unwrap();
+    let mut stmt = store.conn().prepare(&sql).unwrap();
     let mut rows = stmt
         .query(named_params! {
             ":subject": subject,
@@ -207,13 +207,13 @@ fn a_record_written_before_the_summary_is_summarised_by_the_migration() {
     assert!(before.len() > 2, "{before:?}");
     // Back to version 4, summary gone; migrating again rebuilds it from the rows.
     store
-        .conn
+        .conn()
         .execute_batch(
             "DROP TRIGGER series_day_insert; DROP TRIGGER series_day_delete;
              DROP TRIGGER series_day_update; DROP TABLE series_day; PRAGMA user_version = 4;",
         )
         .unwrap();
-    let store = Store::init(store.conn).unwrap();
+    let store = Store::init(store.into_conn()).unwrap();
     let mut got = store.catalogue("s", &bounds).unwrap();
     got.sort();
     assert_eq!(got, before);
