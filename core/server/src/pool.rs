@@ -17,7 +17,7 @@ use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use answers_store::{OpenOptions, Store, StoreError};
+use answers_store::{Location, OpenOptions, PgOptions, Store, StoreError};
 
 /// How many handles a [`StorePool`] keeps and how long a request waits for one.
 ///
@@ -98,6 +98,22 @@ impl StorePool {
         )
     }
 
+    /// A pool on `location` (a `SQLite` file or a `PostgreSQL` database), every handle opened
+    /// with `options` and `pg`, at most `pool.size` of them at once; one is opened now, so a
+    /// record that cannot be opened fails here and not at the first request.
+    pub fn open_location(
+        location: &Location,
+        options: OpenOptions,
+        pg: &PgOptions,
+        pool: PoolOptions,
+    ) -> Result<Arc<StorePool>, StoreError> {
+        let (location, pg) = (location.clone(), *pg);
+        StorePool::with_opener(
+            Box::new(move || Store::open_location(&location, options, &pg)),
+            pool,
+        )
+    }
+
     /// A pool whose handles `open` opens, one of them now.
     fn with_opener(open: Open, options: PoolOptions) -> Result<Arc<StorePool>, StoreError> {
         let first = open()?;
@@ -132,6 +148,11 @@ impl StorePool {
         let mut slots = self.slots();
         loop {
             if let Some(store) = slots.idle.pop() {
+                if store.is_broken() {
+                    // Its connection closed while it was idle: closed, and a new one opened.
+                    slots.open = slots.open.saturating_sub(1);
+                    continue;
+                }
                 return Ok(self.pooled(store));
             }
             if slots.open < self.options.size {
@@ -210,6 +231,12 @@ impl Deref for PooledStore {
 impl Drop for PooledStore {
     fn drop(&mut self) {
         if let Some(store) = self.store.take() {
+            if store.is_broken() {
+                // Its connection is gone: closed, and the slot freed for a new one.
+                drop(store);
+                self.pool.release_slot();
+                return;
+            }
             let mut slots = self.pool.slots();
             slots.idle.push(store);
             drop(slots);
