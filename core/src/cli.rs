@@ -136,6 +136,26 @@ enum Command {
         #[arg(long, value_name = "URL")]
         otlp_endpoint: Option<answers_server::telemetry::Endpoint>,
     },
+    /// Copy a whole record to another database (e.g. a `SQLite` file into `PostgreSQL`), in one
+    /// transaction on the target: every table's row count and checksum are compared with the
+    /// source's before it commits, so a failed copy leaves the target as it was. Progress
+    /// (counts only) goes to stderr.
+    #[command(after_help = "\
+Exit codes:
+  0  copied and verified
+  2  usage error, a store could not be opened, the target is not empty (without --replace),
+     or the copy failed or did not verify (nothing was written)")]
+    Migrate {
+        /// The record to copy: `sqlite:PATH` (or a path) or `postgres://…`; it must exist.
+        #[arg(long, value_name = "URL")]
+        from: String,
+        /// Where to copy it: `postgres://…` or a `SQLite` file (created 0600 if missing).
+        #[arg(long, value_name = "URL")]
+        to: String,
+        /// Empty a target that holds rows first, in the same transaction (refused otherwise).
+        #[arg(long)]
+        replace: bool,
+    },
     /// Say whether a canary is in the record's comments: prints `present` or `absent`, never the
     /// canary. The canary comes from env `PHIGUARD_CANARY` or `--canary-file`.
     #[command(after_help = "\
@@ -364,6 +384,7 @@ fn log_stream(command: &Command) -> phi_filter::Stream {
             phi_filter::Stream::Stdout
         }
         Command::Query { .. }
+        | Command::Migrate { .. }
         | Command::Mcp
         | Command::Tools { .. }
         | Command::Token { .. }
@@ -480,6 +501,10 @@ fn run(
                 telemetry,
             };
             answers_server::serve_with(&location, listen, &options)?;
+            Ok(0)
+        }
+        Command::Migrate { from, to, replace } => {
+            migrate(existing, &from, &to, replace)?;
             Ok(0)
         }
         Command::CanaryPresent { db, canary_file } => {
@@ -631,6 +656,55 @@ fn import_genotypes(
         "genotype set imported"
     );
     Ok(())
+}
+
+/// `answers migrate`: the record at `from` copied into `to`, verified, in one transaction on
+/// the target; a `SQLite` target this run created is removed again if the copy fails. Progress
+/// on stderr says tables and row counts, never a value.
+fn migrate(existing: Opener, from: &str, to: &str, replace: bool) -> anyhow::Result<()> {
+    let parse = |text: &str, flag: &str| {
+        Location::parse(text).map_err(|e| anyhow!("bad database location in {flag}: {e}"))
+    };
+    let (from, to) = (parse(from, "--from")?, parse(to, "--to")?);
+    if from == to {
+        bail!("--from and --to name the same database");
+    }
+    let source = existing.open(&from)?;
+    let created = to.sqlite_path().filter(|path| !path.exists());
+    let target = Opener {
+        create: true,
+        ..existing
+    }
+    .open(&to)?;
+    let options = answers_store::copy::CopyOptions { replace };
+    let copied = answers_store::copy::copy(&source, &target, options, |p| {
+        let state = if p.done {
+            "copied and verified"
+        } else {
+            "copying"
+        };
+        // phi-lint: allow(phi::print, reason = "a table name of the schema and a row count, never a value")
+        eprintln!("answers migrate: {}: {} rows {state}", p.table, p.rows);
+    });
+    drop(target);
+    match copied {
+        Ok(tables) => {
+            let row_count: u64 = tables.iter().map(|t| t.rows).sum();
+            let table_count = tables.len();
+            tracing::info!(table_count, row_count, "record copied and verified");
+            Ok(())
+        }
+        Err(e) => {
+            if let Some(path) = created {
+                for suffix in ["", "-wal", "-shm"] {
+                    let mut file = path.as_os_str().to_owned();
+                    file.push(suffix);
+                    let _ = std::fs::remove_file(file);
+                }
+            }
+            Err(e).with_context(|| format!("cannot copy into {}; it is unchanged", shown(&to)))
+        }
+    }
 }
 
 /// Writes a secrets file readable by its owner only. A symlink at `path` is refused

@@ -48,6 +48,7 @@
 //! ```
 
 mod comment;
+pub mod copy;
 mod day;
 mod db;
 pub mod genotype;
