@@ -272,10 +272,7 @@ static SQL: LazyLock<Statements> = LazyLock::new(|| {
 });
 
 /// Recomputes `day_aggregate` and `day_elected` for one key, inside the write's transaction.
-///
-/// On `PostgreSQL`, writers of one key take turns: the transaction holds an advisory lock on the
-/// key until it ends, so each recompute reads every row committed before it, and the last
-/// writer of a day publishes the authority of all of that day's rows. `SQLite` has one writer.
+/// Writers of one subject take turns (see `write.rs`), so the rows it reads are all there are.
 pub(super) fn recompute(tx: &mut Tx<'_>, key: &DayKey) -> Result<(), StoreError> {
     let op = "publish day authority";
     let (subject, code, day) = key;
@@ -285,14 +282,6 @@ pub(super) fn recompute(tx: &mut Tx<'_>, key: &DayKey) -> Result<(), StoreError>
         Arg::from(&code.code),
         Arg::from(day),
     ];
-    if tx.backend() == crate::Backend::Postgres {
-        tx.exec(
-            op,
-            "SELECT pg_advisory_xact_lock(hashtextextended(concat_ws(chr(31), \
-             CAST(?1 AS TEXT), CAST(?2 AS TEXT), CAST(?3 AS TEXT), CAST(?4 AS TEXT)), 0))",
-            &p,
-        )?;
-    }
     let rule = day_rule(code);
     let sql = &*SQL;
     for delete in [&sql.delete_aggregate, &sql.delete_elected] {

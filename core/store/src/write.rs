@@ -7,6 +7,7 @@ use std::collections::{BTreeSet, HashMap};
 use super::day::{self, DayKey};
 use super::reading::{NewReading, utc_text};
 use super::{Store, StoreError};
+use crate::Backend;
 use crate::db::Arg;
 use answers_vocab::Vocabulary;
 use jiff::tz::TimeZone;
@@ -79,6 +80,20 @@ impl Store {
         let op = "write readings";
         let vocab = Vocabulary::bundled();
         let mut tx = self.db.transaction(op)?;
+        if tx.backend() == Backend::Postgres {
+            // Writers of one subject take turns, each holding a lock on the subject until it
+            // commits (`SQLite` has one writer): a recompute reads every row committed before
+            // it, so the last writer of a day publishes the authority of all of its rows, and
+            // two batches never wait on each other's rows. Locked in id order.
+            let subjects: BTreeSet<&str> = rows.iter().map(|r| r.subject_id.as_str()).collect();
+            for subject in subjects {
+                tx.exec(
+                    op,
+                    "SELECT pg_advisory_xact_lock(hashtextextended('subject:' || CAST(?1 AS TEXT), 0))",
+                    &[Arg::from(subject)],
+                )?;
+            }
+        }
         let mut touched: BTreeSet<DayKey> = BTreeSet::new();
         let mut last: Option<DayKey> = None;
         let mut written = 0;
@@ -157,6 +172,10 @@ impl Store {
 
 /// How often a batch that lost a race on `PostgreSQL` is written again.
 const RETRIES: u32 = 5;
+
+#[cfg(test)]
+#[path = "write/concurrent.rs"]
+mod concurrent;
 
 #[cfg(test)]
 mod tests {
