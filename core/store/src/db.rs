@@ -4,11 +4,11 @@
 //! ([`Sql::Each`]).
 //!
 //! - [`Arg`]: a bound value (text, integer, float, null), bound as the column's type on
-//!   PostgreSQL (an integer to `BIGINT`, a float to `DOUBLE PRECISION`);
+//!   `PostgreSQL` (an integer to `BIGINT`, a float to `DOUBLE PRECISION`);
 //! - [`Row`]: a row of either driver, read by typed getters whose errors keep the kind only;
 //! - [`Tx`]: a transaction on either, rolled back unless committed.
 //!
-//! A PostgreSQL read collects its rows before the visitor sees them, so a visitor may call
+//! A `PostgreSQL` read collects its rows before the visitor sees them, so a visitor may call
 //! the store again.
 
 use std::cell::{RefCell, RefMut};
@@ -24,7 +24,8 @@ use crate::{Backend, StoreError};
 #[derive(Debug)]
 pub(crate) enum Db {
     Sqlite(Connection),
-    Postgres(RefCell<PgConn>),
+    // Boxed: a client with its statement cache is three times a SQLite handle.
+    Postgres(Box<RefCell<PgConn>>),
 }
 
 /// A statement's text: shared, or one per backend.
@@ -32,15 +33,19 @@ pub(crate) enum Db {
 pub(crate) enum Sql<'a> {
     /// The same text on both.
     Both(&'a str),
-    /// `SQLite`'s, then PostgreSQL's.
+    /// `SQLite`'s, then `PostgreSQL`'s.
     Each(&'a str, &'a str),
+    /// `SQLite`'s text of a read, which [`crate::pg::dialect`] translates once for `PostgreSQL`
+    /// (its planner hints dropped, its blob sentinel and `IS` spelled `PostgreSQL`'s way).
+    Translated(&'static str),
 }
 
 impl<'a> Sql<'a> {
     fn on(self, backend: Backend) -> &'a str {
         match (self, backend) {
-            (Sql::Both(s) | Sql::Each(s, _), Backend::Sqlite) => s,
-            (Sql::Both(s) | Sql::Each(_, s), Backend::Postgres) => s,
+            (Sql::Translated(s), Backend::Postgres) => crate::pg::translated(s),
+            (Sql::Both(s) | Sql::Each(s, _) | Sql::Translated(s), Backend::Sqlite)
+            | (Sql::Both(s) | Sql::Each(_, s), Backend::Postgres) => s,
         }
     }
 }
@@ -293,7 +298,7 @@ impl<'a> Row<'a> {
         }
     }
 
-    /// A truth value: PostgreSQL's `boolean`, or an integer (non-zero is true) as `SQLite`
+    /// A truth value: `PostgreSQL`'s `boolean`, or an integer (non-zero is true) as `SQLite`
     /// stores one.
     pub(crate) fn flag(&self, i: usize, op: &'static str) -> Result<bool, StoreError> {
         match self {
@@ -527,7 +532,7 @@ impl Db {
         Ok(found)
     }
 
-    /// Begins a transaction (`SQLite`'s deferred one; PostgreSQL's read committed).
+    /// Begins a transaction (`SQLite`'s deferred one; `PostgreSQL`'s read committed).
     pub(crate) fn transaction(&self, op: &'static str) -> Result<Tx<'_>, StoreError> {
         match self {
             Db::Sqlite(c) => {

@@ -59,6 +59,8 @@ mod pg;
 pub mod read;
 mod reading;
 mod subject;
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_support;
 mod token;
 mod token_file;
 mod write;
@@ -211,7 +213,7 @@ pub enum StoreError {
         /// The `SQLite` result code's name, e.g. `DatabaseBusy`, never the message.
         kind: String,
     },
-    /// The PostgreSQL database could not be reached, read or written.
+    /// The `PostgreSQL` database could not be reached, read or written.
     #[error("store {op} failed (postgres {kind})")]
     Postgres {
         /// What the store was doing.
@@ -345,7 +347,7 @@ fn phi_type_name(e: &rusqlite::Error) -> String {
         .to_owned()
 }
 
-/// An open record store, on `SQLite` or PostgreSQL ([`Store::open_location`]).
+/// An open record store, on `SQLite` or `PostgreSQL` ([`Store::open_location`]).
 #[derive(Debug)]
 pub struct Store {
     db: Db,
@@ -353,7 +355,7 @@ pub struct Store {
 
 impl Store {
     /// Opens the store at `location`: a `SQLite` file as [`Store::open_with`] opens it with
-    /// `options`, or a PostgreSQL database, connected with `pg` and migrated.
+    /// `options`, or a `PostgreSQL` database, connected with `pg` and migrated.
     ///
     /// ```
     /// use answers_store::{Backend, Location, OpenOptions, PgOptions, Store};
@@ -373,7 +375,7 @@ impl Store {
         match (location.sqlite_path(), location.postgres_url()) {
             (Some(path), _) => Store::open_with(path, options),
             (None, Some(url)) => Ok(Store {
-                db: Db::Postgres(RefCell::new(pg::PgConn::open(url, pg)?)),
+                db: Db::Postgres(Box::new(RefCell::new(pg::PgConn::open(url, pg)?))),
             }),
             (None, None) => Err(StoreError::Missing),
         }
@@ -385,7 +387,7 @@ impl Store {
         self.db.backend()
     }
 
-    /// Whether this handle can no longer be used: its PostgreSQL connection was closed (the
+    /// Whether this handle can no longer be used: its `PostgreSQL` connection was closed (the
     /// server went away). A pool discards such a handle and opens a new one. A `SQLite`
     /// handle never breaks.
     #[must_use]
@@ -396,7 +398,7 @@ impl Store {
         }
     }
 
-    /// The `SQLite` connection, for an operation not yet written for PostgreSQL.
+    /// The `SQLite` connection, for an operation not yet written for `PostgreSQL`.
     pub(crate) fn sqlite(&self, op: &'static str) -> Result<&Connection, StoreError> {
         match &self.db {
             Db::Sqlite(c) => Ok(c),
@@ -407,7 +409,7 @@ impl Store {
         }
     }
 
-    /// The `SQLite` connection, for an operation not yet written for PostgreSQL.
+    /// The `SQLite` connection, for an operation not yet written for `PostgreSQL`.
     pub(crate) fn sqlite_mut(&mut self, op: &'static str) -> Result<&mut Connection, StoreError> {
         match &mut self.db {
             Db::Sqlite(c) => Ok(c),
@@ -416,6 +418,15 @@ impl Store {
                 backend: Backend::Postgres,
             }),
         }
+    }
+
+    /// The one integer `sql` reads, on either backend: what a test counts.
+    #[cfg(test)]
+    pub(crate) fn count(&self, sql: &str) -> i64 {
+        self.db
+            .one("count", sql, db::Args::Pos(&[]), |r| r.int(0, "count"))
+            .unwrap()
+            .unwrap()
     }
 
     /// The `SQLite` connection of a test store, taken out.
@@ -481,7 +492,7 @@ impl Store {
         })
     }
 
-    /// The schema version of the open database (`SQLite`'s `user_version`, PostgreSQL's
+    /// The schema version of the open database (`SQLite`'s `user_version`, `PostgreSQL`'s
     /// `schema_version` table).
     pub fn schema_version(&self) -> Result<i64, StoreError> {
         match &self.db {

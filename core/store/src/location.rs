@@ -1,7 +1,7 @@
-//! Where a record lives: a `SQLite` file (the default) or a PostgreSQL database, named the way
+//! Where a record lives: a `SQLite` file (the default) or a `PostgreSQL` database, named the way
 //! an operator writes it (`--database`, `ANSWERS_DATABASE_URL`).
 //!
-//! - `postgres://…` or `postgresql://…`: a PostgreSQL connection URL (`libpq`'s form, with
+//! - `postgres://…` or `postgresql://…`: a `PostgreSQL` connection URL (`libpq`'s form, with
 //!   `?host=/run/postgresql` for a Unix socket);
 //! - `sqlite:PATH`: a `SQLite` file;
 //! - anything else: a `SQLite` file path (today's default is `answers.db`).
@@ -55,7 +55,7 @@ enum Kind {
 pub enum Backend {
     /// An embedded `SQLite` file (or memory).
     Sqlite,
-    /// A PostgreSQL server.
+    /// A `PostgreSQL` server.
     Postgres,
 }
 
@@ -100,7 +100,7 @@ pub enum LocationError {
 }
 
 impl Location {
-    /// Parses `text`: a PostgreSQL URL, `sqlite:PATH`, or a `SQLite` file path.
+    /// Parses `text`: a `PostgreSQL` URL, `sqlite:PATH`, or a `SQLite` file path.
     pub fn parse(text: &str) -> Result<Location, LocationError> {
         if text.trim().is_empty() {
             return Err(LocationError::Empty);
@@ -146,7 +146,7 @@ impl Location {
         }
     }
 
-    /// The file of a `SQLite` location; `None` for PostgreSQL.
+    /// The file of a `SQLite` location; `None` for `PostgreSQL`.
     #[must_use]
     pub fn sqlite_path(&self) -> Option<&Path> {
         match &self.0 {
@@ -155,7 +155,7 @@ impl Location {
         }
     }
 
-    /// The URL of a PostgreSQL location, password included: for the driver only, never to
+    /// The URL of a `PostgreSQL` location, password included: for the driver only, never to
     /// be shown or logged.
     pub(crate) fn postgres_url(&self) -> Option<&str> {
         match &self.0 {
@@ -225,7 +225,7 @@ fn redact(url: &str) -> String {
     format!("{scheme}://{authority}{tail}")
 }
 
-/// How a PostgreSQL connection is made and bounded.
+/// How a `PostgreSQL` connection is made and bounded.
 ///
 /// ```
 /// use std::time::Duration;

@@ -1,4 +1,4 @@
-//! The PostgreSQL backend's connection: connecting with [`PgOptions`], the statement cache
+//! The `PostgreSQL` backend's connection: connecting with [`PgOptions`], the statement cache
 //! (the shared `?N`/`:name` SQL rewritten to `$N` once per statement), the migrations
 //! (versioned in `schema_version`), and driver errors reduced to their SQLSTATE's name.
 //!
@@ -9,6 +9,7 @@ pub(crate) mod schema;
 
 use std::collections::HashMap;
 use std::str::FromStr;
+use std::sync::{LazyLock, Mutex};
 
 use postgres::{Client, NoTls, Statement};
 
@@ -135,7 +136,53 @@ impl PgConn {
     }
 }
 
-/// `sql` with `SQLite`'s placeholders as PostgreSQL's: `?N` as `$N`, and `:name` as `$k`
+/// The `PostgreSQL` text of a read written in `SQLite`'s ([`dialect`]), translated once.
+pub(crate) fn translated(sqlite: &'static str) -> &'static str {
+    static CACHE: LazyLock<Mutex<HashMap<usize, &'static str>>> = LazyLock::new(Mutex::default);
+    let mut cache = CACHE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    // Keyed by address: the statements are statics, a bounded set.
+    cache
+        .entry(sqlite.as_ptr() as usize)
+        .or_insert_with(|| Box::leak(dialect(sqlite).into_boxed_str()))
+}
+
+/// A read of `SQLite`'s dialect in `PostgreSQL`'s:
+///
+/// - a unary `+` (`+s.system`, `SQLite`'s way of keeping a column out of index selection) is
+///   dropped: `PostgreSQL` has no `+` on text, and its planner needs no such hint;
+/// - `series_day`'s missing-unit sentinel `x'00'` is `chr(1)` (see `pg/schema.rs`);
+/// - `sum(d.n)` of `BIGINT`s is cast back to `BIGINT` (`PostgreSQL` sums into `numeric`);
+/// - `a IS :b` is `a IS NOT DISTINCT FROM :b`;
+/// - rows come in the order `SQLite`'s plans give them, which `PostgreSQL` is told: ties of
+///   `start_utc DESC` newest row id first (the index scanned backwards), the rows of a day
+///   range or the legacy rows by local day and row id (the day index scanned forwards), and
+///   the summary's groups along its key, where the missing unit (a blob) sorts after every
+///   unit (text).
+pub(crate) fn dialect(sql: &str) -> String {
+    let mut sql = sql
+        .replace("+s.", "s.")
+        .replace("x'00'", "chr(1)")
+        .replace("sum(d.n)", "CAST(sum(d.n) AS BIGINT)")
+        .replace(" IS :", " IS NOT DISTINCT FROM :")
+        .replace(
+            "ORDER BY s.start_utc DESC",
+            "ORDER BY s.start_utc DESC, s.id DESC",
+        );
+    if sql.contains("FROM series s") && !sql.contains("ORDER BY") && !sql.contains("DISTINCT") {
+        sql.push_str(" ORDER BY s.local_day, s.id");
+    }
+    let groups = "GROUP BY d.code, d.system, d.kind, d.unit";
+    match sql.strip_suffix(groups) {
+        Some(head) => {
+            format!("{head}{groups} ORDER BY d.code, d.system, d.kind, d.unit = chr(1), d.unit")
+        }
+        None => sql,
+    }
+}
+
+/// `sql` with `SQLite`'s placeholders as `PostgreSQL`'s: `?N` as `$N`, and `:name` as `$k`
 /// where `name` is the `k`-th of `names`. Text in quotes and `::` casts are left alone.
 pub(crate) fn placeholders(sql: &str, names: &[&str]) -> String {
     let bytes = sql.as_bytes();
@@ -216,7 +263,9 @@ pub(crate) fn pg_err(op: &'static str, e: &postgres::Error) -> StoreError {
 /// kept.
 fn client_kind(e: &postgres::Error) -> &'static str {
     use std::error::Error as _;
-    if e.source().is_some_and(|s| s.is::<std::io::Error>()) {
+    if e.source()
+        .is_some_and(<dyn std::error::Error>::is::<std::io::Error>)
+    {
         return "io_error";
     }
     let text = e.to_string();
@@ -268,7 +317,7 @@ fn sqlstate_name(code: &str) -> String {
     name.to_owned()
 }
 
-/// Whether a PostgreSQL failure of this kind may pass: the server is away, shutting down,
+/// Whether a `PostgreSQL` failure of this kind may pass: the server is away, shutting down,
 /// full of connections, or the statement was cancelled or lost a race.
 pub(crate) fn transient(kind: &str) -> bool {
     matches!(

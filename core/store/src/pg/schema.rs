@@ -1,12 +1,12 @@
-//! The PostgreSQL DDL of each schema version: the same tables, keys and checks as the `SQLite`
-//! migrations (`MIGRATIONS` in `lib.rs`), in PostgreSQL's types.
+//! The `PostgreSQL` DDL of each schema version: the same tables, keys and checks as the `SQLite`
+//! migrations (`MIGRATIONS` in `lib.rs`), in `PostgreSQL`'s types.
 //!
 //! - `REAL` is `DOUBLE PRECISION` (`SQLite`'s `REAL` is a 64-bit float), `INTEGER` is
 //!   `BIGINT`, and `INTEGER PRIMARY KEY` (a rowid) is an identity column.
 //! - Every text column is `COLLATE "C"`: ordering and comparison by bytes, as `SQLite`'s
 //!   `BINARY`, whatever the database's default collation.
 //! - `series_day`'s triggers are PL/pgSQL; a missing unit is keyed as `chr(1)` (`SQLite` keys
-//!   it as the blob `x'00'`, which PostgreSQL text cannot hold), and `legacy` is `0`/`1` as in
+//!   it as the blob `x'00'`, which `PostgreSQL` text cannot hold), and `legacy` is `0`/`1` as in
 //!   `SQLite`.
 //!
 //! Version `i + 1` is reached by `POSTGRES[i]`, as `SQLite`'s is by `MIGRATIONS[i]`.

@@ -115,7 +115,7 @@ fn scan(store: &Store, subject: &str, b: &Bounds) -> Vec<SeriesSummary> {
         .unwrap();
     let mut out = Vec::new();
     while let Some(row) = rows.next().unwrap() {
-        out.push(summary(row).unwrap());
+        out.push(summary(&crate::db::Row::Sqlite(row)).unwrap());
     }
     out.sort();
     out
