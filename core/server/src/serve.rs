@@ -63,7 +63,10 @@ pub fn serve_with(
             kind: e.kind(),
         })?;
     let counters = Arc::clone(&app);
-    runtime.block_on(async move {
+    // The last handle on the store goes outside the runtime: a PostgreSQL client closes its
+    // connection on its own runtime, which cannot start inside this one.
+    let keep = Arc::clone(&app);
+    let served = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .map_err(|e| ServeError::Io {
@@ -129,7 +132,10 @@ pub fn serve_with(
             })?;
         }
         Ok(())
-    })
+    });
+    drop(runtime);
+    drop(keep);
+    served
 }
 
 /// What `answers serve` adds around the service for a pipeline.
