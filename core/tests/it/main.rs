@@ -1,7 +1,9 @@
 //! Integration tests of the answers crate: one binary, one module per topic.
 
+mod backends;
 mod capture;
 mod cli;
+mod database;
 mod e2e;
 mod fixtures;
 mod genetics;
