@@ -5,7 +5,10 @@
 use std::fmt::Write as _;
 
 use crate::test_support::TestDatabase;
-use crate::{Bounds, Flow, NameMatch, NewReading, Store, StoreError};
+use crate::{
+    Bounds, ClosedReason, DoseStatus, DrugCode, Flow, Frequency, NameMatch, NewDose, NewPlan,
+    NewReading, PlanStatus, Route, Store, StoreError,
+};
 use answers_protocol::{Source, Window};
 use answers_vocab::{CodeRef, CodeSystem};
 
@@ -120,6 +123,50 @@ fn write(store: &mut Store) {
         r.legacy = !r.legacy;
     }
     store.upsert_readings(&again[..40]).unwrap();
+    let day = |s: &str| s.parse().unwrap();
+    let old = NewPlan::active(
+        "p1",
+        "subj-a",
+        "Atorvastatin",
+        Frequency::OnceDaily,
+        Route::Oral,
+        day("2026-01-01"),
+    )
+    .closed(
+        PlanStatus::Stopped,
+        day("2026-03-17"),
+        ClosedReason::SideEffect,
+    );
+    let mut new = NewPlan::active(
+        "p2",
+        "subj-a",
+        "Rosuvastatin",
+        Frequency::TwiceDaily,
+        Route::Oral,
+        day("2026-03-18"),
+    );
+    new.code = Some(DrugCode::atc("C10AA07"));
+    new.dose = Some((10.0, "mg".into()));
+    new.note = Some("with food".into());
+    store.upsert_plans(&[old, new]).unwrap();
+    let mut doses = Vec::new();
+    for (i, at) in [
+        "2026-03-01T22:30:00Z",
+        "2026-03-18T07:00:00Z",
+        "2026-03-18T19:00:00Z",
+        "2026-03-19T07:00:00Z",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let plan = if i == 0 { "p1" } else { "p2" };
+        let mut d = NewDose::taken(plan, "subj-a", at.parse().unwrap());
+        if i == 2 {
+            d.status = DoseStatus::Skipped;
+        }
+        doses.push(d);
+    }
+    store.upsert_doses(&doses).unwrap();
 }
 
 fn windows() -> Vec<Window> {
@@ -191,6 +238,15 @@ fn answers(store: &Store) -> Result<String, StoreError> {
                     writeln!(out, "in {unit:?} {v:?}").unwrap();
                 }
             }
+        }
+    }
+    for (subject, ..) in SUBJECTS {
+        let who = store.subject_by_id(subject)?.unwrap();
+        writeln!(out, "medications {}", crate::has_medications(store, &who)?).unwrap();
+        writeln!(out, "last dose {:?}", store.last_dose_day(subject)?).unwrap();
+        for window in windows() {
+            writeln!(out, "plans {:?}", store.plans_in_effect(subject, &window)?).unwrap();
+            writeln!(out, "doses {:?}", store.doses_in_window(subject, &window)?).unwrap();
         }
     }
     for needle in ["note 1", "NOTE", "", "note 999x"] {
