@@ -167,6 +167,14 @@ fn write(store: &mut Store) {
         doses.push(d);
     }
     store.upsert_doses(&doses).unwrap();
+    let file = "# build 37\nrs4244285\t10\t96541616\tAG\nrs12248560\t10\t96521657\t--\n\
+                rs1\t1\t100\tCC\nrs2\t1\t50\tAT\nrs3\tX\t7\tG\n";
+    let reader = &mut answers_genetics::import::GenotypeReader::new(file.as_bytes());
+    store.import_genotypes("subj-b", reader).unwrap();
+    let repeated = "rs1\t1\t5\tAA\nrs2\t1\t6\tCC\nrs1\t1\t7\tGG\n";
+    let reader = &mut answers_genetics::import::GenotypeReader::new(repeated.as_bytes());
+    let refused = store.import_genotypes("subj-b", reader).unwrap_err();
+    assert!(refused.to_string().contains("line 3"), "{refused}");
 }
 
 fn windows() -> Vec<Window> {
@@ -244,6 +252,18 @@ fn answers(store: &Store) -> Result<String, StoreError> {
         let who = store.subject_by_id(subject)?.unwrap();
         writeln!(out, "medications {}", crate::has_medications(store, &who)?).unwrap();
         writeln!(out, "last dose {:?}", store.last_dose_day(subject)?).unwrap();
+        writeln!(out, "genotypes {}", crate::has_genotypes(store, &who)?).unwrap();
+        if let Some(set) = store.genotype_set(subject)? {
+            writeln!(out, "set {set:?}").unwrap();
+            let calls = store.genotype_calls(&set, &["rs1", "rs12248560", "rs404", "rs3"])?;
+            writeln!(out, "calls {calls:?}").unwrap();
+            for (region, limit) in [((1, 1000), 10), ((0, u64::MAX), 1), ((60, 100), 5)] {
+                let chromosomes = ["1".to_owned(), "X".to_owned(), "10".to_owned()];
+                let found =
+                    store.genotype_calls_in_raw_region(&set, &chromosomes, region, limit)?;
+                writeln!(out, "region {found:?}").unwrap();
+            }
+        }
         for window in windows() {
             writeln!(out, "plans {:?}", store.plans_in_effect(subject, &window)?).unwrap();
             writeln!(out, "doses {:?}", store.doses_in_window(subject, &window)?).unwrap();
