@@ -357,6 +357,42 @@ impl Tx<'_> {
         }
     }
 
+    /// Runs one statement; `None` when the table's primary or unique key refused the row
+    /// (every other failure is an error).
+    pub(crate) fn exec_unique<'a>(
+        &mut self,
+        op: &'static str,
+        sql: impl Into<Sql<'a>>,
+        args: impl Into<Args<'a>>,
+    ) -> Result<Option<usize>, StoreError> {
+        let sql = sql.into().on(self.backend());
+        let args = args.into();
+        match &mut self.conn {
+            TxConn::Sqlite(c) => {
+                let run = || -> rusqlite::Result<usize> {
+                    let mut stmt = c.prepare_cached(sql)?;
+                    args.bind_sqlite(&mut stmt)?;
+                    stmt.raw_execute()
+                };
+                match run() {
+                    Ok(n) => Ok(Some(n)),
+                    Err(rusqlite::Error::SqliteFailure(f, _))
+                        if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+                            || f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE =>
+                    {
+                        Ok(None)
+                    }
+                    Err(e) => Err(StoreError::sqlite(op, &e)),
+                }
+            }
+            TxConn::Postgres(c) => match exec_pg(c, op, sql, args) {
+                Ok(n) => Ok(Some(n)),
+                Err(StoreError::Postgres { kind, .. }) if kind == "unique_violation" => Ok(None),
+                Err(e) => Err(e),
+            },
+        }
+    }
+
     /// Runs one statement and hands `each` its rows.
     pub(crate) fn each<'a, E: From<StoreError>>(
         &mut self,

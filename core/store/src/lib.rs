@@ -222,14 +222,6 @@ pub enum StoreError {
         /// of a client-side failure (`connection_closed`, `timeout`), never the message.
         kind: String,
     },
-    /// The operation is not available on this backend (yet): nothing was read or written.
-    #[error("store {op} is not available on {backend}")]
-    Unsupported {
-        /// What was asked.
-        op: &'static str,
-        /// The store's backend.
-        backend: Backend,
-    },
     /// The database was written by a newer phiguard.
     #[error("the database has schema version {found}; this build reads up to {supported}")]
     TooNew {
@@ -395,28 +387,6 @@ impl Store {
         match &self.db {
             Db::Sqlite(_) => false,
             Db::Postgres(c) => c.try_borrow().is_ok_and(|c| c.client.is_closed()),
-        }
-    }
-
-    /// The `SQLite` connection, for an operation not yet written for `PostgreSQL`.
-    pub(crate) fn sqlite(&self, op: &'static str) -> Result<&Connection, StoreError> {
-        match &self.db {
-            Db::Sqlite(c) => Ok(c),
-            Db::Postgres(_) => Err(StoreError::Unsupported {
-                op,
-                backend: Backend::Postgres,
-            }),
-        }
-    }
-
-    /// The `SQLite` connection, for an operation not yet written for `PostgreSQL`.
-    pub(crate) fn sqlite_mut(&mut self, op: &'static str) -> Result<&mut Connection, StoreError> {
-        match &mut self.db {
-            Db::Sqlite(c) => Ok(c),
-            Db::Postgres(_) => Err(StoreError::Unsupported {
-                op,
-                backend: Backend::Postgres,
-            }),
         }
     }
 

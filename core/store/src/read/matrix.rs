@@ -5,7 +5,10 @@
 use std::fmt::Write as _;
 
 use crate::test_support::TestDatabase;
-use crate::{Bounds, Flow, NameMatch, NewReading, Store, StoreError};
+use crate::{
+    Bounds, ClosedReason, DoseStatus, DrugCode, Flow, Frequency, NameMatch, NewDose, NewPlan,
+    NewReading, PlanStatus, Route, Store, StoreError,
+};
 use answers_protocol::{Source, Window};
 use answers_vocab::{CodeRef, CodeSystem};
 
@@ -120,6 +123,58 @@ fn write(store: &mut Store) {
         r.legacy = !r.legacy;
     }
     store.upsert_readings(&again[..40]).unwrap();
+    let day = |s: &str| s.parse().unwrap();
+    let old = NewPlan::active(
+        "p1",
+        "subj-a",
+        "Atorvastatin",
+        Frequency::OnceDaily,
+        Route::Oral,
+        day("2026-01-01"),
+    )
+    .closed(
+        PlanStatus::Stopped,
+        day("2026-03-17"),
+        ClosedReason::SideEffect,
+    );
+    let mut new = NewPlan::active(
+        "p2",
+        "subj-a",
+        "Rosuvastatin",
+        Frequency::TwiceDaily,
+        Route::Oral,
+        day("2026-03-18"),
+    );
+    new.code = Some(DrugCode::atc("C10AA07"));
+    new.dose = Some((10.0, "mg".into()));
+    new.note = Some("with food".into());
+    store.upsert_plans(&[old, new]).unwrap();
+    let mut doses = Vec::new();
+    for (i, at) in [
+        "2026-03-01T22:30:00Z",
+        "2026-03-18T07:00:00Z",
+        "2026-03-18T19:00:00Z",
+        "2026-03-19T07:00:00Z",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let plan = if i == 0 { "p1" } else { "p2" };
+        let mut d = NewDose::taken(plan, "subj-a", at.parse().unwrap());
+        if i == 2 {
+            d.status = DoseStatus::Skipped;
+        }
+        doses.push(d);
+    }
+    store.upsert_doses(&doses).unwrap();
+    let file = "# build 37\nrs4244285\t10\t96541616\tAG\nrs12248560\t10\t96521657\t--\n\
+                rs1\t1\t100\tCC\nrs2\t1\t50\tAT\nrs3\tX\t7\tG\n";
+    let reader = &mut answers_genetics::import::GenotypeReader::new(file.as_bytes());
+    store.import_genotypes("subj-b", reader).unwrap();
+    let repeated = "rs1\t1\t5\tAA\nrs2\t1\t6\tCC\nrs1\t1\t7\tGG\n";
+    let reader = &mut answers_genetics::import::GenotypeReader::new(repeated.as_bytes());
+    let refused = store.import_genotypes("subj-b", reader).unwrap_err();
+    assert!(refused.to_string().contains("line 3"), "{refused}");
 }
 
 fn windows() -> Vec<Window> {
@@ -191,6 +246,27 @@ fn answers(store: &Store) -> Result<String, StoreError> {
                     writeln!(out, "in {unit:?} {v:?}").unwrap();
                 }
             }
+        }
+    }
+    for (subject, ..) in SUBJECTS {
+        let who = store.subject_by_id(subject)?.unwrap();
+        writeln!(out, "medications {}", crate::has_medications(store, &who)?).unwrap();
+        writeln!(out, "last dose {:?}", store.last_dose_day(subject)?).unwrap();
+        writeln!(out, "genotypes {}", crate::has_genotypes(store, &who)?).unwrap();
+        if let Some(set) = store.genotype_set(subject)? {
+            writeln!(out, "set {set:?}").unwrap();
+            let calls = store.genotype_calls(&set, &["rs1", "rs12248560", "rs404", "rs3"])?;
+            writeln!(out, "calls {calls:?}").unwrap();
+            for (region, limit) in [((1, 1000), 10), ((0, u64::MAX), 1), ((60, 100), 5)] {
+                let chromosomes = ["1".to_owned(), "X".to_owned(), "10".to_owned()];
+                let found =
+                    store.genotype_calls_in_raw_region(&set, &chromosomes, region, limit)?;
+                writeln!(out, "region {found:?}").unwrap();
+            }
+        }
+        for window in windows() {
+            writeln!(out, "plans {:?}", store.plans_in_effect(subject, &window)?).unwrap();
+            writeln!(out, "doses {:?}", store.doses_in_window(subject, &window)?).unwrap();
         }
     }
     for needle in ["note 1", "NOTE", "", "note 999x"] {
