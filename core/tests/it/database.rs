@@ -124,9 +124,8 @@ fn fingerprint(location: &Location) -> Vec<TableCopy> {
     copy(&store, &memory, CopyOptions::default(), |_| {}).expect("copy")
 }
 
-/// The answers `answers query` prints for a few calls on `url`: the catalogue and a view of
-/// the readings (the medication and genotype reads join once the store answers them on
-/// `PostgreSQL`).
+/// The answers `answers query` prints for a few calls on `url`: readings, medications and
+/// genotypes.
 fn answers_on(url: &str) -> Vec<String> {
     let calls = [
         ("you", "query_health_indicators", "{}"),
@@ -141,6 +140,10 @@ fn answers_on(url: &str) -> Vec<String> {
             "query_health_indicators",
             r#"{"keywords":["heart rate"],"view":"day"}"#,
         ),
+        ("mom", "query_medications", r#"{"view":"history"}"#),
+        ("mom", "query_medications", r#"{"view":"log"}"#),
+        ("mom", "query_genetic_data", r#"{"rsids":["rs4149056"]}"#),
+        ("mom", "query_pharmacogenomics", "{}"),
     ];
     calls
         .iter()
