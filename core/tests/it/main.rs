@@ -8,6 +8,7 @@ mod e2e;
 mod fixtures;
 mod genetics;
 mod governance;
+mod instances;
 mod leniency;
 mod mcp;
 mod medications;
