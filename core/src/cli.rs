@@ -27,9 +27,11 @@ Exit codes:
 
 The record is --database URL (alias --db; else env ANSWERS_DATABASE_URL, else answers.db):
 a SQLite file (a path or sqlite:PATH) or a PostgreSQL database
-(postgres://USER:PASSWORD@HOST/DB). A password in the URL is never printed or logged. The database must exist for every command
-but `seed`, which creates it (a file: mode 0600). A database file that group or others can
-access is refused unless --allow-shared-permissions is given."
+(postgres://USER:PASSWORD@HOST/DB). A password in the URL is never printed or logged.
+
+The database must exist for every command but `seed`, which creates it (a file: mode 0600). A
+database file that group or others can access is refused unless --allow-shared-permissions
+is given."
 )]
 struct Cli {
     /// Open a database file that group or others can access (refused by default: the record is
