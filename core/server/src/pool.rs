@@ -17,7 +17,7 @@ use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use answers_store::{Location, OpenOptions, PgOptions, Store, StoreError};
+use answers_store::{Backend, Location, OpenOptions, PgOptions, Store, StoreError};
 
 /// How many handles a [`StorePool`] keeps and how long a request waits for one.
 ///
@@ -67,6 +67,7 @@ struct Slots {
 /// Handles on one database.
 pub struct StorePool {
     open: Open,
+    backend: Backend,
     options: PoolOptions,
     slots: Mutex<Slots>,
     returned: Condvar,
@@ -94,6 +95,7 @@ impl StorePool {
         let path = path.to_owned();
         StorePool::with_opener(
             Box::new(move || Store::open_with(&path, options)),
+            Backend::Sqlite,
             PoolOptions::default(),
         )
     }
@@ -107,18 +109,24 @@ impl StorePool {
         pg: &PgOptions,
         pool: PoolOptions,
     ) -> Result<Arc<StorePool>, StoreError> {
-        let (location, pg) = (location.clone(), *pg);
+        let (backend, location, pg) = (location.backend(), location.clone(), *pg);
         StorePool::with_opener(
             Box::new(move || Store::open_location(&location, options, &pg)),
+            backend,
             pool,
         )
     }
 
     /// A pool whose handles `open` opens, one of them now.
-    fn with_opener(open: Open, options: PoolOptions) -> Result<Arc<StorePool>, StoreError> {
+    fn with_opener(
+        open: Open,
+        backend: Backend,
+        options: PoolOptions,
+    ) -> Result<Arc<StorePool>, StoreError> {
         let first = open()?;
         Ok(Arc::new(StorePool {
             open,
+            backend,
             options: PoolOptions {
                 size: options.size.max(1),
                 ..options
@@ -168,16 +176,29 @@ impl StorePool {
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(StoreError::Sqlite {
-                    op: "check out a pooled handle",
-                    kind: "DatabaseBusy".to_owned(),
-                });
+                return Err(self.full());
             }
             slots = self
                 .returned
                 .wait_timeout(slots, left)
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
+        }
+    }
+
+    /// The transient fault of a pool that stayed full for the checkout timeout, in the terms
+    /// of its backend: `SQLite`'s busy database, or a `PostgreSQL` timeout.
+    fn full(&self) -> StoreError {
+        let op = "check out a pooled handle";
+        match self.backend {
+            Backend::Sqlite => StoreError::Sqlite {
+                op,
+                kind: "DatabaseBusy".to_owned(),
+            },
+            Backend::Postgres => StoreError::Postgres {
+                op,
+                kind: "timeout".to_owned(),
+            },
         }
     }
 
@@ -260,6 +281,7 @@ mod tests {
                 count.fetch_add(1, Ordering::SeqCst);
                 Store::open_in_memory()
             }),
+            Backend::Sqlite,
             PoolOptions {
                 size,
                 checkout_timeout: timeout,
@@ -298,6 +320,19 @@ mod tests {
         assert_eq!(opened.load(Ordering::SeqCst), 2, "no third handle opened");
         drop((a, b));
         assert!(pool.get().is_ok());
+    }
+
+    #[test]
+    fn a_full_pool_is_told_in_its_backend_s_terms() {
+        let (pool, _) = counted(1, Duration::from_millis(1));
+        let sqlite = pool.full();
+        assert!(matches!(sqlite, StoreError::Sqlite { .. }) && sqlite.is_transient());
+        let postgres = StorePool {
+            backend: Backend::Postgres,
+            ..Arc::into_inner(pool).unwrap()
+        }
+        .full();
+        assert!(matches!(postgres, StoreError::Postgres { .. }) && postgres.is_transient());
     }
 
     #[test]
