@@ -435,7 +435,10 @@ impl Tx<'_> {
             TxConn::Sqlite(c) => c
                 .execute_batch("COMMIT")
                 .map_err(|e| StoreError::sqlite(op, &e)),
-            TxConn::Postgres(c) => c.client.batch_execute("COMMIT").map_err(|e| pg_err(op, &e)),
+            TxConn::Postgres(c) => {
+                let done = c.client.batch_execute("COMMIT");
+                done.map_err(|e| c.failed(op, &e))
+            }
         }
     }
 }
@@ -462,7 +465,7 @@ fn exec_pg(
     let n = conn
         .client
         .execute(&stmt, &args.values())
-        .map_err(|e| pg_err(op, &e))?;
+        .map_err(|e| conn.failed(op, &e))?;
     Ok(usize::try_from(n).unwrap_or(usize::MAX))
 }
 
@@ -494,7 +497,7 @@ fn query_pg(
     let stmt = conn.statement(op, sql, &args.names())?;
     conn.client
         .query(&stmt, &args.values())
-        .map_err(|e| pg_err(op, &e))
+        .map_err(|e| conn.failed(op, &e))
 }
 
 fn each_pg<E: From<StoreError>>(
@@ -581,9 +584,8 @@ impl Db {
             }
             Db::Postgres(c) => {
                 let mut conn = c.borrow_mut();
-                conn.client
-                    .batch_execute("BEGIN")
-                    .map_err(|e| pg_err(op, &e))?;
+                let begun = conn.client.batch_execute("BEGIN");
+                begun.map_err(|e| conn.failed(op, &e))?;
                 Ok(Tx {
                     conn: TxConn::Postgres(conn),
                     open: true,

@@ -385,7 +385,7 @@ impl Store {
     pub fn is_broken(&self) -> bool {
         match &self.db {
             Db::Sqlite(_) => false,
-            Db::Postgres(c) => c.try_borrow().is_ok_and(|c| c.client.is_closed()),
+            Db::Postgres(c) => c.try_borrow().is_ok_and(|c| c.is_broken()),
         }
     }
 
