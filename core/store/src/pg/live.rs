@@ -145,3 +145,61 @@ fn a_server_that_is_not_there_is_transient() {
         Store::open_location(&location, OpenOptions::default(), &PgOptions::default()).unwrap_err();
     assert!(err.is_transient(), "{err}");
 }
+
+#[test]
+fn a_read_longer_than_a_fetch_is_read_whole_or_stopped_early_and_may_not_reenter() {
+    use crate::{Bounds, Flow, NewReading};
+    use answers_protocol::{Source, Window};
+    use answers_vocab::CodeRef;
+
+    let Some(db) = TestDatabase::create() else {
+        return;
+    };
+    let mut store = db.open();
+    store.upsert_subject("s", "you", "UTC").unwrap();
+    let hr = CodeRef::loinc("8867-4");
+    let first: jiff::Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
+    let rows: Vec<NewReading> = (0..2500)
+        .map(|i| {
+            let at = first
+                .checked_add(jiff::SignedDuration::from_mins(i))
+                .unwrap();
+            #[expect(clippy::cast_precision_loss, reason = "small integers")]
+            let value = 60.0 + (i % 40) as f64;
+            NewReading::measured("s", "hr", hr.clone(), value, "/min", at, Source::Watch)
+        })
+        .collect();
+    store.upsert_readings(&rows).unwrap();
+    let all = Bounds::of(&Window::ALL_RECORDED);
+    let mut seen = Vec::new();
+    store
+        .visit_newest_first("s", &hr, &all, None, |r| {
+            seen.push(r.start_utc.to_owned());
+            Ok::<_, StoreError>(Flow::Continue)
+        })
+        .unwrap();
+    assert_eq!(seen.len(), 2500);
+    assert!(seen.windows(2).all(|w| w[0] > w[1]), "newest first");
+    let mut n = 0;
+    store
+        .visit_newest_first("s", &hr, &all, None, |_| {
+            n += 1;
+            Ok::<_, StoreError>(if n == 1500 {
+                Flow::Stop
+            } else {
+                Flow::Continue
+            })
+        })
+        .unwrap();
+    assert_eq!(n, 1500);
+    // The store is usable after a stopped read, and a visitor that calls it is refused.
+    assert_eq!(store.subjects().unwrap().len(), 1);
+    let err = store
+        .visit_newest_first("s", &hr, &all, Some(1), |_| {
+            store.subjects()?;
+            Ok::<_, StoreError>(Flow::Continue)
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("connection_in_use"), "{err}");
+    assert_eq!(store.subjects().unwrap().len(), 1);
+}
