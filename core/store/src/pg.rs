@@ -47,7 +47,11 @@ impl PgConn {
         config.connect_timeout(options.connect_timeout);
         config.application_name("answers");
         let millis = options.statement_timeout.as_millis();
-        config.options(&format!("-c statement_timeout={millis}"));
+        // Every statement is planned for its values: a plan cached while the tables were
+        // small (a new record) would keep scanning them once they are not.
+        config.options(&format!(
+            "-c statement_timeout={millis} -c plan_cache_mode=force_custom_plan"
+        ));
         let client = config.connect(NoTls).map_err(|e| pg_err("open", &e))?;
         let mut conn = PgConn {
             client,
