@@ -245,21 +245,24 @@ static SQL: LazyLock<Statements> = LazyLock::new(|| {
     // Units agree when there is exactly one distinct unit on every row, or none on any.
     // `INDEXED BY` (SQLite's only): left to itself the planner takes the upsert key's index
     // for `source IN (…)` and scans every reading of the series, once per day touched.
-    let aggregate = |function: &str, indexed: &str| {
+    // `PostgreSQL` has no `INDEXED BY`; the same plan is had there by keeping `source` out of
+    // index selection (an expression, `source || ''`), which leaves the day index the one
+    // that bounds the rows.
+    let aggregate = |function: &str, indexed: &str, source: &str| {
         format!(
             "INSERT INTO day_aggregate (subject_id, system, code, local_day, source, value, n, unit)
              SELECT ?1, ?2, ?3, ?4, source, {function}(value_num), COUNT(*), MIN(unit)
              FROM series {indexed}
              WHERE {key} AND kind = 'measured' AND value_num IS NOT NULL
-               AND source IN ({devices})
+               AND {source} IN ({devices})
              GROUP BY source
              HAVING (COUNT(DISTINCT unit) = 1 AND COUNT(unit) = COUNT(*)) OR COUNT(unit) = 0"
         )
     };
     let both = |function: &str| {
         (
-            aggregate(function, "INDEXED BY series_by_code_day"),
-            aggregate(function, ""),
+            aggregate(function, "INDEXED BY series_by_code_day", "source"),
+            aggregate(function, "", "(source || '')"),
         )
     };
     Statements {

@@ -435,7 +435,10 @@ impl Tx<'_> {
             TxConn::Sqlite(c) => c
                 .execute_batch("COMMIT")
                 .map_err(|e| StoreError::sqlite(op, &e)),
-            TxConn::Postgres(c) => c.client.batch_execute("COMMIT").map_err(|e| pg_err(op, &e)),
+            TxConn::Postgres(c) => {
+                let done = c.client.batch_execute("COMMIT");
+                done.map_err(|e| c.failed(op, &e))
+            }
         }
     }
 }
@@ -462,7 +465,7 @@ fn exec_pg(
     let n = conn
         .client
         .execute(&stmt, &args.values())
-        .map_err(|e| pg_err(op, &e))?;
+        .map_err(|e| conn.failed(op, &e))?;
     Ok(usize::try_from(n).unwrap_or(usize::MAX))
 }
 
@@ -494,7 +497,58 @@ fn query_pg(
     let stmt = conn.statement(op, sql, &args.names())?;
     conn.client
         .query(&stmt, &args.values())
-        .map_err(|e| pg_err(op, &e))
+        .map_err(|e| conn.failed(op, &e))
+}
+
+/// The connection of a `PostgreSQL` store, for one call. A call made while another holds it
+/// (a visitor that used the store it is visiting) is refused, never a panic.
+fn borrow<'c>(c: &'c RefCell<PgConn>, op: &'static str) -> Result<RefMut<'c, PgConn>, StoreError> {
+    c.try_borrow_mut().map_err(|_| StoreError::Postgres {
+        op,
+        kind: "connection_in_use".to_owned(),
+    })
+}
+
+/// How many rows a `PostgreSQL` read fetches at a time.
+const FETCH: i32 = 1024;
+
+/// Runs a read through a portal, [`FETCH`] rows at a time, in a transaction of its own: a
+/// visitor that stops early stops the read, and memory stays bounded whatever the rows.
+fn each_portal<E: From<StoreError>>(
+    conn: &mut PgConn,
+    op: &'static str,
+    sql: &str,
+    args: Args<'_>,
+    mut each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
+) -> Result<(), E> {
+    let stmt = conn.statement(op, sql, &args.names())?;
+    let values = args.values();
+    let mut outcome: Result<(), E> = Ok(());
+    let driven = (|| -> Result<(), postgres::Error> {
+        let mut tx = conn.client.transaction()?;
+        let portal = tx.bind(&stmt, &values)?;
+        'fetch: loop {
+            let rows = tx.query_portal(&portal, FETCH)?;
+            for row in &rows {
+                match each(&Row::Postgres(row)) {
+                    Ok(Flow::Continue) => {}
+                    Ok(Flow::Stop) => break 'fetch,
+                    Err(e) => {
+                        outcome = Err(e);
+                        break 'fetch;
+                    }
+                }
+            }
+            if rows.len() < usize::try_from(FETCH).unwrap_or(0) {
+                break;
+            }
+        }
+        tx.commit()
+    })();
+    if let Err(e) = driven {
+        return Err(conn.failed(op, &e).into());
+    }
+    outcome
 }
 
 fn each_pg<E: From<StoreError>>(
@@ -528,7 +582,7 @@ impl Db {
         let args = args.into();
         match self {
             Db::Sqlite(c) => exec_sqlite(c, op, sql, args),
-            Db::Postgres(c) => exec_pg(&mut c.borrow_mut(), op, sql, args),
+            Db::Postgres(c) => exec_pg(&mut *borrow(c, op)?, op, sql, args),
         }
     }
 
@@ -545,14 +599,14 @@ impl Db {
         match self {
             Db::Sqlite(c) => each_sqlite(c, op, sql, args, each),
             Db::Postgres(c) => {
-                // Collected first, the borrow released: the visitor may use the store.
-                let rows = query_pg(&mut c.borrow_mut(), op, sql, args)?;
-                each_pg(&rows, each)
+                let mut conn = borrow(c, op)?;
+                each_portal(&mut conn, op, sql, args, each)
             }
         }
     }
 
-    /// The first row, read by `read`; `None` when there is none.
+    /// The first row, read by `read`; `None` when there is none. The statement should return
+    /// one row: on `PostgreSQL` all its rows are read before the first is looked at.
     pub(crate) fn one<'a, T>(
         &self,
         op: &'static str,
@@ -560,11 +614,20 @@ impl Db {
         args: impl Into<Args<'a>>,
         mut read: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
     ) -> Result<Option<T>, StoreError> {
+        let sql = sql.into().on(self.backend());
+        let args = args.into();
         let mut found = None;
-        self.each(op, sql, args, |row| {
+        let mut first = |row: &Row<'_>| {
             found = Some(read(row)?);
             Ok::<_, StoreError>(Flow::Stop)
-        })?;
+        };
+        match self {
+            Db::Sqlite(c) => each_sqlite(c, op, sql, args, first)?,
+            Db::Postgres(c) => {
+                let rows = query_pg(&mut *borrow(c, op)?, op, sql, args)?;
+                each_pg(&rows, &mut first)?;
+            }
+        }
         Ok(found)
     }
 
@@ -580,10 +643,9 @@ impl Db {
                 })
             }
             Db::Postgres(c) => {
-                let mut conn = c.borrow_mut();
-                conn.client
-                    .batch_execute("BEGIN")
-                    .map_err(|e| pg_err(op, &e))?;
+                let mut conn = borrow(c, op)?;
+                let begun = conn.client.batch_execute("BEGIN");
+                begun.map_err(|e| conn.failed(op, &e))?;
                 Ok(Tx {
                     conn: TxConn::Postgres(conn),
                     open: true,

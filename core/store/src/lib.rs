@@ -1,5 +1,9 @@
-//! The record store: an embedded `SQLite` database (`rusqlite`, bundled), with versioned,
-//! idempotent migrations and WAL.
+//! The record store, on one of two backends behind one [`Store`]: an embedded `SQLite` file
+//! (`rusqlite`, bundled, WAL; the default), or a `PostgreSQL` database (the synchronous
+//! `postgres` client), named by a [`Location`] and opened with [`Store::open_location`]. Both
+//! have the same schema meaning and the same versioned, idempotent migrations (`SQLite`'s
+//! `user_version`, `PostgreSQL`'s `schema_version` table; its DDL in `pg/schema.rs`), and give
+//! the same answers on the same record (a test compares every read).
 //!
 //! The schema (version 1):
 //!
@@ -27,6 +31,13 @@
 //!
 //! Version 5 adds `series_day`, how many rows of `series` each series has per day, kept by
 //! triggers on `series`: what the catalogue reads ([`Store::catalogue`]).
+//!
+//! **Several writers on `PostgreSQL`.** Service instances share one database: a batch of
+//! readings locks its subjects for its transaction, so the day authority a batch publishes
+//! counts every committed row; a handle two subjects take at once goes to one
+//! ([`StoreError::HandleTaken`]); a token two callers revoke at once is revoked once. A handle
+//! whose connection died says so ([`Store::is_broken`]), and a failure the database may get
+//! over is [`StoreError::is_transient`].
 //!
 //! **The store is the only package that knows SQL.** The connection never leaves it: the
 //! tools read through typed queries ([`read`]: [`Store::visit_newest_first`],
@@ -386,7 +397,7 @@ impl Store {
     pub fn is_broken(&self) -> bool {
         match &self.db {
             Db::Sqlite(_) => false,
-            Db::Postgres(c) => c.try_borrow().is_ok_and(|c| c.client.is_closed()),
+            Db::Postgres(c) => c.try_borrow().is_ok_and(|c| c.is_broken()),
         }
     }
 

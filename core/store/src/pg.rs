@@ -5,6 +5,8 @@
 //! The client is the synchronous `postgres` crate: the store's API is synchronous, and the
 //! server calls it inside `spawn_blocking`.
 
+#[cfg(test)]
+mod live;
 pub(crate) mod schema;
 
 use std::collections::HashMap;
@@ -19,12 +21,16 @@ use crate::{PgOptions, SCHEMA_VERSION, StoreError};
 pub(crate) struct PgConn {
     pub(crate) client: Client,
     statements: HashMap<String, Statement>,
+    /// The server ended the session (or the link broke): the connection is done, even
+    /// before the client notices it closed.
+    ended: bool,
 }
 
 impl std::fmt::Debug for PgConn {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PgConn")
             .field("closed", &self.client.is_closed())
+            .field("ended", &self.ended)
             .field("statements", &self.statements.len())
             .finish()
     }
@@ -41,14 +47,42 @@ impl PgConn {
         config.connect_timeout(options.connect_timeout);
         config.application_name("answers");
         let millis = options.statement_timeout.as_millis();
-        config.options(&format!("-c statement_timeout={millis}"));
+        // Every statement is planned for its values: a plan cached while the tables were
+        // small (a new record) would keep scanning them once they are not.
+        config.options(&format!(
+            "-c statement_timeout={millis} -c plan_cache_mode=force_custom_plan"
+        ));
         let client = config.connect(NoTls).map_err(|e| pg_err("open", &e))?;
         let mut conn = PgConn {
             client,
             statements: HashMap::new(),
+            ended: false,
         };
         conn.migrate()?;
         Ok(conn)
+    }
+
+    /// Whether the connection can no longer be used.
+    pub(crate) fn is_broken(&self) -> bool {
+        self.ended || self.client.is_closed()
+    }
+
+    /// `e` as a store error, remembering when it ended the session.
+    pub(crate) fn failed(&mut self, op: &'static str, e: &postgres::Error) -> StoreError {
+        let err = pg_err(op, e);
+        if let StoreError::Postgres { kind, .. } = &err
+            && matches!(
+                kind.as_str(),
+                "connection_closed"
+                    | "connection_exception"
+                    | "io_error"
+                    | "admin_shutdown"
+                    | "crash_shutdown"
+            )
+        {
+            self.ended = true;
+        }
+        err
     }
 
     /// The statement for `sql` (`SQLite`'s placeholders, named ones bound in `names`' order),
@@ -63,10 +97,10 @@ impl PgConn {
             return Ok(s.clone());
         }
         let rewritten = placeholders(sql, names);
-        let stmt = self
-            .client
-            .prepare(&rewritten)
-            .map_err(|e| pg_err(op, &e))?;
+        let stmt = match self.client.prepare(&rewritten) {
+            Ok(stmt) => stmt,
+            Err(e) => return Err(self.failed(op, &e)),
+        };
         self.statements.insert(sql.to_owned(), stmt.clone());
         Ok(stmt)
     }

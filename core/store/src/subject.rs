@@ -212,40 +212,46 @@ mod tests {
 
     #[test]
     fn ids_and_handles_must_be_unpadded_and_non_empty() {
-        let s = Store::open_in_memory().unwrap();
-        for (id, handle) in [("", "a"), ("a", ""), (" a", "b"), ("a", "b\n")] {
-            assert!(matches!(
-                s.upsert_subject(id, handle, "UTC"),
-                Err(StoreError::InvalidSubject)
-            ));
-        }
-        assert!(s.subjects().unwrap().is_empty());
+        crate::test_support::each_backend(|s| {
+            for (id, handle) in [("", "a"), ("a", ""), (" a", "b"), ("a", "b\n")] {
+                assert!(matches!(
+                    s.upsert_subject(id, handle, "UTC"),
+                    Err(StoreError::InvalidSubject)
+                ));
+            }
+            assert!(s.subjects().unwrap().is_empty());
+        });
     }
 
     #[test]
     fn fixed_offsets_are_not_zones() {
-        let s = Store::open_in_memory().unwrap();
-        for tz in ["+08:00", "", "UTC+8", "Europe/Berlinn"] {
-            assert!(
-                matches!(
-                    s.upsert_subject("a", "b", tz),
-                    Err(StoreError::InvalidTimeZone)
-                ),
-                "{tz}"
-            );
-        }
+        crate::test_support::each_backend(|s| {
+            for tz in ["+08:00", "", "UTC+8", "Europe/Berlinn"] {
+                assert!(
+                    matches!(
+                        s.upsert_subject("a", "b", tz),
+                        Err(StoreError::InvalidTimeZone)
+                    ),
+                    "{tz}"
+                );
+            }
+        });
     }
 
     #[test]
     fn a_stored_zone_that_no_longer_parses_is_malformed() {
-        let s = Store::open_in_memory().unwrap();
-        s.conn()
-            .execute("INSERT INTO subject VALUES ('a', 'b', 'Nowhere/Else')", [])
+        crate::test_support::each_backend(|s| {
+            s.db.exec(
+                "test",
+                "INSERT INTO subject VALUES ('a', 'b', 'Nowhere/Else')",
+                crate::db::Args::Pos(&[]),
+            )
             .unwrap();
-        assert!(matches!(
-            s.subject_by_id("a"),
-            Err(StoreError::Malformed { table: "subject" })
-        ));
-        assert!(s.subjects().is_err());
+            assert!(matches!(
+                s.subject_by_id("a"),
+                Err(StoreError::Malformed { table: "subject" })
+            ));
+            assert!(s.subjects().is_err());
+        });
     }
 }

@@ -17,6 +17,10 @@ use crate::{Location, OpenOptions, PgOptions, Store, StoreError};
 pub const URL_VAR: &str = "PHI_POSTGRES_URL";
 /// What skips the `PostgreSQL` tests, explicitly.
 pub const SKIP_VAR: &str = "PHI_SKIP_POSTGRES";
+/// The test cluster's role that signs in with a password (`ci/pg-cluster`).
+pub const PASSWORD_ROLE: &str = "phi_password";
+/// Its password: a test cluster's, known to everyone.
+pub const PASSWORD: &str = "phi-test-password";
 
 /// A database of its own on the test cluster, dropped when this is.
 #[derive(Debug)]
@@ -34,6 +38,22 @@ impl TestDatabase {
     /// With neither variable set, or when the cluster cannot create the database.
     #[must_use]
     pub fn create() -> Option<TestDatabase> {
+        TestDatabase::create_as(None)
+    }
+
+    /// A new, empty database owned by the test cluster's password role (`phi_password`,
+    /// password `phi-test-password`, see `ci/pg-cluster`), whose location connects as that
+    /// role with its password in the URL; `None` when skipped.
+    ///
+    /// # Panics
+    ///
+    /// As [`TestDatabase::create`], or when the cluster has no such role.
+    #[must_use]
+    pub fn with_password() -> Option<TestDatabase> {
+        TestDatabase::create_as(Some((PASSWORD_ROLE, PASSWORD)))
+    }
+
+    fn create_as(owner: Option<(&str, &str)>) -> Option<TestDatabase> {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let Some(admin) = cluster_url() else {
             eprintln!("PHI_SKIP_POSTGRES=1: this PostgreSQL test is skipped on purpose");
@@ -48,13 +68,21 @@ impl TestDatabase {
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
         let mut client = admin_client(&admin);
-        if let Err(e) = client.batch_execute(&format!("CREATE DATABASE {name}")) {
+        let create = match owner {
+            Some((role, _)) => format!("CREATE DATABASE {name} OWNER {role}"),
+            None => format!("CREATE DATABASE {name}"),
+        };
+        if let Err(e) = client.batch_execute(&create) {
             fail(
                 "the test cluster did not create a database",
                 &pg_err("create", &e),
             );
         }
-        let Ok(location) = Location::parse(&with_database(&admin, &name)) else {
+        let mut url = with_database(&admin, &name);
+        if let Some((role, password)) = owner {
+            url = with_user(&url, role, password);
+        }
+        let Ok(location) = Location::parse(&url) else {
             panic!("{URL_VAR} is not a PostgreSQL URL");
         };
         Some(TestDatabase {
@@ -143,6 +171,16 @@ fn fail(what: &'static str, e: &StoreError) -> ! {
     panic!("{what}: {e}")
 }
 
+/// `url` connecting as `role` with `password` instead of its own user.
+fn with_user(url: &str, role: &str, password: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("postgres", url));
+    let rest = match rest.find(['/', '?']).map(|end| rest[..end].rfind('@')) {
+        Some(Some(at)) => &rest[at + 1..],
+        _ => rest,
+    };
+    format!("{scheme}://{role}:{password}@{rest}")
+}
+
 /// `url` naming the database `name` instead of its own.
 fn with_database(url: &str, name: &str) -> String {
     let (scheme, rest) = url.split_once("://").unwrap_or(("postgres", url));
@@ -168,6 +206,14 @@ mod tests {
         assert_eq!(
             with_database("postgres://u@h?host=/s", "t1"),
             "postgres://u@h/t1?host=/s"
+        );
+        assert_eq!(
+            with_user("postgres://u@h:1/t1", "r", "pw"),
+            "postgres://r:pw@h:1/t1"
+        );
+        assert_eq!(
+            with_user("postgres://h/t1", "r", "pw"),
+            "postgres://r:pw@h/t1"
         );
     }
 }

@@ -140,30 +140,42 @@ pub(super) fn hash(token: &str) -> String {
 mod tests {
     use super::*;
 
-    fn store() -> Store {
-        let s = Store::open_in_memory().unwrap();
-        s.upsert_subject("s", "you", "UTC").unwrap();
-        s
+    /// Runs `body` on a store with the subject `s`, on each backend.
+    fn each_store(mut body: impl FnMut(Store)) {
+        crate::test_support::each_backend(|s| {
+            s.upsert_subject("s", "you", "UTC").unwrap();
+            body(s);
+        });
+    }
+
+    fn set_expiry(s: &Store, expires: &str) {
+        let args = [crate::db::Arg::from(expires)];
+        s.db.exec("test", "UPDATE token SET expires_utc = ?1", &args)
+            .unwrap();
     }
 
     #[test]
     fn tokens_are_random_and_stored_hashed() {
-        let s = store();
-        let a = s.issue_token("s", None).unwrap();
-        let b = s.issue_token("s", None).unwrap();
-        assert_ne!(a, b);
-        assert_eq!(a.len(), TOKEN_PREFIX.len() + 64);
-        let stored: Vec<String> = s
-            .conn()
-            .prepare("SELECT token_hash FROM token")
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .collect::<Result<_, _>>()
+        each_store(|s| {
+            let a = s.issue_token("s", None).unwrap();
+            let b = s.issue_token("s", None).unwrap();
+            assert_ne!(a, b);
+            assert_eq!(a.len(), TOKEN_PREFIX.len() + 64);
+            let mut stored: Vec<String> = Vec::new();
+            s.db.each(
+                "test",
+                "SELECT token_hash FROM token",
+                crate::db::Args::Pos(&[]),
+                |r| {
+                    stored.push(r.text(0, "test", "token")?.to_owned());
+                    Ok::<_, StoreError>(crate::Flow::Continue)
+                },
+            )
             .unwrap();
-        assert_eq!(stored.len(), 2);
-        assert!(stored.iter().all(|h| h.len() == 64 && *h != a && *h != b));
-        assert!(stored.contains(&hash(&a)));
+            assert_eq!(stored.len(), 2);
+            assert!(stored.iter().all(|h| h.len() == 64 && *h != a && *h != b));
+            assert!(stored.contains(&hash(&a)));
+        });
     }
 
     #[test]
@@ -176,36 +188,35 @@ mod tests {
 
     #[test]
     fn an_expired_token_authenticates_nobody() {
-        let s = store();
-        let token = s.issue_token("s", Some(Duration::ZERO)).unwrap();
-        assert_eq!(s.subject_for_token(&token).unwrap(), None);
-        let forever = s.issue_token("s", Some(Duration::MAX)).unwrap();
-        assert!(s.subject_for_token(&forever).unwrap().is_some());
+        each_store(|s| {
+            let token = s.issue_token("s", Some(Duration::ZERO)).unwrap();
+            assert_eq!(s.subject_for_token(&token).unwrap(), None);
+            let forever = s.issue_token("s", Some(Duration::MAX)).unwrap();
+            assert!(s.subject_for_token(&forever).unwrap().is_some());
+        });
     }
 
     #[test]
     fn an_expiry_that_is_not_a_date_authenticates_nobody() {
-        let s = store();
-        let token = s.issue_token("s", Some(Duration::from_secs(3600))).unwrap();
-        assert!(s.subject_for_token(&token).unwrap().is_some());
-        for bad in ["not-a-date", "", "9999", "2026-13-01T00:00:00Z"] {
-            s.conn()
-                .execute("UPDATE token SET expires_utc = ?1", [bad])
-                .unwrap();
-            assert_eq!(s.subject_for_token(&token).unwrap(), None, "{bad:?}");
-        }
-        s.conn()
-            .execute("UPDATE token SET expires_utc = '2999-01-01T00:00:00Z'", [])
-            .unwrap();
-        assert!(s.subject_for_token(&token).unwrap().is_some());
+        each_store(|s| {
+            let token = s.issue_token("s", Some(Duration::from_secs(3600))).unwrap();
+            assert!(s.subject_for_token(&token).unwrap().is_some());
+            for bad in ["not-a-date", "", "9999", "2026-13-01T00:00:00Z"] {
+                set_expiry(&s, bad);
+                assert_eq!(s.subject_for_token(&token).unwrap(), None, "{bad:?}");
+            }
+            set_expiry(&s, "2999-01-01T00:00:00Z");
+            assert!(s.subject_for_token(&token).unwrap().is_some());
+        });
     }
 
     #[test]
     fn tokens_are_only_issued_to_subjects() {
-        let s = store();
-        assert!(matches!(
-            s.issue_token("nobody", None),
-            Err(StoreError::UnknownSubject)
-        ));
+        each_store(|s| {
+            assert!(matches!(
+                s.issue_token("nobody", None),
+                Err(StoreError::UnknownSubject)
+            ));
+        });
     }
 }

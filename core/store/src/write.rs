@@ -3,6 +3,7 @@
 
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeSet, HashMap};
+use std::sync::LazyLock;
 
 use super::day::{self, DayKey};
 use super::reading::{NewReading, utc_text};
@@ -20,6 +21,18 @@ ON CONFLICT (subject_id, system, code, source, start_utc) DO UPDATE SET
     kind = excluded.kind, name = excluded.name, value_num = excluded.value_num,
     value_text = excluded.value_text, unit = excluded.unit, end_utc = excluded.end_utc,
     local_day = excluded.local_day, comment = excluded.comment";
+
+/// `PostgreSQL`'s upsert that also returns the row's day before it (a data-modifying `WITH`
+/// sees the table as it was when the statement began) and how many rows it wrote.
+static UPSERT_RETURNING_BEFORE: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "WITH before AS (SELECT local_day FROM series
+                          WHERE subject_id = ?1 AND system = ?4 AND code = ?5 AND source = ?12
+                            AND start_utc = ?9),
+              written AS ({UPSERT} RETURNING 1)
+         SELECT (SELECT local_day FROM before), (SELECT count(*) FROM written)"
+    )
+});
 
 const PREVIOUS_DAY: &str = "
 SELECT local_day FROM series
@@ -125,33 +138,46 @@ impl Store {
                 Arg::from(source),
                 Arg::from(&start),
             ];
-            let before: Option<Option<String>> = tx.one(op, PREVIOUS_DAY, &key, |r| {
-                Ok(r.opt_text(0, op, "series")?.map(str::to_owned))
-            })?;
             let unit = row.unit.as_deref().map(str::trim).filter(|u| !u.is_empty());
             let unit = unit.map(|u| vocab.normalize_unit(u).unwrap_or(u));
             let comment = row.comment.as_deref().filter(|c| !c.is_empty());
             let end = row.end.map(utc_text);
-            written += tx.exec(
-                op,
-                UPSERT,
-                &[
-                    Arg::from(&row.subject_id),
-                    Arg::from(row.kind.as_str()),
-                    Arg::from(&row.name),
-                    Arg::from(system),
-                    Arg::from(&row.code.code),
-                    Arg::from(row.value_num),
-                    Arg::from(&row.value_text),
-                    Arg::from(unit),
-                    Arg::from(&start),
-                    Arg::from(&end),
-                    Arg::from(&day),
-                    Arg::from(source),
-                    Arg::from(comment),
-                ],
-            )?;
-            for d in [day, before.flatten()].into_iter().flatten() {
+            let values = [
+                Arg::from(&row.subject_id),
+                Arg::from(row.kind.as_str()),
+                Arg::from(&row.name),
+                Arg::from(system),
+                Arg::from(&row.code.code),
+                Arg::from(row.value_num),
+                Arg::from(&row.value_text),
+                Arg::from(unit),
+                Arg::from(&start),
+                Arg::from(&end),
+                Arg::from(&day),
+                Arg::from(source),
+                Arg::from(comment),
+            ];
+            // The day the row had before (`None` for a new row or a legacy one).
+            let before: Option<String> = if tx.backend() == Backend::Postgres {
+                // One round trip: the row's old day, read before the upsert runs.
+                let (before, n) = tx
+                    .one(op, &*UPSERT_RETURNING_BEFORE, &values, |r| {
+                        Ok((
+                            r.opt_text(0, op, "series")?.map(str::to_owned),
+                            r.int(1, op)?,
+                        ))
+                    })?
+                    .unwrap_or((None, 0));
+                written += usize::try_from(n).unwrap_or(0);
+                before
+            } else {
+                let before = tx.one(op, PREVIOUS_DAY, &key, |r| {
+                    Ok(r.opt_text(0, op, "series")?.map(str::to_owned))
+                })?;
+                written += tx.exec(op, UPSERT, &values)?;
+                before.flatten()
+            };
+            for d in [day, before].into_iter().flatten() {
                 // Batches come in series order: skip the copy when the day repeats.
                 let same = |k: &DayKey| k.0 == row.subject_id && k.1 == row.code && k.2 == d;
                 if !last.as_ref().is_some_and(same) {
