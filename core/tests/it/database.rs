@@ -331,6 +331,30 @@ fn a_database_that_goes_away_is_store_unavailable_and_the_service_recovers() {
     let path = "/api/v1/health-indicators?keywords=steps&view=stats";
     let (status, before) = server.get(path, Some(&you));
     assert_eq!(status, 200, "{before}");
+    // A burst of 12 at once is served by at most the pool's 3 connections.
+    let at: std::net::SocketAddr = server.addr.parse().expect("an address");
+    std::thread::scope(|scope| {
+        let burst: Vec<_> = (0..12)
+            .map(|_| scope.spawn(|| phi_testkit::http::get(at, path, Some(&you))))
+            .collect();
+        for request in burst {
+            let answer = request.join().expect("a request").expect("an answer");
+            assert_eq!(answer.status, 200, "{}", answer.text());
+        }
+    });
+    let mut client = postgres::Client::connect(&admin, postgres::NoTls).expect("the cluster");
+    let open: i64 = client
+        .query_one(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = $1",
+            &[&name],
+        )
+        .expect("pg_stat_activity")
+        .get(0);
+    assert!(
+        (1..=3).contains(&open),
+        "{open} connections for a pool of 3"
+    );
+    drop(client);
 
     // The database goes away: no new connection, every open one ended.
     psql(
