@@ -386,3 +386,34 @@ fn a_database_that_goes_away_is_store_unavailable_and_the_service_recovers() {
         "{lines:?}"
     );
 }
+
+#[test]
+fn seed_and_canary_present_run_on_postgres() {
+    let Some(db) = TestDatabase::create() else {
+        return;
+    };
+    let url = url_of(&db);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tokens = dir.path().join("tokens");
+    answers(&[
+        "seed",
+        "--database",
+        &url,
+        "--demo",
+        "--tokens-file",
+        s(&tokens),
+    ])
+    .assert_code(0);
+    let present = Cmd::new(BIN, &["canary-present", "--database", &url])
+        .env("PHIGUARD_CANARY", answers_demo::PHI_CANARY)
+        .run();
+    present.assert_code(0);
+    assert_eq!(present.stdout, "present\n");
+    let absent = Cmd::new(BIN, &["canary-present", "--database", &url])
+        .env("PHIGUARD_CANARY", "PHI-CANARY-not-in-the-record")
+        .run();
+    absent.assert_code(1);
+    // The seeded record answers as the seeded file does.
+    let file = seeded();
+    assert_eq!(answers_on(s(&file.db)), answers_on(&url));
+}
