@@ -417,3 +417,99 @@ fn seed_and_canary_present_run_on_postgres() {
     let file = seeded();
     assert_eq!(answers_on(s(&file.db)), answers_on(&url));
 }
+
+/// A PostgreSQL cluster of the test's own (`ci/pg-cluster` on a free port), so it can be
+/// stopped and started under a running service without touching the shared one; stopped when
+/// dropped.
+struct OwnCluster {
+    dir: tempfile::TempDir,
+    port: u16,
+}
+
+impl OwnCluster {
+    const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../ci/pg-cluster");
+
+    fn run(&self, action: &str) -> String {
+        let out = std::process::Command::new(OwnCluster::SCRIPT)
+            .args([action, s(self.dir.path())])
+            .env("PG_PORT", self.port.to_string())
+            .output()
+            .expect("run ci/pg-cluster");
+        assert!(
+            out.status.success(),
+            "ci/pg-cluster {action}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout)
+            .expect("utf-8")
+            .trim()
+            .to_owned()
+    }
+}
+
+impl Drop for OwnCluster {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new(OwnCluster::SCRIPT)
+            .args(["stop", s(self.dir.path())])
+            .env("PG_PORT", self.port.to_string())
+            .status();
+    }
+}
+
+#[test]
+fn a_postgres_server_stopped_and_started_under_serve() {
+    // The shared cluster's variables decide, as for every PostgreSQL test.
+    if answers_store::test_support::cluster_url().is_none() {
+        return;
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let cluster = OwnCluster {
+        dir: tempfile::tempdir().expect("temp dir"),
+        port,
+    };
+    let admin = cluster.run("start");
+    psql(&admin, "CREATE DATABASE record");
+    let url = admin.replacen("/postgres", "/record", 1);
+    let tokens = cluster.dir.path().join("tokens");
+    answers(&[
+        "seed",
+        "--database",
+        &url,
+        "--demo",
+        "--tokens-file",
+        s(&tokens),
+    ])
+    .assert_code(0);
+    let text = std::fs::read_to_string(&tokens).expect("tokens");
+    let you = text
+        .lines()
+        .find_map(|l| l.strip_prefix("you="))
+        .expect("a token for you")
+        .to_owned();
+    let server = Server::start_full(Path::new(&url), &[], &["--db-connect-timeout", "2"]);
+    let path = "/api/v1/health-indicators?keywords=weight&view=month";
+    let (status, before) = server.get(path, Some(&you));
+    assert_eq!(status, 200, "{before}");
+
+    cluster.run("stop");
+    for _ in 0..3 {
+        let (status, body) = server.get(path, Some(&you));
+        assert_eq!(status, 503, "{body}");
+        assert_eq!(body["error"], "store_unavailable", "{body}");
+    }
+    cluster.run("start");
+    let (status, after) = server.get(path, Some(&you));
+    assert_eq!(
+        (status, &after),
+        (200, &before),
+        "answered again, no restart"
+    );
+    let lines = server.stop();
+    assert!(
+        lines.iter().any(|l| l.contains("answers stopped")),
+        "{lines:?}"
+    );
+}
