@@ -418,7 +418,7 @@ fn seed_and_canary_present_run_on_postgres() {
     assert_eq!(answers_on(s(&file.db)), answers_on(&url));
 }
 
-/// A PostgreSQL cluster of the test's own (`ci/pg-cluster` on a free port), so it can be
+/// A `PostgreSQL` cluster of the test's own (`ci/pg-cluster` on a free port), so it can be
 /// stopped and started under a running service without touching the shared one; stopped when
 /// dropped.
 struct OwnCluster {
