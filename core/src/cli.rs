@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use answers_store::{OpenOptions, Store, StoreError};
+use answers_store::{Location, OpenOptions, PgOptions, Store, StoreError};
 use anyhow::{Context, anyhow, bail};
 use clap::{Parser, Subcommand};
 
@@ -25,7 +25,11 @@ Exit codes:
   1  the tool answered with an error envelope (`query`)
   2  usage error, or the store could not be opened, read or written
 
-The database must exist for every command but `seed`, which creates it (mode 0600). A
+The record is --database URL (alias --db; else env ANSWERS_DATABASE_URL, else answers.db):
+a SQLite file (a path or sqlite:PATH) or a PostgreSQL database
+(postgres://USER:PASSWORD@HOST/DB). A password in the URL is never printed or logged.
+
+The database must exist for every command but `seed`, which creates it (a file: mode 0600). A
 database file that group or others can access is refused unless --allow-shared-permissions
 is given."
 )]
@@ -42,9 +46,8 @@ struct Cli {
 enum Command {
     /// Seed a record (today: the demo record).
     Seed {
-        /// The database file (created if missing).
-        #[arg(long, value_name = "FILE", default_value = "answers.db")]
-        db: PathBuf,
+        #[command(flatten)]
+        db: Database,
         /// Seed the demo record: `you` and `mom`, a year of readings ending 2026-09-14.
         #[arg(long)]
         demo: bool,
@@ -61,9 +64,8 @@ enum Command {
     },
     /// Ask one tool one question as a subject; prints the compact rendering.
     Query {
-        /// The database file (must exist: `answers seed` creates it).
-        #[arg(long, value_name = "FILE", default_value = "answers.db")]
-        db: PathBuf,
+        #[command(flatten)]
+        db: Database,
         /// The subject's handle (`you`, `mom`).
         #[arg(long, value_name = "HANDLE")]
         subject: String,
@@ -93,9 +95,8 @@ enum Command {
     /// Import a consumer-array raw-data file (23andMe or Ancestry DNA text) as a subject's
     /// genotype set, replacing any set the subject has. A malformed line is named by number.
     ImportGenotypes {
-        /// The database file (must exist: `answers seed` creates it).
-        #[arg(long, value_name = "FILE", default_value = "answers.db")]
-        db: PathBuf,
+        #[command(flatten)]
+        db: Database,
         /// The subject's handle (`you`, `mom`).
         #[arg(long, value_name = "HANDLE")]
         subject: String,
@@ -111,9 +112,8 @@ enum Command {
 Importing the same file again changes nothing. Observations, Conditions, MedicationStatements,
 MedicationRequests and MedicationAdministrations are read; other resources are counted.")]
     ImportFhir {
-        /// The database file (must exist: `answers seed` creates it).
-        #[arg(long, value_name = "FILE", default_value = "answers.db")]
-        db: PathBuf,
+        #[command(flatten)]
+        db: Database,
         /// The subject's handle (`you`, `mom`).
         #[arg(long, value_name = "HANDLE")]
         subject: String,
@@ -122,12 +122,13 @@ MedicationRequests and MedicationAdministrations are read; other resources are c
     },
     /// Serve the record over HTTP.
     Serve {
-        /// The database file (must exist: `answers seed` or --create makes it).
-        #[arg(long, value_name = "FILE", default_value = "answers.db")]
-        db: PathBuf,
+        #[command(flatten)]
+        db: Database,
         /// Create the database (mode 0600, no subjects) if it is missing, instead of refusing.
         #[arg(long)]
         create: bool,
+        #[command(flatten)]
+        pool: PoolArgs,
         /// Arm the log filter's tripwire with the per-run canaries in FILE (one per line), or
         /// with env `PHIGUARD_CANARY`: a log value or message carrying one is blocked.
         #[arg(long, value_name = "FILE")]
@@ -154,6 +155,26 @@ MedicationRequests and MedicationAdministrations are read; other resources are c
         #[arg(long, value_name = "URL")]
         otlp_endpoint: Option<answers_server::telemetry::Endpoint>,
     },
+    /// Copy a whole record to another database (e.g. a `SQLite` file into `PostgreSQL`), in one
+    /// transaction on the target: every table's row count and checksum are compared with the
+    /// source's before it commits, so a failed copy leaves the target as it was. Progress
+    /// (counts only) goes to stderr.
+    #[command(after_help = "\
+Exit codes:
+  0  copied and verified
+  2  usage error, a store could not be opened, the target is not empty (without --replace),
+     or the copy failed or did not verify (nothing was written)")]
+    Migrate {
+        /// The record to copy: `sqlite:PATH` (or a path) or `postgres://…`; it must exist.
+        #[arg(long, value_name = "URL")]
+        from: String,
+        /// Where to copy it: `postgres://…` or a `SQLite` file (created 0600 if missing).
+        #[arg(long, value_name = "URL")]
+        to: String,
+        /// Empty a target that holds rows first, in the same transaction (refused otherwise).
+        #[arg(long)]
+        replace: bool,
+    },
     /// Say whether a canary is in the record's comments: prints `present` or `absent`, never the
     /// canary. The canary comes from env `PHIGUARD_CANARY` or `--canary-file`.
     #[command(after_help = "\
@@ -162,22 +183,90 @@ Exit codes:
   1  absent
   2  usage error, no canary given, or the store could not be read")]
     CanaryPresent {
-        /// The database file (must exist: `answers seed` creates it).
-        #[arg(long, value_name = "FILE", default_value = "answers.db")]
-        db: PathBuf,
+        #[command(flatten)]
+        db: Database,
         /// Read the canary from FILE (one per line) instead of env `PHIGUARD_CANARY`.
         #[arg(long, value_name = "FILE")]
         canary_file: Option<PathBuf>,
     },
 }
 
+/// Where the record is, for every command that opens one: `--database`, else
+/// `ANSWERS_DATABASE_URL`, else `answers.db`.
+#[derive(clap::Args, Debug, Clone, Default)]
+struct Database {
+    /// The record: `postgres://USER[:PASSWORD]@HOST[:PORT]/DB`, `sqlite:PATH` or a file path
+    /// [env: `ANSWERS_DATABASE_URL`] [default: `answers.db`]
+    #[arg(long = "database", visible_alias = "db", value_name = "URL")]
+    url: Option<String>,
+}
+
+/// The environment variable a command reads its database from when `--database` is not given.
+const DATABASE_ENV: &str = "ANSWERS_DATABASE_URL";
+
+impl Database {
+    /// The location: the flag, else the variable, else `answers.db`. A variable that is set
+    /// but empty is refused rather than taken as unset, so a deployment whose URL did not reach
+    /// the service never serves a new empty file instead. Errors never quote the URL.
+    fn location(&self) -> anyhow::Result<Location> {
+        let (text, from) = match &self.url {
+            Some(text) => (text.clone(), "--database"),
+            None => match std::env::var(DATABASE_ENV) {
+                Ok(text) => (text, DATABASE_ENV),
+                Err(std::env::VarError::NotPresent) => {
+                    (answers_store::DEFAULT_DATABASE.to_owned(), "the default")
+                }
+                Err(std::env::VarError::NotUnicode(_)) => bail!("{DATABASE_ENV} is not UTF-8"),
+            },
+        };
+        Location::parse(&text).map_err(|e| anyhow!("bad database location in {from}: {e}"))
+    }
+}
+
+/// How `serve` holds its database handles (`answers_server::PoolOptions`) and bounds a
+/// `PostgreSQL` connection (`answers_store::PgOptions`).
+#[derive(clap::Args, Debug, Clone)]
+struct PoolArgs {
+    /// The most database handles (`PostgreSQL` connections) open at once.
+    #[arg(long = "db-pool-size", value_name = "N", default_value_t = 8,
+          value_parser = clap::value_parser!(u16).range(1..=1024))]
+    size: u16,
+    /// Seconds a request waits for a free handle before it is refused as `store_unavailable`.
+    #[arg(long = "db-timeout", value_name = "SECS", default_value_t = 5,
+          value_parser = clap::value_parser!(u64).range(1..=600))]
+    checkout: u64,
+    /// Seconds a `PostgreSQL` connection may take to open.
+    #[arg(long = "db-connect-timeout", value_name = "SECS", default_value_t = 5,
+          value_parser = clap::value_parser!(u64).range(1..=600))]
+    connect: u64,
+    /// Seconds one `PostgreSQL` statement may run before the server cancels it (0: no limit).
+    #[arg(long = "db-statement-timeout", value_name = "SECS", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(0..=3600))]
+    statement: u64,
+}
+
+impl PoolArgs {
+    fn pool(&self) -> answers_server::PoolOptions {
+        answers_server::PoolOptions {
+            size: usize::from(self.size),
+            checkout_timeout: std::time::Duration::from_secs(self.checkout),
+        }
+    }
+
+    fn pg(&self) -> PgOptions {
+        PgOptions {
+            connect_timeout: std::time::Duration::from_secs(self.connect),
+            statement_timeout: std::time::Duration::from_secs(self.statement),
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum TokenAction {
     /// Print a new token for a subject, once; only its hash is stored.
     Issue {
-        /// The database file (must exist: `answers seed` creates it).
-        #[arg(long, value_name = "FILE", default_value = "answers.db")]
-        db: PathBuf,
+        #[command(flatten)]
+        db: Database,
         /// The subject's handle (`you`, `mom`).
         #[arg(long, value_name = "HANDLE")]
         subject: String,
@@ -192,9 +281,8 @@ enum TokenAction {
     /// Revoke the token read from standard input (never from the command line, where other
     /// users of the machine could read it). Exit 0 if a live token was revoked, 1 if none was.
     Revoke {
-        /// The database file (must exist: `answers seed` creates it).
-        #[arg(long, value_name = "FILE", default_value = "answers.db")]
-        db: PathBuf,
+        #[command(flatten)]
+        db: Database,
     },
 }
 
@@ -236,13 +324,19 @@ pub fn main(hook: Option<answers_server::RouterHook>) -> ExitCode {
         }
     };
     // rmcp logs each session's start and end at `info`, and at `warn` a rejected request's
-    // `Host` and `Origin` values, which the client chose: a service keeps its own lines only.
+    // `Host` and `Origin` values, which the client chose; the PostgreSQL driver logs the
+    // server's notices, whose text the server chose: a service keeps its own lines only.
     let stream = log_stream(&cli.command);
     let endpoint = match &cli.command {
         Command::Serve { otlp_endpoint, .. } => otlp_endpoint.as_ref(),
         _ => None,
     };
-    let installed = answers_server::telemetry::install(policy, stream, "info,rmcp=off", endpoint);
+    let installed = answers_server::telemetry::install(
+        policy,
+        stream,
+        "info,rmcp=off,postgres=off,tokio_postgres=off",
+        endpoint,
+    );
     let (stats, telemetry) = match installed {
         Ok(installed) => installed,
         Err(err) => {
@@ -310,6 +404,7 @@ fn log_stream(command: &Command) -> phi_filter::Stream {
         }
         Command::Query { .. }
         | Command::ImportFhir { .. }
+        | Command::Migrate { .. }
         | Command::Mcp
         | Command::Tools { .. }
         | Command::Token { .. }
@@ -347,6 +442,7 @@ fn run(
     let existing = Opener {
         shared,
         create: false,
+        pg: PgOptions::default(),
     };
     match cli.command {
         Command::Seed {
@@ -362,8 +458,15 @@ fn run(
             let opener = Opener {
                 shared,
                 create: true,
+                ..existing
             };
-            seed(opener, &db, canary, !no_demo_canary, tokens_file.as_deref())?;
+            seed(
+                opener,
+                &db.location()?,
+                canary,
+                !no_demo_canary,
+                tokens_file.as_deref(),
+            )?;
             Ok(0)
         }
         Command::Query {
@@ -372,7 +475,7 @@ fn run(
             tool,
             args,
             json,
-        } => query(existing, &db, &subject, &tool, &args, json),
+        } => query(existing, &db.location()?, &subject, &tool, &args, json),
         Command::Token { action } => token(existing, action),
         Command::Mcp => {
             answers_server::mcp::serve_stdio()?;
@@ -383,16 +486,17 @@ fn run(
             Ok(0)
         }
         Command::ImportGenotypes { db, subject, file } => {
-            import_genotypes(existing, &db, &subject, &file)?;
+            import_genotypes(existing, &db.location()?, &subject, &file)?;
             Ok(0)
         }
         Command::ImportFhir { db, subject, file } => {
-            import_fhir(existing, &db, &subject, &file)?;
+            import_fhir(existing, &db.location()?, &subject, &file)?;
             Ok(0)
         }
         Command::Serve {
             db,
             create,
+            pool,
             canary_file: _,
             listen,
             tokens_file,
@@ -400,11 +504,14 @@ fn run(
             allowed_hosts,
             otlp_endpoint: _,
         } => {
+            let location = db.location()?;
             // Refused here, with the same messages as every command, before the pool opens the
-            // file with the same options (created first with --create).
-            let opener = Opener { shared, create };
-            drop(opener.open(&db)?);
-            register_tokens(existing, &db, tokens_file)?;
+            // record with the same options (created first with --create).
+            let pg = pool.pg();
+            let opener = Opener { shared, create, pg };
+            drop(opener.open(&location)?);
+            let existing = Opener { pg, ..existing };
+            register_tokens(existing, &location, tokens_file)?;
             let marker = phi_marker::Nonce::from_flag_or_env(marker_nonce.as_deref())
                 .context("bad --marker-nonce or PHIGUARD_MARKER_NONCE")?;
             let options = answers_server::ServeOptions {
@@ -413,23 +520,30 @@ fn run(
                 allowed_hosts,
                 hook,
                 store: existing.options(),
+                pool: pool.pool(),
+                pg,
                 telemetry,
             };
-            answers_server::serve_with(&db, listen, &options)?;
+            answers_server::serve_with(&location, listen, &options)?;
+            Ok(0)
+        }
+        Command::Migrate { from, to, replace } => {
+            migrate(existing, &from, &to, replace)?;
             Ok(0)
         }
         Command::CanaryPresent { db, canary_file } => {
-            canary_present(existing, &db, canary_file.as_deref())
+            canary_present(existing, &db.location()?, canary_file.as_deref())
         }
     }
 }
 
-/// How a command opens the record: the global `--allow-shared-permissions`, and whether a
-/// missing file is created (`seed` only).
+/// How a command opens the record: the global `--allow-shared-permissions`, whether a
+/// missing file is created (`seed` only), and how a `PostgreSQL` connection is bounded.
 #[derive(Debug, Clone, Copy)]
 struct Opener {
     shared: bool,
     create: bool,
+    pg: PgOptions,
 }
 
 impl Opener {
@@ -442,22 +556,32 @@ impl Opener {
     }
 
     /// Opens `db`, or says what is wrong with it and how to put it right: a shared file names
-    /// its mode and `--allow-shared-permissions`, a missing one names `answers seed`.
-    fn open(self, db: &Path) -> anyhow::Result<Store> {
-        match Store::open_with(db, self.options()) {
+    /// its mode and `--allow-shared-permissions`, a missing one names `answers seed`. The
+    /// location is named with its password hidden.
+    fn open(self, db: &Location) -> anyhow::Result<Store> {
+        match Store::open_location(db, self.options(), &self.pg) {
             Ok(store) => Ok(store),
             Err(StoreError::SharedPermissions { mode }) => Err(anyhow!(
                 "refusing to open {}: its file mode {mode:04o} lets group or others access the \
                  record; make it private (chmod 600) or pass --allow-shared-permissions",
-                db.display(),
+                shown(db),
             )),
             Err(StoreError::Missing) => Err(anyhow!(
                 "no database at {}: `answers seed --db {} --demo` creates one",
-                db.display(),
-                db.display()
+                shown(db),
+                shown(db)
             )),
-            Err(e) => Err(e).with_context(|| format!("cannot open {}", db.display())),
+            Err(e) => Err(e).with_context(|| format!("cannot open {}", shown(db))),
         }
+    }
+}
+
+/// How a message names a record: a file by its path, as it was given; a `PostgreSQL` database by
+/// its URL with the password hidden.
+fn shown(db: &Location) -> String {
+    match db.sqlite_path() {
+        Some(path) => path.display().to_string(),
+        None => db.to_string(),
     }
 }
 
@@ -498,7 +622,7 @@ fn tools(json: bool) -> anyhow::Result<()> {
 
 fn seed(
     opener: Opener,
-    db: &Path,
+    db: &Location,
     canary: Option<String>,
     demo_canary: bool,
     tokens: Option<&Path>,
@@ -531,7 +655,12 @@ fn seed(
 }
 
 /// Imports `file` as `handle`'s genotype set; logs counts only, never a genotype.
-fn import_genotypes(opener: Opener, db: &Path, handle: &str, file: &Path) -> anyhow::Result<()> {
+fn import_genotypes(
+    opener: Opener,
+    db: &Location,
+    handle: &str,
+    file: &Path,
+) -> anyhow::Result<()> {
     let mut store = opener.open(db)?;
     let Some(subject) = store.subject_by_handle(handle)? else {
         bail!("no subject with that handle");
@@ -555,7 +684,7 @@ fn import_genotypes(opener: Opener, db: &Path, handle: &str, file: &Path) -> any
 
 /// Imports the FHIR file `file` into `handle`'s record and prints the summary (counts by kind,
 /// never a value); logs the same counts.
-fn import_fhir(opener: Opener, db: &Path, handle: &str, file: &Path) -> anyhow::Result<()> {
+fn import_fhir(opener: Opener, db: &Location, handle: &str, file: &Path) -> anyhow::Result<()> {
     let mut store = opener.open(db)?;
     let Some(subject) = store.subject_by_handle(handle)? else {
         bail!("no subject with that handle");
@@ -584,6 +713,55 @@ fn import_fhir(opener: Opener, db: &Path, handle: &str, file: &Path) -> anyhow::
     }
 }
 
+/// `answers migrate`: the record at `from` copied into `to`, verified, in one transaction on
+/// the target; a `SQLite` target this run created is removed again if the copy fails. Progress
+/// on stderr says tables and row counts, never a value.
+fn migrate(existing: Opener, from: &str, to: &str, replace: bool) -> anyhow::Result<()> {
+    let parse = |text: &str, flag: &str| {
+        Location::parse(text).map_err(|e| anyhow!("bad database location in {flag}: {e}"))
+    };
+    let (from, to) = (parse(from, "--from")?, parse(to, "--to")?);
+    if from == to {
+        bail!("--from and --to name the same database");
+    }
+    let source = existing.open(&from)?;
+    let created = to.sqlite_path().filter(|path| !path.exists());
+    let target = Opener {
+        create: true,
+        ..existing
+    }
+    .open(&to)?;
+    let options = answers_store::copy::CopyOptions { replace };
+    let copied = answers_store::copy::copy(&source, &target, options, |p| {
+        let state = if p.done {
+            "copied and verified"
+        } else {
+            "copying"
+        };
+        // phi-lint: allow(phi::print, reason = "a table name of the schema and a row count, never a value")
+        eprintln!("answers migrate: {}: {} rows {state}", p.table, p.rows);
+    });
+    drop(target);
+    match copied {
+        Ok(tables) => {
+            let row_count: u64 = tables.iter().map(|t| t.rows).sum();
+            let table_count = tables.len();
+            tracing::info!(table_count, row_count, "record copied and verified");
+            Ok(())
+        }
+        Err(e) => {
+            if let Some(path) = created {
+                for suffix in ["", "-wal", "-shm"] {
+                    let mut file = path.as_os_str().to_owned();
+                    file.push(suffix);
+                    let _ = std::fs::remove_file(file);
+                }
+            }
+            Err(e).with_context(|| format!("cannot copy into {}; it is unchanged", shown(&to)))
+        }
+    }
+}
+
 /// Writes a secrets file readable by its owner only. A symlink at `path` is refused
 /// (`O_NOFOLLOW`: the open fails with `ELOOP`), so the tokens cannot be written through a
 /// link to a file someone else reads.
@@ -607,7 +785,7 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 fn query(
     opener: Opener,
-    db: &Path,
+    db: &Location,
     handle: &str,
     tool: &str,
     args: &str,
@@ -615,7 +793,7 @@ fn query(
 ) -> anyhow::Result<u8> {
     let store = opener.open(db)?;
     let Some(subject) = store.subject_by_handle(handle)? else {
-        bail!("no subject `{handle}` in {}", db.display());
+        bail!("no subject `{handle}` in {}", shown(db));
     };
     let args: serde_json::Value =
         serde_json::from_str(args).context("the arguments are not JSON")?;
@@ -651,7 +829,7 @@ fn query(
 
 /// Registers the deployment's tokens: `--tokens-file`, else `ANSWERS_TOKENS_FILE`, else the
 /// lines in `ANSWERS_TOKENS`; nothing when none is given. Logs how many, never which.
-fn register_tokens(opener: Opener, db: &Path, file: Option<PathBuf>) -> anyhow::Result<()> {
+fn register_tokens(opener: Opener, db: &Location, file: Option<PathBuf>) -> anyhow::Result<()> {
     let file = file.or_else(|| std::env::var_os("ANSWERS_TOKENS_FILE").map(PathBuf::from));
     let text = match file {
         Some(path) => std::fs::read_to_string(&path)
@@ -677,7 +855,7 @@ fn token(opener: Opener, action: TokenAction) -> anyhow::Result<u8> {
             ttl_days,
             no_expiry,
         } => {
-            let store = opener.open(&db)?;
+            let store = opener.open(&db.location()?)?;
             let Some(found) = store.subject_by_handle(&subject)? else {
                 bail!("no subject has the handle {subject:?}");
             };
@@ -693,7 +871,7 @@ fn token(opener: Opener, action: TokenAction) -> anyhow::Result<u8> {
             std::io::stdin()
                 .read_line(&mut token)
                 .context("cannot read the token from standard input")?;
-            let store = opener.open(&db)?;
+            let store = opener.open(&db.location()?)?;
             Ok(u8::from(!store.revoke_token(token.trim())?))
         }
     }
@@ -701,7 +879,7 @@ fn token(opener: Opener, action: TokenAction) -> anyhow::Result<u8> {
 
 /// `canary-present`: 0 when every canary is in a comment, 1 when one is not. Prints only the
 /// verdict; the canary itself is never printed or logged.
-fn canary_present(opener: Opener, db: &Path, canary_file: Option<&Path>) -> anyhow::Result<u8> {
+fn canary_present(opener: Opener, db: &Location, canary_file: Option<&Path>) -> anyhow::Result<u8> {
     let text = match canary_file {
         Some(path) => std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?,
@@ -817,6 +995,20 @@ mod tests {
         let base = phi_filter::PhiPolicy::from_toml(POLICY).expect("the policy");
         let err = armed(base, &cli.command).expect_err("refused");
         assert!(format!("{err:#}").contains("/no/such/canary"), "{err:#}");
+    }
+
+    #[test]
+    fn serve_defaults_are_the_pool_and_connection_defaults() {
+        let cli = Cli::try_parse_from(["answers", "serve"]).expect("parse");
+        let Command::Serve { pool, db, .. } = cli.command else {
+            panic!("serve");
+        };
+        assert_eq!(pool.pool(), answers_server::PoolOptions::default());
+        assert_eq!(pool.pg(), PgOptions::default());
+        assert_eq!(
+            db.url, None,
+            "the default comes from the variable, then answers.db"
+        );
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //!   - `POST /mcp` (and `/mcp/u/SECRET`): the MCP record server ([`mcp::RecordMcp`]);
 //!   - `GET /healthz`: `ok`, without authentication.
 //! - [`Authenticated`]: the one authentication, an extractor REST and `/mcp` both use.
-//! - [`StorePool`]: a handle of the store per request, on one WAL file, instead of one mutex.
+//! - [`StorePool`]: a handle of the store per request, bounded ([`PoolOptions`]), on one
+//!   `SQLite` file or `PostgreSQL` database, instead of one mutex.
 //! - [`mcp::VocabMcp`]: the database-free vocabulary server (`answers mcp`, stdio).
 //! - [`chat`]: the record tools bound for a governed chat turn (`answers-governance`).
 //!
@@ -39,7 +40,7 @@ mod serve;
 pub mod telemetry;
 
 pub use self::auth::{Authenticated, Refusal};
-pub use self::pool::{PooledStore, StorePool};
+pub use self::pool::{PoolOptions, PooledStore, StorePool};
 pub use self::serve::{Limits, RouterHook, ServeError, ServeOptions, serve, serve_with};
 
 /// What every request of the service shares: the store's handles, the request count, and the
@@ -64,11 +65,21 @@ impl AppState {
         allowed_hosts: &[String],
         store: OpenOptions,
     ) -> Result<Arc<AppState>, StoreError> {
-        Ok(Arc::new(AppState {
-            pool: StorePool::open_with(db, store)?,
+        Ok(AppState::with_pool(
+            StorePool::open_with(db, store)?,
+            allowed_hosts,
+        ))
+    }
+
+    /// The state of a service on the handles of `pool`, reached by the loopback names and
+    /// `allowed_hosts`.
+    #[must_use]
+    pub fn with_pool(pool: Arc<StorePool>, allowed_hosts: &[String]) -> Arc<AppState> {
+        Arc::new(AppState {
+            pool,
             request_count: AtomicU64::new(0),
             mcp_config: mcp::http::config(allowed_hosts),
-        }))
+        })
     }
 
     /// The store's handles.

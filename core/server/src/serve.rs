@@ -8,14 +8,15 @@
 
 use std::net::SocketAddr;
 use std::path::Path;
+
 use std::sync::Arc;
 
-use answers_store::StoreError;
+use answers_store::{Location, PgOptions, StoreError};
 use axum::Router;
 use phi_marker::{MarkerKind, Nonce};
 
 use crate::telemetry::Telemetry;
-use crate::{AppState, router};
+use crate::{AppState, PoolOptions, StorePool, router};
 
 mod conn;
 
@@ -38,15 +39,20 @@ pub enum ServeError {
     },
 }
 
-/// Runs the server until SIGINT or SIGTERM.
-pub fn serve(db: &Path, listen: SocketAddr) -> Result<(), ServeError> {
+/// Runs the server on the record at `db` until SIGINT or SIGTERM.
+pub fn serve(db: &Location, listen: SocketAddr) -> Result<(), ServeError> {
     serve_with(db, listen, &ServeOptions::default())
 }
 
 /// Runs the server until SIGINT or SIGTERM, with the marker lines and the shutdown figures of
 /// `options` (see [`ServeOptions`]).
-pub fn serve_with(db: &Path, listen: SocketAddr, options: &ServeOptions) -> Result<(), ServeError> {
-    let app = AppState::open_with(db, &options.allowed_hosts, options.store)?;
+pub fn serve_with(
+    db: &Location,
+    listen: SocketAddr,
+    options: &ServeOptions,
+) -> Result<(), ServeError> {
+    let pool = StorePool::open_location(db, options.store, &options.pg, options.pool)?;
+    let app = AppState::with_pool(pool, &options.allowed_hosts);
     let subject_count = app.pool().get()?.subjects()?.len();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -57,7 +63,10 @@ pub fn serve_with(db: &Path, listen: SocketAddr, options: &ServeOptions) -> Resu
             kind: e.kind(),
         })?;
     let counters = Arc::clone(&app);
-    runtime.block_on(async move {
+    // The last handle on the store goes outside the runtime: a PostgreSQL client closes its
+    // connection on its own runtime, which cannot start inside this one.
+    let keep = Arc::clone(&app);
+    let served = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .map_err(|e| ServeError::Io {
@@ -81,7 +90,7 @@ pub fn serve_with(db: &Path, listen: SocketAddr, options: &ServeOptions) -> Resu
         }
         let router = router(Arc::clone(&app));
         let router = match options.hook {
-            Some(hook) => hook(router, db),
+            Some(hook) => hook(router, db.sqlite_path().unwrap_or(Path::new(""))),
             None => router,
         };
         let limits = Limits::from_env();
@@ -123,7 +132,10 @@ pub fn serve_with(db: &Path, listen: SocketAddr, options: &ServeOptions) -> Resu
             })?;
         }
         Ok(())
-    })
+    });
+    drop(runtime);
+    drop(keep);
+    served
 }
 
 /// What `answers serve` adds around the service for a pipeline.
@@ -138,6 +150,8 @@ pub fn serve_with(db: &Path, listen: SocketAddr, options: &ServeOptions) -> Resu
 ///     allowed_hosts: vec!["records.example.org".into()],
 ///     hook: None,
 ///     store: answers_store::OpenOptions { must_exist: true, ..Default::default() },
+///     pool: answers_server::PoolOptions { size: 16, ..Default::default() },
+///     pg: answers_store::PgOptions::default(),
 ///     telemetry: None,
 /// };
 /// assert!(options.marker.is_some());
@@ -160,6 +174,12 @@ pub struct ServeOptions {
     /// How the store's handles open the file: `answers serve` asks for a record that exists,
     /// and passes `--allow-shared-permissions` on.
     pub store: answers_store::OpenOptions,
+    /// How many handles the pool keeps and how long a request waits for one
+    /// (`--db-pool-size`, `--db-timeout`).
+    pub pool: PoolOptions,
+    /// How a `PostgreSQL` connection is opened and each statement bounded
+    /// (`--db-connect-timeout`, `--db-statement-timeout`); unused on `SQLite`.
+    pub pg: PgOptions,
     /// Export traces and logs (`answers serve --otlp-endpoint`, see [`crate::telemetry`]): the
     /// marker span and log record at start and at a clean shutdown, then a flush, before the
     /// `end` marker line.
@@ -178,7 +198,8 @@ fn flush(telemetry: &Telemetry, marker: Option<&Nonce>) {
     }
 }
 
-/// A function that wraps the service's router, given the database file it serves.
+/// A function that wraps the service's router, given the `SQLite` file it serves (an empty path
+/// on `PostgreSQL`).
 pub type RouterHook = fn(Router, &Path) -> Router;
 
 async fn shutdown() {

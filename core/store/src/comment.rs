@@ -5,6 +5,7 @@
 //! be in the record for a clean log to prove anything).
 
 use super::{Store, StoreError};
+use crate::db::{Arg, Sql};
 
 impl Store {
     /// Whether any comment in the record contains `needle` (case-sensitive). An empty needle
@@ -30,12 +31,16 @@ impl Store {
         if needle.is_empty() {
             return Ok(false);
         }
-        self.conn
-            .query_row(
+        let op = "check comments";
+        let found = self.db.one(
+            op,
+            Sql::Each(
                 "SELECT EXISTS (SELECT 1 FROM series WHERE instr(comment, ?1) > 0)",
-                [needle],
-                |r| r.get(0),
-            )
-            .map_err(|e| StoreError::sqlite("check comments", &e))
+                "SELECT EXISTS (SELECT 1 FROM series WHERE strpos(comment, ?1) > 0)",
+            ),
+            &[Arg::from(needle)],
+            |r| r.flag(0, op),
+        )?;
+        Ok(found.unwrap_or(false))
     }
 }

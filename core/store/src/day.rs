@@ -20,13 +20,13 @@
 
 use std::sync::LazyLock;
 
-use phi_macros::ClosedEnum;
-use rusqlite::{Transaction, params};
-
 use super::StoreError;
+use crate::db::{Arg, Sql, Tx};
+use crate::read::Flow;
 use Source::{Cgm, Cuff, Glucometer, Phone, PulseOximeter, Ring, Scale, Thermometer, Watch};
 use answers_protocol::envelope::kinds::{Source, SourceTable};
 use answers_vocab::{CodeRef, CodeSystem};
+use phi_macros::ClosedEnum;
 
 /// How one source's readings of a day become the day's value.
 ///
@@ -227,15 +227,15 @@ pub(super) type DayKey = (String, CodeRef, String);
 
 /// The statements of [`recompute`], built once: the device list comes from
 /// [`DEVICE_PRIORITY`].
-struct Sql {
+struct Statements {
     delete_aggregate: String,
     delete_elected: String,
-    aggregate_sum: String,
-    aggregate_mean: String,
+    aggregate_sum: (String, String),
+    aggregate_mean: (String, String),
     read_aggregates: String,
 }
 
-static SQL: LazyLock<Sql> = LazyLock::new(|| {
+static SQL: LazyLock<Statements> = LazyLock::new(|| {
     let key = "subject_id = ?1 AND system = ?2 AND code = ?3 AND local_day = ?4";
     let devices: Vec<String> = DEVICE_PRIORITY
         .iter()
@@ -243,86 +243,94 @@ static SQL: LazyLock<Sql> = LazyLock::new(|| {
         .collect();
     let devices = devices.join(", ");
     // Units agree when there is exactly one distinct unit on every row, or none on any.
-    // `INDEXED BY`: left to itself the planner takes the upsert key's index for
-    // `source IN (…)` and scans every reading of the series, once per day touched.
-    let aggregate = |function: &str| {
+    // `INDEXED BY` (SQLite's only): left to itself the planner takes the upsert key's index
+    // for `source IN (…)` and scans every reading of the series, once per day touched.
+    // `PostgreSQL` has no `INDEXED BY`; the same plan is had there by keeping `source` out of
+    // index selection (an expression, `source || ''`), which leaves the day index the one
+    // that bounds the rows.
+    let aggregate = |function: &str, indexed: &str, source: &str| {
         format!(
             "INSERT INTO day_aggregate (subject_id, system, code, local_day, source, value, n, unit)
              SELECT ?1, ?2, ?3, ?4, source, {function}(value_num), COUNT(*), MIN(unit)
-             FROM series INDEXED BY series_by_code_day
+             FROM series {indexed}
              WHERE {key} AND kind = 'measured' AND value_num IS NOT NULL
-               AND source IN ({devices})
+               AND {source} IN ({devices})
              GROUP BY source
              HAVING (COUNT(DISTINCT unit) = 1 AND COUNT(unit) = COUNT(*)) OR COUNT(unit) = 0"
         )
     };
-    Sql {
+    let both = |function: &str| {
+        (
+            aggregate(function, "INDEXED BY series_by_code_day", "source"),
+            aggregate(function, "", "(source || '')"),
+        )
+    };
+    Statements {
         delete_aggregate: format!("DELETE FROM day_aggregate WHERE {key}"),
         delete_elected: format!("DELETE FROM day_elected WHERE {key}"),
-        aggregate_sum: aggregate("SUM"),
-        aggregate_mean: aggregate("AVG"),
+        aggregate_sum: both("SUM"),
+        aggregate_mean: both("AVG"),
         read_aggregates: format!("SELECT source, value, unit FROM day_aggregate WHERE {key}"),
     }
 });
 
 /// Recomputes `day_aggregate` and `day_elected` for one key, inside the write's transaction.
-pub(super) fn recompute(tx: &Transaction<'_>, key: &DayKey) -> Result<(), StoreError> {
+/// Writers of one subject take turns (see `write.rs`), so the rows it reads are all there are.
+pub(super) fn recompute(tx: &mut Tx<'_>, key: &DayKey) -> Result<(), StoreError> {
     let op = "publish day authority";
-    let err = |e: rusqlite::Error| StoreError::sqlite(op, &e);
     let (subject, code, day) = key;
-    let p = params![subject, code.system.as_str(), code.code, day];
+    let p = [
+        Arg::from(subject),
+        Arg::from(code.system.as_str()),
+        Arg::from(&code.code),
+        Arg::from(day),
+    ];
     let rule = day_rule(code);
     let sql = &*SQL;
     for delete in [&sql.delete_aggregate, &sql.delete_elected] {
-        tx.prepare_cached(delete)
-            .and_then(|mut s| s.execute(p))
-            .map_err(err)?;
+        tx.exec(op, delete, &p)?;
     }
-    let insert = match rule.aggregate {
+    let (sqlite, postgres) = match rule.aggregate {
         DayAggregate::Sum => &sql.aggregate_sum,
         DayAggregate::Mean => &sql.aggregate_mean,
     };
-    tx.prepare_cached(insert)
-        .and_then(|mut s| s.execute(p))
-        .map_err(err)?;
+    tx.exec(op, Sql::Each(sqlite, postgres), &p)?;
 
-    let mut read = tx.prepare_cached(&sql.read_aggregates).map_err(err)?;
     let mut best: Option<(usize, Source, f64, Option<String>)> = None;
-    let mut rows = read.query(p).map_err(err)?;
-    while let Some(row) = rows.next().map_err(err)? {
-        let source: String = row.get(0).map_err(err)?;
-        let source: Source = source.parse().map_err(|_| StoreError::Malformed {
-            table: "day_aggregate",
-        })?;
+    tx.each(op, &sql.read_aggregates, &p, |row| {
+        let table = "day_aggregate";
+        let source: Source = row
+            .text(0, op, table)?
+            .parse()
+            .map_err(|_| StoreError::Malformed { table })?;
         let Some(rank) = rule.rank(source) else {
-            continue;
+            return Ok::<_, StoreError>(Flow::Continue);
         };
         if best.as_ref().is_none_or(|b| rank < b.0) {
             best = Some((
                 rank,
                 source,
-                row.get(1).map_err(err)?,
-                row.get(2).map_err(err)?,
+                row.real(1, op)?,
+                row.opt_text(2, op, table)?.map(str::to_owned),
             ));
         }
-    }
+        Ok(Flow::Continue)
+    })?;
     if let Some((_, source, value, unit)) = best {
-        tx.prepare_cached(
+        tx.exec(
+            op,
             "INSERT INTO day_elected (subject_id, system, code, local_day, source, value, unit)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )
-        .and_then(|mut s| {
-            s.execute(params![
-                subject,
-                code.system.as_str(),
-                code.code,
-                day,
-                source.as_str(),
-                value,
-                unit
-            ])
-        })
-        .map_err(err)?;
+            &[
+                p[0],
+                p[1],
+                p[2],
+                p[3],
+                Arg::from(source.as_str()),
+                Arg::from(value),
+                Arg::from(&unit),
+            ],
+        )?;
     }
     Ok(())
 }

@@ -1,9 +1,9 @@
 //! Genotype sets: one per subject, the calls of one imported consumer-array file, in the file's
 //! own coordinates. Importing again replaces the subject's set.
 
-use rusqlite::{OptionalExtension, params};
-
 use super::{Store, StoreError, Subject};
+use crate::Flow;
+use crate::db::{Arg, Row};
 use answers_genetics::Build;
 use answers_genetics::import::{
     ArrayFormat, GenotypeCall, GenotypeReader, ImportError, LineProblem, ParsedGenotypes,
@@ -155,65 +155,74 @@ impl Store {
         (format, build): (ArrayFormat, Build),
         next: &mut dyn FnMut() -> Result<Option<GenotypeCall>, GenotypeImportError>,
     ) -> Result<GenotypeSet, GenotypeImportError> {
-        let op = |e: rusqlite::Error| StoreError::sqlite("write genotypes", &e);
+        let op = "write genotypes";
         if self.subject_by_id(subject_id)?.is_none() {
             return Err(StoreError::UnknownSubject.into());
         }
-        let tx = self.conn.transaction().map_err(op)?;
-        tx.execute(
+        let mut tx = self.db.transaction(op)?;
+        tx.exec(
+            op,
             "DELETE FROM genotype_call WHERE set_id IN
                (SELECT id FROM genotype_set WHERE subject_id = ?1)",
-            [subject_id],
-        )
-        .map_err(op)?;
-        tx.execute(
+            &[Arg::from(subject_id)],
+        )?;
+        tx.exec(
+            op,
             "DELETE FROM genotype_set WHERE subject_id = ?1",
-            [subject_id],
-        )
-        .map_err(op)?;
-        tx.execute(
-            "INSERT INTO genotype_set (subject_id, format, build, call_count, no_call_count)
-             VALUES (?1, ?2, ?3, 0, 0)",
-            params![subject_id, format.as_str(), build.as_str()],
-        )
-        .map_err(op)?;
-        let set_id = tx.last_insert_rowid();
+            &[Arg::from(subject_id)],
+        )?;
+        let set_id = tx
+            .one(
+                op,
+                "INSERT INTO genotype_set (subject_id, format, build, call_count, no_call_count)
+                 VALUES (?1, ?2, ?3, 0, 0) RETURNING id",
+                &[
+                    Arg::from(subject_id),
+                    Arg::from(format.as_str()),
+                    Arg::from(build.as_str()),
+                ],
+                |r| r.int(0, op),
+            )?
+            .ok_or(StoreError::Malformed {
+                table: "genotype_set",
+            })?;
         let (mut calls, mut no_calls) = (0usize, 0usize);
-        {
-            let mut insert = tx
-                .prepare(
-                    "INSERT INTO genotype_call (set_id, rsid, chromosome, position, genotype)
-                     VALUES (?1, ?2, ?3, ?4, ?5)",
-                )
-                .map_err(op)?;
-            while let Some(c) = next()? {
-                let position = i64::try_from(c.position).unwrap_or(i64::MAX);
-                match insert.execute(params![set_id, c.rsid, c.chromosome, position, c.genotype]) {
-                    Ok(_) => {}
-                    // The (set_id, rsid) key: a repeated id. Other constraints are store faults.
-                    Err(rusqlite::Error::SqliteFailure(f, _))
-                        if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
-                            || f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE =>
-                    {
-                        return Err(ImportError::Malformed {
-                            line: 0,
-                            problem: LineProblem::DuplicateRsid,
-                        }
-                        .into());
-                    }
-                    Err(e) => return Err(op(e).into()),
+        while let Some(c) = next()? {
+            let position = i64::try_from(c.position).unwrap_or(i64::MAX);
+            let inserted = tx.exec_unique(
+                op,
+                "INSERT INTO genotype_call (set_id, rsid, chromosome, position, genotype)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                &[
+                    Arg::Int(set_id),
+                    Arg::from(&c.rsid),
+                    Arg::from(&c.chromosome),
+                    Arg::Int(position),
+                    Arg::from(&c.genotype),
+                ],
+            )?;
+            // The (set_id, rsid) key: a repeated id. Other constraints are store faults.
+            if inserted.is_none() {
+                return Err(ImportError::Malformed {
+                    line: 0,
+                    problem: LineProblem::DuplicateRsid,
                 }
-                calls += 1;
-                no_calls += usize::from(c.genotype.is_none());
+                .into());
             }
+            calls += 1;
+            no_calls += usize::from(c.genotype.is_none());
         }
         let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
-        tx.execute(
+        tx.exec(
+            op,
             "UPDATE genotype_set SET call_count = ?2, no_call_count = ?3 WHERE id = ?1",
-            params![set_id, count(calls), count(no_calls)],
-        )
-        .map_err(op)?;
-        tx.commit().map_err(op)?;
+            &[
+                Arg::Int(set_id),
+                Arg::Int(count(calls)),
+                Arg::Int(count(no_calls)),
+            ],
+        )?;
+        tx.commit(op)?;
         Ok(GenotypeSet {
             id: set_id,
             subject_id: subject_id.to_owned(),
@@ -229,40 +238,26 @@ impl Store {
     /// # Errors
     /// A store error, or [`StoreError::Malformed`] for a row the schema does not allow.
     pub fn genotype_set(&self, subject_id: &str) -> Result<Option<GenotypeSet>, StoreError> {
-        let op = |e: rusqlite::Error| StoreError::sqlite("read genotype set", &e);
-        let malformed = || StoreError::Malformed {
-            table: "genotype_set",
-        };
-        let row = self
-            .conn
-            .query_row(
-                "SELECT id, format, build, call_count, no_call_count
-                 FROM genotype_set WHERE subject_id = ?1",
-                [subject_id],
-                |r| {
-                    Ok((
-                        r.get::<_, i64>(0)?,
-                        r.get::<_, String>(1)?,
-                        r.get::<_, String>(2)?,
-                        r.get::<_, i64>(3)?,
-                        r.get::<_, i64>(4)?,
-                    ))
-                },
-            )
-            .optional()
-            .map_err(op)?;
-        let Some((id, format, build, calls, no_calls)) = row else {
-            return Ok(None);
-        };
+        let op = "read genotype set";
+        let table = "genotype_set";
+        let malformed = || StoreError::Malformed { table };
         let count = |n: i64| usize::try_from(n).map_err(|_| malformed());
-        Ok(Some(GenotypeSet {
-            id,
-            subject_id: subject_id.to_owned(),
-            format: format.parse().map_err(|_| malformed())?,
-            build: build.parse().map_err(|_| malformed())?,
-            call_count: count(calls)?,
-            no_call_count: count(no_calls)?,
-        }))
+        self.db.one(
+            op,
+            "SELECT id, format, build, call_count, no_call_count
+             FROM genotype_set WHERE subject_id = ?1",
+            &[Arg::from(subject_id)],
+            |r| {
+                Ok(GenotypeSet {
+                    id: r.int(0, op)?,
+                    subject_id: subject_id.to_owned(),
+                    format: r.text(1, op, table)?.parse().map_err(|_| malformed())?,
+                    build: r.text(2, op, table)?.parse().map_err(|_| malformed())?,
+                    call_count: count(r.int(3, op)?)?,
+                    no_call_count: count(r.int(4, op)?)?,
+                })
+            },
+        )
     }
 
     /// The calls of `set` for `rsids` (those the set has), in no particular order.
@@ -288,20 +283,16 @@ impl Store {
         set: &GenotypeSet,
         rsids: &[&str],
     ) -> Result<Vec<GenotypeCall>, StoreError> {
-        let op = |e: rusqlite::Error| StoreError::sqlite("read genotype calls", &e);
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT rsid, chromosome, position, genotype FROM genotype_call
-                 WHERE set_id = ?1 AND rsid = ?2",
-            )
-            .map_err(op)?;
         let mut out = Vec::new();
         for rsid in rsids {
-            let mut rows = stmt.query(params![set.id, rsid]).map_err(op)?;
-            if let Some(r) = rows.next().map_err(op)? {
-                out.push(call(r)?);
-            }
+            let found = self.db.one(
+                CALLS,
+                "SELECT rsid, chromosome, position, genotype FROM genotype_call
+                 WHERE set_id = ?1 AND rsid = ?2",
+                &[Arg::Int(set.id), Arg::from(*rsid)],
+                call,
+            )?;
+            out.extend(found);
         }
         Ok(out)
     }
@@ -320,25 +311,27 @@ impl Store {
         (start, end): (u64, u64),
         limit: usize,
     ) -> Result<Vec<GenotypeCall>, StoreError> {
-        let op = |e: rusqlite::Error| StoreError::sqlite("read genotype calls", &e);
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT rsid, chromosome, position, genotype FROM genotype_call
-                 WHERE set_id = ?1 AND chromosome = ?2 AND position BETWEEN ?3 AND ?4
-                 ORDER BY position, rsid LIMIT ?5",
-            )
-            .map_err(op)?;
         let clamp = |p: u64| i64::try_from(p).unwrap_or(i64::MAX);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let mut out = Vec::new();
         for chromosome in chromosomes {
-            let mut rows = stmt
-                .query(params![set.id, chromosome, clamp(start), clamp(end), limit])
-                .map_err(op)?;
-            while let Some(r) = rows.next().map_err(op)? {
-                out.push(call(r)?);
-            }
+            self.db.each(
+                CALLS,
+                "SELECT rsid, chromosome, position, genotype FROM genotype_call
+                 WHERE set_id = ?1 AND chromosome = ?2 AND position BETWEEN ?3 AND ?4
+                 ORDER BY position, rsid LIMIT ?5",
+                &[
+                    Arg::Int(set.id),
+                    Arg::from(chromosome),
+                    Arg::Int(clamp(start)),
+                    Arg::Int(clamp(end)),
+                    Arg::Int(limit),
+                ],
+                |r| {
+                    out.push(call(r)?);
+                    Ok::<_, StoreError>(Flow::Continue)
+                },
+            )?;
         }
         out.sort_by_key(|c| c.position);
         Ok(out)
@@ -346,15 +339,15 @@ impl Store {
 }
 
 /// A row of `genotype_call`: rsid, chromosome, position, genotype.
-fn call(r: &rusqlite::Row<'_>) -> Result<GenotypeCall, StoreError> {
-    let op = |e: rusqlite::Error| StoreError::sqlite("read genotype calls", &e);
-    let position: i64 = r.get(2).map_err(op)?;
+fn call(r: &Row<'_>) -> Result<GenotypeCall, StoreError> {
+    let table = "genotype_call";
     Ok(GenotypeCall {
-        rsid: r.get(0).map_err(op)?,
-        chromosome: r.get(1).map_err(op)?,
-        position: u64::try_from(position).map_err(|_| StoreError::Malformed {
-            table: "genotype_call",
-        })?,
-        genotype: r.get(3).map_err(op)?,
+        rsid: r.text(0, CALLS, table)?.to_owned(),
+        chromosome: r.text(1, CALLS, table)?.to_owned(),
+        position: u64::try_from(r.int(2, CALLS)?).map_err(|_| StoreError::Malformed { table })?,
+        genotype: r.opt_text(3, CALLS, table)?.map(str::to_owned),
     })
 }
+
+/// The operation every read of calls fails as.
+const CALLS: &str = "read genotype calls";

@@ -1,5 +1,9 @@
-//! The record store: an embedded `SQLite` database (`rusqlite`, bundled), with versioned,
-//! idempotent migrations and WAL.
+//! The record store, on one of two backends behind one [`Store`]: an embedded `SQLite` file
+//! (`rusqlite`, bundled, WAL; the default), or a `PostgreSQL` database (the synchronous
+//! `postgres` client), named by a [`Location`] and opened with [`Store::open_location`]. Both
+//! have the same schema meaning and the same versioned, idempotent migrations (`SQLite`'s
+//! `user_version`, `PostgreSQL`'s `schema_version` table; its DDL in `pg/schema.rs`), and give
+//! the same answers on the same record (a test compares every read).
 //!
 //! The schema (version 1):
 //!
@@ -28,6 +32,13 @@
 //! Version 5 adds `series_day`, how many rows of `series` each series has per day, kept by
 //! triggers on `series`: what the catalogue reads ([`Store::catalogue`]).
 //!
+//! **Several writers on `PostgreSQL`.** Service instances share one database: a batch of
+//! readings locks its subjects for its transaction, so the day authority a batch publishes
+//! counts every committed row; a handle two subjects take at once goes to one
+//! ([`StoreError::HandleTaken`]); a token two callers revoke at once is revoked once. A handle
+//! whose connection died says so ([`Store::is_broken`]), and a failure the database may get
+//! over is [`StoreError::is_transient`].
+//!
 //! **The store is the only package that knows SQL.** The connection never leaves it: the
 //! tools read through typed queries ([`read`]: [`Store::visit_newest_first`],
 //! [`Store::catalogue`], [`Store::genotype_calls`] …) that return the store's own row types.
@@ -48,23 +59,33 @@
 //! ```
 
 mod comment;
+pub mod copy;
 mod day;
+mod db;
 pub mod genotype;
+mod location;
 mod medication;
 mod open;
+mod pg;
 pub mod read;
 mod reading;
 mod subject;
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_support;
 mod token;
 mod token_file;
 mod write;
 
+use std::cell::RefCell;
 use std::path::Path;
 
 use rusqlite::Connection;
 
+use db::Db;
+
 pub use day::{DEVICE_PRIORITY, DayAggregate, DayRule, day_rule, is_device};
 pub use genotype::{GenotypeSet, has_genotypes};
+pub use location::{Backend, DEFAULT_DATABASE, Location, LocationError, PgOptions};
 pub use medication::{
     ClosedReason, Dose, DoseStatus, DrugCode, DrugCodeSystem, Frequency, MedicationProblem,
     NewDose, NewPlan, Plan, PlanStatus, Route, has_medications,
@@ -195,12 +216,21 @@ CREATE INDEX genotype_call_by_position ON genotype_call (set_id, chromosome, pos
 /// driver message quotes the statement and its bound parameters.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// The database could not be opened, read or written.
+    /// The `SQLite` database could not be opened, read or written.
     #[error("store {op} failed ({kind})")]
     Sqlite {
         /// What the store was doing.
         op: &'static str,
         /// The `SQLite` result code's name, e.g. `DatabaseBusy`, never the message.
+        kind: String,
+    },
+    /// The `PostgreSQL` database could not be reached, read or written.
+    #[error("store {op} failed (postgres {kind})")]
+    Postgres {
+        /// What the store was doing.
+        op: &'static str,
+        /// The SQLSTATE's condition name (`unique_violation`, `admin_shutdown`), or the kind
+        /// of a client-side failure (`connection_closed`, `timeout`), never the message.
         kind: String,
     },
     /// The database was written by a newer phiguard.
@@ -281,12 +311,22 @@ impl StoreError {
     ///
     /// let busy = StoreError::Sqlite { op: "read readings", kind: "DatabaseBusy".into() };
     /// assert!(busy.is_transient());
+    /// let away = StoreError::Postgres { op: "read readings", kind: "admin_shutdown".into() };
+    /// assert!(away.is_transient());
     /// assert!(!StoreError::Malformed { table: "series" }.is_transient());
     /// ```
     #[must_use]
     pub fn is_transient(&self) -> bool {
-        matches!(self, StoreError::Sqlite { kind, .. }
-            if matches!(kind.as_str(), "DatabaseBusy" | "DatabaseLocked" | "CannotOpen"))
+        match self {
+            StoreError::Sqlite { kind, .. } => {
+                matches!(
+                    kind.as_str(),
+                    "DatabaseBusy" | "DatabaseLocked" | "CannotOpen"
+                )
+            }
+            StoreError::Postgres { kind, .. } => pg::transient(kind),
+            _ => false,
+        }
     }
 
     /// Wraps a rusqlite error by its code name, dropping its message.
@@ -310,13 +350,84 @@ fn phi_type_name(e: &rusqlite::Error) -> String {
         .to_owned()
 }
 
-/// An open record store.
+/// An open record store, on `SQLite` or `PostgreSQL` ([`Store::open_location`]).
 #[derive(Debug)]
 pub struct Store {
-    conn: Connection,
+    db: Db,
 }
 
 impl Store {
+    /// Opens the store at `location`: a `SQLite` file as [`Store::open_with`] opens it with
+    /// `options`, or a `PostgreSQL` database, connected with `pg` and migrated.
+    ///
+    /// ```
+    /// use answers_store::{Backend, Location, OpenOptions, PgOptions, Store};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let location = Location::sqlite(dir.path().join("answers.db"));
+    /// let store = Store::open_location(&location, OpenOptions::default(), &PgOptions::default())?;
+    /// assert_eq!(store.backend(), Backend::Sqlite);
+    /// assert!(!store.is_broken());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open_location(
+        location: &Location,
+        options: OpenOptions,
+        pg: &PgOptions,
+    ) -> Result<Store, StoreError> {
+        match (location.sqlite_path(), location.postgres_url()) {
+            (Some(path), _) => Store::open_with(path, options),
+            (None, Some(url)) => Ok(Store {
+                db: Db::Postgres(Box::new(RefCell::new(pg::PgConn::open(url, pg)?))),
+            }),
+            (None, None) => Err(StoreError::Missing),
+        }
+    }
+
+    /// The backend this store is on.
+    #[must_use]
+    pub fn backend(&self) -> Backend {
+        self.db.backend()
+    }
+
+    /// Whether this handle can no longer be used: its `PostgreSQL` connection was closed (the
+    /// server went away). A pool discards such a handle and opens a new one. A `SQLite`
+    /// handle never breaks.
+    #[must_use]
+    pub fn is_broken(&self) -> bool {
+        match &self.db {
+            Db::Sqlite(_) => false,
+            Db::Postgres(c) => c.try_borrow().is_ok_and(|c| c.is_broken()),
+        }
+    }
+
+    /// The one integer `sql` reads, on either backend: what a test counts.
+    #[cfg(test)]
+    pub(crate) fn count(&self, sql: &str) -> i64 {
+        self.db
+            .one("count", sql, db::Args::Pos(&[]), |r| r.int(0, "count"))
+            .unwrap()
+            .unwrap()
+    }
+
+    /// The `SQLite` connection of a test store, taken out.
+    #[cfg(test)]
+    pub(crate) fn into_conn(self) -> Connection {
+        match self.db {
+            Db::Sqlite(c) => c,
+            Db::Postgres(_) => panic!("a SQLite-only test opened a PostgreSQL store"),
+        }
+    }
+
+    /// The `SQLite` connection of a test store.
+    #[cfg(test)]
+    pub(crate) fn conn(&self) -> &Connection {
+        match &self.db {
+            Db::Sqlite(c) => c,
+            Db::Postgres(_) => panic!("a SQLite-only test opened a PostgreSQL store"),
+        }
+    }
+
     /// Opens (creating if needed) the database at `path`, in WAL mode, and migrates it, with
     /// the default [`OpenOptions`]: a new file is created `0600`, and a file that group or
     /// others can access is refused ([`StoreError::SharedPermissions`]).
@@ -341,7 +452,7 @@ impl Store {
         Store::init(conn)
     }
 
-    fn init(conn: Connection) -> Result<Store, StoreError> {
+    fn init(mut conn: Connection) -> Result<Store, StoreError> {
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(|e| StoreError::sqlite("open", &e))?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
@@ -356,21 +467,32 @@ impl Store {
             true,
         )
         .map_err(|e| StoreError::sqlite("open", &e))?;
-        let mut store = Store { conn };
-        store.migrate()?;
-        Ok(store)
+        migrate(&mut conn)?;
+        Ok(Store {
+            db: Db::Sqlite(conn),
+        })
     }
 
-    /// The schema version of the open database.
+    /// The schema version of the open database (`SQLite`'s `user_version`, `PostgreSQL`'s
+    /// `schema_version` table).
     pub fn schema_version(&self) -> Result<i64, StoreError> {
-        self.conn
-            .pragma_query_value(None, "user_version", |r| r.get(0))
-            .map_err(|e| StoreError::sqlite("read schema version", &e))
+        match &self.db {
+            Db::Sqlite(c) => sqlite_version(c),
+            Db::Postgres(c) => c.borrow_mut().schema_version(),
+        }
     }
+}
 
-    /// Applies every migration the database lacks, each in its own transaction. Idempotent.
-    fn migrate(&mut self) -> Result<(), StoreError> {
-        let found = self.schema_version()?;
+fn sqlite_version(conn: &Connection) -> Result<i64, StoreError> {
+    conn.pragma_query_value(None, "user_version", |r| r.get(0))
+        .map_err(|e| StoreError::sqlite("read schema version", &e))
+}
+
+/// Applies every `SQLite` migration the database lacks, each in its own transaction.
+/// Idempotent.
+fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    {
+        let found = sqlite_version(conn)?;
         if found > SCHEMA_VERSION {
             return Err(StoreError::TooNew {
                 found,
@@ -382,8 +504,7 @@ impl Store {
             .enumerate()
             .skip(usize::try_from(found).unwrap_or(0))
         {
-            let tx = self
-                .conn
+            let tx = conn
                 .transaction()
                 .map_err(|e| StoreError::sqlite("migrate", &e))?;
             tx.execute_batch(sql)
@@ -417,7 +538,7 @@ mod tests {
         let s = Store::open(&path).unwrap();
         assert_eq!(s.schema_version().unwrap(), SCHEMA_VERSION);
         let mode: String = s
-            .conn
+            .conn()
             .pragma_query_value(None, "journal_mode", |r| r.get(0))
             .unwrap();
         assert_eq!(mode, "wal");
@@ -439,7 +560,7 @@ mod tests {
         // Migrates through 2 (and every later migration) to the newest version.
         assert_eq!(s.schema_version().unwrap(), SCHEMA_VERSION);
         let (n, unit): (i64, Option<String>) = s
-            .conn
+            .conn()
             .query_row("SELECT COUNT(*), MAX(unit) FROM day_elected", [], |r| {
                 Ok((r.get(0)?, r.get(1)?))
             })
@@ -450,8 +571,8 @@ mod tests {
     #[test]
     fn a_newer_database_is_refused() {
         let s = Store::open_in_memory().unwrap();
-        s.conn.pragma_update(None, "user_version", 99).unwrap();
-        let err = Store::init(s.conn).unwrap_err();
+        s.conn().pragma_update(None, "user_version", 99).unwrap();
+        let err = Store::init(s.into_conn()).unwrap_err();
         assert!(matches!(err, StoreError::TooNew { found: 99, .. }), "{err}");
     }
 
@@ -459,13 +580,13 @@ mod tests {
     fn driver_errors_keep_the_kind_not_the_message() {
         let s = Store::open_in_memory().unwrap();
         let e = s
-            .conn
+            .conn()
             .execute(
                 "INSERT INTO subject (id, handle, tz) VALUES (?1, ?1, ?2)",
                 ["secret-value", "x"],
             )
             .and_then(|_| {
-                s.conn.execute(
+                s.conn().execute(
                     "INSERT INTO subject (id, handle, tz) VALUES (?1, ?1, ?2)",
                     ["secret-value", "x"],
                 )

@@ -333,12 +333,12 @@ pub enum MedicationProblem {
 /// # Ok::<(), answers_store::StoreError>(())
 /// ```
 pub fn has_medications(store: &Store, subject: &Subject) -> Result<bool, StoreError> {
-    store
-        .conn
-        .query_row(
-            "SELECT EXISTS (SELECT 1 FROM medication_plan WHERE subject_id = ?1)",
-            [&subject.id],
-            |r| r.get(0),
-        )
-        .map_err(|e| StoreError::sqlite("read plans", &e))
+    let op = "read plans";
+    let found = store.db.one(
+        op,
+        "SELECT EXISTS (SELECT 1 FROM medication_plan WHERE subject_id = ?1)",
+        &[crate::db::Arg::from(&subject.id)],
+        |r| r.flag(0, op),
+    )?;
+    Ok(found.unwrap_or(false))
 }

@@ -16,15 +16,16 @@
 
 pub(crate) mod catalogue;
 #[cfg(test)]
+mod matrix;
+#[cfg(test)]
 mod plans;
 mod series;
-
-use rusqlite::Row;
 
 use super::StoreError;
 use crate::EntryKind;
 #[cfg(doc)]
 use crate::Store;
+use crate::db::{Args, Row, Sql};
 use answers_protocol::{LocalDate, Window};
 
 pub use self::catalogue::{SeriesSummary, StoredValue};
@@ -187,63 +188,39 @@ pub struct ReadingRow<'r> {
 impl<'r> ReadingRow<'r> {
     /// Reads [`COLUMNS`]. A value of the wrong type is a driver error (`InvalidColumnType`);
     /// text that is not UTF-8 or a kind outside the schema's is a malformed row.
-    pub(crate) fn read(row: &'r Row<'r>) -> Result<Self, StoreError> {
-        let malformed = |_| StoreError::Malformed { table: "series" };
-        let driver = |e: rusqlite::Error| StoreError::sqlite("read readings", &e);
-        let text = |i| -> Result<Option<&'r str>, StoreError> {
-            row.get_ref(i)
-                .map_err(driver)?
-                .as_str_or_null()
-                .map_err(malformed)
-        };
-        let kind = match text(0)? {
+    pub(crate) fn read(row: &Row<'r>) -> Result<Self, StoreError> {
+        let (op, table) = (READ, "series");
+        let kind = match row.opt_text(0, op, table)? {
             Some("measured") => EntryKind::Measured,
             Some("reported") => EntryKind::Reported,
-            _ => return Err(StoreError::Malformed { table: "series" }),
+            _ => return Err(StoreError::Malformed { table }),
         };
         Ok(Self {
             kind,
-            unit: text(1)?,
-            local_day: text(2)?,
-            start_utc: row
-                .get_ref(3)
-                .map_err(driver)?
-                .as_str()
-                .map_err(malformed)?,
-            num: row.get(4).map_err(driver)?,
-            text: text(5)?,
-            source: row
-                .get_ref(6)
-                .map_err(driver)?
-                .as_str()
-                .map_err(malformed)?,
+            unit: row.opt_text(1, op, table)?,
+            local_day: row.opt_text(2, op, table)?,
+            start_utc: row.text(3, op, table)?,
+            num: row.opt_real(4, op)?,
+            text: row.opt_text(5, op, table)?,
+            source: row.text(6, op, table)?,
         })
     }
 }
 
-impl crate::Store {
-    /// Runs the cached statement `sql` with `params` and hands `each` every row in turn, until
-    /// it returns [`Flow::Stop`] or the rows run out. Every driver error is a [`read_err`].
-    pub(crate) fn each_row<E: From<StoreError>>(
-        &self,
-        sql: &str,
-        params: impl rusqlite::Params,
-        mut each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
-    ) -> Result<(), E> {
-        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| read_err(&e))?;
-        let mut rows = stmt.query(params).map_err(|e| read_err(&e))?;
-        while let Some(row) = rows.next().map_err(|e| read_err(&e))? {
-            if each(row)? == Flow::Stop {
-                break;
-            }
-        }
-        Ok(())
-    }
-}
+/// The operation every read of readings fails as.
+pub(crate) const READ: &str = "read readings";
 
-/// Wraps a driver error of a read.
-pub(crate) fn read_err(e: &rusqlite::Error) -> StoreError {
-    StoreError::sqlite("read readings", e)
+impl crate::Store {
+    /// Runs the statement `sql` with `args` and hands `each` every row in turn, until it
+    /// returns [`Flow::Stop`] or the rows run out.
+    pub(crate) fn each_row<'a, E: From<StoreError>>(
+        &self,
+        sql: impl Into<Sql<'a>>,
+        args: impl Into<Args<'a>>,
+        each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
+    ) -> Result<(), E> {
+        self.db.each(READ, sql, args, each)
+    }
 }
 
 #[cfg(test)]
@@ -283,9 +260,12 @@ mod tests {
         store.upsert_subject("s", "you", "UTC").unwrap();
         // In WAL mode a writer never blocks a reader; with a rollback journal an exclusive
         // transaction does, which is the lock a reader can meet.
-        store.conn.busy_timeout(std::time::Duration::ZERO).unwrap();
         store
-            .conn
+            .conn()
+            .busy_timeout(std::time::Duration::ZERO)
+            .unwrap();
+        store
+            .conn()
             .pragma_update(None, "journal_mode", "DELETE")
             .unwrap();
         let other = rusqlite::Connection::open(&path).unwrap();

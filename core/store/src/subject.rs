@@ -4,9 +4,9 @@
 use jiff::Timestamp;
 use jiff::civil::Date;
 use jiff::tz::TimeZone;
-use rusqlite::{OptionalExtension, Row, params};
 
 use super::{Store, StoreError};
+use crate::db::{Arg, Args, Row};
 
 /// A person whose record the store holds.
 ///
@@ -58,13 +58,14 @@ impl Subject {
         self.tz.to_datetime(at).date()
     }
 
-    fn from_row(row: &Row<'_>) -> rusqlite::Result<Result<Subject, StoreError>> {
-        let id: String = row.get(0)?;
-        let handle: String = row.get(1)?;
-        let tz: String = row.get(2)?;
-        Ok(TimeZone::get(&tz)
+    fn from_row(row: &Row<'_>) -> Result<Subject, StoreError> {
+        let (op, table) = ("read subject", "subject");
+        let id = row.text(0, op, table)?.to_owned();
+        let handle = row.text(1, op, table)?.to_owned();
+        let tz = row.text(2, op, table)?;
+        TimeZone::get(tz)
             .map(|tz| Subject { id, handle, tz })
-            .map_err(|_| StoreError::Malformed { table: "subject" }))
+            .map_err(|_| StoreError::Malformed { table })
     }
 }
 
@@ -93,23 +94,33 @@ impl Store {
         let Some(name) = zone.iana_name().map(str::to_owned) else {
             return Err(StoreError::InvalidTimeZone);
         };
-        let owner: Option<String> = self
-            .conn
-            .query_row("SELECT id FROM subject WHERE handle = ?1", [handle], |r| {
-                r.get(0)
-            })
-            .optional()
-            .map_err(|e| StoreError::sqlite("read subject", &e))?;
+        let owner = self.db.one(
+            "read subject",
+            "SELECT id FROM subject WHERE handle = ?1",
+            &[Arg::from(handle)],
+            |r| Ok(r.text(0, "read subject", "subject")?.to_owned()),
+        )?;
         if owner.is_some_and(|owner| owner != id) {
             return Err(StoreError::HandleTaken);
         }
-        self.conn
-            .execute(
+        // Another writer may take the handle between the check and the write: the unique
+        // key refuses the second, which is told as the handle taken.
+        self.db
+            .exec(
+                "write subject",
                 "INSERT INTO subject (id, handle, tz) VALUES (?1, ?2, ?3)
                  ON CONFLICT (id) DO UPDATE SET handle = excluded.handle, tz = excluded.tz",
-                params![id, handle, name],
+                &[Arg::from(id), Arg::from(handle), Arg::from(name.as_str())],
             )
-            .map_err(|e| StoreError::sqlite("write subject", &e))?;
+            .map_err(|e| match e {
+                StoreError::Postgres { ref kind, .. } if kind == "unique_violation" => {
+                    StoreError::HandleTaken
+                }
+                StoreError::Sqlite { ref kind, .. } if kind == "ConstraintViolation" => {
+                    StoreError::HandleTaken
+                }
+                other => other,
+            })?;
         Ok(Subject {
             id: id.to_owned(),
             handle: handle.to_owned(),
@@ -155,13 +166,14 @@ impl Store {
     /// # Ok::<(), answers_store::StoreError>(())
     /// ```
     pub fn has_entries(&self, subject_id: &str) -> Result<bool, StoreError> {
-        self.conn
-            .query_row(
-                "SELECT EXISTS (SELECT 1 FROM series WHERE subject_id = ?1)",
-                [subject_id],
-                |r| r.get(0),
-            )
-            .map_err(|e| StoreError::sqlite("check entries", &e))
+        let op = "check entries";
+        let found = self.db.one(
+            op,
+            "SELECT EXISTS (SELECT 1 FROM series WHERE subject_id = ?1)",
+            &[Arg::from(subject_id)],
+            |r| r.flag(0, op),
+        )?;
+        Ok(found.unwrap_or(false))
     }
 
     /// Every subject, by handle.
@@ -175,24 +187,22 @@ impl Store {
     /// # Ok::<(), answers_store::StoreError>(())
     /// ```
     pub fn subjects(&self) -> Result<Vec<Subject>, StoreError> {
-        let op = "read subjects";
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT id, handle, tz FROM subject ORDER BY handle")
-            .map_err(|e| StoreError::sqlite(op, &e))?;
-        let rows = stmt
-            .query_map([], Subject::from_row)
-            .map_err(|e| StoreError::sqlite(op, &e))?;
-        rows.map(|r| r.map_err(|e| StoreError::sqlite(op, &e))?)
-            .collect()
+        let mut out = Vec::new();
+        self.db.each(
+            "read subjects",
+            "SELECT id, handle, tz FROM subject ORDER BY handle",
+            Args::Pos(&[]),
+            |r| {
+                out.push(Subject::from_row(r)?);
+                Ok::<_, StoreError>(crate::Flow::Continue)
+            },
+        )?;
+        Ok(out)
     }
 
     fn one_subject(&self, sql: &str, key: &str) -> Result<Option<Subject>, StoreError> {
-        self.conn
-            .query_row(sql, [key], Subject::from_row)
-            .optional()
-            .map_err(|e| StoreError::sqlite("read subject", &e))?
-            .transpose()
+        self.db
+            .one("read subject", sql, &[Arg::from(key)], Subject::from_row)
     }
 }
 
@@ -202,40 +212,46 @@ mod tests {
 
     #[test]
     fn ids_and_handles_must_be_unpadded_and_non_empty() {
-        let s = Store::open_in_memory().unwrap();
-        for (id, handle) in [("", "a"), ("a", ""), (" a", "b"), ("a", "b\n")] {
-            assert!(matches!(
-                s.upsert_subject(id, handle, "UTC"),
-                Err(StoreError::InvalidSubject)
-            ));
-        }
-        assert!(s.subjects().unwrap().is_empty());
+        crate::test_support::each_backend(|s| {
+            for (id, handle) in [("", "a"), ("a", ""), (" a", "b"), ("a", "b\n")] {
+                assert!(matches!(
+                    s.upsert_subject(id, handle, "UTC"),
+                    Err(StoreError::InvalidSubject)
+                ));
+            }
+            assert!(s.subjects().unwrap().is_empty());
+        });
     }
 
     #[test]
     fn fixed_offsets_are_not_zones() {
-        let s = Store::open_in_memory().unwrap();
-        for tz in ["+08:00", "", "UTC+8", "Europe/Berlinn"] {
-            assert!(
-                matches!(
-                    s.upsert_subject("a", "b", tz),
-                    Err(StoreError::InvalidTimeZone)
-                ),
-                "{tz}"
-            );
-        }
+        crate::test_support::each_backend(|s| {
+            for tz in ["+08:00", "", "UTC+8", "Europe/Berlinn"] {
+                assert!(
+                    matches!(
+                        s.upsert_subject("a", "b", tz),
+                        Err(StoreError::InvalidTimeZone)
+                    ),
+                    "{tz}"
+                );
+            }
+        });
     }
 
     #[test]
     fn a_stored_zone_that_no_longer_parses_is_malformed() {
-        let s = Store::open_in_memory().unwrap();
-        s.conn
-            .execute("INSERT INTO subject VALUES ('a', 'b', 'Nowhere/Else')", [])
+        crate::test_support::each_backend(|s| {
+            s.db.exec(
+                "test",
+                "INSERT INTO subject VALUES ('a', 'b', 'Nowhere/Else')",
+                crate::db::Args::Pos(&[]),
+            )
             .unwrap();
-        assert!(matches!(
-            s.subject_by_id("a"),
-            Err(StoreError::Malformed { table: "subject" })
-        ));
-        assert!(s.subjects().is_err());
+            assert!(matches!(
+                s.subject_by_id("a"),
+                Err(StoreError::Malformed { table: "subject" })
+            ));
+            assert!(s.subjects().is_err());
+        });
     }
 }

@@ -4,11 +4,11 @@
 use std::time::Duration;
 
 use jiff::Timestamp;
-use rusqlite::{OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
 use super::reading::utc_text;
 use super::{Store, StoreError, Subject};
+use crate::db::Arg;
 
 /// What every issued token starts with, so a secret scanner can recognise one.
 ///
@@ -51,13 +51,16 @@ impl Store {
         // A TTL past the end of time never expires.
         let expires =
             ttl.map(|ttl| utc_text(Timestamp::now().checked_add(ttl).unwrap_or(Timestamp::MAX)));
-        self.conn
-            .execute(
-                "INSERT INTO token (token_hash, subject_id, expires_utc, revoked)
-                 VALUES (?1, ?2, ?3, 0)",
-                params![hash(&token), subject_id, expires],
-            )
-            .map_err(|e| StoreError::sqlite("issue token", &e))?;
+        self.db.exec(
+            "issue token",
+            "INSERT INTO token (token_hash, subject_id, expires_utc, revoked)
+             VALUES (?1, ?2, ?3, 0)",
+            &[
+                Arg::from(&hash(&token)),
+                Arg::from(subject_id),
+                Arg::from(&expires),
+            ],
+        )?;
         Ok(token)
     }
 
@@ -72,16 +75,19 @@ impl Store {
     /// # Ok::<(), answers_store::StoreError>(())
     /// ```
     pub fn subject_for_token(&self, token: &str) -> Result<Option<Subject>, StoreError> {
-        let row: Option<(String, Option<String>)> = self
-            .conn
-            .query_row(
-                "SELECT subject_id, expires_utc FROM token
-                 WHERE token_hash = ?1 AND revoked = 0",
-                params![hash(token)],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()
-            .map_err(|e| StoreError::sqlite("check token", &e))?;
+        let op = "check token";
+        let row = self.db.one(
+            op,
+            "SELECT subject_id, expires_utc FROM token
+             WHERE token_hash = ?1 AND revoked = 0",
+            &[Arg::from(&hash(token))],
+            |r| {
+                Ok((
+                    r.text(0, op, "token")?.to_owned(),
+                    r.opt_text(1, op, "token")?.map(str::to_owned),
+                ))
+            },
+        )?;
         let Some((id, expires)) = row else {
             return Ok(None);
         };
@@ -102,13 +108,13 @@ impl Store {
     /// # Ok::<(), answers_store::StoreError>(())
     /// ```
     pub fn revoke_token(&self, token: &str) -> Result<bool, StoreError> {
-        let n = self
-            .conn
-            .execute(
-                "UPDATE token SET revoked = 1 WHERE token_hash = ?1 AND revoked = 0",
-                [hash(token)],
-            )
-            .map_err(|e| StoreError::sqlite("revoke token", &e))?;
+        // One statement: of two revokers at once, one changes the row and the other finds it
+        // revoked (PostgreSQL re-reads the row under its lock).
+        let n = self.db.exec(
+            "revoke token",
+            "UPDATE token SET revoked = 1 WHERE token_hash = ?1 AND revoked = 0",
+            &[Arg::from(&hash(token))],
+        )?;
         Ok(n > 0)
     }
 }
@@ -134,30 +140,42 @@ pub(super) fn hash(token: &str) -> String {
 mod tests {
     use super::*;
 
-    fn store() -> Store {
-        let s = Store::open_in_memory().unwrap();
-        s.upsert_subject("s", "you", "UTC").unwrap();
-        s
+    /// Runs `body` on a store with the subject `s`, on each backend.
+    fn each_store(mut body: impl FnMut(Store)) {
+        crate::test_support::each_backend(|s| {
+            s.upsert_subject("s", "you", "UTC").unwrap();
+            body(s);
+        });
+    }
+
+    fn set_expiry(s: &Store, expires: &str) {
+        let args = [crate::db::Arg::from(expires)];
+        s.db.exec("test", "UPDATE token SET expires_utc = ?1", &args)
+            .unwrap();
     }
 
     #[test]
     fn tokens_are_random_and_stored_hashed() {
-        let s = store();
-        let a = s.issue_token("s", None).unwrap();
-        let b = s.issue_token("s", None).unwrap();
-        assert_ne!(a, b);
-        assert_eq!(a.len(), TOKEN_PREFIX.len() + 64);
-        let stored: Vec<String> = s
-            .conn
-            .prepare("SELECT token_hash FROM token")
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .collect::<Result<_, _>>()
+        each_store(|s| {
+            let a = s.issue_token("s", None).unwrap();
+            let b = s.issue_token("s", None).unwrap();
+            assert_ne!(a, b);
+            assert_eq!(a.len(), TOKEN_PREFIX.len() + 64);
+            let mut stored: Vec<String> = Vec::new();
+            s.db.each(
+                "test",
+                "SELECT token_hash FROM token",
+                crate::db::Args::Pos(&[]),
+                |r| {
+                    stored.push(r.text(0, "test", "token")?.to_owned());
+                    Ok::<_, StoreError>(crate::Flow::Continue)
+                },
+            )
             .unwrap();
-        assert_eq!(stored.len(), 2);
-        assert!(stored.iter().all(|h| h.len() == 64 && *h != a && *h != b));
-        assert!(stored.contains(&hash(&a)));
+            assert_eq!(stored.len(), 2);
+            assert!(stored.iter().all(|h| h.len() == 64 && *h != a && *h != b));
+            assert!(stored.contains(&hash(&a)));
+        });
     }
 
     #[test]
@@ -170,36 +188,35 @@ mod tests {
 
     #[test]
     fn an_expired_token_authenticates_nobody() {
-        let s = store();
-        let token = s.issue_token("s", Some(Duration::ZERO)).unwrap();
-        assert_eq!(s.subject_for_token(&token).unwrap(), None);
-        let forever = s.issue_token("s", Some(Duration::MAX)).unwrap();
-        assert!(s.subject_for_token(&forever).unwrap().is_some());
+        each_store(|s| {
+            let token = s.issue_token("s", Some(Duration::ZERO)).unwrap();
+            assert_eq!(s.subject_for_token(&token).unwrap(), None);
+            let forever = s.issue_token("s", Some(Duration::MAX)).unwrap();
+            assert!(s.subject_for_token(&forever).unwrap().is_some());
+        });
     }
 
     #[test]
     fn an_expiry_that_is_not_a_date_authenticates_nobody() {
-        let s = store();
-        let token = s.issue_token("s", Some(Duration::from_secs(3600))).unwrap();
-        assert!(s.subject_for_token(&token).unwrap().is_some());
-        for bad in ["not-a-date", "", "9999", "2026-13-01T00:00:00Z"] {
-            s.conn
-                .execute("UPDATE token SET expires_utc = ?1", [bad])
-                .unwrap();
-            assert_eq!(s.subject_for_token(&token).unwrap(), None, "{bad:?}");
-        }
-        s.conn
-            .execute("UPDATE token SET expires_utc = '2999-01-01T00:00:00Z'", [])
-            .unwrap();
-        assert!(s.subject_for_token(&token).unwrap().is_some());
+        each_store(|s| {
+            let token = s.issue_token("s", Some(Duration::from_secs(3600))).unwrap();
+            assert!(s.subject_for_token(&token).unwrap().is_some());
+            for bad in ["not-a-date", "", "9999", "2026-13-01T00:00:00Z"] {
+                set_expiry(&s, bad);
+                assert_eq!(s.subject_for_token(&token).unwrap(), None, "{bad:?}");
+            }
+            set_expiry(&s, "2999-01-01T00:00:00Z");
+            assert!(s.subject_for_token(&token).unwrap().is_some());
+        });
     }
 
     #[test]
     fn tokens_are_only_issued_to_subjects() {
-        let s = store();
-        assert!(matches!(
-            s.issue_token("nobody", None),
-            Err(StoreError::UnknownSubject)
-        ));
+        each_store(|s| {
+            assert!(matches!(
+                s.issue_token("nobody", None),
+                Err(StoreError::UnknownSubject)
+            ));
+        });
     }
 }

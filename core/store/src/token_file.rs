@@ -2,10 +2,9 @@
 //! by their hash so the server authenticates them like issued ones. A token is never logged,
 //! and an error about a line names its number, never its text.
 
-use rusqlite::{OptionalExtension, params};
-
 use super::token::hash;
 use super::{Store, StoreError};
+use crate::db::Arg;
 
 /// Shortest token accepted from a file: 128 bits of hex, so a guessable secret is refused.
 pub const MIN_TOKEN_LEN: usize = 32;
@@ -90,15 +89,12 @@ impl Store {
             let subject = self
                 .subject_by_handle(handle)?
                 .ok_or(TokensFileError::UnknownHandle { line })?;
-            let owner: Option<String> = self
-                .conn
-                .query_row(
-                    "SELECT subject_id FROM token WHERE token_hash = ?1",
-                    [hash(token)],
-                    |r| r.get(0),
-                )
-                .optional()
-                .map_err(|e| StoreError::sqlite("check token", &e))?;
+            let owner = self.db.one(
+                "check token",
+                "SELECT subject_id FROM token WHERE token_hash = ?1",
+                &[Arg::from(&hash(token))],
+                |r| Ok(r.text(0, "check token", "token")?.to_owned()),
+            )?;
             if owner.is_some_and(|o| o != subject.id)
                 || pairs.iter().any(|(s, t)| *t == token && *s != subject.id)
             {
@@ -107,14 +103,13 @@ impl Store {
             pairs.push((subject.id, token));
         }
         for (subject_id, token) in &pairs {
-            self.conn
-                .execute(
-                    "INSERT INTO token (token_hash, subject_id, expires_utc, revoked)
-                     VALUES (?1, ?2, NULL, 0)
-                     ON CONFLICT (token_hash) DO NOTHING",
-                    params![hash(token), subject_id],
-                )
-                .map_err(|e| StoreError::sqlite("register token", &e))?;
+            self.db.exec(
+                "register token",
+                "INSERT INTO token (token_hash, subject_id, expires_utc, revoked)
+                 VALUES (?1, ?2, NULL, 0)
+                 ON CONFLICT (token_hash) DO NOTHING",
+                &[Arg::from(&hash(token)), Arg::from(subject_id.as_str())],
+            )?;
         }
         Ok(pairs.len())
     }

@@ -1,12 +1,15 @@
 //! Integration tests of the answers crate: one binary, one module per topic.
 
+mod backends;
 mod capture;
 mod cli;
+mod database;
 mod e2e;
 mod fhir;
 mod fixtures;
 mod genetics;
 mod governance;
+mod instances;
 mod leniency;
 mod mcp;
 mod medications;

@@ -4,7 +4,6 @@
 //! set reads as a driver error that carries no value.
 
 use phi_macros::ClosedEnum;
-use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 
 /// The code system a drug is coded on, when it is coded at all.
 ///
@@ -207,59 +206,9 @@ pub enum DoseStatus {
     Skipped,
 }
 
-/// Stores each set by its wire name and reads it back; a stored text outside the set is
-/// `InvalidType`, which carries neither the text nor the column's value.
-macro_rules! sql_by_wire_name {
-    ($($ty:ty),* $(,)?) => {$(
-        impl ToSql for $ty {
-            fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-                Ok(ToSqlOutput::from(self.as_str()))
-            }
-        }
-
-        impl FromSql for $ty {
-            fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-                value
-                    .as_str()?
-                    .parse()
-                    .map_err(|_| FromSqlError::InvalidType)
-            }
-        }
-    )*};
-}
-
-sql_by_wire_name!(
-    DrugCodeSystem,
-    PlanStatus,
-    ClosedReason,
-    Frequency,
-    Route,
-    DoseStatus
-);
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_stored_value_outside_the_set_is_a_type_error_without_the_value() {
-        let conn = rusqlite::Connection::open_in_memory().unwrap();
-        let err = conn
-            .query_row("SELECT 'paused PHI-X' AS status", [], |r| {
-                r.get::<_, PlanStatus>(0)
-            })
-            .unwrap_err();
-        let text = format!("{err} {err:?}");
-        assert!(!text.contains("PHI-X"), "{text}");
-        let ok: PlanStatus = conn
-            .query_row("SELECT 'stopped'", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(ok, PlanStatus::Stopped);
-        let back: String = conn
-            .query_row("SELECT ?1", [Route::Inhaled], |r| r.get(0))
-            .unwrap();
-        assert_eq!(back, "inhaled");
-    }
 
     #[test]
     fn atc_shapes_by_level() {

@@ -1,17 +1,16 @@
 //! The read side of medications: plans in effect in a window, doses recorded in one, and the
 //! last day the log has a dose. No statement here selects a `note`.
 //!
-//! These return the driver's error as it is, so a tool can tell a busy store from a broken
-//! one; a stored value that does not have its column's shape is a conversion error that
-//! carries no value.
+//! These return the driver's error kind, so a tool can tell a busy store from a broken one; a
+//! stored value that does not have its column's shape is a malformed row, which carries no
+//! value.
 
 use jiff::Timestamp;
-use rusqlite::types::Type;
-use rusqlite::{OptionalExtension, Row};
 
 use super::kinds::{ClosedReason, DoseStatus, DrugCodeSystem, Frequency, PlanStatus, Route};
 use super::{DrugCode, Store};
-use crate::StoreError;
+use crate::db::{Arg, Row};
+use crate::{Flow, StoreError};
 use answers_protocol::date::LocalDate;
 use answers_protocol::window::Window;
 
@@ -81,28 +80,32 @@ pub struct Dose {
     pub status: DoseStatus,
 }
 
-/// A stored value that does not have its column's shape. Says nothing of the value.
-#[derive(Debug, thiserror::Error)]
-#[error("malformed stored value")]
-struct Malformed;
+/// The table of plans, as malformed rows name it.
+const PLANS: &str = "medication_plan";
+/// The table of doses.
+const DOSES: &str = "medication_dose";
 
-/// Column `idx` of `row` as a local date.
-fn date_at(row: &Row<'_>, idx: usize) -> rusqlite::Result<LocalDate> {
-    let text: String = row.get(idx)?;
-    text.parse().map_err(|_| {
-        rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, Box::new(Malformed))
-    })
+/// Column `idx` of `row` as a value of a closed set (or a date) stored by its text; text
+/// outside it is a malformed row of `table`.
+fn parsed<T: std::str::FromStr>(
+    row: &Row<'_>,
+    idx: usize,
+    op: &'static str,
+    table: &'static str,
+) -> Result<Option<T>, StoreError> {
+    row.opt_text(idx, op, table)?
+        .map(|t| t.parse().map_err(|_| StoreError::Malformed { table }))
+        .transpose()
 }
 
-/// Column `idx` of `row` as an optional local date.
-fn opt_date_at(row: &Row<'_>, idx: usize) -> rusqlite::Result<Option<LocalDate>> {
-    let text: Option<String> = row.get(idx)?;
-    text.map(|t| {
-        t.parse().map_err(|_| {
-            rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, Box::new(Malformed))
-        })
-    })
-    .transpose()
+/// As [`parsed`], a value that must be there.
+fn required<T: std::str::FromStr>(
+    row: &Row<'_>,
+    idx: usize,
+    op: &'static str,
+    table: &'static str,
+) -> Result<T, StoreError> {
+    parsed(row, idx, op, table)?.ok_or(StoreError::Malformed { table })
 }
 
 /// A window's bounds as the `YYYY-MM-DD` text the tables hold.
@@ -113,24 +116,25 @@ fn bounds(window: &Window) -> (Option<String>, Option<String>) {
     )
 }
 
-fn plan(row: &Row<'_>) -> rusqlite::Result<Plan> {
-    let system: Option<DrugCodeSystem> = row.get(2)?;
-    let code: Option<String> = row.get(3)?;
-    let amount: Option<f64> = row.get(4)?;
-    let unit: Option<String> = row.get(5)?;
+fn plan(row: &Row<'_>) -> Result<Plan, StoreError> {
+    let op = "read medication plans";
+    let system: Option<DrugCodeSystem> = parsed(row, 2, op, PLANS)?;
+    let code = row.opt_text(3, op, PLANS)?.map(str::to_owned);
+    let amount = row.opt_real(4, op)?;
+    let unit = row.opt_text(5, op, PLANS)?.map(str::to_owned);
     Ok(Plan {
-        id: row.get(0)?,
-        name: row.get(1)?,
+        id: row.text(0, op, PLANS)?.to_owned(),
+        name: row.text(1, op, PLANS)?.to_owned(),
         code: system
             .zip(code)
             .map(|(system, code)| DrugCode { system, code }),
         dose: amount.zip(unit),
-        frequency: row.get(6)?,
-        route: row.get(7)?,
-        start: date_at(row, 8)?,
-        end: opt_date_at(row, 9)?,
-        status: row.get(10)?,
-        closed_reason: row.get(11)?,
+        frequency: required(row, 6, op, PLANS)?,
+        route: required(row, 7, op, PLANS)?,
+        start: required(row, 8, op, PLANS)?,
+        end: parsed(row, 9, op, PLANS)?,
+        status: required(row, 10, op, PLANS)?,
+        closed_reason: parsed(row, 11, op, PLANS)?,
     })
 }
 
@@ -161,23 +165,23 @@ impl Store {
         window: &Window,
     ) -> Result<Vec<Plan>, StoreError> {
         let (start, end) = bounds(window);
-        let op = |e: rusqlite::Error| StoreError::sqlite("read medication plans", &e);
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT id, name, code_system, code, dose_amount, dose_unit, frequency, route,
+        let mut out = Vec::new();
+        self.db.each(
+            "read medication plans",
+            "SELECT id, name, code_system, code, dose_amount, dose_unit, frequency, route,
                     start_day, end_day, status, closed_reason
              FROM medication_plan
              WHERE subject_id = ?1
-               AND (?3 IS NULL OR start_day <= ?3)
-               AND (?2 IS NULL OR end_day IS NULL OR end_day >= ?2)
+               AND (CAST(?3 AS TEXT) IS NULL OR start_day <= ?3)
+               AND (CAST(?2 AS TEXT) IS NULL OR end_day IS NULL OR end_day >= ?2)
              ORDER BY start_day, id",
-            )
-            .map_err(op)?;
-        stmt.query_map(rusqlite::params![subject_id, start, end], plan)
-            .map_err(op)?
-            .collect::<Result<_, _>>()
-            .map_err(op)
+            &[Arg::from(subject_id), Arg::from(&start), Arg::from(&end)],
+            |row| {
+                out.push(plan(row)?);
+                Ok::<_, StoreError>(Flow::Continue)
+            },
+        )?;
+        Ok(out)
     }
 
     /// The subject's doses recorded on a local day in `window`, newest first.
@@ -206,33 +210,28 @@ impl Store {
         window: &Window,
     ) -> Result<Vec<Dose>, StoreError> {
         let (start, end) = bounds(window);
-        let op = |e: rusqlite::Error| StoreError::sqlite("read medication doses", &e);
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT plan_id, local_day, at_utc, status
+        let op = "read medication doses";
+        let mut out = Vec::new();
+        self.db.each(
+            op,
+            "SELECT plan_id, local_day, at_utc, status
              FROM medication_dose
              WHERE subject_id = ?1
-               AND (?2 IS NULL OR local_day >= ?2)
-               AND (?3 IS NULL OR local_day <= ?3)
+               AND (CAST(?2 AS TEXT) IS NULL OR local_day >= ?2)
+               AND (CAST(?3 AS TEXT) IS NULL OR local_day <= ?3)
              ORDER BY at_utc DESC, plan_id",
-            )
-            .map_err(op)?;
-        stmt.query_map(rusqlite::params![subject_id, start, end], |row| {
-            let at: String = row.get(2)?;
-            let at = at.parse::<Timestamp>().map_err(|_| {
-                rusqlite::Error::FromSqlConversionFailure(2, Type::Text, Box::new(Malformed))
-            })?;
-            Ok(Dose {
-                plan_id: row.get(0)?,
-                day: date_at(row, 1)?,
-                at,
-                status: row.get(3)?,
-            })
-        })
-        .map_err(op)?
-        .collect::<Result<_, _>>()
-        .map_err(op)
+            &[Arg::from(subject_id), Arg::from(&start), Arg::from(&end)],
+            |row| {
+                out.push(Dose {
+                    plan_id: row.text(0, op, DOSES)?.to_owned(),
+                    day: required(row, 1, op, DOSES)?,
+                    at: required::<Timestamp>(row, 2, op, DOSES)?,
+                    status: required(row, 3, op, DOSES)?,
+                });
+                Ok::<_, StoreError>(Flow::Continue)
+            },
+        )?;
+        Ok(out)
     }
 
     /// The last local day the subject's dose log has a dose on: where a log asked for without
@@ -244,14 +243,13 @@ impl Store {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn last_dose_day(&self, subject_id: &str) -> Result<Option<LocalDate>, StoreError> {
-        self.conn
-            .query_row(
-                "SELECT MAX(local_day) FROM medication_dose WHERE subject_id = ?1",
-                [subject_id],
-                |row| opt_date_at(row, 0),
-            )
-            .optional()
-            .map(Option::flatten)
-            .map_err(|e| StoreError::sqlite("read medication doses", &e))
+        let op = "read medication doses";
+        let day = self.db.one(
+            op,
+            "SELECT MAX(local_day) FROM medication_dose WHERE subject_id = ?1",
+            &[Arg::from(subject_id)],
+            |row| parsed(row, 0, op, DOSES),
+        )?;
+        Ok(day.flatten())
     }
 }

@@ -2,11 +2,10 @@
 
 use std::collections::HashMap;
 
-use jiff::tz::TimeZone;
-use rusqlite::{OptionalExtension, params};
-
 use super::{MedicationProblem, NewDose, NewPlan};
+use crate::db::Arg;
 use crate::{Store, StoreError, utc_text};
+use jiff::tz::TimeZone;
 
 impl Store {
     /// Writes `plans` (upserts on the plan id), all or none: every plan is checked, its
@@ -33,33 +32,31 @@ impl Store {
         for (index, plan) in plans.iter().enumerate() {
             plan.check().map_err(|p| refused(index, p))?;
         }
-        let tx = self
-            .conn
-            .transaction()
-            .map_err(|e| StoreError::sqlite("write plans", &e))?;
+        let op = "write plans";
+        let mut tx = self.db.transaction(op)?;
         for (index, p) in plans.iter().enumerate() {
-            let subject_exists: bool = tx
-                .query_row(
-                    "SELECT EXISTS (SELECT 1 FROM subject WHERE id = ?1)",
-                    [&p.subject_id],
-                    |r| r.get(0),
-                )
-                .map_err(|e| StoreError::sqlite("write plans", &e))?;
-            if !subject_exists {
+            let subject_exists = tx.one(
+                op,
+                "SELECT EXISTS (SELECT 1 FROM subject WHERE id = ?1)",
+                &[Arg::from(&p.subject_id)],
+                |r| r.flag(0, op),
+            )?;
+            if subject_exists != Some(true) {
                 return Err(StoreError::UnknownSubject);
             }
-            let owner: Option<String> = tx
-                .query_row(
-                    "SELECT subject_id FROM medication_plan WHERE id = ?1",
-                    [&p.id],
-                    |r| r.get(0),
-                )
-                .optional()
-                .map_err(|e| StoreError::sqlite("write plans", &e))?;
+            let owner = tx.one(
+                op,
+                "SELECT subject_id FROM medication_plan WHERE id = ?1",
+                &[Arg::from(&p.id)],
+                |r| Ok(r.text(0, op, "medication_plan")?.to_owned()),
+            )?;
             if owner.is_some_and(|o| o != p.subject_id) {
                 return Err(refused(index, MedicationProblem::PlanOfAnotherSubject));
             }
-            tx.execute(
+            let start = p.start.to_string();
+            let end = p.end.map(|d| d.to_string());
+            tx.exec(
+                op,
                 "INSERT INTO medication_plan (id, subject_id, name, code_system, code, dose_amount,
                      dose_unit, frequency, route, start_day, end_day, status, closed_reason, note)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
@@ -70,27 +67,25 @@ impl Store {
                      route = excluded.route, start_day = excluded.start_day,
                      end_day = excluded.end_day, status = excluded.status,
                      closed_reason = excluded.closed_reason, note = excluded.note",
-                params![
-                    p.id,
-                    p.subject_id,
-                    p.name.trim(),
-                    p.code.as_ref().map(|c| c.system),
-                    p.code.as_ref().map(|c| c.code.as_str()),
-                    p.dose.as_ref().map(|d| d.0),
-                    p.dose.as_ref().map(|d| d.1.trim()),
-                    p.frequency,
-                    p.route,
-                    p.start.to_string(),
-                    p.end.map(|d| d.to_string()),
-                    p.status,
-                    p.closed_reason,
-                    p.note,
+                &[
+                    Arg::from(&p.id),
+                    Arg::from(&p.subject_id),
+                    Arg::from(p.name.trim()),
+                    Arg::from(p.code.as_ref().map(|c| c.system.as_str())),
+                    Arg::from(p.code.as_ref().map(|c| c.code.as_str())),
+                    Arg::from(p.dose.as_ref().map(|d| d.0)),
+                    Arg::from(p.dose.as_ref().map(|d| d.1.trim())),
+                    Arg::from(p.frequency.as_str()),
+                    Arg::from(p.route.as_str()),
+                    Arg::from(&start),
+                    Arg::from(&end),
+                    Arg::from(p.status.as_str()),
+                    Arg::from(p.closed_reason.map(|c| c.as_str())),
+                    Arg::from(&p.note),
                 ],
-            )
-            .map_err(|e| StoreError::sqlite("write plans", &e))?;
+            )?;
         }
-        tx.commit()
-            .map_err(|e| StoreError::sqlite("write plans", &e))
+        tx.commit(op)
     }
 
     /// Writes `doses` (upserts on plan and time), all or none. Each dose's plan must exist
@@ -116,21 +111,22 @@ impl Store {
     /// ```
     pub fn upsert_doses(&mut self, doses: &[NewDose]) -> Result<(), StoreError> {
         let refused = |index, problem| StoreError::InvalidMedication { index, problem };
-        let tx = self
-            .conn
-            .transaction()
-            .map_err(|e| StoreError::sqlite("write doses", &e))?;
+        let op = "write doses";
+        let mut tx = self.db.transaction(op)?;
         let mut zones: HashMap<String, TimeZone> = HashMap::new();
         for (index, d) in doses.iter().enumerate() {
-            let owner: Option<(String, String)> = tx
-                .query_row(
-                    "SELECT p.subject_id, s.tz FROM medication_plan p
-                     JOIN subject s ON s.id = p.subject_id WHERE p.id = ?1",
-                    [&d.plan_id],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
-                )
-                .optional()
-                .map_err(|e| StoreError::sqlite("write doses", &e))?;
+            let owner = tx.one(
+                op,
+                "SELECT p.subject_id, s.tz FROM medication_plan p
+                 JOIN subject s ON s.id = p.subject_id WHERE p.id = ?1",
+                &[Arg::from(&d.plan_id)],
+                |r| {
+                    Ok((
+                        r.text(0, op, "medication_plan")?.to_owned(),
+                        r.text(1, op, "subject")?.to_owned(),
+                    ))
+                },
+            )?;
             let Some((subject_id, tz)) = owner else {
                 return Err(refused(index, MedicationProblem::UnknownPlan));
             };
@@ -147,24 +143,24 @@ impl Store {
                 }
             };
             let local_day = zone.to_datetime(d.at).date().to_string();
-            tx.execute(
+            let at = utc_text(d.at);
+            tx.exec(
+                op,
                 "INSERT INTO medication_dose (subject_id, plan_id, at_utc, local_day, status, note)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                  ON CONFLICT (plan_id, at_utc) DO UPDATE SET
                      local_day = excluded.local_day, status = excluded.status, note = excluded.note",
-                params![
-                    d.subject_id,
-                    d.plan_id,
-                    utc_text(d.at),
-                    local_day,
-                    d.status,
-                    d.note
+                &[
+                    Arg::from(&d.subject_id),
+                    Arg::from(&d.plan_id),
+                    Arg::from(&at),
+                    Arg::from(&local_day),
+                    Arg::from(d.status.as_str()),
+                    Arg::from(&d.note),
                 ],
-            )
-            .map_err(|e| StoreError::sqlite("write doses", &e))?;
+            )?;
         }
-        tx.commit()
-            .map_err(|e| StoreError::sqlite("write doses", &e))
+        tx.commit(op)
     }
 }
 
@@ -190,10 +186,7 @@ mod tests {
     }
 
     fn count(store: &Store, table: &str) -> i64 {
-        store
-            .conn
-            .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
-            .unwrap()
+        store.count(&format!("SELECT COUNT(*) FROM {table}"))
     }
 
     #[test]
@@ -226,65 +219,67 @@ mod tests {
 
     #[test]
     fn a_refused_batch_writes_nothing() {
-        let mut store = Store::open_in_memory().unwrap();
-        store.upsert_subject("s1", "you", "UTC").unwrap();
-        store.upsert_subject("s2", "mom", "UTC").unwrap();
-        let err = store
-            .upsert_plans(&[plan("p1", "s1"), plan("p2", "nobody")])
-            .unwrap_err();
-        assert!(matches!(err, StoreError::UnknownSubject), "{err}");
-        assert_eq!(count(&store, "medication_plan"), 0);
+        crate::test_support::each_backend(|mut store| {
+            store.upsert_subject("s1", "you", "UTC").unwrap();
+            store.upsert_subject("s2", "mom", "UTC").unwrap();
+            let err = store
+                .upsert_plans(&[plan("p1", "s1"), plan("p2", "nobody")])
+                .unwrap_err();
+            assert!(matches!(err, StoreError::UnknownSubject), "{err}");
+            assert_eq!(count(&store, "medication_plan"), 0);
 
-        store.upsert_plans(&[plan("p1", "s1")]).unwrap();
-        let at = "2026-01-02T08:00:00Z".parse().unwrap();
-        let err = store
-            .upsert_doses(&[
-                NewDose::taken("p1", "s1", at),
-                NewDose::taken("p1", "s2", at),
-            ])
-            .unwrap_err();
-        assert!(
-            matches!(
-                err,
-                StoreError::InvalidMedication {
-                    index: 1,
-                    problem: MedicationProblem::PlanOfAnotherSubject
-                }
-            ),
-            "{err}"
-        );
-        assert_eq!(count(&store, "medication_dose"), 0);
+            store.upsert_plans(&[plan("p1", "s1")]).unwrap();
+            let at = "2026-01-02T08:00:00Z".parse().unwrap();
+            let err = store
+                .upsert_doses(&[
+                    NewDose::taken("p1", "s1", at),
+                    NewDose::taken("p1", "s2", at),
+                ])
+                .unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    StoreError::InvalidMedication {
+                        index: 1,
+                        problem: MedicationProblem::PlanOfAnotherSubject
+                    }
+                ),
+                "{err}"
+            );
+            assert_eq!(count(&store, "medication_dose"), 0);
+        });
     }
 
     #[test]
     fn an_upsert_replaces_by_key() {
-        let mut store = Store::open_in_memory().unwrap();
-        store.upsert_subject("s1", "you", "UTC").unwrap();
-        let p = plan("p1", "s1");
-        store.upsert_plans(std::slice::from_ref(&p)).unwrap();
-        let stopped = p.closed(
-            PlanStatus::Stopped,
-            day("2026-03-01"),
-            ClosedReason::NotEffective,
-        );
-        store.upsert_plans(&[stopped]).unwrap();
-        let at = "2026-01-02T08:00:00Z".parse().unwrap();
-        store
-            .upsert_doses(&[NewDose::taken("p1", "s1", at)])
-            .unwrap();
-        store
-            .upsert_doses(&[NewDose::skipped("p1", "s1", at)])
-            .unwrap();
-        assert_eq!(count(&store, "medication_plan"), 1);
-        assert_eq!(count(&store, "medication_dose"), 1);
-        let plans = store
-            .plans_in_effect("s1", &answers_protocol::window::Window::ALL_RECORDED)
-            .unwrap();
-        assert_eq!(plans[0].status, PlanStatus::Stopped);
-        assert_eq!(plans[0].closed_reason, Some(ClosedReason::NotEffective));
-        let doses = store
-            .doses_in_window("s1", &answers_protocol::window::Window::ALL_RECORDED)
-            .unwrap();
-        assert_eq!(doses[0].status, DoseStatus::Skipped);
+        crate::test_support::each_backend(|mut store| {
+            store.upsert_subject("s1", "you", "UTC").unwrap();
+            let p = plan("p1", "s1");
+            store.upsert_plans(std::slice::from_ref(&p)).unwrap();
+            let stopped = p.closed(
+                PlanStatus::Stopped,
+                day("2026-03-01"),
+                ClosedReason::NotEffective,
+            );
+            store.upsert_plans(&[stopped]).unwrap();
+            let at = "2026-01-02T08:00:00Z".parse().unwrap();
+            store
+                .upsert_doses(&[NewDose::taken("p1", "s1", at)])
+                .unwrap();
+            store
+                .upsert_doses(&[NewDose::skipped("p1", "s1", at)])
+                .unwrap();
+            assert_eq!(count(&store, "medication_plan"), 1);
+            assert_eq!(count(&store, "medication_dose"), 1);
+            let plans = store
+                .plans_in_effect("s1", &answers_protocol::window::Window::ALL_RECORDED)
+                .unwrap();
+            assert_eq!(plans[0].status, PlanStatus::Stopped);
+            assert_eq!(plans[0].closed_reason, Some(ClosedReason::NotEffective));
+            let doses = store
+                .doses_in_window("s1", &answers_protocol::window::Window::ALL_RECORDED)
+                .unwrap();
+            assert_eq!(doses[0].status, DoseStatus::Skipped);
+        });
     }
 }

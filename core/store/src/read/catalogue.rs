@@ -16,9 +16,8 @@
 
 use std::sync::LazyLock;
 
-use rusqlite::named_params;
-
-use super::{Bounds, Flow, IN_WINDOW, OF_CODE, read_err};
+use super::{Bounds, Flow, IN_WINDOW, OF_CODE, READ};
+use crate::db::{Arg, Row, Sql};
 use crate::{EntryKind, Store, StoreError};
 use answers_vocab::{CodeRef, CodeSystem};
 
@@ -141,34 +140,40 @@ impl Store {
 
     fn summaries(
         &self,
-        sql: &str,
+        sql: &'static str,
         subject_id: &str,
         code: Option<&CodeRef>,
         b: &Bounds,
     ) -> Result<Vec<SeriesSummary>, StoreError> {
         let mut out = Vec::new();
-        let push = |row: &rusqlite::Row<'_>| {
+        let sql = Sql::Translated(sql);
+        let push = |row: &Row<'_>| {
             out.push(summary(row)?);
             Ok::<_, StoreError>(Flow::Continue)
         };
         match code {
             None => self.each_row(
                 sql,
-                named_params! {
-                    ":subject": subject_id,
-                    ":utc_lo": b.utc_lo(), ":utc_hi": b.utc_hi(),
-                    ":day_lo": b.day_lo(), ":day_hi": b.day_hi(),
-                },
+                &[
+                    (":subject", Arg::from(subject_id)),
+                    (":utc_lo", Arg::from(b.utc_lo())),
+                    (":utc_hi", Arg::from(b.utc_hi())),
+                    (":day_lo", Arg::from(b.day_lo())),
+                    (":day_hi", Arg::from(b.day_hi())),
+                ],
                 push,
             ),
             Some(code) => self.each_row(
                 sql,
-                named_params! {
-                    ":subject": subject_id,
-                    ":code": &code.code, ":system": code.system.as_str(),
-                    ":utc_lo": b.utc_lo(), ":utc_hi": b.utc_hi(),
-                    ":day_lo": b.day_lo(), ":day_hi": b.day_hi(),
-                },
+                &[
+                    (":subject", Arg::from(subject_id)),
+                    (":code", Arg::from(&code.code)),
+                    (":system", Arg::from(code.system.as_str())),
+                    (":utc_lo", Arg::from(b.utc_lo())),
+                    (":utc_hi", Arg::from(b.utc_hi())),
+                    (":day_lo", Arg::from(b.day_lo())),
+                    (":day_hi", Arg::from(b.day_hi())),
+                ],
                 push,
             ),
         }?;
@@ -186,20 +191,22 @@ impl Store {
     ) -> Result<Option<StoredValue>, StoreError> {
         let mut newest = None;
         self.each_row(
-            newest_in_unit_sql(),
-            named_params! {
-                ":subject": subject_id,
-                ":code": &code.code,
-                ":system": code.system.as_str(),
-                ":unit": unit,
-                ":utc_lo": b.utc_lo(), ":utc_hi": b.utc_hi(),
-                ":day_lo": b.day_lo(), ":day_hi": b.day_hi(),
-            },
+            Sql::Translated(newest_in_unit_sql()),
+            &[
+                (":subject", Arg::from(subject_id)),
+                (":code", Arg::from(&code.code)),
+                (":system", Arg::from(code.system.as_str())),
+                (":unit", Arg::from(unit)),
+                (":utc_lo", Arg::from(b.utc_lo())),
+                (":utc_hi", Arg::from(b.utc_hi())),
+                (":day_lo", Arg::from(b.day_lo())),
+                (":day_hi", Arg::from(b.day_hi())),
+            ],
             |row| {
                 newest = Some(StoredValue {
-                    num: row.get(0).map_err(|e| read_err(&e))?,
-                    text: row.get(1).map_err(|e| read_err(&e))?,
-                    start_utc: row.get(2).map_err(|e| read_err(&e))?,
+                    num: row.opt_real(0, READ)?,
+                    text: row.opt_text(1, READ, "series")?.map(str::to_owned),
+                    start_utc: row.text(2, READ, "series")?.to_owned(),
                 });
                 Ok::<_, StoreError>(Flow::Stop)
             },
@@ -209,29 +216,23 @@ impl Store {
 }
 
 /// A row of the summary statements: code, system, kind, unit, count, first, last, legacy.
-fn summary(row: &rusqlite::Row<'_>) -> Result<SeriesSummary, StoreError> {
-    let malformed = || StoreError::Malformed { table: "series" };
-    let get = |i| row.get_ref(i).map_err(|e| read_err(&e));
-    let text = |i| -> Result<String, StoreError> {
-        Ok(get(i)?.as_str().map_err(|_| malformed())?.to_owned())
-    };
+fn summary(row: &Row<'_>) -> Result<SeriesSummary, StoreError> {
+    let table = "series";
+    let malformed = || StoreError::Malformed { table };
+    let text = |i| row.text(i, READ, table);
     let system: CodeSystem = text(1)?.parse().map_err(|_| malformed())?;
-    let count: i64 = row.get(4).map_err(|e| read_err(&e))?;
+    let count = row.int(4, READ)?;
     Ok(SeriesSummary {
-        code: CodeRef::new(system, &text(0)?),
+        code: CodeRef::new(system, text(0)?),
         kind: text(2)?.parse().map_err(|_| malformed())?,
-        unit: get(3)?
-            .as_str_or_null()
-            .map_err(|_| malformed())?
-            .map(str::to_owned),
+        unit: row.opt_text(3, READ, table)?.map(str::to_owned),
         count: usize::try_from(count).map_err(|_| malformed())?,
-        first_day: text(5)?,
-        last_day: text(6)?,
-        legacy: row.get(7).map_err(|e| read_err(&e))?,
+        first_day: text(5)?.to_owned(),
+        last_day: text(6)?.to_owned(),
+        legacy: row.flag(7, READ)?,
     })
 }
 
-/// The days of the summary a window selects, for a `series_day` row aliased `d`.
 const DAY_IN_WINDOW: &str = "CASE d.legacy WHEN 0 THEN d.day BETWEEN :day_lo AND :day_hi \
      ELSE d.day >= :utc_lo AND d.day < :utc_hi END";
 

@@ -9,7 +9,7 @@ use crate::Store;
 /// The `detail` lines of `EXPLAIN QUERY PLAN sql`.
 fn plan(store: &Store, sql: &str) -> String {
     let mut stmt = store
-        .conn
+        .conn()
         .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
         .unwrap();
     let mut rows = stmt.raw_query();

@@ -4,10 +4,9 @@
 
 use std::sync::LazyLock;
 
-use rusqlite::named_params;
-
-use super::{Bounds, COLUMNS, Flow, IN_WINDOW, OF_CODE, ReadingRow, read_err};
-use crate::{Store, StoreError};
+use super::{Bounds, COLUMNS, Flow, IN_WINDOW, OF_CODE, READ, ReadingRow};
+use crate::db::{Arg, Sql};
+use crate::{Backend, Store, StoreError};
 use answers_vocab::{CodeRef, CodeSystem};
 
 /// A day the write side elected a source for: the day authority's one value of that day.
@@ -45,20 +44,24 @@ impl Store {
         limit: Option<usize>,
         mut visit: impl FnMut(ReadingRow<'_>) -> Result<Flow, E>,
     ) -> Result<(), E> {
-        // SQLite reads a negative limit as none.
-        let limit = limit.map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX));
+        // SQLite reads a negative limit as none, PostgreSQL a null one.
+        let limit = match (limit, self.backend()) {
+            (Some(n), _) => Arg::Int(i64::try_from(n).unwrap_or(i64::MAX)),
+            (None, Backend::Sqlite) => Arg::Int(-1),
+            (None, Backend::Postgres) => Arg::Null,
+        };
         self.each_row(
-            newest_first_sql(),
-            named_params! {
-                    ":subject": subject_id,
-                    ":code": &code.code,
-                    ":system": code.system.as_str(),
-                    ":utc_lo": bounds.utc_lo(),
-                    ":utc_hi": bounds.utc_hi(),
-                    ":day_lo": bounds.day_lo(),
-                    ":day_hi": bounds.day_hi(),
-                    ":limit": limit,
-            },
+            Sql::Translated(newest_first_sql()),
+            &[
+                (":subject", Arg::from(subject_id)),
+                (":code", Arg::from(&code.code)),
+                (":system", Arg::from(code.system.as_str())),
+                (":utc_lo", Arg::from(bounds.utc_lo())),
+                (":utc_hi", Arg::from(bounds.utc_hi())),
+                (":day_lo", Arg::from(bounds.day_lo())),
+                (":day_hi", Arg::from(bounds.day_hi())),
+                (":limit", limit),
+            ],
             |row| visit(ReadingRow::read(row)?),
         )
     }
@@ -75,14 +78,14 @@ impl Store {
         mut visit: impl FnMut(ReadingRow<'_>) -> Result<Flow, E>,
     ) -> Result<(), E> {
         self.each_row(
-            days_sql(),
-            named_params! {
-                    ":subject": subject_id,
-                    ":code": &code.code,
-                    ":from": from,
-                    ":before": before,
-                    ":system": code.system.as_str(),
-            },
+            Sql::Translated(days_sql()),
+            &[
+                (":subject", Arg::from(subject_id)),
+                (":code", Arg::from(&code.code)),
+                (":from", Arg::from(from)),
+                (":before", Arg::from(before)),
+                (":system", Arg::from(code.system.as_str())),
+            ],
             |row| visit(ReadingRow::read(row)?),
         )
     }
@@ -98,14 +101,14 @@ impl Store {
         mut visit: impl FnMut(ReadingRow<'_>) -> Result<Flow, E>,
     ) -> Result<(), E> {
         self.each_row(
-            legacy_sql(),
-            named_params! {
-                    ":subject": subject_id,
-                    ":code": &code.code,
-                    ":utc_lo": bounds.utc_lo(),
-                    ":utc_hi": bounds.utc_hi(),
-                    ":system": code.system.as_str(),
-            },
+            Sql::Translated(legacy_sql()),
+            &[
+                (":subject", Arg::from(subject_id)),
+                (":code", Arg::from(&code.code)),
+                (":utc_lo", Arg::from(bounds.utc_lo())),
+                (":utc_hi", Arg::from(bounds.utc_hi())),
+                (":system", Arg::from(code.system.as_str())),
+            ],
             |row| visit(ReadingRow::read(row)?),
         )
     }
@@ -119,20 +122,21 @@ impl Store {
     ) -> Result<Vec<ElectedDay>, StoreError> {
         let mut out = Vec::new();
         self.each_row(
-            ELECTED,
-            named_params! {
-                    ":subject": subject_id,
-                    ":system": code.system.as_str(),
-                    ":code": &code.code,
-                    ":day_lo": bounds.day_lo(),
-                    ":day_hi": bounds.day_hi(),
-            },
+            Sql::Translated(ELECTED),
+            &[
+                (":subject", Arg::from(subject_id)),
+                (":system", Arg::from(code.system.as_str())),
+                (":code", Arg::from(&code.code)),
+                (":day_lo", Arg::from(bounds.day_lo())),
+                (":day_hi", Arg::from(bounds.day_hi())),
+            ],
             |row| {
+                let table = "day_elected";
                 out.push(ElectedDay {
-                    day: row.get(0).map_err(|e| read_err(&e))?,
-                    value: row.get(1).map_err(|e| read_err(&e))?,
-                    source: row.get(2).map_err(|e| read_err(&e))?,
-                    unit: row.get(3).map_err(|e| read_err(&e))?,
+                    day: row.text(0, READ, table)?.to_owned(),
+                    value: row.real(1, READ)?,
+                    source: row.text(2, READ, table)?.to_owned(),
+                    unit: row.opt_text(3, READ, table)?.map(str::to_owned),
                 });
                 Ok::<_, StoreError>(Flow::Continue)
             },
@@ -152,18 +156,18 @@ impl Store {
         mut visit: impl FnMut(ReadingRow<'_>, bool) -> Result<(), E>,
     ) -> Result<(), E> {
         self.each_row(
-            newest_sql(),
-            named_params! {
-                    ":subject": subject_id,
-                    ":code": &code.code,
-                    ":system": code.system.as_str(),
-                    ":utc_lo": bounds.utc_lo(),
-                    ":utc_hi": bounds.utc_hi(),
-                    ":day_lo": bounds.day_lo(),
-                    ":day_hi": bounds.day_hi(),
-            },
+            Sql::Translated(newest_sql()),
+            &[
+                (":subject", Arg::from(subject_id)),
+                (":code", Arg::from(&code.code)),
+                (":system", Arg::from(code.system.as_str())),
+                (":utc_lo", Arg::from(bounds.utc_lo())),
+                (":utc_hi", Arg::from(bounds.utc_hi())),
+                (":day_lo", Arg::from(bounds.day_lo())),
+                (":day_hi", Arg::from(bounds.day_hi())),
+            ],
             |row| {
-                let elected: bool = row.get(7).map_err(|e| read_err(&e))?;
+                let elected = row.flag(7, READ)?;
                 visit(ReadingRow::read(row)?, elected)?;
                 Ok(Flow::Continue)
             },
@@ -179,14 +183,14 @@ impl Store {
     ) -> Result<Option<String>, StoreError> {
         let mut name = None;
         self.each_row(
-            name_sql(),
-            named_params! {
-                    ":subject": subject_id,
-                    ":code": &code.code,
-                    ":system": code.system.as_str(),
-            },
+            Sql::Translated(name_sql()),
+            &[
+                (":subject", Arg::from(subject_id)),
+                (":code", Arg::from(&code.code)),
+                (":system", Arg::from(code.system.as_str())),
+            ],
             |row| {
-                name = Some(row.get(0).map_err(|e| read_err(&e))?);
+                name = Some(row.text(0, READ, "series")?.to_owned());
                 Ok::<_, StoreError>(Flow::Stop)
             },
         )?;
@@ -201,26 +205,39 @@ impl Store {
         word: &str,
         how: NameMatch,
     ) -> Result<Vec<CodeRef>, StoreError> {
+        // SQLite's NOCASE and LIKE fold ASCII letters only; so does PostgreSQL's lower() in
+        // the "C" collation, which both sides are put in.
         let (sql, pattern) = match how {
             NameMatch::Exact => (
-                "SELECT DISTINCT s.system, s.code FROM series s \
-                 WHERE s.subject_id = ?1 AND s.name = ?2 COLLATE NOCASE",
+                Sql::Each(
+                    "SELECT DISTINCT s.system, s.code FROM series s \
+                     WHERE s.subject_id = ?1 AND s.name = ?2 COLLATE NOCASE",
+                    "SELECT DISTINCT s.system, s.code FROM series s \
+                     WHERE s.subject_id = ?1 \
+                       AND lower(s.name COLLATE \"C\") = lower(CAST(?2 AS TEXT) COLLATE \"C\")",
+                ),
                 word.trim().to_owned(),
             ),
             NameMatch::Contains => (
-                "SELECT DISTINCT s.system, s.code FROM series s \
-                 WHERE s.subject_id = ?1 AND s.name LIKE ?2 ESCAPE '\\'",
+                Sql::Each(
+                    "SELECT DISTINCT s.system, s.code FROM series s \
+                     WHERE s.subject_id = ?1 AND s.name LIKE ?2 ESCAPE '\\'",
+                    "SELECT DISTINCT s.system, s.code FROM series s \
+                     WHERE s.subject_id = ?1 AND lower(s.name COLLATE \"C\") \
+                       LIKE lower(CAST(?2 AS TEXT) COLLATE \"C\") ESCAPE '\\'",
+                ),
                 format!("%{}%", escape_like(word.trim())),
             ),
         };
         let mut codes = Vec::new();
-        self.each_row(sql, (subject_id, pattern), |row| {
-            let system: String = row.get(0).map_err(|e| read_err(&e))?;
-            let code: String = row.get(1).map_err(|e| read_err(&e))?;
+        let args = [Arg::from(subject_id), Arg::from(&pattern)];
+        self.each_row(sql, &args, |row| {
+            let system = row.text(0, READ, "series")?;
+            let code = row.text(1, READ, "series")?;
             let system = system
                 .parse::<CodeSystem>()
                 .map_err(|_| StoreError::Malformed { table: "series" })?;
-            codes.push(CodeRef::new(system, &code));
+            codes.push(CodeRef::new(system, code));
             Ok::<_, StoreError>(Flow::Continue)
         })?;
         codes.sort();
@@ -296,12 +313,12 @@ pub(crate) fn newest_sql() -> &'static str {
                  FROM day_elected e
                 WHERE e.subject_id = :subject AND e.system = :system AND e.code = :code
                   AND e.local_day BETWEEN :day_lo AND :day_hi
-                ORDER BY e.local_day DESC LIMIT 1)
+                ORDER BY e.local_day DESC LIMIT 1) AS elected
              UNION ALL
              SELECT * FROM (
                SELECT {COLUMNS}, 0 FROM series s
                 WHERE {OF_CODE} AND {IN_WINDOW}
-                ORDER BY s.start_utc DESC LIMIT 1)"
+                ORDER BY s.start_utc DESC LIMIT 1) AS newest"
         )
     });
     &SQL

@@ -2,10 +2,10 @@
 //! store and changed behind its back.
 
 use proptest::prelude::*;
-use rusqlite::named_params;
 
 use super::*;
 use crate::NewReading;
+use crate::db::{Arg, Args};
 use answers_protocol::{LocalDate, Source, Window};
 
 const ZONES: [&str; 4] = [
@@ -70,53 +70,77 @@ fn reading(subject: &str, (c, u, s, hour, legacy): Row) -> NewReading {
 }
 
 fn apply(store: &Store, change: &Change) {
-    let ids: Vec<i64> = {
-        let mut stmt = store
-            .conn
-            .prepare("SELECT id FROM series ORDER BY id")
-            .unwrap();
-        stmt.query_map([], |r| r.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
-    };
+    let mut ids: Vec<i64> = Vec::new();
+    store
+        .db
+        .each(
+            "test",
+            "SELECT id FROM series ORDER BY id",
+            Args::Pos(&[]),
+            |r| {
+                ids.push(r.int(0, "test")?);
+                Ok::<_, StoreError>(Flow::Continue)
+            },
+        )
+        .unwrap();
     if ids.is_empty() {
         return;
     }
-    let id = |n: &usize| ids[n % ids.len()];
-    let conn = &store.conn;
+    let id = |n: &usize| Arg::Int(ids[n % ids.len()]);
+    let op = "change behind the store's back";
     match change {
-        Change::Delete(n) => conn.execute("DELETE FROM series WHERE id = ?1", [id(n)]),
-        Change::Unit(n, u) => conn.execute(
+        Change::Delete(n) => store
+            .db
+            .exec(op, "DELETE FROM series WHERE id = ?1", &[id(n)]),
+        Change::Unit(n, u) => store.db.exec(
+            op,
             "UPDATE series SET unit = ?2 WHERE id = ?1",
-            rusqlite::params![id(n), UNITS[*u]],
+            &[id(n), Arg::from(UNITS[*u])],
         ),
-        Change::Legacy(n) => {
-            conn.execute("UPDATE series SET local_day = NULL WHERE id = ?1", [id(n)])
-        }
+        Change::Legacy(n) => store.db.exec(
+            op,
+            "UPDATE series SET local_day = NULL WHERE id = ?1",
+            &[id(n)],
+        ),
         // A day a zone within ±14 h could also have given the reading.
-        Change::Day(n, d) => conn.execute(
-            "UPDATE series SET local_day = date(start_utc, ?2 || ' days') WHERE id = ?1",
-            rusqlite::params![id(n), d],
+        Change::Day(n, d) => store.db.exec(
+            op,
+            Sql::Each(
+                "UPDATE series SET local_day = date(start_utc, ?2 || ' days') WHERE id = ?1",
+                "UPDATE series SET local_day = to_char(CAST(substr(start_utc, 1, 10) AS date) \
+                 + CAST(?2 AS INTEGER), 'YYYY-MM-DD') WHERE id = ?1",
+            ),
+            &[id(n), Arg::Int(*d)],
         ),
     }
     .unwrap();
 }
 
 fn scan(store: &Store, subject: &str, b: &Bounds) -> Vec<SeriesSummary> {
-    let sql = scan_sql();
-    let mut stmt = store.conn.prepare(&sql).unwrap();
-    let mut rows = stmt
-        .query(named_params! {
-            ":subject": subject,
-            ":utc_lo": b.utc_lo(), ":utc_hi": b.utc_hi(),
-            ":day_lo": b.day_lo(), ":day_hi": b.day_hi(),
-        })
-        .unwrap();
+    let sqlite = scan_sql();
+    let postgres = sqlite.replace(
+        "max(s.local_day IS NULL)",
+        "max(CASE WHEN s.local_day IS NULL THEN 1 ELSE 0 END)",
+    );
     let mut out = Vec::new();
-    while let Some(row) = rows.next().unwrap() {
-        out.push(summary(row).unwrap());
-    }
+    store
+        .db
+        .each(
+            "test",
+            Sql::Each(&sqlite, &postgres),
+            &[
+                (":subject", Arg::from(subject)),
+                (":utc_lo", Arg::from(b.utc_lo())),
+                (":utc_hi", Arg::from(b.utc_hi())),
+                (":day_lo", Arg::from(b.day_lo())),
+                (":day_hi", Arg::from(b.day_hi())),
+            ],
+            |row| {
+                out.push(summary(row)?);
+                Ok::<_, StoreError>(Flow::Continue)
+            },
+        )
+        .unwrap();
     out.sort();
     out
 }
@@ -152,39 +176,64 @@ fn record() -> impl Strategy<Value = (usize, Vec<Row>, Vec<Change>)> {
     )
 }
 
+/// Writes the generated record into `store`, changes it behind the store's back, and checks
+/// the catalogue and each series' summary against a scan in every window.
+fn summary_equals_scan(
+    mut store: Store,
+    (zone, rows, changes): &(usize, Vec<Row>, Vec<Change>),
+    windows: &[Option<(i64, i64)>],
+) -> Result<(), TestCaseError> {
+    store.upsert_subject("s", "you", ZONES[*zone]).unwrap();
+    store.upsert_subject("t", "them", "UTC").unwrap();
+    // Two batches, so the second rewrites some rows of the first (same key, new unit or
+    // day); the other subject's rows must not leak into the catalogue.
+    let (a, b) = rows.split_at(rows.len() / 2);
+    let batch = |rows: &[Row], s: &str| rows.iter().map(|r| reading(s, *r)).collect::<Vec<_>>();
+    store.upsert_readings(&batch(a, "s")).unwrap();
+    store.upsert_readings(&batch(a, "t")).unwrap();
+    store.upsert_readings(&batch(b, "s")).unwrap();
+    for c in changes {
+        apply(&store, c);
+    }
+    for w in windows {
+        let bounds = Bounds::of(&window(*w));
+        let mut got = store.catalogue("s", &bounds).unwrap();
+        got.sort();
+        prop_assert_eq!(&got, &scan(&store, "s", &bounds));
+        for (system, code) in CODES {
+            let code = CodeRef::new(system, code);
+            let mut one = store.series_of("s", &code, &bounds).unwrap();
+            one.sort();
+            let want: Vec<_> = got.iter().filter(|s| s.code == code).cloned().collect();
+            prop_assert_eq!(one, want);
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
     fn the_summary_equals_a_scan(
-        (zone, rows, changes) in record(),
+        record in record(),
         windows in prop::collection::vec(prop::option::of((-2..12_i64, -2..12_i64)), 1..6),
     ) {
-        let mut store = Store::open_in_memory().unwrap();
-        store.upsert_subject("s", "you", ZONES[zone]).unwrap();
-        store.upsert_subject("t", "them", "UTC").unwrap();
-        // Two batches, so the second rewrites some rows of the first (same key, new unit or
-        // day); the other subject's rows must not leak into the catalogue.
-        let (a, b) = rows.split_at(rows.len() / 2);
-        let batch = |rows: &[Row], s: &str| rows.iter().map(|r| reading(s, *r)).collect::<Vec<_>>();
-        store.upsert_readings(&batch(a, "s")).unwrap();
-        store.upsert_readings(&batch(a, "t")).unwrap();
-        store.upsert_readings(&batch(b, "s")).unwrap();
-        for c in &changes {
-            apply(&store, c);
-        }
-        for w in windows {
-            let bounds = Bounds::of(&window(w));
-            let mut got = store.catalogue("s", &bounds).unwrap();
-            got.sort();
-            prop_assert_eq!(&got, &scan(&store, "s", &bounds));
-            for (system, code) in CODES {
-                let code = CodeRef::new(system, code);
-                let mut one = store.series_of("s", &code, &bounds).unwrap();
-                one.sort();
-                let want: Vec<_> = got.iter().filter(|s| s.code == code).cloned().collect();
-                prop_assert_eq!(one, want);
-            }
+        summary_equals_scan(Store::open_in_memory().unwrap(), &record, &windows)?;
+    }
+}
+
+proptest! {
+    // Fewer cases: each is a database of its own on the test cluster.
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    #[test]
+    fn the_summary_equals_a_scan_on_postgres(
+        record in record(),
+        windows in prop::collection::vec(prop::option::of((-2..12_i64, -2..12_i64)), 1..6),
+    ) {
+        if let Some(db) = crate::test_support::TestDatabase::create() {
+            summary_equals_scan(db.open(), &record, &windows)?;
         }
     }
 }
@@ -207,13 +256,13 @@ fn a_record_written_before_the_summary_is_summarised_by_the_migration() {
     assert!(before.len() > 2, "{before:?}");
     // Back to version 4, summary gone; migrating again rebuilds it from the rows.
     store
-        .conn
+        .conn()
         .execute_batch(
             "DROP TRIGGER series_day_insert; DROP TRIGGER series_day_delete;
              DROP TRIGGER series_day_update; DROP TABLE series_day; PRAGMA user_version = 4;",
         )
         .unwrap();
-    let store = Store::init(store.conn).unwrap();
+    let store = Store::init(store.into_conn()).unwrap();
     let mut got = store.catalogue("s", &bounds).unwrap();
     got.sort();
     assert_eq!(got, before);

@@ -1,0 +1,656 @@
+//! The two backends behind one statement interface: a statement is written once in the SQL
+//! both dialects agree on, with `SQLite`'s placeholders (`?N`, or `:name` bound by name), and
+//! run on either connection; where the dialects differ the caller passes one text for each
+//! ([`Sql::Each`]).
+//!
+//! - [`Arg`]: a bound value (text, integer, float, null), bound as the column's type on
+//!   `PostgreSQL` (an integer to `BIGINT`, a float to `DOUBLE PRECISION`);
+//! - [`Row`]: a row of either driver, read by typed getters whose errors keep the kind only;
+//! - [`Tx`]: a transaction on either, rolled back unless committed.
+//!
+//! A `PostgreSQL` read collects its rows before the visitor sees them, so a visitor may call
+//! the store again.
+
+use std::cell::{RefCell, RefMut};
+
+use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
+use rusqlite::Connection;
+
+use crate::pg::{PgConn, pg_err};
+use crate::read::Flow;
+use crate::{Backend, StoreError};
+
+/// The open connection of a [`Store`](crate::Store).
+#[derive(Debug)]
+pub(crate) enum Db {
+    Sqlite(Connection),
+    // Boxed: a client with its statement cache is three times a SQLite handle.
+    Postgres(Box<RefCell<PgConn>>),
+}
+
+/// A statement's text: shared, or one per backend.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Sql<'a> {
+    /// The same text on both.
+    Both(&'a str),
+    /// `SQLite`'s, then `PostgreSQL`'s.
+    Each(&'a str, &'a str),
+    /// `SQLite`'s text of a read, which [`crate::pg::dialect`] translates once for `PostgreSQL`
+    /// (its planner hints dropped, its blob sentinel and `IS` spelled `PostgreSQL`'s way).
+    Translated(&'static str),
+}
+
+impl<'a> Sql<'a> {
+    fn on(self, backend: Backend) -> &'a str {
+        match (self, backend) {
+            (Sql::Translated(s), Backend::Postgres) => crate::pg::translated(s),
+            (Sql::Both(s) | Sql::Each(s, _) | Sql::Translated(s), Backend::Sqlite)
+            | (Sql::Both(s) | Sql::Each(_, s), Backend::Postgres) => s,
+        }
+    }
+}
+
+impl<'a> From<&'a str> for Sql<'a> {
+    fn from(s: &'a str) -> Sql<'a> {
+        Sql::Both(s)
+    }
+}
+
+impl<'a> From<&'a String> for Sql<'a> {
+    fn from(s: &'a String) -> Sql<'a> {
+        Sql::Both(s)
+    }
+}
+
+/// A bound value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Arg<'a> {
+    Null,
+    Int(i64),
+    Real(f64),
+    Text(&'a str),
+}
+
+impl<'a> From<&'a str> for Arg<'a> {
+    fn from(s: &'a str) -> Arg<'a> {
+        Arg::Text(s)
+    }
+}
+
+impl<'a> From<&'a String> for Arg<'a> {
+    fn from(s: &'a String) -> Arg<'a> {
+        Arg::Text(s)
+    }
+}
+
+impl<'a> From<Option<&'a str>> for Arg<'a> {
+    fn from(s: Option<&'a str>) -> Arg<'a> {
+        s.map_or(Arg::Null, Arg::Text)
+    }
+}
+
+impl<'a> From<&'a Option<String>> for Arg<'a> {
+    fn from(s: &'a Option<String>) -> Arg<'a> {
+        s.as_deref().into()
+    }
+}
+
+impl From<i64> for Arg<'_> {
+    fn from(n: i64) -> Self {
+        Arg::Int(n)
+    }
+}
+
+impl From<f64> for Arg<'_> {
+    fn from(x: f64) -> Self {
+        Arg::Real(x)
+    }
+}
+
+impl From<Option<f64>> for Arg<'_> {
+    fn from(x: Option<f64>) -> Self {
+        x.map_or(Arg::Null, Arg::Real)
+    }
+}
+
+impl rusqlite::ToSql for Arg<'_> {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        use rusqlite::types::{ToSqlOutput, ValueRef};
+        Ok(ToSqlOutput::Borrowed(match *self {
+            Arg::Null => ValueRef::Null,
+            Arg::Int(n) => ValueRef::Integer(n),
+            Arg::Real(x) => ValueRef::Real(x),
+            Arg::Text(s) => ValueRef::Text(s.as_bytes()),
+        }))
+    }
+}
+
+impl ToSql for Arg<'_> {
+    fn to_sql(
+        &self,
+        ty: &Type,
+        out: &mut postgres::types::private::BytesMut,
+    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        match *self {
+            Arg::Null => Ok(IsNull::Yes),
+            Arg::Int(n) if *ty == Type::INT4 => i32::try_from(n)?.to_sql(ty, out),
+            Arg::Int(n) if *ty == Type::FLOAT8 => {
+                // The store binds counts and flags only; each is exact in a double.
+                #[expect(clippy::cast_precision_loss, reason = "counts and flags only")]
+                let x = n as f64;
+                x.to_sql(ty, out)
+            }
+            Arg::Int(n) => n.to_sql(ty, out),
+            Arg::Real(x) => x.to_sql(ty, out),
+            Arg::Text(s) => s.to_sql(ty, out),
+        }
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        [
+            Type::INT8,
+            Type::INT4,
+            Type::FLOAT8,
+            Type::TEXT,
+            Type::VARCHAR,
+        ]
+        .contains(ty)
+    }
+
+    to_sql_checked!();
+}
+
+/// A statement's values: by position (`?N`), or by name (`:name`, each name with its colon).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Args<'a> {
+    Pos(&'a [Arg<'a>]),
+    Named(&'a [(&'a str, Arg<'a>)]),
+}
+
+impl<'a> From<&'a [Arg<'a>]> for Args<'a> {
+    fn from(a: &'a [Arg<'a>]) -> Args<'a> {
+        Args::Pos(a)
+    }
+}
+
+impl<'a, const N: usize> From<&'a [Arg<'a>; N]> for Args<'a> {
+    fn from(a: &'a [Arg<'a>; N]) -> Args<'a> {
+        Args::Pos(a)
+    }
+}
+
+impl<'a, const N: usize> From<&'a [(&'a str, Arg<'a>); N]> for Args<'a> {
+    fn from(a: &'a [(&'a str, Arg<'a>); N]) -> Args<'a> {
+        Args::Named(a)
+    }
+}
+
+impl Args<'_> {
+    fn names(&self) -> Vec<&str> {
+        match self {
+            Args::Pos(_) => Vec::new(),
+            Args::Named(a) => a.iter().map(|(n, _)| *n).collect(),
+        }
+    }
+
+    fn values(&self) -> Vec<&(dyn ToSql + Sync)> {
+        match self {
+            Args::Pos(a) => a.iter().map(|v| v as &(dyn ToSql + Sync)).collect(),
+            Args::Named(a) => a.iter().map(|(_, v)| v as &(dyn ToSql + Sync)).collect(),
+        }
+    }
+
+    fn bind_sqlite(&self, stmt: &mut rusqlite::Statement<'_>) -> rusqlite::Result<()> {
+        match self {
+            Args::Pos(a) => {
+                for (i, v) in a.iter().enumerate() {
+                    stmt.raw_bind_parameter(i + 1, v)?;
+                }
+            }
+            Args::Named(a) => {
+                for (name, v) in *a {
+                    if let Some(i) = stmt.parameter_index(name)? {
+                        stmt.raw_bind_parameter(i, v)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A row of either driver.
+pub(crate) enum Row<'a> {
+    Sqlite(&'a rusqlite::Row<'a>),
+    Postgres(&'a postgres::Row),
+}
+
+impl<'a> Row<'a> {
+    /// Text, or `None` for `NULL`; text that is not UTF-8 is a malformed row of `table`.
+    pub(crate) fn opt_text(
+        &self,
+        i: usize,
+        op: &'static str,
+        table: &'static str,
+    ) -> Result<Option<&'a str>, StoreError> {
+        match self {
+            Row::Sqlite(r) => r
+                .get_ref(i)
+                .map_err(|e| StoreError::sqlite(op, &e))?
+                .as_str_or_null()
+                .map_err(|_| StoreError::Malformed { table }),
+            Row::Postgres(r) => r.try_get(i).map_err(|e| pg_err(op, &e)),
+        }
+    }
+
+    /// Text that must be there.
+    pub(crate) fn text(
+        &self,
+        i: usize,
+        op: &'static str,
+        table: &'static str,
+    ) -> Result<&'a str, StoreError> {
+        self.opt_text(i, op, table)?
+            .ok_or(StoreError::Malformed { table })
+    }
+
+    /// An integer, or `None` for `NULL`.
+    pub(crate) fn opt_int(&self, i: usize, op: &'static str) -> Result<Option<i64>, StoreError> {
+        match self {
+            Row::Sqlite(r) => r.get(i).map_err(|e| StoreError::sqlite(op, &e)),
+            Row::Postgres(r) => {
+                if *r.columns()[i].type_() == Type::INT4 {
+                    let n: Option<i32> = r.try_get(i).map_err(|e| pg_err(op, &e))?;
+                    return Ok(n.map(i64::from));
+                }
+                r.try_get(i).map_err(|e| pg_err(op, &e))
+            }
+        }
+    }
+
+    /// An integer that must be there.
+    pub(crate) fn int(&self, i: usize, op: &'static str) -> Result<i64, StoreError> {
+        match self {
+            Row::Sqlite(r) => r.get(i).map_err(|e| StoreError::sqlite(op, &e)),
+            Row::Postgres(_) => self.opt_int(i, op)?.ok_or(StoreError::Postgres {
+                op,
+                kind: "unexpected_null".to_owned(),
+            }),
+        }
+    }
+
+    /// A float, or `None` for `NULL`.
+    pub(crate) fn opt_real(&self, i: usize, op: &'static str) -> Result<Option<f64>, StoreError> {
+        match self {
+            Row::Sqlite(r) => r.get(i).map_err(|e| StoreError::sqlite(op, &e)),
+            Row::Postgres(r) => r.try_get(i).map_err(|e| pg_err(op, &e)),
+        }
+    }
+
+    /// A float that must be there.
+    pub(crate) fn real(&self, i: usize, op: &'static str) -> Result<f64, StoreError> {
+        match self {
+            Row::Sqlite(r) => r.get(i).map_err(|e| StoreError::sqlite(op, &e)),
+            Row::Postgres(_) => self.opt_real(i, op)?.ok_or(StoreError::Postgres {
+                op,
+                kind: "unexpected_null".to_owned(),
+            }),
+        }
+    }
+
+    /// A truth value: `PostgreSQL`'s `boolean`, or an integer (non-zero is true) as `SQLite`
+    /// stores one.
+    pub(crate) fn flag(&self, i: usize, op: &'static str) -> Result<bool, StoreError> {
+        match self {
+            Row::Sqlite(r) => r.get(i).map_err(|e| StoreError::sqlite(op, &e)),
+            Row::Postgres(r) if *r.columns()[i].type_() == Type::BOOL => {
+                r.try_get(i).map_err(|e| pg_err(op, &e))
+            }
+            Row::Postgres(_) => Ok(self.int(i, op)? != 0),
+        }
+    }
+}
+
+/// A transaction on either backend; dropped uncommitted, it rolls back.
+pub(crate) struct Tx<'s> {
+    conn: TxConn<'s>,
+    open: bool,
+}
+
+enum TxConn<'s> {
+    Sqlite(&'s Connection),
+    Postgres(RefMut<'s, PgConn>),
+}
+
+impl Drop for Tx<'_> {
+    fn drop(&mut self) {
+        if self.open {
+            // The connection may be gone; a broken one is discarded by its pool.
+            let _ = match &mut self.conn {
+                TxConn::Sqlite(c) => c.execute_batch("ROLLBACK").map_err(drop),
+                TxConn::Postgres(c) => c.client.batch_execute("ROLLBACK").map_err(drop),
+            };
+        }
+    }
+}
+
+impl Tx<'_> {
+    pub(crate) fn backend(&self) -> Backend {
+        match self.conn {
+            TxConn::Sqlite(_) => Backend::Sqlite,
+            TxConn::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    /// Runs one statement; returns the rows it changed.
+    pub(crate) fn exec<'a>(
+        &mut self,
+        op: &'static str,
+        sql: impl Into<Sql<'a>>,
+        args: impl Into<Args<'a>>,
+    ) -> Result<usize, StoreError> {
+        let sql = sql.into().on(self.backend());
+        let args = args.into();
+        match &mut self.conn {
+            TxConn::Sqlite(c) => exec_sqlite(c, op, sql, args),
+            TxConn::Postgres(c) => exec_pg(c, op, sql, args),
+        }
+    }
+
+    /// Runs one statement; `None` when the table's primary or unique key refused the row
+    /// (every other failure is an error).
+    pub(crate) fn exec_unique<'a>(
+        &mut self,
+        op: &'static str,
+        sql: impl Into<Sql<'a>>,
+        args: impl Into<Args<'a>>,
+    ) -> Result<Option<usize>, StoreError> {
+        let sql = sql.into().on(self.backend());
+        let args = args.into();
+        match &mut self.conn {
+            TxConn::Sqlite(c) => {
+                let run = || -> rusqlite::Result<usize> {
+                    let mut stmt = c.prepare_cached(sql)?;
+                    args.bind_sqlite(&mut stmt)?;
+                    stmt.raw_execute()
+                };
+                match run() {
+                    Ok(n) => Ok(Some(n)),
+                    Err(rusqlite::Error::SqliteFailure(f, _))
+                        if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+                            || f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE =>
+                    {
+                        Ok(None)
+                    }
+                    Err(e) => Err(StoreError::sqlite(op, &e)),
+                }
+            }
+            TxConn::Postgres(c) => match exec_pg(c, op, sql, args) {
+                Ok(n) => Ok(Some(n)),
+                Err(StoreError::Postgres { kind, .. }) if kind == "unique_violation" => Ok(None),
+                Err(e) => Err(e),
+            },
+        }
+    }
+
+    /// Runs one statement and hands `each` its rows.
+    pub(crate) fn each<'a, E: From<StoreError>>(
+        &mut self,
+        op: &'static str,
+        sql: impl Into<Sql<'a>>,
+        args: impl Into<Args<'a>>,
+        each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
+    ) -> Result<(), E> {
+        let sql = sql.into().on(self.backend());
+        let args = args.into();
+        match &mut self.conn {
+            TxConn::Sqlite(c) => each_sqlite(c, op, sql, args, each),
+            TxConn::Postgres(c) => {
+                let rows = query_pg(c, op, sql, args)?;
+                each_pg(&rows, each)
+            }
+        }
+    }
+
+    /// The first row, read by `read`; `None` when there is none.
+    pub(crate) fn one<'a, T>(
+        &mut self,
+        op: &'static str,
+        sql: impl Into<Sql<'a>>,
+        args: impl Into<Args<'a>>,
+        mut read: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
+    ) -> Result<Option<T>, StoreError> {
+        let mut found = None;
+        self.each(op, sql, args, |row| {
+            found = Some(read(row)?);
+            Ok::<_, StoreError>(Flow::Stop)
+        })?;
+        Ok(found)
+    }
+
+    /// Commits.
+    pub(crate) fn commit(mut self, op: &'static str) -> Result<(), StoreError> {
+        self.open = false;
+        match &mut self.conn {
+            TxConn::Sqlite(c) => c
+                .execute_batch("COMMIT")
+                .map_err(|e| StoreError::sqlite(op, &e)),
+            TxConn::Postgres(c) => {
+                let done = c.client.batch_execute("COMMIT");
+                done.map_err(|e| c.failed(op, &e))
+            }
+        }
+    }
+}
+
+fn exec_sqlite(
+    conn: &Connection,
+    op: &'static str,
+    sql: &str,
+    args: Args<'_>,
+) -> Result<usize, StoreError> {
+    let err = |e: rusqlite::Error| StoreError::sqlite(op, &e);
+    let mut stmt = conn.prepare_cached(sql).map_err(err)?;
+    args.bind_sqlite(&mut stmt).map_err(err)?;
+    stmt.raw_execute().map_err(err)
+}
+
+fn exec_pg(
+    conn: &mut PgConn,
+    op: &'static str,
+    sql: &str,
+    args: Args<'_>,
+) -> Result<usize, StoreError> {
+    let stmt = conn.statement(op, sql, &args.names())?;
+    let n = conn
+        .client
+        .execute(&stmt, &args.values())
+        .map_err(|e| conn.failed(op, &e))?;
+    Ok(usize::try_from(n).unwrap_or(usize::MAX))
+}
+
+fn each_sqlite<E: From<StoreError>>(
+    conn: &Connection,
+    op: &'static str,
+    sql: &str,
+    args: Args<'_>,
+    mut each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
+) -> Result<(), E> {
+    let err = |e: rusqlite::Error| StoreError::sqlite(op, &e);
+    let mut stmt = conn.prepare_cached(sql).map_err(err)?;
+    args.bind_sqlite(&mut stmt).map_err(err)?;
+    let mut rows = stmt.raw_query();
+    while let Some(row) = rows.next().map_err(err)? {
+        if each(&Row::Sqlite(row))? == Flow::Stop {
+            break;
+        }
+    }
+    Ok(())
+}
+
+fn query_pg(
+    conn: &mut PgConn,
+    op: &'static str,
+    sql: &str,
+    args: Args<'_>,
+) -> Result<Vec<postgres::Row>, StoreError> {
+    let stmt = conn.statement(op, sql, &args.names())?;
+    conn.client
+        .query(&stmt, &args.values())
+        .map_err(|e| conn.failed(op, &e))
+}
+
+/// The connection of a `PostgreSQL` store, for one call. A call made while another holds it
+/// (a visitor that used the store it is visiting) is refused, never a panic.
+fn borrow<'c>(c: &'c RefCell<PgConn>, op: &'static str) -> Result<RefMut<'c, PgConn>, StoreError> {
+    c.try_borrow_mut().map_err(|_| StoreError::Postgres {
+        op,
+        kind: "connection_in_use".to_owned(),
+    })
+}
+
+/// How many rows a `PostgreSQL` read fetches at a time.
+const FETCH: i32 = 1024;
+
+/// Runs a read through a portal, [`FETCH`] rows at a time, in a transaction of its own: a
+/// visitor that stops early stops the read, and memory stays bounded whatever the rows.
+fn each_portal<E: From<StoreError>>(
+    conn: &mut PgConn,
+    op: &'static str,
+    sql: &str,
+    args: Args<'_>,
+    mut each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
+) -> Result<(), E> {
+    let stmt = conn.statement(op, sql, &args.names())?;
+    let values = args.values();
+    let mut outcome: Result<(), E> = Ok(());
+    let driven = (|| -> Result<(), postgres::Error> {
+        let mut tx = conn.client.transaction()?;
+        let portal = tx.bind(&stmt, &values)?;
+        'fetch: loop {
+            let rows = tx.query_portal(&portal, FETCH)?;
+            for row in &rows {
+                match each(&Row::Postgres(row)) {
+                    Ok(Flow::Continue) => {}
+                    Ok(Flow::Stop) => break 'fetch,
+                    Err(e) => {
+                        outcome = Err(e);
+                        break 'fetch;
+                    }
+                }
+            }
+            if rows.len() < usize::try_from(FETCH).unwrap_or(0) {
+                break;
+            }
+        }
+        tx.commit()
+    })();
+    if let Err(e) = driven {
+        return Err(conn.failed(op, &e).into());
+    }
+    outcome
+}
+
+fn each_pg<E: From<StoreError>>(
+    rows: &[postgres::Row],
+    mut each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
+) -> Result<(), E> {
+    for row in rows {
+        if each(&Row::Postgres(row))? == Flow::Stop {
+            break;
+        }
+    }
+    Ok(())
+}
+
+impl Db {
+    pub(crate) fn backend(&self) -> Backend {
+        match self {
+            Db::Sqlite(_) => Backend::Sqlite,
+            Db::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    /// Runs one statement outside any transaction; returns the rows it changed.
+    pub(crate) fn exec<'a>(
+        &self,
+        op: &'static str,
+        sql: impl Into<Sql<'a>>,
+        args: impl Into<Args<'a>>,
+    ) -> Result<usize, StoreError> {
+        let sql = sql.into().on(self.backend());
+        let args = args.into();
+        match self {
+            Db::Sqlite(c) => exec_sqlite(c, op, sql, args),
+            Db::Postgres(c) => exec_pg(&mut *borrow(c, op)?, op, sql, args),
+        }
+    }
+
+    /// Runs one statement and hands `each` its rows until it returns [`Flow::Stop`].
+    pub(crate) fn each<'a, E: From<StoreError>>(
+        &self,
+        op: &'static str,
+        sql: impl Into<Sql<'a>>,
+        args: impl Into<Args<'a>>,
+        each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
+    ) -> Result<(), E> {
+        let sql = sql.into().on(self.backend());
+        let args = args.into();
+        match self {
+            Db::Sqlite(c) => each_sqlite(c, op, sql, args, each),
+            Db::Postgres(c) => {
+                let mut conn = borrow(c, op)?;
+                each_portal(&mut conn, op, sql, args, each)
+            }
+        }
+    }
+
+    /// The first row, read by `read`; `None` when there is none. The statement should return
+    /// one row: on `PostgreSQL` all its rows are read before the first is looked at.
+    pub(crate) fn one<'a, T>(
+        &self,
+        op: &'static str,
+        sql: impl Into<Sql<'a>>,
+        args: impl Into<Args<'a>>,
+        mut read: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
+    ) -> Result<Option<T>, StoreError> {
+        let sql = sql.into().on(self.backend());
+        let args = args.into();
+        let mut found = None;
+        let mut first = |row: &Row<'_>| {
+            found = Some(read(row)?);
+            Ok::<_, StoreError>(Flow::Stop)
+        };
+        match self {
+            Db::Sqlite(c) => each_sqlite(c, op, sql, args, first)?,
+            Db::Postgres(c) => {
+                let rows = query_pg(&mut *borrow(c, op)?, op, sql, args)?;
+                each_pg(&rows, &mut first)?;
+            }
+        }
+        Ok(found)
+    }
+
+    /// Begins a transaction (`SQLite`'s deferred one; `PostgreSQL`'s read committed).
+    pub(crate) fn transaction(&self, op: &'static str) -> Result<Tx<'_>, StoreError> {
+        match self {
+            Db::Sqlite(c) => {
+                c.execute_batch("BEGIN DEFERRED")
+                    .map_err(|e| StoreError::sqlite(op, &e))?;
+                Ok(Tx {
+                    conn: TxConn::Sqlite(c),
+                    open: true,
+                })
+            }
+            Db::Postgres(c) => {
+                let mut conn = borrow(c, op)?;
+                let begun = conn.client.batch_execute("BEGIN");
+                begun.map_err(|e| conn.failed(op, &e))?;
+                Ok(Tx {
+                    conn: TxConn::Postgres(conn),
+                    open: true,
+                })
+            }
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! Test support (feature `test-support`): a fresh `PostgreSQL` database per test on the test
+//! cluster, and [`each_backend`], which runs one test body on both backends.
+//!
+//! The cluster is named by `PHI_POSTGRES_URL` (`ci/pg-cluster start target/pg` prints it), a
+//! URL whose role may create databases. Each [`TestDatabase`] is a new database with a unique
+//! name, dropped with it, so tests run in parallel. Nothing skips silently: with neither
+//! `PHI_POSTGRES_URL` nor `PHI_SKIP_POSTGRES=1` set, a `PostgreSQL` test fails and says how to
+//! start the cluster.
+
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::pg::pg_err;
+use crate::{Location, OpenOptions, PgOptions, Store, StoreError};
+
+/// What names the test cluster.
+pub const URL_VAR: &str = "PHI_POSTGRES_URL";
+/// What skips the `PostgreSQL` tests, explicitly.
+pub const SKIP_VAR: &str = "PHI_SKIP_POSTGRES";
+/// The test cluster's role that signs in with a password (`ci/pg-cluster`).
+pub const PASSWORD_ROLE: &str = "phi_password";
+/// Its password: a test cluster's, known to everyone.
+pub const PASSWORD: &str = "phi-test-password";
+
+/// A database of its own on the test cluster, dropped when this is.
+#[derive(Debug)]
+pub struct TestDatabase {
+    admin: String,
+    name: String,
+    location: Location,
+}
+
+impl TestDatabase {
+    /// A new, empty database; `None` when `PHI_SKIP_POSTGRES=1` says to skip.
+    ///
+    /// # Panics
+    ///
+    /// With neither variable set, or when the cluster cannot create the database.
+    #[must_use]
+    pub fn create() -> Option<TestDatabase> {
+        TestDatabase::create_as(None)
+    }
+
+    /// A new, empty database owned by the test cluster's password role (`phi_password`,
+    /// password `phi-test-password`, see `ci/pg-cluster`), whose location connects as that
+    /// role with its password in the URL; `None` when skipped.
+    ///
+    /// # Panics
+    ///
+    /// As [`TestDatabase::create`], or when the cluster has no such role.
+    #[must_use]
+    pub fn with_password() -> Option<TestDatabase> {
+        TestDatabase::create_as(Some((PASSWORD_ROLE, PASSWORD)))
+    }
+
+    fn create_as(owner: Option<(&str, &str)>) -> Option<TestDatabase> {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let Some(admin) = cluster_url() else {
+            eprintln!("PHI_SKIP_POSTGRES=1: this PostgreSQL test is skipped on purpose");
+            return None;
+        };
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let name = format!(
+            "phi_t_{}_{}_{nanos}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let mut client = admin_client(&admin);
+        let create = match owner {
+            Some((role, _)) => format!("CREATE DATABASE {name} OWNER {role}"),
+            None => format!("CREATE DATABASE {name}"),
+        };
+        if let Err(e) = client.batch_execute(&create) {
+            fail(
+                "the test cluster did not create a database",
+                &pg_err("create", &e),
+            );
+        }
+        let mut url = with_database(&admin, &name);
+        if let Some((role, password)) = owner {
+            url = with_user(&url, role, password);
+        }
+        let Ok(location) = Location::parse(&url) else {
+            panic!("{URL_VAR} is not a PostgreSQL URL");
+        };
+        Some(TestDatabase {
+            admin,
+            name,
+            location,
+        })
+    }
+
+    /// Where the database is.
+    #[must_use]
+    pub fn location(&self) -> &Location {
+        &self.location
+    }
+
+    /// A new store handle on the database (migrated on first open).
+    ///
+    /// # Panics
+    ///
+    /// When the database cannot be opened.
+    #[must_use]
+    pub fn open(&self) -> Store {
+        Store::open_location(
+            &self.location,
+            OpenOptions::default(),
+            &PgOptions::default(),
+        )
+        .unwrap_or_else(|e| fail("the test database did not open", &e))
+    }
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        let mut client = admin_client(&self.admin);
+        let _ = client.batch_execute(&format!(
+            "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+            self.name
+        ));
+    }
+}
+
+/// The cluster's URL, `None` when skipped explicitly.
+///
+/// # Panics
+///
+/// With neither `PHI_POSTGRES_URL` nor `PHI_SKIP_POSTGRES=1` set.
+#[must_use]
+pub fn cluster_url() -> Option<String> {
+    if let Ok(url) = std::env::var(URL_VAR)
+        && !url.is_empty()
+    {
+        return Some(url);
+    }
+    if std::env::var(SKIP_VAR).is_ok_and(|v| v == "1") {
+        return None;
+    }
+    panic!(
+        "this test needs PostgreSQL: start the test cluster with \
+         `export {URL_VAR}=$(ci/pg-cluster start target/pg)`, \
+         or set {SKIP_VAR}=1 to skip the PostgreSQL tests explicitly"
+    )
+}
+
+/// Runs `body` on a new in-memory `SQLite` store, then on a store in a fresh `PostgreSQL`
+/// database (unless skipped explicitly): one test body, both backends.
+///
+/// # Panics
+///
+/// As [`TestDatabase::create`].
+pub fn each_backend(mut body: impl FnMut(Store)) {
+    body(Store::open_in_memory().unwrap_or_else(|e| fail("no in-memory store", &e)));
+    if let Some(db) = TestDatabase::create() {
+        body(db.open());
+    }
+}
+
+fn admin_client(url: &str) -> postgres::Client {
+    postgres::Config::from_str(url)
+        .and_then(|c| c.connect(postgres::NoTls))
+        .unwrap_or_else(|e| fail("the test cluster does not answer", &pg_err("connect", &e)))
+}
+
+/// Fails the test, telling what failed and the store error's kind.
+fn fail(what: &'static str, e: &StoreError) -> ! {
+    // phi-lint: allow(phi::error-message, reason = "store errors carry codes, never values")
+    panic!("{what}: {e}")
+}
+
+/// `url` connecting as `role` with `password` instead of its own user.
+fn with_user(url: &str, role: &str, password: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("postgres", url));
+    let rest = match rest.find(['/', '?']).map(|end| rest[..end].rfind('@')) {
+        Some(Some(at)) => &rest[at + 1..],
+        _ => rest,
+    };
+    format!("{scheme}://{role}:{password}@{rest}")
+}
+
+/// `url` naming the database `name` instead of its own.
+fn with_database(url: &str, name: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("postgres", url));
+    let end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    let query = tail.split_once('?').map(|(_, q)| q);
+    match query {
+        Some(q) => format!("{scheme}://{authority}/{name}?{q}"),
+        None => format!("{scheme}://{authority}/{name}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_database_is_swapped_in_the_url() {
+        assert_eq!(
+            with_database("postgres://u@h:1/postgres", "t1"),
+            "postgres://u@h:1/t1"
+        );
+        assert_eq!(
+            with_database("postgres://u@h?host=/s", "t1"),
+            "postgres://u@h/t1?host=/s"
+        );
+        assert_eq!(
+            with_user("postgres://u@h:1/t1", "r", "pw"),
+            "postgres://r:pw@h:1/t1"
+        );
+        assert_eq!(
+            with_user("postgres://h/t1", "r", "pw"),
+            "postgres://r:pw@h/t1"
+        );
+    }
+}
