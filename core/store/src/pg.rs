@@ -303,7 +303,10 @@ fn client_kind(e: &postgres::Error) -> &'static str {
         return "io_error";
     }
     let text = e.to_string();
-    if text.contains("timeout") || text.contains("timed out") {
+    if text.contains("TLS") || text.contains("tls") {
+        // sslmode=require: this build connects without TLS (a socket or a trusted network).
+        "tls_not_supported"
+    } else if text.contains("timeout") || text.contains("timed out") {
         "timeout"
     } else if text.starts_with("error connecting") {
         "connect_failed"
