@@ -7,6 +7,7 @@ use answers_protocol::{
     ReadingsAssumption, Source, Table, ToolId, TypeName, View, Window, WindowAssumption,
     WindowSemantics,
 };
+use answers_tools::readings::{LATEST_COLUMNS, RAW_COLUMNS, STATS_COLUMNS};
 use serde_json::json;
 
 const TZ: &str = "Europe/Berlin";
@@ -15,8 +16,8 @@ fn window(start: &str, end: &str) -> Window {
     Window::between(Some(start.parse().unwrap()), Some(end.parse().unwrap())).unwrap()
 }
 
-fn table<const N: usize>(name: &str, columns: [&str; N], rows: Vec<[Cell; N]>) -> Table {
-    let mut t = Table::new(name, columns);
+fn table<const N: usize>(name: &str, columns: &[&str], rows: Vec<[Cell; N]>) -> Table {
+    let mut t = Table::new(name, columns.iter().copied());
     for row in rows {
         t.push_row(row).unwrap();
     }
@@ -28,7 +29,7 @@ pub(crate) fn catalogue() -> Envelope {
     let query = IndicatorQuery::from_args(&json!({})).unwrap();
     let reported = table(
         "reported",
-        [
+        &[
             "entry",
             "code",
             "system",
@@ -57,7 +58,7 @@ pub(crate) fn catalogue() -> Envelope {
     );
     let indicators = table(
         "indicators",
-        [
+        &[
             "indicator",
             "code",
             "system",
@@ -133,15 +134,7 @@ pub(crate) fn raw_truncated() -> Envelope {
     };
     let readings = table(
         "readings",
-        [
-            "indicator",
-            "code",
-            "date",
-            "time",
-            "value",
-            "unit",
-            "source",
-        ],
+        RAW_COLUMNS,
         vec![
             glucose("2024-03-31", "07:45", 6.1),
             glucose("2024-03-31", "07:40", 6.3),
@@ -172,20 +165,7 @@ pub(crate) fn raw_truncated() -> Envelope {
 pub(crate) fn stats() -> Envelope {
     let lipids = table(
         "readings",
-        [
-            "indicator",
-            "code",
-            "unit",
-            "count",
-            "min",
-            "max",
-            "avg",
-            "first",
-            "first_date",
-            "last",
-            "last_date",
-            "change",
-        ],
+        STATS_COLUMNS,
         vec![
             [
                 "LDL Cholesterol".into(),
@@ -239,7 +219,7 @@ pub(crate) fn stats() -> Envelope {
 pub(crate) fn latest() -> Envelope {
     let rows = table(
         "readings",
-        ["indicator", "code", "date", "value", "unit", "source"],
+        LATEST_COLUMNS,
         vec![
             [
                 "Resting Heart Rate".into(),
