@@ -1,6 +1,7 @@
 //! A representative set of envelopes, built by hand with synthetic data: a catalogue, raw
 //! readings cut by the cap, stats, latest values, faults and a refusal.
 
+use answers_protocol::args::FromArgs;
 use answers_protocol::args::health_indicators::{IndicatorQuery, QUERY_HEALTH_INDICATORS};
 use answers_protocol::{
     Assumption, Cell, Envelope, ErrorKind, Meta, NextAction, NextStep, Provenance,

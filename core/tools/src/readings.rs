@@ -35,6 +35,7 @@ pub use self::views::raw::HEADER as RAW_COLUMNS;
 pub use self::views::stats::HEADER as STATS_COLUMNS;
 
 use self::clock::Clock;
+use crate::args::FromArgs;
 use crate::args::health_indicators::{IndicatorQuery, QUERY_HEALTH_INDICATORS};
 use crate::envelope::Envelope;
 use crate::envelope::next_step::{NextAction, NextStep};
