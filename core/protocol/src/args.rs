@@ -382,6 +382,29 @@ pub fn schema_for(tool: ToolId) -> &'static ToolSchema {
     SCHEMAS.get(tool)
 }
 
+/// The optional `start` of a tool's window, a local date.
+pub const WINDOW_START: Param = Param::optional(
+    "start",
+    ParamType::Date,
+    "first local day of the window, YYYY-MM-DD, inclusive",
+);
+
+/// The optional `end` of a tool's window, a local date.
+pub const WINDOW_END: Param = Param::optional(
+    "end",
+    ParamType::Date,
+    "last local day of the window, YYYY-MM-DD, inclusive",
+);
+
+/// Writes the bounds `window` has as [`WINDOW_START`] and [`WINDOW_END`] into `args`.
+fn insert_window(args: &mut Map<String, Value>, window: &Window) {
+    for (name, day) in [("start", window.start()), ("end", window.end())] {
+        if let Some(day) = day {
+            args.insert(name.into(), day.to_string().into());
+        }
+    }
+}
+
 /// A tool's call read from its arguments: validated by the tool's [`ToolSchema`], then read
 /// from the strict form.
 ///

@@ -10,8 +10,10 @@
 use serde_json::{Value, json};
 
 use super::repair::Repair;
-use super::{Domain, FromArgs, Param, ParamType, Refused, ToolSchema, ValidArgs};
-use crate::date::LocalDate;
+use super::{
+    Domain, FromArgs, Param, ParamType, Refused, ToolSchema, ValidArgs, WINDOW_END, WINDOW_START,
+    insert_window,
+};
 use crate::envelope::error::ArgProblem;
 use crate::envelope::kinds::View;
 use crate::envelope::next_step::{NextAction, NextStep};
@@ -47,16 +49,8 @@ pub static QUERY_HEALTH_INDICATORS: ToolSchema = ToolSchema {
             ParamType::TextList,
             "exact indicator names, as the catalogue lists them; not with keywords",
         ),
-        Param::optional(
-            "start",
-            ParamType::Date,
-            "first local day of the window, YYYY-MM-DD, inclusive",
-        ),
-        Param::optional(
-            "end",
-            ParamType::Date,
-            "last local day of the window, YYYY-MM-DD, inclusive",
-        ),
+        WINDOW_START,
+        WINDOW_END,
         Param::optional(
             "view",
             ParamType::OneOf(Domain::View),
@@ -171,13 +165,7 @@ impl IndicatorQuery {
                 args.insert("indicators".into(), json!(i));
             }
         }
-        let mut date = |name: &str, d: Option<LocalDate>| {
-            if let Some(d) = d {
-                args.insert(name.into(), d.to_string().into());
-            }
-        };
-        date("start", self.window.start());
-        date("end", self.window.end());
+        insert_window(&mut args, &self.window);
         if let Some(view) = self.view {
             args.insert("view".into(), view.as_str().into());
         }

@@ -8,8 +8,10 @@
 use phi_macros::ClosedEnum;
 use serde_json::{Value, json};
 
-use super::{Domain, FromArgs, Param, ParamType, ToolSchema, ValidArgs};
-use crate::date::LocalDate;
+use super::{
+    Domain, FromArgs, Param, ParamType, ToolSchema, ValidArgs, WINDOW_END, WINDOW_START,
+    insert_window,
+};
 use crate::envelope::next_step::{NextAction, NextStep};
 use crate::tool::ToolId;
 use crate::window::Window;
@@ -76,16 +78,8 @@ pub static QUERY_MEDICATIONS: ToolSchema = ToolSchema {
             ParamType::TextList,
             "words to find drugs by: part of the name as recorded, or a code",
         ),
-        Param::optional(
-            "start",
-            ParamType::Date,
-            "first local day of the window, YYYY-MM-DD, inclusive",
-        ),
-        Param::optional(
-            "end",
-            ParamType::Date,
-            "last local day of the window, YYYY-MM-DD, inclusive",
-        ),
+        WINDOW_START,
+        WINDOW_END,
     ],
     // The one rule: `end` is not before `start`.
     rules: super::repair::window_in_order,
@@ -175,13 +169,7 @@ impl MedicationQuery {
         if !self.keywords.is_empty() {
             args.insert("keywords".into(), json!(self.keywords));
         }
-        let mut date = |name: &str, d: Option<LocalDate>| {
-            if let Some(d) = d {
-                args.insert(name.into(), d.to_string().into());
-            }
-        };
-        date("start", self.window.start());
-        date("end", self.window.end());
+        insert_window(&mut args, &self.window);
         Value::Object(args)
     }
 
