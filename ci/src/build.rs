@@ -36,9 +36,9 @@ pub(crate) struct Subject {
     #[arg(long, value_name = "PATH")]
     pub(crate) answers_bin: Option<PathBuf>,
     /// The leak drill: build `answers-leak-drill` instead of `answers` (`release` also tags the
-    /// image `phiguard-answers:leak-drill` and refuses a given binary that is not the drill).
-    /// The check must then fail at layers 3 and 4 (exit 1).
-    #[arg(long)]
+    /// image `phiguard-answers:leak-drill`). The check must then fail at layers 3 and 4 (exit 1).
+    /// phi-ci knows the drill by what it built, so a given binary is never taken for it.
+    #[arg(long, conflicts_with = "answers_bin")]
     pub(crate) leak_drill: bool,
 }
 

@@ -45,13 +45,10 @@ the port the service logs; `docker stop`; `answers canary-present` on the record
 over `docker logs` (layer 3); the receiver's verdict on the traces and logs exported (layer 4,
 as in `phi-ci local`); the container is removed, also on failure.
 
-A leak-drill binary (package `answers-leak-drill`) is refused unless --leak-drill says this is the
-drill; with --leak-drill the check must fail at layers 3 and 4 (exit 1).
+--leak-drill builds the drill (package `answers-leak-drill`) instead, tagged `:leak-drill`; the
+check must then fail at layers 3 and 4 (exit 1). It takes no --answers-bin.
 
 Needs a Docker engine that answers (`docker version`); no image is pulled.";
-
-/// The text only the leak drill's binary carries (its log line, `ci/leak-drill/src/main.rs`).
-const DRILL_MARK: &[u8] = b"leak drill: ";
 
 /// Options of `phi-ci release`.
 #[derive(Args)]
@@ -108,9 +105,9 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
     let subject = &options.subject;
     let root = subject.root();
     let d = options.docker.as_str();
-    // A prebuilt binary is checked before anything else: a drill build is refused at once.
+    // A prebuilt binary is checked before anything else: a dynamic one is refused at once.
     if let Some(bin) = &subject.answers_bin {
-        check_binary(bin, subject.leak_drill)?;
+        check_static(bin)?;
     }
     let steps = Steps::new();
     steps.step("docker version");
@@ -126,7 +123,9 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
     report.layers.push(lint::layer(&lint::check(&root, None)?));
 
     let bin = subject.binary(Flavour::Static, dir.path(), &steps)?;
-    let linked = check_binary(&bin, subject.leak_drill)?;
+    // Whether this is the drill is what was built: `--leak-drill` builds `answers-leak-drill`
+    // (and cannot be given with `--answers-bin`).
+    let linked = check_static(&bin)?;
 
     steps.step("image: FROM scratch");
     let context = dir.path().join("context");
@@ -156,23 +155,8 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
     Ok(report.exit_code())
 }
 
-/// Refuses a leak-drill binary unless this is the drill (and a plain one if it is), then checks
-/// that it is statically linked; returns how `file` says it is linked.
-fn check_binary(bin: &Path, leak_drill: bool) -> anyhow::Result<String> {
-    let bytes = std::fs::read(bin).with_context(|| format!("cannot read {}", bin.display()))?;
-    let is_drill = bytes.windows(DRILL_MARK.len()).any(|w| w == DRILL_MARK);
-    if is_drill && !leak_drill {
-        bail!(
-            "{} is a leak-drill build; refusing to build a release image from it (pass --leak-drill for the drill)",
-            bin.display()
-        );
-    }
-    if !is_drill && leak_drill {
-        bail!(
-            "--leak-drill, but {} is not a leak-drill build",
-            bin.display()
-        );
-    }
+/// Checks that `bin` is statically linked; returns how `file` says it is linked.
+fn check_static(bin: &Path) -> anyhow::Result<String> {
     let what = build::verify_static(bin)?;
     Ok(what
         .split(',')

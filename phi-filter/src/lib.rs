@@ -26,54 +26,50 @@
 pub mod config;
 pub mod names;
 
-#[cfg(feature = "layer")]
-mod error;
-#[cfg(feature = "layer")]
-mod fields;
-#[cfg(feature = "layer")]
-mod install;
-#[cfg(feature = "layer")]
-mod layer;
-#[cfg(feature = "layer")]
-mod load;
-#[cfg(feature = "layer")]
-mod memory;
 #[cfg(feature = "otel")]
 mod otel;
-#[cfg(feature = "layer")]
-mod policy;
-#[cfg(feature = "layer")]
-mod pseudonym;
-#[cfg(feature = "layer")]
-mod redact;
-#[cfg(feature = "layer")]
-mod shape;
-#[cfg(feature = "layer")]
-mod stats;
 
-#[cfg(feature = "layer")]
-pub use error::PolicyError;
-#[cfg(feature = "layer")]
-pub use fields::{PhiJsonFields, PhiTextFields};
-#[cfg(feature = "layer")]
-pub use install::{
-    InstallError, Stream, install, install_to, install_with, json_layer, text_layer,
-};
-#[cfg(feature = "layer")]
-pub use layer::PhiFilter;
-#[cfg(feature = "layer")]
-pub use memory::{MemoryGuard, MemoryWriter};
 #[cfg(feature = "otel")]
 pub use otel::{PhiLogProcessor, PhiSpanProcessor};
-#[cfg(feature = "layer")]
-pub use policy::{
-    CANARY_MARKER, DEFAULT_MARKER, DEFAULT_MAX_MESSAGE_BYTES, ERROR_MARKER, Format, PhiPolicy,
-    Stats, StatsSnapshot,
-};
-#[cfg(feature = "layer")]
-pub use pseudonym::{
-    KeyError, MIN_KEY_BYTES, PSEUDONYM_KEY_ENV, PseudonymKey, TOKEN_PREFIX, pseudonym,
-};
+
+/// The items of the `layer` feature: the tracing layer and what it is built from.
+macro_rules! with_layer {
+    ($($item:item)*) => {
+        $(
+            #[cfg(feature = "layer")]
+            $item
+        )*
+    };
+}
+
+with_layer! {
+    mod error;
+    mod fields;
+    mod install;
+    mod layer;
+    mod load;
+    mod memory;
+    mod policy;
+    mod pseudonym;
+    mod redact;
+    mod shape;
+    mod stats;
+
+    pub use error::PolicyError;
+    pub use fields::{PhiJsonFields, PhiTextFields};
+    pub use install::{
+        InstallError, Stream, install, install_to, install_with, json_layer, text_layer,
+    };
+    pub use layer::PhiFilter;
+    pub use memory::{MemoryGuard, MemoryWriter};
+    pub use policy::{
+        CANARY_MARKER, DEFAULT_MARKER, DEFAULT_MAX_MESSAGE_BYTES, ERROR_MARKER, Format, PhiPolicy,
+        Stats, StatsSnapshot,
+    };
+    pub use pseudonym::{
+        KeyError, MIN_KEY_BYTES, PSEUDONYM_KEY_ENV, PseudonymKey, TOKEN_PREFIX, pseudonym,
+    };
+}
 
 /// What may be said about an error: its type name, never its message.
 ///

@@ -171,34 +171,20 @@ pub const DEFAULT_DENY_STEMS: &[&str] = &[
 /// assert_eq!(p.classify("file_name"), NameVerdict::Unknown); // not a person, not a safe class
 /// assert!(matches!(p.classify("user_name"), NameVerdict::Denied { .. }));
 /// ```
-pub const NOT_PERSONAL_COMPOUNDS: &[&str] = &[
-    "type_name",
-    "typename",
-    "package_name",
-    "pkg_name",
-    "crate_name",
+pub const NOT_PERSONAL_COMPOUNDS: &[&str] = &concat::<
+    { TYPE_NAME_COMPOUNDS.len() + OTHER_NOT_PERSONAL_COMPOUNDS.len() },
+>(TYPE_NAME_COMPOUNDS, OTHER_NOT_PERSONAL_COMPOUNDS);
+
+/// The compounds of [`NOT_PERSONAL_COMPOUNDS`] that do not name a type.
+const OTHER_NOT_PERSONAL_COMPOUNDS: &[&str] = &[
     "file_name",
     "filename",
-    "table_name",
-    "span_name",
-    "fn_name",
-    "function_name",
-    "method_name",
-    "module_name",
-    "field_name",
-    "column_name",
-    "schema_name",
     "index_name",
-    "metric_name",
-    "event_name",
     "target_name",
     "command_name",
     "cmd_name",
     "op_name",
     "operation_name",
-    "variant_name",
-    "struct_name",
-    "rule_name",
     "queue_name",
     "topic_name",
     "bucket_name",
@@ -210,7 +196,24 @@ pub const NOT_PERSONAL_COMPOUNDS: &[&str] = &[
     "token_limit",
 ];
 
+/// `a` then `b`, as an array of `N = a.len() + b.len()` entries (checked at compile time).
+const fn concat<const N: usize>(a: &[&'static str], b: &[&'static str]) -> [&'static str; N] {
+    assert!(a.len() + b.len() == N, "N must be the sum of the lengths");
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < a.len() {
+        out[i] = a[i];
+        i += 1;
+    }
+    while i < N {
+        out[i] = b[i - a.len()];
+        i += 1;
+    }
+    out
+}
+
 /// Code and schema names that are type names: the class of a value, never a person's data.
+/// They are the first entries of [`NOT_PERSONAL_COMPOUNDS`].
 const TYPE_NAME_COMPOUNDS: &[&str] = &[
     "type_name",
     "typename",

@@ -8,6 +8,31 @@
 //! records (body and attributes). The rules are the layer's: the same names, shapes, pseudonyms,
 //! tripwire, message bound and counters.
 
+/// The processor methods that [`PhiLogProcessor`] and [`PhiSpanProcessor`] hand unchanged to
+/// the processor they wrap (`self.inner`): flushing, shutting down and the resource.
+macro_rules! forward_to_inner {
+    () => {
+        fn force_flush(&self) -> ::opentelemetry_sdk::error::OTelSdkResult {
+            self.inner.force_flush()
+        }
+
+        fn shutdown_with_timeout(
+            &self,
+            timeout: ::std::time::Duration,
+        ) -> ::opentelemetry_sdk::error::OTelSdkResult {
+            self.inner.shutdown_with_timeout(timeout)
+        }
+
+        fn shutdown(&self) -> ::opentelemetry_sdk::error::OTelSdkResult {
+            self.inner.shutdown()
+        }
+
+        fn set_resource(&mut self, resource: &::opentelemetry_sdk::Resource) {
+            self.inner.set_resource(resource);
+        }
+    };
+}
+
 mod log;
 mod span;
 

@@ -189,6 +189,41 @@ fn check_limits(thread_limit: Option<u32>, run_limit: Option<u32>) -> Result<(),
     }
 }
 
+/// Whether either count has reached its limit (`count >= limit`; no limit is never reached).
+fn at_limit(
+    thread_count: u32,
+    run_count: u32,
+    thread_limit: Option<u32>,
+    run_limit: Option<u32>,
+) -> bool {
+    let over = |count: u32, limit: Option<u32>| limit.is_some_and(|l| count >= l);
+    over(thread_count, thread_limit) || over(run_count, run_limit)
+}
+
+/// The accessors of a limit's `thread_limit`, `run_limit` and `exit_behavior` (of the type
+/// given), with their docs in that order.
+macro_rules! limit_accessors {
+    (#[doc = $thread:literal] #[doc = $run:literal] #[doc = $exit:literal] $behavior:ty) => {
+        #[doc = $thread]
+        #[must_use]
+        pub fn thread_limit(&self) -> Option<u32> {
+            self.thread_limit
+        }
+
+        #[doc = $run]
+        #[must_use]
+        pub fn run_limit(&self) -> Option<u32> {
+            self.run_limit
+        }
+
+        #[doc = $exit]
+        #[must_use]
+        pub fn exit_behavior(&self) -> $behavior {
+            self.exit_behavior
+        }
+    };
+}
+
 /// `ToolCallLimitMiddleware(tool_name, thread_limit, run_limit, exit_behavior)`.
 ///
 /// ```
@@ -282,22 +317,11 @@ impl ToolCallLimit {
         self.tool_name
     }
 
-    /// Calls across the thread.
-    #[must_use]
-    pub fn thread_limit(&self) -> Option<u32> {
-        self.thread_limit
-    }
-
-    /// Calls in one run (one turn).
-    #[must_use]
-    pub fn run_limit(&self) -> Option<u32> {
-        self.run_limit
-    }
-
-    /// What happens over the limit.
-    #[must_use]
-    pub fn exit_behavior(&self) -> ToolExitBehavior {
-        self.exit_behavior
+    limit_accessors! {
+        /// Calls across the thread.
+        /// Calls in one run (one turn).
+        /// What happens over the limit.
+        ToolExitBehavior
     }
 
     /// Whether this limit counts calls to `tool`.
@@ -310,8 +334,7 @@ impl ToolCallLimit {
     #[must_use]
     pub fn would_exceed(&self, thread_count: u32, run_count: u32) -> bool {
         // `count + 1 > limit`, written so that it cannot overflow.
-        let over = |count: u32, limit: Option<u32>| limit.is_some_and(|l| count >= l);
-        over(thread_count, self.thread_limit) || over(run_count, self.run_limit)
+        at_limit(thread_count, run_count, self.thread_limit, self.run_limit)
     }
 
     /// What the model is told for a blocked call.
@@ -395,29 +418,17 @@ impl ModelCallLimit {
         Self::new(thread_limit, run_limit, exit_behavior)
     }
 
-    /// Model calls across the thread.
-    #[must_use]
-    pub fn thread_limit(&self) -> Option<u32> {
-        self.thread_limit
-    }
-
-    /// Model calls in one run (one turn).
-    #[must_use]
-    pub fn run_limit(&self) -> Option<u32> {
-        self.run_limit
-    }
-
-    /// What happens when the budget is spent.
-    #[must_use]
-    pub fn exit_behavior(&self) -> ModelExitBehavior {
-        self.exit_behavior
+    limit_accessors! {
+        /// Model calls across the thread.
+        /// Model calls in one run (one turn).
+        /// What happens when the budget is spent.
+        ModelExitBehavior
     }
 
     /// Whether the budget is spent before the next model call: `count >= limit`.
     #[must_use]
     pub fn exceeded(&self, thread_count: u32, run_count: u32) -> bool {
-        let over = |count: u32, limit: Option<u32>| limit.is_some_and(|l| count >= l);
-        over(thread_count, self.thread_limit) || over(run_count, self.run_limit)
+        at_limit(thread_count, run_count, self.thread_limit, self.run_limit)
     }
 
     /// The closing answer (and the error text) when the budget is spent.

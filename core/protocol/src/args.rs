@@ -25,6 +25,7 @@ pub use self::validate::Refused;
 use crate::envelope::Envelope;
 use crate::envelope::kinds::View;
 use crate::tool::{ToolId, ToolIdTable};
+use crate::window::Window;
 
 /// A closed set a parameter's value is chosen from.
 ///
@@ -379,4 +380,66 @@ pub fn schema_for(tool: ToolId) -> &'static ToolSchema {
         normalize_unit: &terminology::NORMALIZE_UNIT,
     };
     SCHEMAS.get(tool)
+}
+
+/// The optional `start` of a tool's window, a local date.
+pub const WINDOW_START: Param = Param::optional(
+    "start",
+    ParamType::Date,
+    "first local day of the window, YYYY-MM-DD, inclusive",
+);
+
+/// The optional `end` of a tool's window, a local date.
+pub const WINDOW_END: Param = Param::optional(
+    "end",
+    ParamType::Date,
+    "last local day of the window, YYYY-MM-DD, inclusive",
+);
+
+/// Writes the bounds `window` has as [`WINDOW_START`] and [`WINDOW_END`] into `args`.
+fn insert_window(args: &mut Map<String, Value>, window: &Window) {
+    for (name, day) in [("start", window.start()), ("end", window.end())] {
+        if let Some(day) = day {
+            args.insert(name.into(), day.to_string().into());
+        }
+    }
+}
+
+/// A tool's call read from its arguments: validated by the tool's [`ToolSchema`], then read
+/// from the strict form.
+///
+/// ```
+/// use answers_protocol::args::FromArgs;
+/// use answers_protocol::args::medications::MedicationQuery;
+/// use serde_json::json;
+///
+/// assert!(MedicationQuery::from_args(&json!({"start": "2026-13-01"})).is_err());
+/// assert!(MedicationQuery::from_args(&json!({"start": "2026-03-01"})).is_ok());
+/// ```
+pub trait FromArgs: Sized {
+    /// The schema the arguments must pass.
+    const SCHEMA: &'static ToolSchema;
+
+    /// Reads arguments that passed [`SCHEMA`](Self::SCHEMA).
+    fn from_valid(args: &ValidArgs) -> Self;
+
+    /// Validates `args` and reads them, or refuses them.
+    // The refusal is the answer a tool returns as it is; boxing it would only make every caller
+    // unbox it.
+    #[allow(clippy::result_large_err)]
+    fn from_args(args: &Value) -> Result<Self, Envelope> {
+        let valid = Self::SCHEMA.validate(args)?;
+        Ok(Self::from_valid(&valid))
+    }
+}
+
+impl ValidArgs {
+    /// The window from `start` to `end`, all recorded data when neither is given.
+    ///
+    /// The schemas refuse `end` before `start`, so a window that cannot be built does not occur
+    /// for validated arguments; it would read as all recorded data.
+    #[must_use]
+    pub fn window(&self) -> Window {
+        Window::between(self.date("start"), self.date("end")).unwrap_or_default()
+    }
 }

@@ -1,12 +1,14 @@
 //! A representative set of envelopes, built by hand with synthetic data: a catalogue, raw
 //! readings cut by the cap, stats, latest values, faults and a refusal.
 
+use answers_protocol::args::FromArgs;
 use answers_protocol::args::health_indicators::{IndicatorQuery, QUERY_HEALTH_INDICATORS};
 use answers_protocol::{
     Assumption, Cell, Envelope, ErrorKind, Meta, NextAction, NextStep, Provenance,
     ReadingsAssumption, Source, Table, ToolId, TypeName, View, Window, WindowAssumption,
     WindowSemantics,
 };
+use answers_tools::readings::{LATEST_COLUMNS, RAW_COLUMNS, STATS_COLUMNS};
 use serde_json::json;
 
 const TZ: &str = "Europe/Berlin";
@@ -15,8 +17,8 @@ fn window(start: &str, end: &str) -> Window {
     Window::between(Some(start.parse().unwrap()), Some(end.parse().unwrap())).unwrap()
 }
 
-fn table<const N: usize>(name: &str, columns: [&str; N], rows: Vec<[Cell; N]>) -> Table {
-    let mut t = Table::new(name, columns);
+fn table<const N: usize>(name: &str, columns: &[&str], rows: Vec<[Cell; N]>) -> Table {
+    let mut t = Table::new(name, columns.iter().copied());
     for row in rows {
         t.push_row(row).unwrap();
     }
@@ -28,7 +30,7 @@ pub(crate) fn catalogue() -> Envelope {
     let query = IndicatorQuery::from_args(&json!({})).unwrap();
     let reported = table(
         "reported",
-        [
+        &[
             "entry",
             "code",
             "system",
@@ -57,7 +59,7 @@ pub(crate) fn catalogue() -> Envelope {
     );
     let indicators = table(
         "indicators",
-        [
+        &[
             "indicator",
             "code",
             "system",
@@ -133,15 +135,7 @@ pub(crate) fn raw_truncated() -> Envelope {
     };
     let readings = table(
         "readings",
-        [
-            "indicator",
-            "code",
-            "date",
-            "time",
-            "value",
-            "unit",
-            "source",
-        ],
+        RAW_COLUMNS,
         vec![
             glucose("2024-03-31", "07:45", 6.1),
             glucose("2024-03-31", "07:40", 6.3),
@@ -172,20 +166,7 @@ pub(crate) fn raw_truncated() -> Envelope {
 pub(crate) fn stats() -> Envelope {
     let lipids = table(
         "readings",
-        [
-            "indicator",
-            "code",
-            "unit",
-            "count",
-            "min",
-            "max",
-            "avg",
-            "first",
-            "first_date",
-            "last",
-            "last_date",
-            "change",
-        ],
+        STATS_COLUMNS,
         vec![
             [
                 "LDL Cholesterol".into(),
@@ -239,7 +220,7 @@ pub(crate) fn stats() -> Envelope {
 pub(crate) fn latest() -> Envelope {
     let rows = table(
         "readings",
-        ["indicator", "code", "date", "value", "unit", "source"],
+        LATEST_COLUMNS,
         vec![
             [
                 "Resting Heart Rate".into(),

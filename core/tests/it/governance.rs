@@ -21,6 +21,15 @@ use serde_json::{Value, json};
 const QHI: ToolId = ToolId::QueryHealthIndicators;
 const MEDS: ToolId = ToolId::QueryMedications;
 
+/// Two calls run, the third is a repeat over the same-call limit and is refused, and the next,
+/// a different call, runs.
+const THIRD_SAME_CALL_REFUSED: [Decision; 4] = [
+    Decision::Ran,
+    Decision::Ran,
+    Decision::RefusedSameCallLimit,
+    Decision::Ran,
+];
+
 /// A model that plays a script of actions, then answers; it answers at once when the last tool
 /// message's envelope says governance refused (`repeated_call` or `call_limit`) or when the
 /// tool it would call is no longer offered. It reads envelopes only.
@@ -184,16 +193,9 @@ fn assert_starts_with(text: &str, prefix: &str) {
 }
 
 #[test]
-fn the_chat_turn_offers_exactly_the_four_record_tools() {
-    assert_eq!(
-        chat_tools(),
-        [
-            ToolId::QueryHealthIndicators,
-            ToolId::QueryMedications,
-            ToolId::QueryGeneticData,
-            ToolId::QueryPharmacogenomics,
-        ]
-    );
+fn the_chat_turn_offers_exactly_the_registry_chat_tools() {
+    // Which tools those are (the four record tools) is the registry's own test,
+    // `registry::tests::a_chat_offers_the_four_record_tools`.
     assert_eq!(chat::config().tools(), chat_tools());
 }
 
@@ -286,15 +288,7 @@ fn the_same_successful_call_runs_at_most_its_per_turn_limit() {
         .script
         .push(ModelAction::call(QHI, r#"{"keywords": ["heart"]}"#));
     let out = run(&mut model, &tools, &no_caps());
-    assert_eq!(
-        out.decisions(),
-        [
-            Decision::Ran,
-            Decision::Ran,
-            Decision::RefusedSameCallLimit,
-            Decision::Ran
-        ]
-    );
+    assert_eq!(out.decisions(), THIRD_SAME_CALL_REFUSED);
     let refusal = &out.messages[2];
     assert_eq!(refusal.artifact.error_kind(), Some(ErrorKind::CallLimit));
     assert_starts_with(
@@ -446,16 +440,10 @@ fn a_tool_error_is_a_fault_whose_class_decides_whether_it_may_run_again() {
     .stubborn();
     let out = run(&mut model, &tools, &no_caps());
     // Busy is recoverable: the same call is tried again, up to the same-call limit.
-    assert_eq!(
-        out.decisions(),
-        [
-            Decision::Ran,
-            Decision::Ran,
-            Decision::RefusedSameCallLimit,
-            Decision::Ran,
-            Decision::RefusedRepeated
-        ]
-    );
+    let decisions = out.decisions();
+    let (first, last) = decisions.split_at(THIRD_SAME_CALL_REFUSED.len());
+    assert_eq!(first, THIRD_SAME_CALL_REFUSED);
+    assert_eq!(last, [Decision::RefusedRepeated]);
     let kinds: Vec<_> = out.steps.iter().map(|s| s.error_kind).collect();
     assert_eq!(
         kinds,

@@ -1,5 +1,6 @@
 //! The original's leniency for list arguments, and the refusal texts, exactly.
 
+use answers_protocol::args::FromArgs;
 use answers_protocol::args::health_indicators::{
     IndicatorQuery, QUERY_HEALTH_INDICATORS, Selector,
 };

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 
+use answers_protocol::args::FromArgs;
 use answers_protocol::args::health_indicators::{IndicatorQuery, QUERY_HEALTH_INDICATORS};
 use answers_protocol::{ArgProblem, Domain, Envelope, NextAction, View};
 use serde_json::{Value, json};

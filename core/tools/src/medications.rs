@@ -30,6 +30,7 @@ pub use self::today::{TODAY_ENV, today_override};
 
 use serde_json::Value;
 
+use crate::args::FromArgs;
 use crate::args::medications::{MedicationQuery, MedicationViewTable, QUERY_MEDICATIONS};
 use crate::date::LocalDate;
 use crate::envelope::Envelope;

@@ -30,7 +30,12 @@ mod window;
 
 use serde_json::Value;
 
+pub use self::views::latest::HEADER as LATEST_COLUMNS;
+pub use self::views::raw::HEADER as RAW_COLUMNS;
+pub use self::views::stats::HEADER as STATS_COLUMNS;
+
 use self::clock::Clock;
+use crate::args::FromArgs;
 use crate::args::health_indicators::{IndicatorQuery, QUERY_HEALTH_INDICATORS};
 use crate::envelope::Envelope;
 use crate::envelope::next_step::{NextAction, NextStep};

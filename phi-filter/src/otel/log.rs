@@ -1,12 +1,9 @@
 //! `PhiLogProcessor`: the policy applied to every OpenTelemetry log record.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use opentelemetry::logs::{AnyValue, LogRecord as _, Logger as _, LoggerProvider as _, Severity};
 use opentelemetry::{InstrumentationScope, Key};
-use opentelemetry_sdk::Resource;
-use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::logs::{LogProcessor, SdkLogRecord, SdkLogger, SdkLoggerProvider};
 
 use super::{Scalar, judge_scalar, judge_str, message, verdict};
@@ -101,24 +98,10 @@ impl<P: LogProcessor> LogProcessor for PhiLogProcessor<P> {
         self.inner.emit(data, instrumentation);
     }
 
-    fn force_flush(&self) -> OTelSdkResult {
-        self.inner.force_flush()
-    }
-
-    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
-        self.inner.shutdown_with_timeout(timeout)
-    }
-
-    fn shutdown(&self) -> OTelSdkResult {
-        self.inner.shutdown()
-    }
+    forward_to_inner!();
 
     fn event_enabled(&self, level: Severity, target: &str, name: Option<&str>) -> bool {
         self.inner.event_enabled(level, target, name)
-    }
-
-    fn set_resource(&mut self, resource: &Resource) {
-        self.inner.set_resource(resource);
     }
 }
 

@@ -1,12 +1,9 @@
 //! `PhiSpanProcessor`: the policy applied to every span as it ends.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use opentelemetry::trace::Status;
 use opentelemetry::{Array, Context, KeyValue, StringValue, Value};
-use opentelemetry_sdk::Resource;
-use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::trace::{Span, SpanData, SpanProcessor};
 
 use super::{Scalar, error, judge_number, judge_scalar, judge_str, message, verdict};
@@ -82,21 +79,7 @@ impl<P: SpanProcessor> SpanProcessor for PhiSpanProcessor<P> {
         self.inner.on_end(span);
     }
 
-    fn force_flush(&self) -> OTelSdkResult {
-        self.inner.force_flush()
-    }
-
-    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
-        self.inner.shutdown_with_timeout(timeout)
-    }
-
-    fn shutdown(&self) -> OTelSdkResult {
-        self.inner.shutdown()
-    }
-
-    fn set_resource(&mut self, resource: &Resource) {
-        self.inner.set_resource(resource);
-    }
+    forward_to_inner!();
 }
 
 /// Judges every attribute in place.

@@ -10,9 +10,10 @@
 use serde_json::{Value, json};
 
 use super::repair::Repair;
-use super::{Domain, Param, ParamType, Refused, ToolSchema, ValidArgs};
-use crate::date::LocalDate;
-use crate::envelope::Envelope;
+use super::{
+    Domain, FromArgs, Param, ParamType, Refused, ToolSchema, ValidArgs, WINDOW_END, WINDOW_START,
+    insert_window,
+};
 use crate::envelope::error::ArgProblem;
 use crate::envelope::kinds::View;
 use crate::envelope::next_step::{NextAction, NextStep};
@@ -48,16 +49,8 @@ pub static QUERY_HEALTH_INDICATORS: ToolSchema = ToolSchema {
             ParamType::TextList,
             "exact indicator names, as the catalogue lists them; not with keywords",
         ),
-        Param::optional(
-            "start",
-            ParamType::Date,
-            "first local day of the window, YYYY-MM-DD, inclusive",
-        ),
-        Param::optional(
-            "end",
-            ParamType::Date,
-            "last local day of the window, YYYY-MM-DD, inclusive",
-        ),
+        WINDOW_START,
+        WINDOW_END,
         Param::optional(
             "view",
             ParamType::OneOf(Domain::View),
@@ -109,6 +102,7 @@ pub enum Selector {
 /// A validated readings call.
 ///
 /// ```
+/// use answers_protocol::args::FromArgs;
 /// use answers_protocol::View;
 /// use answers_protocol::args::health_indicators::{IndicatorQuery, Selector};
 /// use serde_json::json;
@@ -128,38 +122,30 @@ pub struct IndicatorQuery {
     pub view: Option<View>,
 }
 
-impl IndicatorQuery {
-    /// Validates `args` and reads them as a query, or refuses them.
-    // The refusal is the answer a tool returns as it is; boxing it would only make every caller
-    // unbox it.
-    #[allow(clippy::result_large_err)]
-    pub fn from_args(args: &Value) -> Result<Self, Envelope> {
-        let valid = QUERY_HEALTH_INDICATORS.validate(args)?;
-        Ok(Self::from_valid(&valid))
-    }
+impl FromArgs for IndicatorQuery {
+    const SCHEMA: &'static ToolSchema = &QUERY_HEALTH_INDICATORS;
 
-    /// Reads arguments that passed [`QUERY_HEALTH_INDICATORS`].
-    #[must_use]
-    pub fn from_valid(args: &ValidArgs) -> Self {
+    fn from_valid(args: &ValidArgs) -> Self {
         let list = |name| args.text_list(name).map(<[String]>::to_vec);
         let selector = match (list("keywords"), list("indicators")) {
             (Some(k), _) => Selector::Keywords(k),
             (None, Some(i)) => Selector::Indicators(i),
             (None, None) => Selector::Catalogue,
         };
-        // The rules refuse `end` before `start`, so `between` cannot fail here.
-        let window = Window::between(args.date("start"), args.date("end")).unwrap_or_default();
         let view = args.choice("view").and_then(|v| v.parse().ok());
         Self {
             selector,
-            window,
+            window: args.window(),
             view,
         }
     }
+}
 
+impl IndicatorQuery {
     /// The call in strict form, as the schema publishes it.
     ///
     /// ```
+    /// use answers_protocol::args::FromArgs;
     /// use answers_protocol::args::health_indicators::IndicatorQuery;
     /// use serde_json::json;
     ///
@@ -179,13 +165,7 @@ impl IndicatorQuery {
                 args.insert("indicators".into(), json!(i));
             }
         }
-        let mut date = |name: &str, d: Option<LocalDate>| {
-            if let Some(d) = d {
-                args.insert(name.into(), d.to_string().into());
-            }
-        };
-        date("start", self.window.start());
-        date("end", self.window.end());
+        insert_window(&mut args, &self.window);
         if let Some(view) = self.view {
             args.insert("view".into(), view.as_str().into());
         }
@@ -199,6 +179,7 @@ impl IndicatorQuery {
     /// window or, unless they are stats already, to ask for `view=stats`.
     ///
     /// ```
+    /// use answers_protocol::args::FromArgs;
     /// use answers_protocol::NextAction;
     /// use answers_protocol::args::health_indicators::IndicatorQuery;
     /// use serde_json::json;
@@ -257,6 +238,7 @@ impl IndicatorQuery {
     /// call the argument matrix refuses.
     ///
     /// ```
+    /// use answers_protocol::args::FromArgs;
     /// use answers_protocol::NextAction;
     /// use answers_protocol::args::health_indicators::IndicatorQuery;
     /// use serde_json::json;

@@ -8,9 +8,10 @@
 use phi_macros::ClosedEnum;
 use serde_json::{Value, json};
 
-use super::{Domain, Param, ParamType, ToolSchema, ValidArgs};
-use crate::date::LocalDate;
-use crate::envelope::Envelope;
+use super::{
+    Domain, FromArgs, Param, ParamType, ToolSchema, ValidArgs, WINDOW_END, WINDOW_START,
+    insert_window,
+};
 use crate::envelope::next_step::{NextAction, NextStep};
 use crate::tool::ToolId;
 use crate::window::Window;
@@ -77,16 +78,8 @@ pub static QUERY_MEDICATIONS: ToolSchema = ToolSchema {
             ParamType::TextList,
             "words to find drugs by: part of the name as recorded, or a code",
         ),
-        Param::optional(
-            "start",
-            ParamType::Date,
-            "first local day of the window, YYYY-MM-DD, inclusive",
-        ),
-        Param::optional(
-            "end",
-            ParamType::Date,
-            "last local day of the window, YYYY-MM-DD, inclusive",
-        ),
+        WINDOW_START,
+        WINDOW_END,
     ],
     // The one rule: `end` is not before `start`.
     rules: super::repair::window_in_order,
@@ -104,6 +97,7 @@ pub static QUERY_MEDICATIONS: ToolSchema = ToolSchema {
 /// A validated medications call.
 ///
 /// ```
+/// use answers_protocol::args::FromArgs;
 /// use answers_protocol::args::medications::{MedicationQuery, MedicationView};
 /// use serde_json::json;
 ///
@@ -125,27 +119,14 @@ pub struct MedicationQuery {
     pub window: Window,
 }
 
-impl MedicationQuery {
-    /// Validates `args` and reads them as a query, or refuses them.
-    ///
-    /// ```
-    /// use answers_protocol::args::medications::MedicationQuery;
-    /// use serde_json::json;
-    ///
-    /// assert!(MedicationQuery::from_args(&json!({"start": "2026-13-01"})).is_err());
-    /// ```
-    // The refusal is the answer a tool returns as it is; boxing it would only make every caller
-    // unbox it.
-    #[allow(clippy::result_large_err)]
-    pub fn from_args(args: &Value) -> Result<Self, Envelope> {
-        let valid = QUERY_MEDICATIONS.validate(args)?;
-        Ok(Self::from_valid(&valid))
-    }
+impl FromArgs for MedicationQuery {
+    const SCHEMA: &'static ToolSchema = &QUERY_MEDICATIONS;
 
     /// Reads arguments that passed [`QUERY_MEDICATIONS`].
     ///
     /// ```
     /// use answers_protocol::args::medications::{MedicationQuery, QUERY_MEDICATIONS};
+    /// use answers_protocol::args::FromArgs;
     /// use serde_json::json;
     ///
     /// let valid = QUERY_MEDICATIONS.validate(&json!({"start": "2026-03-01"})).unwrap();
@@ -153,11 +134,9 @@ impl MedicationQuery {
     /// assert_eq!(q.window.start().unwrap().to_string(), "2026-03-01");
     /// assert!(!q.view_given);
     /// ```
-    #[must_use]
-    pub fn from_valid(args: &ValidArgs) -> Self {
+    fn from_valid(args: &ValidArgs) -> Self {
         let given = args.choice("view").and_then(|v| v.parse().ok());
-        // The rules refuse `end` before `start`, so `between` cannot fail here.
-        let window = Window::between(args.date("start"), args.date("end")).unwrap_or_default();
+        let window = args.window();
         Self {
             view: given.unwrap_or(DEFAULT_VIEW),
             view_given: given.is_some(),
@@ -168,10 +147,13 @@ impl MedicationQuery {
             window,
         }
     }
+}
 
+impl MedicationQuery {
     /// The call in strict form, as the schema publishes it.
     ///
     /// ```
+    /// use answers_protocol::args::FromArgs;
     /// use answers_protocol::args::medications::MedicationQuery;
     /// use serde_json::json;
     ///
@@ -187,19 +169,14 @@ impl MedicationQuery {
         if !self.keywords.is_empty() {
             args.insert("keywords".into(), json!(self.keywords));
         }
-        let mut date = |name: &str, d: Option<LocalDate>| {
-            if let Some(d) = d {
-                args.insert(name.into(), d.to_string().into());
-            }
-        };
-        date("start", self.window.start());
-        date("end", self.window.end());
+        insert_window(&mut args, &self.window);
         Value::Object(args)
     }
 
     /// A step on this tool whose arguments are this call's, changed by `edit`.
     ///
     /// ```
+    /// use answers_protocol::args::FromArgs;
     /// use answers_protocol::NextAction;
     /// use answers_protocol::args::medications::MedicationQuery;
     /// use serde_json::json;

@@ -21,15 +21,7 @@ fn the_real_readings_tool_over_the_demo_record_is_governed() {
     ])
     .stubborn();
     let (out, log) = run_logged(&mut model, &tools, &config);
-    assert_eq!(
-        out.decisions(),
-        [
-            Decision::Ran,
-            Decision::Ran,
-            Decision::RefusedSameCallLimit,
-            Decision::Ran
-        ]
-    );
+    assert_eq!(out.decisions(), THIRD_SAME_CALL_REFUSED);
     assert_ne!(out.messages[0].artifact.status(), Status::Error);
     assert_eq!(out.messages[1].artifact.status(), Status::Ok);
     assert!(out.messages[1].artifact.meta().row_count >= 1);

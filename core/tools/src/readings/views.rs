@@ -13,7 +13,7 @@ pub(crate) mod buckets;
 mod calendar;
 pub(crate) mod latest;
 pub(crate) mod raw;
-mod stats;
+pub(crate) mod stats;
 
 use std::collections::BTreeMap;
 

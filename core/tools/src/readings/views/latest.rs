@@ -15,7 +15,8 @@ use crate::readings::select::Indicator;
 use crate::readings::units::Units;
 use crate::store::EntryKind;
 
-const HEADER: &[&str] = &["indicator", "code", "date", "value", "unit", "source"];
+/// The columns of the `latest` view's table.
+pub const HEADER: &[&str] = &["indicator", "code", "date", "value", "unit", "source"];
 
 /// An indicator's most recent value.
 #[derive(Debug, Clone, PartialEq)]

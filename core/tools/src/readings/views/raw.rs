@@ -13,7 +13,8 @@ use crate::readings::select::Indicator;
 use crate::readings::units::Units;
 use crate::store::Flow;
 
-const HEADER: &[&str] = &[
+/// The columns of the `raw` view's table.
+pub const HEADER: &[&str] = &[
     "indicator",
     "code",
     "date",

@@ -18,7 +18,8 @@ use crate::readings::rows::{count_cell, mean, round, unit_cell, value_cell};
 use crate::readings::select::Indicator;
 use crate::readings::units::Units;
 
-const HEADER: &[&str] = &[
+/// The columns of the `stats` view's table.
+pub const HEADER: &[&str] = &[
     "indicator",
     "code",
     "unit",
