@@ -16,6 +16,19 @@ use crate::e2e::{BIN, Server, s, seeded, token};
 /// A password no output may carry.
 const SECRET: &str = "pw-7Hq2xK-never-shown";
 
+/// Seeds the demo record at `url`, writing its tokens to `tokens`.
+fn seed_demo(url: &str, tokens: &Path) {
+    answers(&[
+        "seed",
+        "--database",
+        url,
+        "--demo",
+        "--tokens-file",
+        s(tokens),
+    ])
+    .assert_code(0);
+}
+
 /// Every command that opens a store, on `--database URL`.
 fn store_commands(url: &str) -> Vec<Vec<&str>> {
     vec![
@@ -395,15 +408,7 @@ fn seed_and_canary_present_run_on_postgres() {
     let url = url_of(&db);
     let dir = tempfile::tempdir().expect("temp dir");
     let tokens = dir.path().join("tokens");
-    answers(&[
-        "seed",
-        "--database",
-        &url,
-        "--demo",
-        "--tokens-file",
-        s(&tokens),
-    ])
-    .assert_code(0);
+    seed_demo(&url, &tokens);
     let present = Cmd::new(BIN, &["canary-present", "--database", &url])
         .env("PHIGUARD_CANARY", answers_demo::PHI_CANARY)
         .run();
@@ -474,15 +479,7 @@ fn a_postgres_server_stopped_and_started_under_serve() {
     psql(&admin, "CREATE DATABASE record");
     let url = admin.replacen("/postgres", "/record", 1);
     let tokens = cluster.dir.path().join("tokens");
-    answers(&[
-        "seed",
-        "--database",
-        &url,
-        "--demo",
-        "--tokens-file",
-        s(&tokens),
-    ])
-    .assert_code(0);
+    seed_demo(&url, &tokens);
     let text = std::fs::read_to_string(&tokens).expect("tokens");
     let you = text
         .lines()

@@ -3,7 +3,7 @@
 
 use phi_testkit::{Cmd, Run};
 
-use crate::e2e::{BIN, s, seeded};
+use crate::e2e::{BIN, s, seeded, subject_argv};
 
 const CANARY: &str = "self-tracked PHI-CANARY-3f9a";
 
@@ -31,14 +31,7 @@ fn an_export_is_imported_counted_and_imported_again_unchanged() {
     let r = seeded();
     let file = r.db.with_file_name("export.ndjson");
     std::fs::write(&file, export("61")).unwrap();
-    let args = [
-        "import-fhir",
-        "--db",
-        s(&r.db),
-        "--subject",
-        "you",
-        s(&file),
-    ];
+    let args = subject_argv("import-fhir", s(&r.db), "you", &[s(&file)]);
     let first = answers(&args);
     first.assert_code(0);
     assert_eq!(
@@ -66,15 +59,15 @@ fn an_export_is_imported_counted_and_imported_again_unchanged() {
         .env("PHIGUARD_CANARY", CANARY)
         .run();
     present.assert_out(0, &["present"]);
-    let answer = answers(&[
+    let answer = answers(&subject_argv(
         "query",
-        "--db",
         s(&r.db),
-        "--subject",
         "you",
-        "query_health_indicators",
-        r#"{"indicators":["8867-4"],"view":"raw","start":"2026-09-01","end":"2026-09-01"}"#,
-    ]);
+        &[
+            "query_health_indicators",
+            r#"{"indicators":["8867-4"],"view":"raw","start":"2026-09-01","end":"2026-09-01"}"#,
+        ],
+    ));
     answer.assert_code(0);
     assert!(answer.stdout.contains("61"), "{answer}");
     assert!(!format!("{answer}").contains("PHI-CANARY"), "{answer}");
@@ -85,14 +78,7 @@ fn a_bad_resource_is_refused_by_line_and_rule_without_its_value() {
     let r = seeded();
     let file = r.db.with_file_name("bad.ndjson");
     std::fs::write(&file, export("\"sixty-one PHI\"")).unwrap();
-    let run = answers(&[
-        "import-fhir",
-        "--db",
-        s(&r.db),
-        "--subject",
-        "you",
-        s(&file),
-    ]);
+    let run = answers(&subject_argv("import-fhir", s(&r.db), "you", &[s(&file)]));
     run.assert_err(
         2,
         &["line 2 (Observation): `valueQuantity.value` is not a number"],
