@@ -34,6 +34,18 @@ fn app() -> Router {
     )
 }
 
+/// Stops the loop `start` began and waits (within `GENEROUS`) for its figures.
+async fn stop_and_join(
+    stop: oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<LoopFigures>,
+) -> LoopFigures {
+    stop.send(()).expect("stop");
+    tokio::time::timeout(GENEROUS, task)
+        .await
+        .expect("stops")
+        .expect("joins")
+}
+
 /// Starts the loop; the sender ends it (a SIGTERM's part).
 async fn start(
     limits: Limits,
@@ -108,11 +120,7 @@ async fn idle_sockets_are_shed_with_503_and_closed_after_the_header_timeout() {
     // Then the service has room again.
     let (status, text) = get_once(addr, "/fast").await.expect("answered");
     assert_eq!(status, 200, "{text}");
-    stop.send(()).expect("stop");
-    let figures = tokio::time::timeout(GENEROUS, task)
-        .await
-        .expect("stops")
-        .expect("joins");
+    let figures = stop_and_join(stop, task).await;
     assert!(
         figures.shed_count >= 2,
         "the two beyond the limit: {figures:?}"
@@ -134,11 +142,7 @@ async fn beyond_the_limit_a_request_is_shed_with_a_structured_503() {
         "{text}"
     );
     assert!(text.contains(r#"{"error":"overloaded"}"#), "{text}");
-    stop.send(()).expect("stop");
-    tokio::time::timeout(GENEROUS, task)
-        .await
-        .expect("stops")
-        .expect("joins");
+    stop_and_join(stop, task).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -152,11 +156,7 @@ async fn a_body_that_never_arrives_is_refused_408() {
     let text = String::from_utf8_lossy(&raw);
     assert!(text.starts_with("HTTP/1.1 408"), "{text}");
     assert!(text.contains(r#"{"error":"body_timeout"}"#), "{text}");
-    stop.send(()).expect("stop");
-    tokio::time::timeout(GENEROUS, task)
-        .await
-        .expect("stops")
-        .expect("joins");
+    stop_and_join(stop, task).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
