@@ -257,7 +257,7 @@ fn batches<'p, 'r>(rows: &'p [Prepared<'r>]) -> Vec<&'p [Prepared<'r>]> {
 /// `PostgreSQL`'s upsert of a run of rows with distinct keys, in one statement: the rows go
 /// in as arrays, in order (row ids are assigned as row by row), and each row's day before
 /// the statement comes back (a data-modifying `WITH` sees the table as it was when the
-/// statement began), read through the upsert key's index. Returns the rows written.
+/// statement began), joined on the upsert key. Returns the rows written.
 const UPSERT_BATCH: &str = "
 WITH input AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
@@ -267,11 +267,10 @@ WITH input AS (
                              start_utc, end_utc, local_day, source, comment, ord)
 ),
 before AS (
-    SELECT i.ord,
-           (SELECT s.local_day FROM series s
-             WHERE s.subject_id = i.subject_id AND s.system = i.system AND s.code = i.code
-               AND s.source = i.source AND s.start_utc = i.start_utc) AS local_day
+    SELECT i.ord, s.local_day
       FROM input i
+      JOIN series s ON s.subject_id = i.subject_id AND s.system = i.system
+                   AND s.code = i.code AND s.source = i.source AND s.start_utc = i.start_utc
 ),
 written AS (
     INSERT INTO series (subject_id, kind, name, system, code, value_num, value_text, unit,
