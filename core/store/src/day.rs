@@ -22,11 +22,13 @@ use std::sync::LazyLock;
 
 use super::StoreError;
 use crate::db::{Arg, Sql, Tx};
+use crate::pg::pg_err;
 use crate::read::Flow;
 use Source::{Cgm, Cuff, Glucometer, Phone, PulseOximeter, Ring, Scale, Thermometer, Watch};
 use answers_protocol::envelope::kinds::{Source, SourceTable};
 use answers_vocab::{CodeRef, CodeSystem};
 use phi_macros::ClosedEnum;
+use postgres::types::ToSql;
 
 /// How one source's readings of a day become the day's value.
 ///
@@ -329,6 +331,144 @@ pub(super) fn recompute(tx: &mut Tx<'_>, key: &DayKey) -> Result<(), StoreError>
                 Arg::from(source.as_str()),
                 Arg::from(value),
                 Arg::from(&unit),
+            ],
+        )?;
+    }
+    Ok(())
+}
+
+/// `PostgreSQL`'s statements of [`recompute_all`]: the keys go in as arrays.
+struct ManyStatements {
+    delete_aggregate: String,
+    delete_elected: String,
+    aggregate: String,
+    read_aggregates: String,
+    elect: &'static str,
+}
+
+static MANY: LazyLock<ManyStatements> = LazyLock::new(|| {
+    let keys = "unnest($1::text[], $2::text[], $3::text[], $4::text[]) \
+                AS k(subject_id, system, code, local_day)";
+    let on = |t: &str| {
+        format!(
+            "{t}.subject_id = k.subject_id AND {t}.system = k.system AND {t}.code = k.code \
+             AND {t}.local_day = k.local_day"
+        )
+    };
+    let devices: Vec<String> = DEVICE_PRIORITY
+        .iter()
+        .map(|s| format!("'{}'", s.as_str()))
+        .collect();
+    let devices = devices.join(", ");
+    ManyStatements {
+        delete_aggregate: format!("DELETE FROM day_aggregate a USING {keys} WHERE {}", on("a")),
+        delete_elected: format!("DELETE FROM day_elected a USING {keys} WHERE {}", on("a")),
+        // As `recompute`'s, for every key at once: `$5` says which keys are sums.
+        aggregate: format!(
+            "INSERT INTO day_aggregate (subject_id, system, code, local_day, source, value, n, unit)
+             SELECT k.subject_id, k.system, k.code, k.local_day, s.source,
+                    CASE WHEN k.sum THEN SUM(s.value_num) ELSE AVG(s.value_num) END,
+                    COUNT(*), MIN(s.unit)
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bool[])
+                  WITH ORDINALITY AS k(subject_id, system, code, local_day, sum, ord)
+             JOIN series s ON {}
+             WHERE s.kind = 'measured' AND s.value_num IS NOT NULL
+               AND (s.source || '') IN ({devices})
+             GROUP BY k.ord, k.subject_id, k.system, k.code, k.local_day, k.sum, s.source
+             HAVING (COUNT(DISTINCT s.unit) = 1 AND COUNT(s.unit) = COUNT(*))
+                 OR COUNT(s.unit) = 0
+             ORDER BY k.ord, s.source",
+            on("s")
+        ),
+        read_aggregates: format!(
+            "SELECT k.ord, a.source, a.value, a.unit
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+                  WITH ORDINALITY AS k(subject_id, system, code, local_day, ord)
+             JOIN day_aggregate a ON {}",
+            on("a")
+        ),
+        elect: "INSERT INTO day_elected (subject_id, system, code, local_day, source, value, unit)
+                SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
+                                     $6::float8[], $7::text[])",
+    }
+});
+
+/// A day's elected aggregate: its rank, source, value and unit.
+type Winner = (usize, Source, f64, Option<String>);
+
+/// [`recompute`] of every key at once, on `PostgreSQL`: five statements whatever the number
+/// of keys. The same rows are deleted, aggregated and elected as key by key.
+pub(super) fn recompute_all(
+    tx: &mut Tx<'_>,
+    keys: &std::collections::BTreeSet<DayKey>,
+) -> Result<(), StoreError> {
+    let op = "publish day authority";
+    if keys.is_empty() {
+        return Ok(());
+    }
+    let keys: Vec<&DayKey> = keys.iter().collect();
+    let subject: Vec<&str> = keys.iter().map(|k| k.0.as_str()).collect();
+    let system: Vec<&str> = keys.iter().map(|k| k.1.system.as_str()).collect();
+    let code: Vec<&str> = keys.iter().map(|k| k.1.code.as_str()).collect();
+    let day: Vec<&str> = keys.iter().map(|k| k.2.as_str()).collect();
+    let rules: Vec<DayRule> = keys.iter().map(|k| day_rule(&k.1)).collect();
+    let sum: Vec<bool> = rules
+        .iter()
+        .map(|r| r.aggregate == DayAggregate::Sum)
+        .collect();
+    let key_values: [&(dyn ToSql + Sync); 4] = [&subject, &system, &code, &day];
+    let run = |tx: &mut Tx<'_>, sql: &str, values: &[&(dyn ToSql + Sync)]| {
+        tx.pg_query(op, sql, values)
+            .unwrap_or(Err(StoreError::Postgres {
+                op,
+                kind: "not_postgres".to_owned(),
+            }))
+    };
+    let sql = &*MANY;
+    run(tx, &sql.delete_aggregate, &key_values)?;
+    run(tx, &sql.delete_elected, &key_values)?;
+    run(tx, &sql.aggregate, &[&subject, &system, &code, &day, &sum])?;
+
+    let mut best: Vec<Option<Winner>> = vec![None; keys.len()];
+    for row in &run(tx, &sql.read_aggregates, &key_values)? {
+        let table = "day_aggregate";
+        let ord: i64 = row.try_get(0).map_err(|e| pg_err(op, &e))?;
+        let i = usize::try_from(ord - 1)
+            .ok()
+            .filter(|i| *i < keys.len())
+            .ok_or(StoreError::Malformed { table })?;
+        let source: &str = row.try_get(1).map_err(|e| pg_err(op, &e))?;
+        let source: Source = source
+            .parse()
+            .map_err(|_| StoreError::Malformed { table })?;
+        let Some(rank) = rules[i].rank(source) else {
+            continue;
+        };
+        if best[i].as_ref().is_none_or(|b| rank < b.0) {
+            let value: f64 = row.try_get(2).map_err(|e| pg_err(op, &e))?;
+            let unit: Option<String> = row.try_get(3).map_err(|e| pg_err(op, &e))?;
+            best[i] = Some((rank, source, value, unit));
+        }
+    }
+    let elected: Vec<usize> = (0..keys.len()).filter(|i| best[*i].is_some()).collect();
+    let pick =
+        |f: fn(&DayKey) -> &str| -> Vec<&str> { elected.iter().map(|i| f(keys[*i])).collect() };
+    let (e_subject, e_system, e_code, e_day) = (
+        pick(|k| k.0.as_str()),
+        pick(|k| k.1.system.as_str()),
+        pick(|k| k.1.code.as_str()),
+        pick(|k| k.2.as_str()),
+    );
+    let winners: Vec<&Winner> = best.iter().filter_map(Option::as_ref).collect();
+    let source: Vec<&str> = winners.iter().map(|b| b.1.as_str()).collect();
+    let value: Vec<f64> = winners.iter().map(|b| b.2).collect();
+    let unit: Vec<Option<&str>> = winners.iter().map(|b| b.3.as_deref()).collect();
+    if !elected.is_empty() {
+        run(
+            tx,
+            sql.elect,
+            &[
+                &e_subject, &e_system, &e_code, &e_day, &source, &value, &unit,
             ],
         )?;
     }

@@ -428,6 +428,24 @@ impl Tx<'_> {
         Ok(found)
     }
 
+    /// Runs one `PostgreSQL` statement whose values are of any driver type (the arrays of a
+    /// batch), prepared once per connection, and returns its rows; `None` on `SQLite`.
+    pub(crate) fn pg_query(
+        &mut self,
+        op: &'static str,
+        sql: &str,
+        values: &[&(dyn ToSql + Sync)],
+    ) -> Option<Result<Vec<postgres::Row>, StoreError>> {
+        let TxConn::Postgres(c) = &mut self.conn else {
+            return None;
+        };
+        let run = |c: &mut PgConn| {
+            let stmt = c.statement(op, sql, &[])?;
+            c.client.query(&stmt, values).map_err(|e| c.failed(op, &e))
+        };
+        Some(run(c))
+    }
+
     /// Commits.
     pub(crate) fn commit(mut self, op: &'static str) -> Result<(), StoreError> {
         self.open = false;

@@ -32,6 +32,9 @@
 //! Version 5 adds `series_day`, how many rows of `series` each series has per day, kept by
 //! triggers on `series`: what the catalogue reads ([`Store::catalogue`]).
 //!
+//! Version 6 changes nothing on `SQLite`; on `PostgreSQL` the `series_day` triggers run once per
+//! statement, from its transition tables, so a batch of readings updates each day's count once.
+//!
 //! **Several writers on `PostgreSQL`.** Service instances share one database: a batch of
 //! readings locks its subjects for its transaction, so the day authority a batch publishes
 //! counts every committed row; a handle two subjects take at once goes to one
@@ -98,7 +101,7 @@ pub use token::TOKEN_PREFIX;
 pub use token_file::{MIN_TOKEN_BITS, MIN_TOKEN_LEN, TokensFileError};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// The migrations, in order; migration `i` brings the schema from version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -210,6 +213,8 @@ CREATE INDEX genotype_call_by_position ON genotype_call (set_id, chromosome, pos
 ",
     // The per-day summary the catalogue reads (`store/read/catalogue.rs`), and its triggers.
     read::catalogue::MIGRATION,
+    // Version 6 changes `PostgreSQL`'s `series_day` triggers only (see `pg/schema.rs`).
+    "",
 ];
 
 /// Why the store could not do what was asked. Carries the driver error's *type* only: a

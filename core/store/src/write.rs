@@ -2,16 +2,17 @@
 //! zone, and the day authority republished for every day the batch touched.
 
 use std::collections::hash_map::Entry;
-use std::collections::{BTreeSet, HashMap};
-use std::sync::LazyLock;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::day::{self, DayKey};
 use super::reading::{NewReading, utc_text};
 use super::{Store, StoreError};
 use crate::Backend;
-use crate::db::Arg;
+use crate::db::{Arg, Tx};
+use crate::pg::pg_err;
 use answers_vocab::Vocabulary;
 use jiff::tz::TimeZone;
+use postgres::types::ToSql;
 
 const UPSERT: &str = "
 INSERT INTO series (subject_id, kind, name, system, code, value_num, value_text, unit,
@@ -21,18 +22,6 @@ ON CONFLICT (subject_id, system, code, source, start_utc) DO UPDATE SET
     kind = excluded.kind, name = excluded.name, value_num = excluded.value_num,
     value_text = excluded.value_text, unit = excluded.unit, end_utc = excluded.end_utc,
     local_day = excluded.local_day, comment = excluded.comment";
-
-/// `PostgreSQL`'s upsert that also returns the row's day before it (a data-modifying `WITH`
-/// sees the table as it was when the statement began) and how many rows it wrote.
-static UPSERT_RETURNING_BEFORE: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "WITH before AS (SELECT local_day FROM series
-                          WHERE subject_id = ?1 AND system = ?4 AND code = ?5 AND source = ?12
-                            AND start_utc = ?9),
-              written AS ({UPSERT} RETURNING 1)
-         SELECT (SELECT local_day FROM before), (SELECT count(*) FROM written)"
-    )
-});
 
 const PREVIOUS_DAY: &str = "
 SELECT local_day FROM series
@@ -107,10 +96,8 @@ impl Store {
                 )?;
             }
         }
-        let mut touched: BTreeSet<DayKey> = BTreeSet::new();
-        let mut last: Option<DayKey> = None;
-        let mut written = 0;
         let mut zones: HashMap<&str, TimeZone> = HashMap::new();
+        let mut prepared = Vec::with_capacity(rows.len());
         for row in rows {
             let tz = match zones.entry(row.subject_id.as_str()) {
                 Entry::Occupied(e) => e.into_mut(),
@@ -127,73 +114,244 @@ impl Store {
                     e.insert(tz)
                 }
             };
-            let start = utc_text(row.start);
-            let day = (!row.legacy).then(|| tz.to_datetime(row.start).date().to_string());
-            let system = row.code.system.as_str();
-            let source = row.source.as_str();
-            let key = [
-                Arg::from(&row.subject_id),
-                Arg::from(system),
-                Arg::from(&row.code.code),
-                Arg::from(source),
-                Arg::from(&start),
-            ];
             let unit = row.unit.as_deref().map(str::trim).filter(|u| !u.is_empty());
-            let unit = unit.map(|u| vocab.normalize_unit(u).unwrap_or(u));
-            let comment = row.comment.as_deref().filter(|c| !c.is_empty());
-            let end = row.end.map(utc_text);
-            let values = [
-                Arg::from(&row.subject_id),
-                Arg::from(row.kind.as_str()),
-                Arg::from(&row.name),
-                Arg::from(system),
-                Arg::from(&row.code.code),
-                Arg::from(row.value_num),
-                Arg::from(&row.value_text),
-                Arg::from(unit),
-                Arg::from(&start),
-                Arg::from(&end),
-                Arg::from(&day),
-                Arg::from(source),
-                Arg::from(comment),
-            ];
-            // The day the row had before (`None` for a new row or a legacy one).
-            let before: Option<String> = if tx.backend() == Backend::Postgres {
-                // One round trip: the row's old day, read before the upsert runs.
-                let (before, n) = tx
-                    .one(op, &*UPSERT_RETURNING_BEFORE, &values, |r| {
-                        Ok((
-                            r.opt_text(0, op, "series")?.map(str::to_owned),
-                            r.int(1, op)?,
-                        ))
-                    })?
-                    .unwrap_or((None, 0));
-                written += usize::try_from(n).unwrap_or(0);
-                before
-            } else {
-                let before = tx.one(op, PREVIOUS_DAY, &key, |r| {
-                    Ok(r.opt_text(0, op, "series")?.map(str::to_owned))
-                })?;
-                written += tx.exec(op, UPSERT, &values)?;
-                before.flatten()
-            };
-            for d in [day, before].into_iter().flatten() {
-                // Batches come in series order: skip the copy when the day repeats.
-                let same = |k: &DayKey| k.0 == row.subject_id && k.1 == row.code && k.2 == d;
-                if !last.as_ref().is_some_and(same) {
-                    let key = (row.subject_id.clone(), row.code.clone(), d);
-                    touched.insert(key.clone());
-                    last = Some(key);
-                }
+            prepared.push(Prepared {
+                row,
+                start: utc_text(row.start),
+                end: row.end.map(utc_text),
+                day: (!row.legacy).then(|| tz.to_datetime(row.start).date().to_string()),
+                unit: unit.map(|u| vocab.normalize_unit(u).unwrap_or(u)),
+                comment: row.comment.as_deref().filter(|c| !c.is_empty()),
+            });
+        }
+        let mut touched = Touched::default();
+        let written = if tx.backend() == Backend::Postgres {
+            let mut written = 0;
+            for batch in batches(&prepared) {
+                written += upsert_batch(&mut tx, batch, &mut touched)?;
             }
-        }
-        // In key order, so two writers lock shared days in the same order.
-        for key in &touched {
-            day::recompute(&mut tx, key)?;
-        }
+            // One set of statements for every day the batch touched.
+            day::recompute_all(&mut tx, &touched.keys)?;
+            written
+        } else {
+            let mut written = 0;
+            for p in &prepared {
+                written += upsert_one(&mut tx, p, &mut touched)?;
+            }
+            // In key order, so two writers lock shared days in the same order.
+            for key in &touched.keys {
+                day::recompute(&mut tx, key)?;
+            }
+            written
+        };
         tx.commit(op)?;
         Ok(written)
     }
+}
+
+/// A row with the values it is stored with.
+struct Prepared<'r> {
+    row: &'r NewReading,
+    start: String,
+    end: Option<String>,
+    /// The local day, `None` for a legacy row.
+    day: Option<String>,
+    unit: Option<&'r str>,
+    comment: Option<&'r str>,
+}
+
+/// The days a batch touched, in key order.
+#[derive(Default)]
+struct Touched {
+    keys: BTreeSet<DayKey>,
+    last: Option<DayKey>,
+}
+
+impl Touched {
+    fn add(&mut self, row: &NewReading, day: String) {
+        // Batches come in series order: skip the copy when the day repeats.
+        let same = |k: &DayKey| k.0 == row.subject_id && k.1 == row.code && k.2 == day;
+        if !self.last.as_ref().is_some_and(same) {
+            let key = (row.subject_id.clone(), row.code.clone(), day);
+            self.keys.insert(key.clone());
+            self.last = Some(key);
+        }
+    }
+}
+
+/// `SQLite`'s write of one row: its old day, then the upsert. Returns the rows written.
+fn upsert_one(
+    tx: &mut Tx<'_>,
+    p: &Prepared<'_>,
+    touched: &mut Touched,
+) -> Result<usize, StoreError> {
+    let op = "write readings";
+    let row = p.row;
+    let system = row.code.system.as_str();
+    let source = row.source.as_str();
+    let key = [
+        Arg::from(&row.subject_id),
+        Arg::from(system),
+        Arg::from(&row.code.code),
+        Arg::from(source),
+        Arg::from(&p.start),
+    ];
+    let values = [
+        Arg::from(&row.subject_id),
+        Arg::from(row.kind.as_str()),
+        Arg::from(&row.name),
+        Arg::from(system),
+        Arg::from(&row.code.code),
+        Arg::from(row.value_num),
+        Arg::from(&row.value_text),
+        Arg::from(p.unit),
+        Arg::from(&p.start),
+        Arg::from(&p.end),
+        Arg::from(&p.day),
+        Arg::from(source),
+        Arg::from(p.comment),
+    ];
+    // The day the row had before (`None` for a new row or a legacy one).
+    let before = tx.one(op, PREVIOUS_DAY, &key, |r| {
+        Ok(r.opt_text(0, op, "series")?.map(str::to_owned))
+    })?;
+    let written = tx.exec(op, UPSERT, &values)?;
+    for d in [p.day.clone(), before.flatten()].into_iter().flatten() {
+        touched.add(row, d);
+    }
+    Ok(written)
+}
+
+/// Rows per `PostgreSQL` statement at most.
+const BATCH: usize = 10_000;
+
+/// `rows` cut into runs of at most [`BATCH`] rows in which no key repeats: one statement
+/// upserts a key once (`ON CONFLICT DO UPDATE` refuses a second), so a repeated key starts a
+/// new run and is written after the first, as row by row.
+fn batches<'p, 'r>(rows: &'p [Prepared<'r>]) -> Vec<&'p [Prepared<'r>]> {
+    let mut out = Vec::new();
+    let mut keys: HashSet<(&str, &str, &str, &str, &str)> = HashSet::new();
+    let mut from = 0;
+    for (i, p) in rows.iter().enumerate() {
+        let r = p.row;
+        let key = (
+            r.subject_id.as_str(),
+            r.code.system.as_str(),
+            r.code.code.as_str(),
+            r.source.as_str(),
+            p.start.as_str(),
+        );
+        if i - from == BATCH || keys.contains(&key) {
+            out.push(&rows[from..i]);
+            keys.clear();
+            from = i;
+        }
+        keys.insert(key);
+    }
+    if from < rows.len() {
+        out.push(&rows[from..]);
+    }
+    out
+}
+
+/// `PostgreSQL`'s upsert of a run of rows with distinct keys, in one statement: the rows go
+/// in as arrays, in order (row ids are assigned as row by row), and each row's day before
+/// the statement comes back (a data-modifying `WITH` sees the table as it was when the
+/// statement began), joined on the upsert key. Returns the rows written.
+const UPSERT_BATCH: &str = "
+WITH input AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
+                         $6::float8[], $7::text[], $8::text[], $9::text[], $10::text[],
+                         $11::text[], $12::text[], $13::text[])
+        WITH ORDINALITY AS i(subject_id, kind, name, system, code, value_num, value_text, unit,
+                             start_utc, end_utc, local_day, source, comment, ord)
+),
+before AS (
+    SELECT i.ord, s.local_day
+      FROM input i
+      JOIN series s ON s.subject_id = i.subject_id AND s.system = i.system
+                   AND s.code = i.code AND s.source = i.source AND s.start_utc = i.start_utc
+),
+written AS (
+    INSERT INTO series (subject_id, kind, name, system, code, value_num, value_text, unit,
+                        start_utc, end_utc, local_day, source, comment)
+    SELECT subject_id, kind, name, system, code, value_num, value_text, unit,
+           start_utc, end_utc, local_day, source, comment
+      FROM input ORDER BY ord
+    ON CONFLICT (subject_id, system, code, source, start_utc) DO UPDATE SET
+        kind = excluded.kind, name = excluded.name, value_num = excluded.value_num,
+        value_text = excluded.value_text, unit = excluded.unit, end_utc = excluded.end_utc,
+        local_day = excluded.local_day, comment = excluded.comment
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM written), NULL::bigint, NULL::text
+UNION ALL
+SELECT NULL, ord, local_day FROM before WHERE local_day IS NOT NULL";
+
+fn upsert_batch<'r>(
+    tx: &mut Tx<'_>,
+    rows: &[Prepared<'r>],
+    touched: &mut Touched,
+) -> Result<usize, StoreError> {
+    let op = "write readings";
+    let column = |f: for<'p> fn(&'p Prepared<'r>) -> Option<&'p str>| -> Vec<Option<&str>> {
+        rows.iter().map(f).collect()
+    };
+    let subject = column(|p| Some(&p.row.subject_id));
+    let kind = column(|p| Some(p.row.kind.as_str()));
+    let name = column(|p| Some(&p.row.name));
+    let system = column(|p| Some(p.row.code.system.as_str()));
+    let code = column(|p| Some(&p.row.code.code));
+    let value_num: Vec<Option<f64>> = rows.iter().map(|p| p.row.value_num).collect();
+    let value_text = column(|p| p.row.value_text.as_deref());
+    let unit = column(|p| p.unit);
+    let start = column(|p| Some(&p.start));
+    let end = column(|p| p.end.as_deref());
+    let day = column(|p| p.day.as_deref());
+    let source = column(|p| Some(p.row.source.as_str()));
+    let comment = column(|p| p.comment);
+    let values: [&(dyn ToSql + Sync); 13] = [
+        &subject,
+        &kind,
+        &name,
+        &system,
+        &code,
+        &value_num,
+        &value_text,
+        &unit,
+        &start,
+        &end,
+        &day,
+        &source,
+        &comment,
+    ];
+    let Some(result) = tx.pg_query(op, UPSERT_BATCH, &values) else {
+        return Err(StoreError::Postgres {
+            op,
+            kind: "not_postgres".to_owned(),
+        });
+    };
+    let mut written = 0;
+    let mut before: Vec<Option<String>> = vec![None; rows.len()];
+    for r in &result? {
+        let n: Option<i64> = r.try_get(0).map_err(|e| pg_err(op, &e))?;
+        if let Some(n) = n {
+            written += usize::try_from(n).unwrap_or(0);
+            continue;
+        }
+        let ord: i64 = r.try_get(1).map_err(|e| pg_err(op, &e))?;
+        let slot = usize::try_from(ord - 1)
+            .ok()
+            .and_then(|i| before.get_mut(i))
+            .ok_or(StoreError::Malformed { table: "series" })?;
+        *slot = r.try_get(2).map_err(|e| pg_err(op, &e))?;
+    }
+    for (p, before) in rows.iter().zip(before) {
+        for d in [p.day.clone(), before].into_iter().flatten() {
+            touched.add(p.row, d);
+        }
+    }
+    Ok(written)
 }
 
 /// How often a batch that lost a race on `PostgreSQL` is written again.
@@ -305,6 +463,23 @@ mod tests {
                 count(&s, "SELECT COUNT(*) FROM series WHERE local_day IS NULL"),
                 1
             );
+        });
+    }
+
+    #[test]
+    fn a_key_repeated_in_one_batch_is_written_in_order() {
+        each_store(|mut s| {
+            assert_eq!(s.upsert_readings(&[weight(70.0), weight(71.5)]).unwrap(), 2);
+            assert_eq!(count(&s, "SELECT COUNT(*) FROM series"), 1);
+            assert_eq!(
+                count(&s, "SELECT COUNT(*) FROM day_elected WHERE value = 71.5"),
+                1
+            );
+            let mut legacy = weight(72.0);
+            legacy.legacy = true;
+            s.upsert_readings(&[weight(73.0), legacy]).unwrap();
+            assert_eq!(count(&s, "SELECT COUNT(*) FROM day_elected"), 0);
+            assert_eq!(count(&s, "SELECT COUNT(*) FROM day_aggregate"), 0);
         });
     }
 
