@@ -17,13 +17,14 @@ pub(crate) mod stats;
 
 use std::collections::BTreeMap;
 
-use crate::envelope::assumption::Assumption;
+use crate::envelope::assumption::{Assumption, ReadingsAssumption};
 use crate::envelope::kinds::{Provenance, Source, View, ViewTable};
 use crate::envelope::table::Cell;
 use crate::fault::ToolError;
 use crate::readings::Ctx;
 use crate::readings::days::Point;
 use crate::readings::select::Indicator;
+use crate::readings::units::Units;
 use crate::store::EntryKind;
 
 pub(crate) use self::latest::latest_of;
@@ -107,6 +108,22 @@ impl Part {
     /// Records that `cap` cut a group.
     pub(crate) fn cut_at(&mut self, cap: usize) {
         self.cut = Some(u32::try_from(cap).unwrap_or(u32::MAX));
+    }
+
+    /// Every point of `indicator` in the window ([`days::points`](crate::readings::days::points)),
+    /// each in the unit of its code; a conversion is noted among the part's assumptions.
+    pub(crate) fn points_of(
+        &mut self,
+        ctx: &Ctx<'_>,
+        indicator: &Indicator,
+    ) -> Result<Vec<Point>, ToolError> {
+        let mut units = Units::of(&indicator.code);
+        let points = crate::readings::days::points(ctx, &indicator.code, &mut units)?;
+        if units.converted() {
+            self.assumptions
+                .push(Assumption::Readings(ReadingsAssumption::UnitConverted));
+        }
+        Ok(points)
     }
 }
 

@@ -15,10 +15,9 @@ use super::{Group, Part, provenance_of};
 use crate::envelope::assumption::{Assumption, ReadingsAssumption};
 use crate::envelope::table::Cell;
 use crate::fault::ToolError;
-use crate::readings::days::{Point, points};
+use crate::readings::days::Point;
 use crate::readings::rows::{count_cell, mean, unit_cell, value_cell};
 use crate::readings::select::Indicator;
-use crate::readings::units::Units;
 use crate::readings::window::{month_of, week_of};
 use crate::readings::{BUCKET_CAP, Ctx};
 
@@ -154,12 +153,7 @@ impl<'p> Acc<'p> {
 fn answer(ctx: &Ctx<'_>, indicators: &[Indicator], calendar: Calendar) -> Result<Part, ToolError> {
     let mut part = Part::new(calendar.header());
     for (rank, indicator) in indicators.iter().enumerate() {
-        let mut units = Units::of(&indicator.code);
-        let points = points(ctx, &indicator.code, &mut units)?;
-        if units.converted() {
-            part.assumptions
-                .push(Assumption::Readings(ReadingsAssumption::UnitConverted));
-        }
+        let points = part.points_of(ctx, indicator)?;
         for (group, points) in Group::series(&points, rank) {
             let days = day_values(&points);
             let mut buckets: BTreeMap<String, Acc<'_>> = BTreeMap::new();

@@ -13,10 +13,9 @@ use crate::envelope::kinds::Provenance;
 use crate::envelope::table::Cell;
 use crate::fault::ToolError;
 use crate::readings::Ctx;
-use crate::readings::days::points;
+
 use crate::readings::rows::{count_cell, mean, round, unit_cell, value_cell};
 use crate::readings::select::Indicator;
-use crate::readings::units::Units;
 
 /// The columns of the `stats` view's table.
 pub const HEADER: &[&str] = &[
@@ -41,12 +40,7 @@ pub(super) fn answer(ctx: &Ctx<'_>, indicators: &[Indicator]) -> Result<Part, To
         ReadingsAssumption::StatsCountElectedDays,
     ));
     for (rank, indicator) in indicators.iter().enumerate() {
-        let mut units = Units::of(&indicator.code);
-        let points = points(ctx, &indicator.code, &mut units)?;
-        if units.converted() {
-            part.assumptions
-                .push(Assumption::Readings(ReadingsAssumption::UnitConverted));
-        }
+        let points = part.points_of(ctx, indicator)?;
         part.padded |= points.iter().any(|p| p.legacy);
         for (group, points) in Group::series(&points, rank) {
             // Points are in day and time order, so the ends are the baseline and the latest.
