@@ -195,34 +195,58 @@ impl fmt::Debug for Location {
     }
 }
 
-/// `url` with the password of its user part and of a `password=` parameter replaced by `***`.
+/// The query parameters whose values are shown: none of them can hold a secret. Every other
+/// parameter's value (`password`, and any key spelt another way) is shown as `***`.
+const SHOWN_PARAMETERS: &[&str] = &[
+    "host",
+    "hostaddr",
+    "port",
+    "dbname",
+    "user",
+    "sslmode",
+    "application_name",
+    "connect_timeout",
+    "keepalives",
+    "keepalives_idle",
+    "target_session_attrs",
+    "channel_binding",
+    "load_balance_hosts",
+];
+
+/// `url` with its password replaced by `***`, read the way the driver reads it: the credentials
+/// run to the first `@` of the URL (so a password may hold `/`, `?` or `:`), and the password
+/// is what follows the first `:` in them. A query parameter's value is shown only for the keys
+/// of [`SHOWN_PARAMETERS`].
 fn redact(url: &str) -> String {
     let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
-    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(authority_end);
-    let authority = match authority.rsplit_once('@') {
-        Some((user, host)) => match user.split_once(':') {
-            Some((name, _)) => format!("{name}:***@{host}"),
-            None => format!("{user}@{host}"),
-        },
-        None => authority.to_owned(),
+    let (credentials, rest) = match rest.split_once('@') {
+        Some((credentials, after)) => {
+            let user = credentials
+                .split_once(':')
+                .map_or(credentials, |(name, _)| name);
+            let hidden = if credentials.contains(':') {
+                ":***"
+            } else {
+                ""
+            };
+            (format!("{user}{hidden}@"), after)
+        }
+        None => (String::new(), rest),
     };
-    let tail = match tail.split_once('?') {
+    let rest = match rest.split_once('?') {
         Some((path, query)) => {
             let params: Vec<String> = query
                 .split('&')
                 .map(|p| match p.split_once('=') {
-                    Some((key, _)) if key.eq_ignore_ascii_case("password") => {
-                        format!("{key}=***")
-                    }
+                    Some((key, _)) if !SHOWN_PARAMETERS.contains(&key) => format!("{key}=***"),
                     _ => p.to_owned(),
                 })
                 .collect();
             format!("{path}?{}", params.join("&"))
         }
-        None => tail.to_owned(),
+        None => rest.to_owned(),
     };
-    format!("{scheme}://{authority}{tail}")
+    format!("{scheme}://{credentials}{rest}")
 }
 
 /// How a `PostgreSQL` connection is made and bounded.
@@ -274,6 +298,13 @@ mod tests {
                 "postgres:///db?host=/run/pg&user=u",
             ),
             ("postgres://u:pw@h", "postgres://u:***@h"),
+            // The driver ends the credentials at the first `@`, wherever it is.
+            ("postgres://u:pw/x?y@h/db", "postgres://u:***@h/db"),
+            ("postgres://u:p:w@h/db", "postgres://u:***@h/db"),
+            (
+                "postgres://h/db?pass%77ord=pw",
+                "postgres://h/db?pass%77ord=***",
+            ),
         ] {
             let location = Location::parse(url).unwrap();
             assert_eq!(location.to_string(), shown, "{url}");
