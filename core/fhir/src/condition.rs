@@ -84,14 +84,18 @@ pub(crate) fn map(ctx: &Ctx<'_>, r: &Obj, out: &mut Out) -> Result<(), Rule> {
         return Ok(());
     };
     let (start, period_end) = onset.unwrap_or((None, None));
-    let start = start.or(recorded).and_then(|t| t.instant(ctx.subject));
-    let Some(start) = start else {
+    // A year-only onset (common in problem lists) places no day: the recorded date stands in.
+    let onset = start.filter(|t: &FhirTime| t.is_precise());
+    let Some(start) = onset.or(recorded).and_then(|t| t.instant(ctx.subject)) else {
         out.skip(Skip::TimePrecision);
         return Ok(());
     };
+    // An abatement day counts whole. A condition recorded only after it abated is dated by
+    // its record, and an end before that date is left out rather than refusing the file.
     let end = abatement
         .or(period_end)
-        .and_then(|t: FhirTime| t.instant(ctx.subject));
+        .and_then(|t: FhirTime| t.end_instant(ctx.subject))
+        .filter(|end| onset.is_some() || *end >= start);
     let mut entry = NewReading::reported(&ctx.subject.id, name, icpc, start);
     entry.end = end;
     entry.comment = comment;

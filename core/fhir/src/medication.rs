@@ -165,7 +165,7 @@ fn request_period(
         )?;
     }
     let (start, end) = bounds.unwrap_or((None, None));
-    Ok((start.or(authored), end))
+    Ok((start.filter(|t| t.is_precise()).or(authored), end))
 }
 
 fn repeat(dosage: &Obj) -> Result<Option<&Obj>, Rule> {

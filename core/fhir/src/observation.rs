@@ -71,7 +71,7 @@ pub(crate) fn map(ctx: &Ctx<'_>, r: &Obj, out: &mut Out) -> Result<(), Rule> {
     };
     let (Some(start), end) = (
         start.instant(ctx.subject),
-        end.and_then(|e| e.instant(ctx.subject)),
+        end.and_then(|e| e.end_instant(ctx.subject)),
     ) else {
         out.skip(Skip::TimePrecision);
         return Ok(());

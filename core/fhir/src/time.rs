@@ -60,6 +60,20 @@ impl FhirTime {
         }
     }
 
+    /// The instant a period that ends at this time ends at: a day is included whole (FHIR's
+    /// rule for a `Period.end`), so it ends at the next day's start in the subject's zone.
+    pub(crate) fn end_instant(self, subject: &Subject) -> Option<Timestamp> {
+        match self {
+            FhirTime::Day(d) => FhirTime::Day(d.tomorrow().ok()?).instant(subject),
+            other => other.instant(subject),
+        }
+    }
+
+    /// Whether it places a day or an instant (not only a year or a month).
+    pub(crate) fn is_precise(self) -> bool {
+        self != FhirTime::Coarse
+    }
+
     /// The local day it falls on in the subject's zone.
     pub(crate) fn local_day(self, subject: &Subject) -> Option<LocalDate> {
         let date = match self {
@@ -102,6 +116,26 @@ mod tests {
         let t = FhirTime::parse("2026-02-28T07:30:00.250+01:00").unwrap();
         assert_eq!(t, FhirTime::At("2026-02-28T06:30:00.25Z".parse().unwrap()));
         assert!(FhirTime::parse("2026-02-28T07:30:00Z").is_some());
+    }
+
+    #[test]
+    fn a_day_ends_a_period_at_the_next_days_start() {
+        let subject = Subject {
+            id: "s".into(),
+            handle: "h".into(),
+            tz: jiff::tz::TimeZone::UTC,
+        };
+        let day = FhirTime::parse("2026-03-01").unwrap();
+        let end = day.end_instant(&subject).unwrap();
+        assert_eq!(end.to_string(), "2026-03-02T00:00:00Z");
+        assert_eq!(
+            day.instant(&subject).unwrap().to_string(),
+            "2026-03-01T00:00:00Z"
+        );
+        let at = FhirTime::parse("2026-03-01T10:00:00Z").unwrap();
+        assert_eq!(at.end_instant(&subject), at.instant(&subject));
+        assert!(at.is_precise() && day.is_precise());
+        assert!(!FhirTime::parse("2019").unwrap().is_precise());
     }
 
     #[test]

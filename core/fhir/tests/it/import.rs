@@ -218,3 +218,32 @@ fn a_reported_finding_that_is_no_complaint_is_counted_not_guessed() {
     );
     assert_eq!(s.skipped_total(), 1, "{s}");
 }
+
+#[test]
+fn a_day_ends_a_period_whole_and_a_coarse_onset_falls_back_to_the_recorded_date() {
+    let mut r = Record::new();
+    // A period from a time to a day: the day counts whole, so it does not end before it starts.
+    let mut hr = fixtures::heart_rate("hr-period", "2026-03-01T10:00:00Z", 61.0);
+    hr.as_object_mut().unwrap().remove("effectiveDateTime");
+    hr["effectivePeriod"] = json!({"start": "2026-03-01T10:00:00Z", "end": "2026-03-01"});
+    // A year-only onset places no day: the recorded date stands in.
+    let mut coarse = fixtures::headache("2019");
+    coarse["recordedDate"] = json!("2026-03-02");
+    // Recorded only after it abated: dated by its record, the earlier end left out.
+    let mut late = fixtures::headache("2026-03-01T09:00:00Z");
+    late["id"] = json!("cond-2");
+    late.as_object_mut().unwrap().remove("onsetDateTime");
+    late["recordedDate"] = json!("2026-03-10");
+    late["abatementDateTime"] = json!("2026-03-05");
+    // A day-only abatement after a timed onset on that day ends with the day.
+    let mut same_day = fixtures::headache("2026-03-03T09:00:00Z");
+    same_day["id"] = json!("cond-3");
+    same_day["abatementDateTime"] = json!("2026-03-03");
+    let resources = [hr, coarse, late, same_day];
+    let path = write_bundle(r.dir.path(), "days.json", &resources);
+    let (valid, out, err) = crate::valid::validate(&[&path]);
+    assert!(valid, "{out}{err}");
+    let s = r.import(&path).unwrap();
+    assert_eq!((s.readings, s.journal), (1, 3), "{s}");
+    assert_eq!(s.skipped_total(), 0, "{s}");
+}
