@@ -329,7 +329,7 @@ impl StoreError {
                     "DatabaseBusy" | "DatabaseLocked" | "CannotOpen"
                 )
             }
-            StoreError::Postgres { kind, .. } => pg::transient(kind),
+            StoreError::Postgres { op, kind } => pg::transient(op, kind),
             _ => false,
         }
     }

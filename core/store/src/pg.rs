@@ -331,6 +331,7 @@ fn sqlstate_name(code: &str) -> String {
         "40001" => "serialization_failure",
         "40P01" => "deadlock_detected",
         "55P03" => "lock_not_available",
+        "55000" => "object_not_in_prerequisite_state",
         "57014" => "query_canceled",
         "57P01" => "admin_shutdown",
         "57P02" => "crash_shutdown",
@@ -354,25 +355,28 @@ fn sqlstate_name(code: &str) -> String {
     name.to_owned()
 }
 
-/// Whether a `PostgreSQL` failure of this kind may pass: the server is away, shutting down,
-/// full of connections, or the statement was cancelled or lost a race.
-pub(crate) fn transient(kind: &str) -> bool {
-    matches!(
-        kind,
-        "connection_closed"
-            | "connection_exception"
-            | "io_error"
-            | "timeout"
-            | "connect_failed"
-            | "admin_shutdown"
-            | "crash_shutdown"
-            | "cannot_connect_now"
-            | "too_many_connections"
-            | "query_canceled"
-            | "serialization_failure"
-            | "deadlock_detected"
-            | "lock_not_available"
-    )
+/// Whether a `PostgreSQL` failure of this kind, in `op`, may pass: the server is away,
+/// shutting down, full of connections, or the statement was cancelled or lost a race; or, when
+/// connecting, the database is closed to connections for now (`ALTER DATABASE …
+/// ALLOW_CONNECTIONS false`, as for maintenance), as `SQLite`'s `CannotOpen` is transient.
+pub(crate) fn transient(op: &str, kind: &str) -> bool {
+    (op == "open" && kind == "object_not_in_prerequisite_state")
+        || matches!(
+            kind,
+            "connection_closed"
+                | "connection_exception"
+                | "io_error"
+                | "timeout"
+                | "connect_failed"
+                | "admin_shutdown"
+                | "crash_shutdown"
+                | "cannot_connect_now"
+                | "too_many_connections"
+                | "query_canceled"
+                | "serialization_failure"
+                | "deadlock_detected"
+                | "lock_not_available"
+        )
 }
 
 #[cfg(test)]
@@ -403,8 +407,11 @@ mod tests {
         assert_eq!(sqlstate_name("23505"), "unique_violation");
         assert_eq!(sqlstate_name("08006"), "connection_exception");
         assert_eq!(sqlstate_name("XX000"), "sqlstate_XX000");
-        assert!(transient("admin_shutdown"));
-        assert!(transient(&sqlstate_name("08006")));
-        assert!(!transient("unique_violation"));
+        assert!(transient("read readings", "admin_shutdown"));
+        assert!(transient("read readings", &sqlstate_name("08006")));
+        assert!(transient("open", &sqlstate_name("55000")));
+        assert!(!transient("read readings", &sqlstate_name("55000")));
+        assert!(!transient("open", &sqlstate_name("28P01")));
+        assert!(!transient("write readings", "unique_violation"));
     }
 }
