@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use answers_store::Subject;
+use answers_store::{StoreError, Subject};
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
@@ -42,19 +42,35 @@ impl FromRequestParts<Arc<AppState>> for Authenticated {
         match found {
             Ok(Some(subject)) => Ok(Authenticated(subject)),
             Ok(None) => Err(Refusal::Unauthorized),
-            Err(_) => Err(Refusal::Unavailable),
+            Err(e) => Err(Refusal::of(&e)),
         }
     }
 }
 
-/// Why a request got no envelope at all: `401` with `WWW-Authenticate: Bearer`, or `503` when
-/// the store cannot say.
+/// Why a request got no envelope at all: `401` with `WWW-Authenticate: Bearer`, `503` when
+/// the store cannot say now, or `500` when it cannot say at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
     /// No token, or one the store does not know (or has revoked, or let expire).
     Unauthorized,
-    /// The store could not be read.
+    /// The store could not be read, and may be later (busy, restarting, the pool full).
     Unavailable,
+    /// The store failed in a way waiting will not mend (a refused password, a schema this
+    /// build does not read): `500 store_fault`, as a tool's envelope says it.
+    Fault,
+}
+
+impl Refusal {
+    /// The refusal a store error makes: [`Refusal::Unavailable`] when it may pass
+    /// ([`StoreError::is_transient`]), [`Refusal::Fault`] otherwise.
+    #[must_use]
+    pub fn of(e: &StoreError) -> Refusal {
+        if e.is_transient() {
+            Refusal::Unavailable
+        } else {
+            Refusal::Fault
+        }
+    }
 }
 
 impl IntoResponse for Refusal {
@@ -62,6 +78,7 @@ impl IntoResponse for Refusal {
         let (status, error) = match self {
             Refusal::Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized"),
             Refusal::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "store_unavailable"),
+            Refusal::Fault => (StatusCode::INTERNAL_SERVER_ERROR, "store_fault"),
         };
         let mut r = (status, axum::Json(serde_json::json!({ "error": error }))).into_response();
         if status == StatusCode::UNAUTHORIZED {

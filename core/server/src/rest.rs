@@ -52,7 +52,7 @@ async fn entries(
     let args = query_args(query.as_deref().unwrap_or(""));
     let pool = Arc::clone(&state.pool);
     let outcome = tokio::task::spawn_blocking(move || -> Result<Option<Envelope>, Refusal> {
-        let store = pool.get().map_err(|_| Refusal::Unavailable)?;
+        let store = pool.get().map_err(|e| Refusal::of(&e))?;
         Ok(registry::rest_call(TOOL, kind, &store, &subject, &args))
     })
     .await
