@@ -112,6 +112,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_store_error_refuses_by_whether_it_may_pass() {
+        let fault = |kind: &str| StoreError::Postgres {
+            op: "open",
+            kind: kind.to_owned(),
+        };
+        assert_eq!(Refusal::of(&fault("connect_failed")), Refusal::Unavailable);
+        assert_eq!(Refusal::of(&fault("invalid_password")), Refusal::Fault);
+        let response = Refusal::Fault.into_response();
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let response = Refusal::Unavailable.into_response();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    }
+
+    #[test]
     fn bearer_tokens() {
         let mut h = HeaderMap::new();
         assert_eq!(bearer(&h), None);
