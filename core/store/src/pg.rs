@@ -36,6 +36,9 @@ impl std::fmt::Debug for PgConn {
     }
 }
 
+/// How long sent data may go unacknowledged before the connection counts as lost.
+const TCP_USER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// A lock key of the migrations (any constant): two processes migrating one database at once
 /// take turns.
 const MIGRATION_LOCK: i64 = 0x7068_6700_0001;
@@ -49,9 +52,19 @@ impl PgConn {
         let millis = options.statement_timeout.as_millis();
         // Every statement is planned for its values: a plan cached while the tables were
         // small (a new record) would keep scanning them once they are not.
-        config.options(&format!(
-            "-c statement_timeout={millis} -c plan_cache_mode=force_custom_plan"
-        ));
+        let ours = format!("-c statement_timeout={millis} -c plan_cache_mode=force_custom_plan");
+        // The URL's own `options=` (a `search_path`, say) are kept, after ours, so that an
+        // operator's setting wins.
+        let all = match config.get_options() {
+            Some(theirs) if !theirs.trim().is_empty() => format!("{ours} {theirs}"),
+            _ => ours,
+        };
+        config.options(&all);
+        // A link that dies without a word (a partition) fails a request within this bound
+        // instead of the kernel's retransmission timeout, unless the URL sets its own.
+        if config.get_tcp_user_timeout().is_none() {
+            config.tcp_user_timeout(TCP_USER_TIMEOUT);
+        }
         let client = config.connect(NoTls).map_err(|e| pg_err("open", &e))?;
         let mut conn = PgConn {
             client,

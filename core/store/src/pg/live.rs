@@ -35,6 +35,28 @@ fn migrations_are_idempotent_and_versioned_in_a_table() {
 }
 
 #[test]
+fn the_urls_own_options_are_kept() {
+    let Some(db) = TestDatabase::create() else {
+        return;
+    };
+    let store = db.open();
+    store
+        .db
+        .exec("test", "CREATE SCHEMA answers", Args::Pos(&[]))
+        .unwrap();
+    // The operator's search_path puts the record in its own schema.
+    let url = format!("{}?options=-c%20search_path%3Danswers", db.location());
+    let location = Location::parse(&url).unwrap();
+    let other =
+        Store::open_location(&location, OpenOptions::default(), &PgOptions::default()).unwrap();
+    assert_eq!(other.schema_version().unwrap(), SCHEMA_VERSION);
+    assert_eq!(
+        store.count("SELECT COUNT(*) FROM answers.schema_version"),
+        SCHEMA_VERSION
+    );
+}
+
+#[test]
 fn a_newer_database_is_refused() {
     let Some(db) = TestDatabase::create() else {
         return;
