@@ -257,7 +257,13 @@ fn dose(dosage: &Obj) -> Result<Option<(f64, String)>, Rule> {
     let quantity = "dosage.doseAndRate.doseQuantity";
     let ucum = string(q, "code", quantity)?
         .filter(|_| string(q, "system", quantity).ok().flatten() == Some(UCUM));
-    let unit = ucum.or(string(q, "unit", quantity)?).unwrap_or_default();
+    // An amount without a unit says no dose: the plan is kept without one, not refused.
+    let Some(unit) = ucum
+        .or(string(q, "unit", quantity)?)
+        .filter(|u| !u.trim().is_empty())
+    else {
+        return Ok(None);
+    };
     Ok(Some((value, unit.to_owned())))
 }
 

@@ -184,7 +184,11 @@ fn reading(
         out.skip(Skip::NotAQuantity);
         return Ok(());
     };
-    let value = number(q, "value", paths.value)?.ok_or(Rule::Missing { field: paths.value })?;
+    // A quantity without a value (only a unit, say) has nothing to chart: counted, not refused.
+    let Some(value) = number(q, "value", paths.value)? else {
+        out.skip(Skip::NotAQuantity);
+        return Ok(());
+    };
     if string(q, "comparator", paths.quantity)?.is_some() {
         out.skip(Skip::Comparator);
         return Ok(());

@@ -247,3 +247,18 @@ fn a_day_ends_a_period_whole_and_a_coarse_onset_falls_back_to_the_recorded_date(
     assert_eq!((s.readings, s.journal), (1, 3), "{s}");
     assert_eq!(s.skipped_total(), 0, "{s}");
 }
+
+#[test]
+fn a_quantity_without_a_value_and_a_dose_without_a_unit_are_counted_not_refused() {
+    let mut r = Record::new();
+    let mut hr = fixtures::heart_rate("hr-no-value", "2026-03-01T10:00:00Z", 61.0);
+    hr["valueQuantity"].as_object_mut().unwrap().remove("value");
+    let mut plan = fixtures::metoprolol_request();
+    plan["dosageInstruction"][0]["doseAndRate"][0]["doseQuantity"] = json!({"value": 50});
+    let path = write_bundle(r.dir.path(), "partial.json", &[hr, plan]);
+    let (valid, out, err) = crate::valid::validate(&[&path]);
+    assert!(valid, "{out}{err}");
+    let s = r.import(&path).unwrap();
+    assert_eq!((s.readings, s.plans), (0, 1), "{s}");
+    assert_eq!(s.skipped(Skip::NotAQuantity), 1, "{s}");
+}
