@@ -52,16 +52,10 @@ impl Store {
         };
         self.each_row(
             Sql::Translated(newest_first_sql()),
-            &[
-                (":subject", Arg::from(subject_id)),
-                (":code", Arg::from(&code.code)),
-                (":system", Arg::from(code.system.as_str())),
-                (":utc_lo", Arg::from(bounds.utc_lo())),
-                (":utc_hi", Arg::from(bounds.utc_hi())),
-                (":day_lo", Arg::from(bounds.day_lo())),
-                (":day_hi", Arg::from(bounds.day_hi())),
-                (":limit", limit),
-            ],
+            &{
+                let [s, c, y, ul, uh, dl, dh] = window_args(subject_id, code, bounds);
+                [s, c, y, ul, uh, dl, dh, (":limit", limit)]
+            },
             |row| visit(ReadingRow::read(row)?),
         )
     }
@@ -157,15 +151,7 @@ impl Store {
     ) -> Result<(), E> {
         self.each_row(
             Sql::Translated(newest_sql()),
-            &[
-                (":subject", Arg::from(subject_id)),
-                (":code", Arg::from(&code.code)),
-                (":system", Arg::from(code.system.as_str())),
-                (":utc_lo", Arg::from(bounds.utc_lo())),
-                (":utc_hi", Arg::from(bounds.utc_hi())),
-                (":day_lo", Arg::from(bounds.day_lo())),
-                (":day_hi", Arg::from(bounds.day_hi())),
-            ],
+            &window_args(subject_id, code, bounds),
             |row| {
                 let elected = row.flag(7, READ)?;
                 visit(ReadingRow::read(row)?, elected)?;
@@ -330,6 +316,24 @@ pub(crate) fn name_sql() -> &'static str {
         format!("SELECT s.name FROM series s WHERE {OF_CODE} ORDER BY s.start_utc DESC LIMIT 1")
     });
     &SQL
+}
+
+/// The named arguments of a series read over a window: the subject, the code and its system,
+/// and the window's UTC and local-day bounds.
+fn window_args<'a>(
+    subject_id: &'a str,
+    code: &'a CodeRef,
+    bounds: &'a Bounds,
+) -> [(&'static str, Arg<'a>); 7] {
+    [
+        (":subject", Arg::from(subject_id)),
+        (":code", Arg::from(&code.code)),
+        (":system", Arg::from(code.system.as_str())),
+        (":utc_lo", Arg::from(bounds.utc_lo())),
+        (":utc_hi", Arg::from(bounds.utc_hi())),
+        (":day_lo", Arg::from(bounds.day_lo())),
+        (":day_hi", Arg::from(bounds.day_hi())),
+    ]
 }
 
 #[cfg(test)]
