@@ -4,8 +4,9 @@
 //! The cluster is named by `PHI_POSTGRES_URL` (`ci/pg-cluster start target/pg` prints it), a
 //! URL whose role may create databases. Each [`TestDatabase`] is a new database with a unique
 //! name, dropped with it, so tests run in parallel. Nothing skips silently: with neither
-//! `PHI_POSTGRES_URL` nor `PHI_SKIP_POSTGRES=1` set, a `PostgreSQL` test fails and says how to
-//! start the cluster.
+//! `PHI_POSTGRES_URL` nor `PHI_SKIP_POSTGRES=1` set, the kit starts the workspace's own
+//! cluster (`ci/pg-cluster start target/pg`), and a `PostgreSQL` test fails, saying what
+//! failed and how to skip, only when that cannot start.
 
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -126,11 +127,19 @@ impl Drop for TestDatabase {
 
 /// The cluster's URL, `None` when skipped explicitly.
 ///
+/// `PHI_POSTGRES_URL` names it. Without it, and unless `PHI_SKIP_POSTGRES=1`, the test kit
+/// starts the workspace's own throwaway cluster, once per test process:
+/// `ci/pg-cluster start target/pg`, which takes a lock, so parallel test binaries share one
+/// cluster. It keeps running after the tests, for the next run; `ci/pg-cluster stop
+/// target/pg` stops it.
+///
 /// # Panics
 ///
-/// With neither `PHI_POSTGRES_URL` nor `PHI_SKIP_POSTGRES=1` set.
+/// When the cluster is neither named nor skipped, and cannot be started (no `PostgreSQL`
+/// binaries, say): the message says what failed and how to skip.
 #[must_use]
 pub fn cluster_url() -> Option<String> {
+    static STARTED: std::sync::OnceLock<Result<String, String>> = std::sync::OnceLock::new();
     if let Ok(url) = std::env::var(URL_VAR)
         && !url.is_empty()
     {
@@ -139,11 +148,44 @@ pub fn cluster_url() -> Option<String> {
     if std::env::var(SKIP_VAR).is_ok_and(|v| v == "1") {
         return None;
     }
-    panic!(
-        "this test needs PostgreSQL: start the test cluster with \
-         `export {URL_VAR}=$(ci/pg-cluster start target/pg)`, \
-         or set {SKIP_VAR}=1 to skip the PostgreSQL tests explicitly"
-    )
+    match STARTED.get_or_init(start_cluster) {
+        Ok(url) => Some(url.clone()),
+        Err(why) => panic!(
+            "this test needs PostgreSQL, and the test kit could not start the workspace's \
+             cluster ({why}): install PostgreSQL's server binaries, or name a cluster with \
+             `export {URL_VAR}=postgres://…`, or set {SKIP_VAR}=1 to skip the PostgreSQL \
+             tests explicitly"
+        ),
+    }
+}
+
+/// Starts `ci/pg-cluster` under the workspace's `target/pg`; its URL, or why not.
+fn start_cluster() -> Result<String, String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let script = root.join("ci/pg-cluster");
+    let dir = root.join("target/pg");
+    let out = std::process::Command::new(&script)
+        .arg("start")
+        .arg(&dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("`{}` did not run: {e}", script.display()))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        return Err(format!("`ci/pg-cluster start` failed: {}", stderr.trim()));
+    }
+    let url = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    if !url.starts_with("postgres://") {
+        return Err(format!(
+            "`ci/pg-cluster start` printed no URL: {}",
+            stderr.trim()
+        ));
+    }
+    eprintln!(
+        "{URL_VAR} is not set: the test kit started the workspace's PostgreSQL cluster at \
+         {url} (stop it with `ci/pg-cluster stop target/pg`)"
+    );
+    Ok(url)
 }
 
 /// Runs `body` on a new in-memory `SQLite` store, then on a store in a fresh `PostgreSQL`
