@@ -4,6 +4,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
+use answers_protocol::Window;
 use answers_store::{EntryKind, NewDose, NewPlan, Store, Subject};
 use answers_vocab::Vocabulary;
 
@@ -30,7 +31,7 @@ pub fn import_file(
         subject,
         vocab: Vocabulary::bundled(),
     };
-    let checked = check(&ctx, &input)?;
+    let checked = check(store, &ctx, &input)?;
     write(store, &ctx, &input, checked)
 }
 
@@ -42,7 +43,7 @@ struct Checked {
 }
 
 /// The first pass: every resource mapped and checked, nothing written.
-fn check(ctx: &Ctx<'_>, input: &Input) -> Result<Checked, ImportError> {
+fn check(store: &Store, ctx: &Ctx<'_>, input: &Input) -> Result<Checked, ImportError> {
     let mut out = Out::default();
     let mut patient: Option<String> = None;
     input.each(|at, value, full_url| {
@@ -58,7 +59,11 @@ fn check(ctx: &Ctx<'_>, input: &Input) -> Result<Checked, ImportError> {
                 Some(_) => {}
             }
         }
+        let first_dose = out.doses.len();
         map::resource(ctx, value, full_url, &mut out).map_err(|(ty, rule)| refused(ty, rule))?;
+        for dose in &mut out.doses[first_dose..] {
+            dose.at = Some(at);
+        }
         for row in out.rows.drain(..) {
             match row.kind {
                 EntryKind::Measured => out.summary.readings += 1,
@@ -79,17 +84,45 @@ fn check(ctx: &Ctx<'_>, input: &Input) -> Result<Checked, ImportError> {
         }
         plans.push(plan);
     }
+    // The plans earlier imports wrote, read once and only when a dose needs them.
+    let mut stored: Option<HashSet<String>> = None;
     let mut doses = Vec::new();
     for pending in out.doses {
-        let plan = pending.request.and_then(|(literal, typed)| {
-            by_key
-                .get(&literal)
-                .or_else(|| typed.and_then(|t| by_key.get(&t)))
-                .cloned()
-        });
-        let Some(plan_id) = plan else {
+        let Some((literal, typed)) = pending.request else {
             out.summary.skip(Skip::DosePlan);
             continue;
+        };
+        let here = by_key
+            .get(&literal)
+            .or_else(|| typed.as_ref().and_then(|t| by_key.get(t)));
+        let plan_id = if let Some(id) = here {
+            id.clone()
+        } else if out.named.contains(&literal)
+            || typed.as_ref().is_some_and(|t| out.named.contains(t))
+        {
+            // Its plan is in the file but was left out (and counted): so is the dose.
+            out.summary.skip(Skip::DosePlan);
+            continue;
+        } else {
+            let stored = match &mut stored {
+                Some(s) => s,
+                None => stored.insert(
+                    store
+                        .plans_in_effect(&ctx.subject.id, &Window::ALL_RECORDED)?
+                        .into_iter()
+                        .map(|p| p.id)
+                        .collect(),
+                ),
+            };
+            let ids = map::plan_ids_named(&ctx.subject.id, &literal, typed.as_deref());
+            let Some(id) = ids.into_iter().find(|id| stored.contains(id)) else {
+                return Err(ImportError::Refused {
+                    at: pending.at,
+                    resource: Some("MedicationAdministration"),
+                    rule: Rule::UnknownPlan,
+                });
+            };
+            id
         };
         doses.push(NewDose {
             plan_id,

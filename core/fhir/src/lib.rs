@@ -16,7 +16,8 @@
 //!   `repeat` or as needed) and SNOMED CT route, the course's days, and the status mapped to
 //!   active, completed or stopped. Its id is a digest of the subject and the resource's id.
 //! - a `MedicationAdministration` (completed, or not-done) becomes a dose, taken or skipped,
-//!   of the plan its `request` names.
+//!   of the plan its `request` names, in the same file or written by an earlier import; one
+//!   whose plan is nowhere refuses the import ([`Rule::UnknownPlan`]).
 //! - a `Condition`, and an `Observation` the person reported (category `survey`, or the
 //!   Patient as performer), becomes a journal entry where a code (ICPC-2, or SNOMED CT through
 //!   the importer's table) maps to a complaint of the bundled vocabulary.

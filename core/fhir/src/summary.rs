@@ -49,7 +49,7 @@ pub enum Skip {
     MedicationPeriod,
     /// An administration neither completed nor not-done.
     DoseStatus,
-    /// An administration whose `request` names no `MedicationRequest` of this import.
+    /// An administration with no `request`, or whose plan the same file has but left out.
     DosePlan,
 }
 

@@ -1,6 +1,7 @@
 //! The importer's integration tests: one binary (fixtures generated, never committed).
 
 mod canary;
+mod doses;
 mod fixtures;
 mod import;
 mod limits;
