@@ -6,8 +6,9 @@
 //!   unit it knows becomes a reading; a panel's `component`s (the blood-pressure panel
 //!   85354-9 with 8480-6 and 8462-4) become their own series. The time is
 //!   `effectiveDateTime`, `effectiveInstant` or `effectivePeriod` (a date alone is the day's
-//!   start in the subject's zone). The source is the `device` (by the words of its display
-//!   name, else the kind of device that measures the code), else the Patient as `performer`
+//!   start in the subject's zone). The source is the `device` (its display name's whole words
+//!   against one table of device terms; a device naming no one kind is counted as
+//!   [`Skip::UnknownDevice`] and its readings left out), else the Patient as `performer`
 //!   (`manual`), else a clinician or organisation as `performer`, or the `laboratory`
 //!   category (`lab`), else `manual`. A unit is stored as recorded, in its UCUM spelling
 //!   (`[lb_av]`, `mg/dL`), and converted to the code's unit when answered, as every reading is.
@@ -59,6 +60,7 @@
 //! ```
 
 mod condition;
+mod device;
 mod error;
 mod fields;
 mod import;

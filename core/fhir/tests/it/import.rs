@@ -300,3 +300,34 @@ fn a_byte_order_mark_is_only_read_past_at_the_start_of_the_file() {
     let err = r.import(&path).unwrap_err();
     assert!(err.to_string().starts_with("line 2: "), "{err}");
 }
+
+#[test]
+fn a_device_that_names_no_one_kind_is_counted_not_guessed() {
+    let mut r = Record::new();
+    let hr = |id: &str, device: Value| {
+        let mut o = fixtures::heart_rate(id, "2026-03-01T07:00:00Z", 61.0);
+        o["device"] = device;
+        o
+    };
+    let path = write_bundle(
+        r.dir.path(),
+        "devices.json",
+        &[
+            // "ring" inside "monitoring" names no ring.
+            hr("hr-1", json!({"display": "home monitoring hub"})),
+            hr("hr-2", json!({"reference": "Device/d-1"})),
+            hr("hr-3", json!({"display": "watch and ring bridge"})),
+            hr("hr-4", json!({"display": "Oura smart ring"})),
+        ],
+    );
+    let (ok, _, stderr) = crate::valid::validate(&[&path]);
+    assert!(ok, "{stderr}");
+    let s = r.import(&path).unwrap();
+    assert_eq!(s.readings, 1, "{s}");
+    assert_eq!(s.skipped(Skip::UnknownDevice), 3, "{s}");
+    let series = &r.dump().into_iter().find(|(n, _)| n == "series").unwrap().1;
+    assert!(
+        series.iter().any(|row| row.contains("\"ring\"")),
+        "{series:?}"
+    );
+}
