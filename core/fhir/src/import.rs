@@ -5,8 +5,9 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use answers_protocol::Window;
-use answers_store::{EntryKind, NewDose, NewPlan, Store, Subject};
+use answers_store::{EntryKind, NewDose, NewPlan, Store, StoreError, Subject};
 use answers_vocab::Vocabulary;
+use jiff::tz::TimeZone;
 
 use crate::error::{ImportError, Rule};
 use crate::input::{Format, Input, Limits};
@@ -33,6 +34,55 @@ pub fn import_file(
     };
     let checked = check(store, &ctx, &input)?;
     write(store, &ctx, &input, checked)
+}
+
+/// Imports the FHIR file at `path` as the record of a new subject, created with `id`, `handle`
+/// and the IANA zone `tz` (which decides the local day of every reading) only once the whole
+/// file has passed the check: a refused import creates no subject. A FHIR `Patient` has no
+/// time zone, so the zone is the caller's to give.
+///
+/// ```
+/// use answers_fhir::{Format, Limits, import_new_subject};
+/// use answers_store::Store;
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("empty.json");
+/// std::fs::write(&path, r#"{"resourceType":"Bundle","type":"collection"}"#)?;
+/// let mut store = Store::open_in_memory()?;
+/// let (you, _) =
+///     import_new_subject(&mut store, "subj-you", "you", "europe/berlin", &path, Format::Bundle, Limits::default())?;
+/// assert_eq!(you.tz_name(), "Europe/Berlin");
+/// assert_eq!(store.subject_by_handle("you")?, Some(you));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn import_new_subject(
+    store: &mut Store,
+    id: &str,
+    handle: &str,
+    tz: &str,
+    path: &Path,
+    format: Format,
+    limits: Limits,
+) -> Result<(Subject, Summary), ImportError> {
+    let zone = TimeZone::get(tz.trim()).map_err(|_| StoreError::InvalidTimeZone)?;
+    let planned = Subject {
+        id: id.to_owned(),
+        handle: handle.to_owned(),
+        tz: zone,
+    };
+    let input = Input::open(path, format, limits)?;
+    let ctx = Ctx {
+        subject: &planned,
+        vocab: Vocabulary::bundled(),
+    };
+    let checked = check(store, &ctx, &input)?;
+    let subject = store.upsert_subject(id, handle, tz)?;
+    let ctx = Ctx {
+        subject: &subject,
+        vocab: Vocabulary::bundled(),
+    };
+    let summary = write(store, &ctx, &input, checked)?;
+    Ok((subject, summary))
 }
 
 /// What the check pass found: the counts, and the plans and doses (few: kept in memory).

@@ -72,6 +72,6 @@ mod summary;
 mod time;
 
 pub use error::{ImportError, Position, Rule};
-pub use import::{BATCH, import_file};
+pub use import::{BATCH, import_file, import_new_subject};
 pub use input::{Format, Limits};
 pub use summary::{Skip, Summary};
