@@ -1,5 +1,6 @@
 //! The importer's integration tests: one binary (fixtures generated, never committed).
 
+mod backends;
 mod canary;
 mod doses;
 mod fixtures;
