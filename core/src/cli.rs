@@ -110,13 +110,18 @@ enum Command {
     /// refuses it all, named by its position and rule.
     #[command(after_help = "\
 Importing the same file again changes nothing. Observations, Conditions, MedicationStatements,
-MedicationRequests and MedicationAdministrations are read; other resources are counted.")]
+MedicationRequests and MedicationAdministrations are read; other resources are counted.
+A new subject needs --time-zone (a FHIR Patient has no zone); it is created only if the whole
+file imports.")]
     ImportFhir {
         #[command(flatten)]
         db: Database,
         /// The subject's handle (`you`, `mom`).
         #[arg(long, value_name = "HANDLE")]
         subject: String,
+        /// Create the subject, its local days in this IANA zone, if the handle is new.
+        #[arg(long, value_name = "ZONE")]
+        time_zone: Option<String>,
         /// The Bundle (`*.json`) or NDJSON export (`*.ndjson`).
         file: PathBuf,
     },
@@ -489,8 +494,19 @@ fn run(
             import_genotypes(existing, &db.location()?, &subject, &file)?;
             Ok(0)
         }
-        Command::ImportFhir { db, subject, file } => {
-            import_fhir(existing, &db.location()?, &subject, &file)?;
+        Command::ImportFhir {
+            db,
+            subject,
+            time_zone,
+            file,
+        } => {
+            import_fhir(
+                existing,
+                &db.location()?,
+                &subject,
+                time_zone.as_deref(),
+                &file,
+            )?;
             Ok(0)
         }
         Command::Serve {
@@ -683,16 +699,46 @@ fn import_genotypes(
 }
 
 /// Imports the FHIR file `file` into `handle`'s record and prints the summary (counts by kind,
-/// never a value); logs the same counts.
-fn import_fhir(opener: Opener, db: &Location, handle: &str, file: &Path) -> anyhow::Result<()> {
+/// never a value); logs the same counts. An unknown handle is created with `time_zone` when
+/// one is given (once the whole file has passed the check), else refused with the command
+/// that creates it.
+fn import_fhir(
+    opener: Opener,
+    db: &Location,
+    handle: &str,
+    time_zone: Option<&str>,
+    file: &Path,
+) -> anyhow::Result<()> {
     let mut store = opener.open(db)?;
-    let Some(subject) = store.subject_by_handle(handle)? else {
-        bail!("no subject with that handle");
-    };
     let format = answers_fhir::Format::of_path(file);
     let limits = answers_fhir::Limits::default();
-    let summary = answers_fhir::import_file(&mut store, &subject, file, format, limits)
-        .with_context(|| format!("cannot import {}", file.display()))?;
+    let context = || format!("cannot import {}", file.display());
+    let summary = match (store.subject_by_handle(handle)?, time_zone) {
+        (Some(subject), zone) => {
+            if zone.is_some_and(|z| !z.trim().eq_ignore_ascii_case(subject.tz_name())) {
+                bail!(
+                    "the subject exists with another time zone: leave out --time-zone to \
+                     import into it"
+                );
+            }
+            answers_fhir::import_file(&mut store, &subject, file, format, limits)
+                .with_context(context)?
+        }
+        (None, None) => bail!(
+            "no subject with that handle: to create it, give the zone its days are counted \
+             in, as `answers import-fhir --subject HANDLE --time-zone ZONE FILE` \
+             (an IANA name such as Europe/Berlin)"
+        ),
+        (None, Some(zone)) => {
+            let id = format!("subj-{handle}");
+            if store.subject_by_id(&id)?.is_some() {
+                bail!("another subject has the id this handle would get: choose another handle");
+            }
+            answers_fhir::import_new_subject(&mut store, &id, handle, zone, file, format, limits)
+                .with_context(context)?
+                .1
+        }
+    };
     let (resource_count, reading_count) = (summary.resources, summary.readings);
     let (journal_count, plan_count, dose_count) = (summary.journal, summary.plans, summary.doses);
     let skipped_count = summary.skipped_total();

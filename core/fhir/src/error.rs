@@ -107,6 +107,13 @@ pub enum Rule {
     /// differ): one import is one person's record.
     #[error("a second patient's resource (one file is one person's record)")]
     SeveralPatients,
+    /// A `MedicationAdministration`'s `request` names a plan that is neither in the file nor
+    /// in the record from an earlier import.
+    #[error(
+        "its `request` names no MedicationRequest or MedicationStatement of this file or \
+         of an earlier import (import the prescription first, or with the doses)"
+    )]
+    UnknownPlan,
     /// The store's rules refuse the reading or entry the resource maps to.
     #[error("its reading is refused: {0}")]
     Reading(ReadingProblem),

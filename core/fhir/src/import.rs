@@ -4,8 +4,10 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use answers_store::{EntryKind, NewDose, NewPlan, Store, Subject};
+use answers_protocol::Window;
+use answers_store::{EntryKind, NewDose, NewPlan, Store, StoreError, Subject};
 use answers_vocab::Vocabulary;
+use jiff::tz::TimeZone;
 
 use crate::error::{ImportError, Rule};
 use crate::input::{Format, Input, Limits};
@@ -30,8 +32,57 @@ pub fn import_file(
         subject,
         vocab: Vocabulary::bundled(),
     };
-    let checked = check(&ctx, &input)?;
+    let checked = check(store, &ctx, &input)?;
     write(store, &ctx, &input, checked)
+}
+
+/// Imports the FHIR file at `path` as the record of a new subject, created with `id`, `handle`
+/// and the IANA zone `tz` (which decides the local day of every reading) only once the whole
+/// file has passed the check: a refused import creates no subject. A FHIR `Patient` has no
+/// time zone, so the zone is the caller's to give.
+///
+/// ```
+/// use answers_fhir::{Format, Limits, import_new_subject};
+/// use answers_store::Store;
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("empty.json");
+/// std::fs::write(&path, r#"{"resourceType":"Bundle","type":"collection"}"#)?;
+/// let mut store = Store::open_in_memory()?;
+/// let (you, _) =
+///     import_new_subject(&mut store, "subj-you", "you", "europe/berlin", &path, Format::Bundle, Limits::default())?;
+/// assert_eq!(you.tz_name(), "Europe/Berlin");
+/// assert_eq!(store.subject_by_handle("you")?, Some(you));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn import_new_subject(
+    store: &mut Store,
+    id: &str,
+    handle: &str,
+    tz: &str,
+    path: &Path,
+    format: Format,
+    limits: Limits,
+) -> Result<(Subject, Summary), ImportError> {
+    let zone = TimeZone::get(tz.trim()).map_err(|_| StoreError::InvalidTimeZone)?;
+    let planned = Subject {
+        id: id.to_owned(),
+        handle: handle.to_owned(),
+        tz: zone,
+    };
+    let input = Input::open(path, format, limits)?;
+    let ctx = Ctx {
+        subject: &planned,
+        vocab: Vocabulary::bundled(),
+    };
+    let checked = check(store, &ctx, &input)?;
+    let subject = store.upsert_subject(id, handle, tz)?;
+    let ctx = Ctx {
+        subject: &subject,
+        vocab: Vocabulary::bundled(),
+    };
+    let summary = write(store, &ctx, &input, checked)?;
+    Ok((subject, summary))
 }
 
 /// What the check pass found: the counts, and the plans and doses (few: kept in memory).
@@ -42,7 +93,7 @@ struct Checked {
 }
 
 /// The first pass: every resource mapped and checked, nothing written.
-fn check(ctx: &Ctx<'_>, input: &Input) -> Result<Checked, ImportError> {
+fn check(store: &Store, ctx: &Ctx<'_>, input: &Input) -> Result<Checked, ImportError> {
     let mut out = Out::default();
     let mut patient: Option<String> = None;
     input.each(|at, value, full_url| {
@@ -58,7 +109,11 @@ fn check(ctx: &Ctx<'_>, input: &Input) -> Result<Checked, ImportError> {
                 Some(_) => {}
             }
         }
+        let first_dose = out.doses.len();
         map::resource(ctx, value, full_url, &mut out).map_err(|(ty, rule)| refused(ty, rule))?;
+        for dose in &mut out.doses[first_dose..] {
+            dose.at = Some(at);
+        }
         for row in out.rows.drain(..) {
             match row.kind {
                 EntryKind::Measured => out.summary.readings += 1,
@@ -79,17 +134,45 @@ fn check(ctx: &Ctx<'_>, input: &Input) -> Result<Checked, ImportError> {
         }
         plans.push(plan);
     }
+    // The plans earlier imports wrote, read once and only when a dose needs them.
+    let mut stored: Option<HashSet<String>> = None;
     let mut doses = Vec::new();
     for pending in out.doses {
-        let plan = pending.request.and_then(|(literal, typed)| {
-            by_key
-                .get(&literal)
-                .or_else(|| typed.and_then(|t| by_key.get(&t)))
-                .cloned()
-        });
-        let Some(plan_id) = plan else {
+        let Some((literal, typed)) = pending.request else {
             out.summary.skip(Skip::DosePlan);
             continue;
+        };
+        let here = by_key
+            .get(&literal)
+            .or_else(|| typed.as_ref().and_then(|t| by_key.get(t)));
+        let plan_id = if let Some(id) = here {
+            id.clone()
+        } else if out.named.contains(&literal)
+            || typed.as_ref().is_some_and(|t| out.named.contains(t))
+        {
+            // Its plan is in the file but was left out (and counted): so is the dose.
+            out.summary.skip(Skip::DosePlan);
+            continue;
+        } else {
+            let stored = match &mut stored {
+                Some(s) => s,
+                None => stored.insert(
+                    store
+                        .plans_in_effect(&ctx.subject.id, &Window::ALL_RECORDED)?
+                        .into_iter()
+                        .map(|p| p.id)
+                        .collect(),
+                ),
+            };
+            let ids = map::plan_ids_named(&ctx.subject.id, &literal, typed.as_deref());
+            let Some(id) = ids.into_iter().find(|id| stored.contains(id)) else {
+                return Err(ImportError::Refused {
+                    at: pending.at,
+                    resource: Some("MedicationAdministration"),
+                    rule: Rule::UnknownPlan,
+                });
+            };
+            id
         };
         doses.push(NewDose {
             plan_id,

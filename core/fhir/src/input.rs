@@ -74,6 +74,15 @@ pub(crate) enum Input {
     Ndjson { path: PathBuf, max_line: usize },
 }
 
+/// The UTF-8 byte order mark, which FHIR servers and Windows tools put before the JSON.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `bytes` without a leading byte order mark (JSON itself has none, RFC 8259 §8.1, but a
+/// reader may ignore one).
+fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(BOM).unwrap_or(bytes)
+}
+
 fn io(e: &std::io::Error) -> ImportError {
     ImportError::Io(e.kind())
 }
@@ -100,8 +109,8 @@ impl Input {
                         limit: limits.max_bundle_bytes,
                     }));
                 }
-                let value: Value =
-                    serde_json::from_slice(&bytes).map_err(|e| ImportError::file(json_rule(&e)))?;
+                let value: Value = serde_json::from_slice(strip_bom(&bytes))
+                    .map_err(|e| ImportError::file(json_rule(&e)))?;
                 let is_bundle = value
                     .as_object()
                     .and_then(|o| o.get("resourceType"))
@@ -165,7 +174,10 @@ impl Input {
                     if read == 0 {
                         return Ok(());
                     }
-                    let text = line.strip_suffix(b"\n").unwrap_or(&line);
+                    let mut text = line.strip_suffix(b"\n").unwrap_or(&line);
+                    if number == 1 {
+                        text = strip_bom(text);
+                    }
                     if text.len() > *max_line {
                         return Err(ImportError::Refused {
                             at: Some(at),

@@ -6,8 +6,9 @@
 //!   unit it knows becomes a reading; a panel's `component`s (the blood-pressure panel
 //!   85354-9 with 8480-6 and 8462-4) become their own series. The time is
 //!   `effectiveDateTime`, `effectiveInstant` or `effectivePeriod` (a date alone is the day's
-//!   start in the subject's zone). The source is the `device` (by the words of its display
-//!   name, else the kind of device that measures the code), else the Patient as `performer`
+//!   start in the subject's zone). The source is the `device` (its display name's whole words
+//!   against one table of device terms; a device naming no one kind is counted as
+//!   [`Skip::UnknownDevice`] and its readings left out), else the Patient as `performer`
 //!   (`manual`), else a clinician or organisation as `performer`, or the `laboratory`
 //!   category (`lab`), else `manual`. A unit is stored as recorded, in its UCUM spelling
 //!   (`[lb_av]`, `mg/dL`), and converted to the code's unit when answered, as every reading is.
@@ -16,7 +17,8 @@
 //!   `repeat` or as needed) and SNOMED CT route, the course's days, and the status mapped to
 //!   active, completed or stopped. Its id is a digest of the subject and the resource's id.
 //! - a `MedicationAdministration` (completed, or not-done) becomes a dose, taken or skipped,
-//!   of the plan its `request` names.
+//!   of the plan its `request` names, in the same file or written by an earlier import; one
+//!   whose plan is nowhere refuses the import ([`Rule::UnknownPlan`]).
 //! - a `Condition`, and an `Observation` the person reported (category `survey`, or the
 //!   Patient as performer), becomes a journal entry where a code (ICPC-2, or SNOMED CT through
 //!   the importer's table) maps to a complaint of the bundled vocabulary.
@@ -58,6 +60,7 @@
 //! ```
 
 mod condition;
+mod device;
 mod error;
 mod fields;
 mod import;
@@ -69,6 +72,6 @@ mod summary;
 mod time;
 
 pub use error::{ImportError, Position, Rule};
-pub use import::{BATCH, import_file};
+pub use import::{BATCH, import_file, import_new_subject};
 pub use input::{Format, Limits};
 pub use summary::{Skip, Summary};

@@ -3,12 +3,13 @@
 
 use answers_store::{NewDose, NewPlan, NewReading, Subject};
 use answers_vocab::Vocabulary;
+use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::error::Rule;
+use crate::error::{Position, Rule};
 use crate::fields::{Obj, Reference, object, string};
 use crate::summary::{Skip, Summary};
 use crate::{condition, medication, observation};
@@ -34,6 +35,9 @@ pub(crate) struct PendingDose {
     pub(crate) dose: NewDose,
     /// The literal reference, and its `Type/id` form.
     pub(crate) request: Option<(String, Option<String>)>,
+    /// The resource's position (set by the driver), for the refusal of a dose whose plan
+    /// is nowhere.
+    pub(crate) at: Option<Position>,
 }
 
 /// Where the mappers put rows and counts.
@@ -44,6 +48,9 @@ pub(crate) struct Out {
     /// Plans, each with the keys a dose's `request` may name it by.
     pub(crate) plans: Vec<(NewPlan, Vec<String>)>,
     pub(crate) doses: Vec<PendingDose>,
+    /// The keys of every medication resource read, imported or left out (counted): a dose
+    /// of a plan left out is counted too, not refused.
+    pub(crate) named: HashSet<String>,
     pub(crate) summary: Summary,
 }
 
@@ -75,9 +82,32 @@ pub(crate) fn resource(
         "Observation" => observation::map(ctx, obj, out),
         "Condition" => condition::map(ctx, obj, out),
         "MedicationAdministration" => medication::administration(ctx, obj, out),
-        _ => medication::plan(ctx, obj, ty, full_url, out),
+        _ => {
+            if let Some(identity) = id_of(obj).ok().flatten().or(full_url) {
+                out.named.insert(format!("{ty}/{identity}"));
+                out.named.extend(full_url.map(str::to_owned));
+            }
+            medication::plan(ctx, obj, ty, full_url, out)
+        }
     };
     mapped.map_err(|rule| (Some(ty), rule))
+}
+
+/// The ids a plan an earlier import wrote from the resource a dose's `request` names would
+/// have: by its `Type/id`, or (a `urn:uuid:` in a Bundle, the identity of a resource without
+/// an `id`) by the literal reference as either medication type.
+pub(crate) fn plan_ids_named(subject_id: &str, literal: &str, typed: Option<&str>) -> Vec<String> {
+    let mut ids = Vec::new();
+    if let Some((ty, id)) = typed.and_then(|t| t.split_once('/')) {
+        if matches!(ty, "MedicationRequest" | "MedicationStatement") {
+            ids.push(plan_id(subject_id, ty, id));
+        }
+    } else {
+        for ty in ["MedicationRequest", "MedicationStatement"] {
+            ids.push(plan_id(subject_id, ty, literal));
+        }
+    }
+    ids
 }
 
 /// The patient a resource is about (`subject.reference`), for the one-patient rule.

@@ -326,6 +326,10 @@ pub(crate) fn administration(ctx: &Ctx<'_>, r: &Obj, out: &mut Out) -> Result<()
         let typed = q.type_and_id().map(|(t, id)| format!("{t}/{id}"));
         Some((literal, typed))
     });
-    out.doses.push(PendingDose { dose, request });
+    out.doses.push(PendingDose {
+        dose,
+        request,
+        at: None,
+    });
     Ok(())
 }

@@ -4,10 +4,11 @@
 
 use answers_protocol::Source;
 use answers_store::NewReading;
-use answers_vocab::{CodeRef, fold};
+use answers_vocab::CodeRef;
 use jiff::Timestamp;
 
 use crate::condition::complaint_of;
+use crate::device::source_of_display;
 use crate::error::Rule;
 use crate::fields::{
     Obj, Reference, codings, concept_codings, date_time, notes, number, object, objects, period,
@@ -99,10 +100,14 @@ pub(crate) fn map(ctx: &Ctx<'_>, r: &Obj, out: &mut Out) -> Result<(), Rule> {
         out.skip(Skip::UnknownComplaintCode);
         return Ok(());
     }
+    let Some(source) = source_of(r, reported)? else {
+        out.skip(Skip::UnknownDevice);
+        return Ok(());
+    };
     let shared = Shared {
         start,
         end,
-        source: source_of(r, loinc, reported)?,
+        source,
         comment,
     };
     if components.is_empty() || r.contains_key("valueQuantity") {
@@ -219,14 +224,18 @@ fn reading(
     Ok(())
 }
 
-/// Where a reading came from: the device (by its display, or the kind of device that
-/// measures the code), the person, a clinician's or lab's measurement, or typed in.
-fn source_of(r: &Obj, loinc: Option<&str>, reported: bool) -> Result<Source, Rule> {
+/// Where a reading came from: the device (by its display name; `None` when that names no
+/// one kind of device), the person, a clinician's or lab's measurement, or typed in.
+fn source_of(r: &Obj, reported: bool) -> Result<Option<Source>, Rule> {
     if let Some(device) = object(r, "device", "device")? {
         let device = Reference::of(device, "device")?;
-        let named = device.display.and_then(device_by_name);
-        return Ok(named.unwrap_or_else(|| device_for_code(loinc)));
+        return Ok(device.display.and_then(source_of_display));
     }
+    Ok(Some(person_or_lab(r, reported)?))
+}
+
+/// The source of a reading no device names.
+fn person_or_lab(r: &Obj, reported: bool) -> Result<Source, Rule> {
     if reported {
         return Ok(Source::Manual);
     }
@@ -248,65 +257,4 @@ fn source_of(r: &Obj, loinc: Option<&str>, reported: bool) -> Result<Source, Rul
         }
     }
     Ok(Source::Manual)
-}
-
-/// A device's source by the words of its display name.
-fn device_by_name(display: &str) -> Option<Source> {
-    let name = fold(display);
-    let has = |words: &[&str]| words.iter().any(|w| name.contains(w));
-    // More specific kinds first: a "glucose meter" is not a "meter" of anything else.
-    if has(&["cgm", "continuous glucose"]) {
-        Some(Source::Cgm)
-    } else if has(&["glucometer", "glucose meter"]) {
-        Some(Source::Glucometer)
-    } else if has(&["oximeter"]) {
-        Some(Source::PulseOximeter)
-    } else if has(&["thermometer"]) {
-        Some(Source::Thermometer)
-    } else if has(&["cuff", "blood pressure monitor", "sphygmomanometer"]) {
-        Some(Source::Cuff)
-    } else if has(&["scale"]) {
-        Some(Source::Scale)
-    } else if has(&["watch"]) {
-        Some(Source::Watch)
-    } else if has(&["ring"]) {
-        Some(Source::Ring)
-    } else if has(&["phone"]) {
-        Some(Source::Phone)
-    } else {
-        None
-    }
-}
-
-/// The kind of device that measures a code, for a device the display does not name.
-fn device_for_code(loinc: Option<&str>) -> Source {
-    match loinc.unwrap_or_default() {
-        "8867-4" | "40443-4" | "9279-1" => Source::Watch,
-        "85354-9" | "8480-6" | "8462-4" => Source::Cuff,
-        "29463-7" | "39156-5" => Source::Scale,
-        "8310-5" => Source::Thermometer,
-        "2708-6" | "59408-5" => Source::PulseOximeter,
-        "41950-7" | "55423-8" | "93832-4" => Source::Phone,
-        "2339-0" | "15074-8" => Source::Glucometer,
-        // A device measuring anything else is a laboratory's analyser.
-        _ => Source::Lab,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn devices_by_name_and_by_code() {
-        assert_eq!(device_by_name("Synthetic Watch S2"), Some(Source::Watch));
-        assert_eq!(
-            device_by_name("home glucose meter"),
-            Some(Source::Glucometer)
-        );
-        assert_eq!(device_by_name("Upper-arm BP cuff"), Some(Source::Cuff));
-        assert_eq!(device_by_name("gadget"), None);
-        assert_eq!(device_for_code(Some("8480-6")), Source::Cuff);
-        assert_eq!(device_for_code(Some("2345-7")), Source::Lab);
-    }
 }

@@ -32,6 +32,9 @@ pub enum Skip {
     Comparator,
     /// A unit the bundled vocabulary does not know.
     UnknownUnit,
+    /// A `device` whose display names no one kind of device the importer knows (or that has
+    /// no display): its readings are left out rather than put under a guessed source.
+    UnknownDevice,
     /// No time, or one given only to the year or month.
     TimePrecision,
     /// A Condition refuted or entered in error.
@@ -49,13 +52,13 @@ pub enum Skip {
     MedicationPeriod,
     /// An administration neither completed nor not-done.
     DoseStatus,
-    /// An administration whose `request` names no `MedicationRequest` of this import.
+    /// An administration with no `request`, or whose plan the same file has but left out.
     DosePlan,
 }
 
 impl Skip {
     /// Every kind, in the order the summary prints them.
-    pub const ALL: [Skip; 17] = [
+    pub const ALL: [Skip; 18] = [
         Skip::ResourceType,
         Skip::ObservationStatus,
         Skip::CodeSystem,
@@ -64,6 +67,7 @@ impl Skip {
         Skip::NotAQuantity,
         Skip::Comparator,
         Skip::UnknownUnit,
+        Skip::UnknownDevice,
         Skip::TimePrecision,
         Skip::ConditionStatus,
         Skip::MedicationStatus,
@@ -87,6 +91,7 @@ impl Skip {
             Skip::NotAQuantity => "not_a_quantity",
             Skip::Comparator => "comparator",
             Skip::UnknownUnit => "unknown_unit",
+            Skip::UnknownDevice => "unknown_device",
             Skip::TimePrecision => "time_precision",
             Skip::ConditionStatus => "condition_status",
             Skip::MedicationStatus => "medication_status",

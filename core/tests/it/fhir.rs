@@ -93,5 +93,75 @@ fn a_bad_resource_is_refused_by_line_and_rule_without_its_value() {
         "nobody",
         s(&file),
     ]);
-    unknown.assert_err(2, &["no subject with that handle"]);
+    unknown.assert_err(
+        2,
+        &[
+            "no subject with that handle: to create it, give the zone its days are counted in, \
+           as `answers import-fhir --subject HANDLE --time-zone ZONE FILE`",
+        ],
+    );
+    // A refused file creates no subject, even with a zone given.
+    let refused = answers(&[
+        "import-fhir",
+        "--db",
+        s(&r.db),
+        "--subject",
+        "nobody",
+        "--time-zone",
+        "Europe/Berlin",
+        s(&file),
+    ]);
+    refused.assert_err(2, &["line 2 (Observation)"]);
+    let query = answers(&subject_argv(
+        "query",
+        s(&r.db),
+        "nobody",
+        &["query_health_indicators"],
+    ));
+    assert_ne!(query.code, 0, "{query}");
+}
+
+#[test]
+fn a_new_subject_is_created_with_the_zone_given_once_the_file_imports() {
+    let r = seeded();
+    let file = r.db.with_file_name("export.ndjson");
+    std::fs::write(&file, export("61")).unwrap();
+    let import = |zone: &str| {
+        answers(&[
+            "import-fhir",
+            "--db",
+            s(&r.db),
+            "--subject",
+            "dad",
+            "--time-zone",
+            zone,
+            s(&file),
+        ])
+    };
+    let bad_zone = import("Mars/Olympus");
+    assert_eq!(bad_zone.code, 2, "{bad_zone}");
+    let first = import("Asia/Tokyo");
+    first.assert_code(0);
+    assert!(
+        first.stdout.starts_with("resources 3\nreadings 1\n"),
+        "{first}"
+    );
+    // 07:00 UTC is 16:00 in Tokyo: the subject's days are counted in the zone given.
+    let answer = answers(&subject_argv(
+        "query",
+        s(&r.db),
+        "dad",
+        &[
+            "query_health_indicators",
+            r#"{"indicators":["8867-4"],"view":"raw","start":"2026-09-01","end":"2026-09-01"}"#,
+        ],
+    ));
+    answer.assert_code(0);
+    assert!(answer.stdout.contains("16:00"), "{answer}");
+    // Again: the subject exists, the zone agrees, nothing changes.
+    let again = import("asia/tokyo");
+    again.assert_code(0);
+    assert_eq!(again.stdout, first.stdout);
+    // A zone that disagrees with the subject's is refused, not applied.
+    import("Europe/Berlin").assert_err(2, &["the subject exists with another time zone"]);
 }

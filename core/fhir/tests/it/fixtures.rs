@@ -44,7 +44,7 @@ pub(crate) fn blood_pressure(at: &str, systolic: f64, diastolic: f64) -> Value {
     o["category"] = json!([{"coding": [{
         "system": "http://terminology.hl7.org/CodeSystem/observation-category",
         "code": "vital-signs"}]}]);
-    o["device"] = json!({"reference": "Device/cuff-1"});
+    o["device"] = json!({"reference": "Device/cuff-1", "display": "Upper-arm blood pressure cuff"});
     o["note"] = json!([{"text": format!("after the stairs {CANARY}")}]);
     o["component"] = json!([
         {"code": loinc("8480-6"), "valueQuantity": ucum(systolic, "mm[Hg]", "mmHg")},

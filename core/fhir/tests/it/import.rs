@@ -262,3 +262,72 @@ fn a_quantity_without_a_value_and_a_dose_without_a_unit_are_counted_not_refused(
     assert_eq!((s.readings, s.plans), (0, 1), "{s}");
     assert_eq!(s.skipped(Skip::NotAQuantity), 1, "{s}");
 }
+
+#[test]
+fn a_byte_order_mark_before_either_format_is_read_past() {
+    let record = fixtures::record();
+    let mut plain = Record::new();
+    let want = plain
+        .import(&write_ndjson(plain.dir.path(), "plain.ndjson", &record))
+        .unwrap();
+    for (name, path) in [
+        (
+            "bom.json",
+            write_bundle(plain.dir.path(), "bom.json", &record),
+        ),
+        (
+            "bom.ndjson",
+            write_ndjson(plain.dir.path(), "bom.ndjson", &record),
+        ),
+    ] {
+        let mut bytes = b"\xEF\xBB\xBF".to_vec();
+        bytes.extend(std::fs::read(&path).unwrap());
+        std::fs::write(&path, &bytes).unwrap();
+        let mut r = Record::new();
+        let got = r.import(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(got, want, "{name}");
+        assert_eq!(r.dump(), plain.dump(), "{name}");
+    }
+}
+
+#[test]
+fn a_byte_order_mark_is_only_read_past_at_the_start_of_the_file() {
+    let mut r = Record::new();
+    let path = write_ndjson(r.dir.path(), "mid.ndjson", &fixtures::record());
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (first, rest) = text.split_once('\n').unwrap();
+    std::fs::write(&path, format!("{first}\n\u{feff}{rest}")).unwrap();
+    let err = r.import(&path).unwrap_err();
+    assert!(err.to_string().starts_with("line 2: "), "{err}");
+}
+
+#[test]
+fn a_device_that_names_no_one_kind_is_counted_not_guessed() {
+    let mut r = Record::new();
+    let hr = |id: &str, device: Value| {
+        let mut o = fixtures::heart_rate(id, "2026-03-01T07:00:00Z", 61.0);
+        o["device"] = device;
+        o
+    };
+    let path = write_bundle(
+        r.dir.path(),
+        "devices.json",
+        &[
+            // "ring" inside "monitoring" names no ring.
+            hr("hr-1", json!({"display": "home monitoring hub"})),
+            hr("hr-2", json!({"reference": "Device/d-1"})),
+            hr("hr-3", json!({"display": "watch and ring bridge"})),
+            hr("hr-4", json!({"display": "Oura smart ring"})),
+        ],
+    );
+    let (ok, _, stderr) = crate::valid::validate(&[&path]);
+    assert!(ok, "{stderr}");
+    let s = r.import(&path).unwrap();
+    assert_eq!(s.readings, 1, "{s}");
+    assert_eq!(s.skipped(Skip::UnknownDevice), 3, "{s}");
+    let series = &r.dump().into_iter().find(|(n, _)| n == "series").unwrap().1;
+    assert!(
+        series.iter().any(|row| row.contains("\"ring\"")),
+        "{series:?}"
+    );
+}
