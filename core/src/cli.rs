@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use answers_store::{Location, OpenOptions, PgOptions, Store, StoreError};
+use answers_server::store::{Location, OpenOptions, PgOptions, Store, StoreError};
 use anyhow::{Context, anyhow, bail};
 use clap::{Parser, Subcommand};
 
@@ -218,9 +218,10 @@ impl Database {
             Some(text) => (text.clone(), "--database"),
             None => match std::env::var(DATABASE_ENV) {
                 Ok(text) => (text, DATABASE_ENV),
-                Err(std::env::VarError::NotPresent) => {
-                    (answers_store::DEFAULT_DATABASE.to_owned(), "the default")
-                }
+                Err(std::env::VarError::NotPresent) => (
+                    answers_server::store::DEFAULT_DATABASE.to_owned(),
+                    "the default",
+                ),
                 Err(std::env::VarError::NotUnicode(_)) => bail!("{DATABASE_ENV} is not UTF-8"),
             },
         };
@@ -229,7 +230,7 @@ impl Database {
 }
 
 /// How `serve` holds its database handles (`answers_server::PoolOptions`) and bounds a
-/// `PostgreSQL` connection (`answers_store::PgOptions`).
+/// `PostgreSQL` connection (`answers_server::store::PgOptions`).
 #[derive(clap::Args, Debug, Clone)]
 struct PoolArgs {
     /// The most database handles (`PostgreSQL` connections) open at once.
@@ -437,10 +438,10 @@ fn run(
     hook: Option<answers_server::RouterHook>,
 ) -> anyhow::Result<u8> {
     // The medications tool's today, when a test or demo sets it: refused before any answer.
-    answers_tools::medications::today_override().map_err(|e| {
+    answers_server::tools::medications::today_override().map_err(|e| {
         anyhow!(
             "{} is not a YYYY-MM-DD date ({e})",
-            answers_tools::medications::TODAY_ENV
+            answers_server::tools::medications::TODAY_ENV
         )
     })?;
     let shared = cli.allow_shared_permissions;
@@ -528,7 +529,7 @@ fn run(
             drop(opener.open(&location)?);
             let existing = Opener { pg, ..existing };
             register_tokens(existing, &location, tokens_file)?;
-            let marker = phi_marker::Nonce::from_flag_or_env(marker_nonce.as_deref())
+            let marker = answers_server::Nonce::from_flag_or_env(marker_nonce.as_deref())
                 .context("bad --marker-nonce or PHIGUARD_MARKER_NONCE")?;
             let options = answers_server::ServeOptions {
                 marker,
@@ -605,19 +606,19 @@ fn shown(db: &Location) -> String {
 fn tools(json: bool) -> anyhow::Result<()> {
     use std::fmt::Write as _;
 
-    let registry = answers_tools::registry::to_json();
+    let registry = answers_server::tools::registry::to_json();
     let out = if json {
-        let mut s = serde_json::to_string(&registry)?;
+        let mut s = registry.to_string();
         s.push('\n');
         s
     } else {
         let mut s = String::new();
-        for &id in answers_tools::registry::ToolId::ALL {
-            let spec = answers_tools::registry::spec(id);
+        for &id in answers_server::tools::registry::ToolId::ALL {
+            let spec = answers_server::tools::registry::spec(id);
             let surfaces: Vec<&str> = spec
                 .surfaces
                 .iter()
-                .map(answers_tools::registry::Surface::as_str)
+                .map(answers_server::tools::registry::Surface::as_str)
                 .collect();
             let _ = writeln!(
                 s,
@@ -664,7 +665,7 @@ fn seed(
             lines.push_str(&token);
             lines.push('\n');
         }
-        write_private(path, lines.as_bytes())
+        answers_server::store::write_private(path, lines.as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(())
@@ -684,10 +685,10 @@ fn import_genotypes(
     // Streamed a line at a time into one transaction: bounded memory, all or nothing.
     let input =
         std::fs::File::open(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let mut reader = answers_genetics::import::GenotypeReader::new(std::io::BufReader::new(input));
+    let mut reader = answers_server::store::GenotypeReader::new(std::io::BufReader::new(input));
     let set = match store.import_genotypes(&subject.id, &mut reader) {
         Ok(set) => set,
-        Err(answers_store::genotype::GenotypeImportError::Store(e)) => return Err(e.into()),
+        Err(answers_server::store::genotype::GenotypeImportError::Store(e)) => return Err(e.into()),
         Err(e) => return Err(e).with_context(|| format!("cannot import {}", file.display())),
     };
     tracing::info!(
@@ -710,8 +711,8 @@ fn import_fhir(
     file: &Path,
 ) -> anyhow::Result<()> {
     let mut store = opener.open(db)?;
-    let format = answers_fhir::Format::of_path(file);
-    let limits = answers_fhir::Limits::default();
+    let format = answers_server::fhir::Format::of_path(file);
+    let limits = answers_server::fhir::Limits::default();
     let context = || format!("cannot import {}", file.display());
     let summary = match (store.subject_by_handle(handle)?, time_zone) {
         (Some(subject), zone) => {
@@ -721,7 +722,7 @@ fn import_fhir(
                      import into it"
                 );
             }
-            answers_fhir::import_file(&mut store, &subject, file, format, limits)
+            answers_server::fhir::import_file(&mut store, &subject, file, format, limits)
                 .with_context(context)?
         }
         (None, None) => bail!(
@@ -734,9 +735,11 @@ fn import_fhir(
             if store.subject_by_id(&id)?.is_some() {
                 bail!("another subject has the id this handle would get: choose another handle");
             }
-            answers_fhir::import_new_subject(&mut store, &id, handle, zone, file, format, limits)
-                .with_context(context)?
-                .1
+            answers_server::fhir::import_new_subject(
+                &mut store, &id, handle, zone, file, format, limits,
+            )
+            .with_context(context)?
+            .1
         }
     };
     let (resource_count, reading_count) = (summary.resources, summary.readings);
@@ -777,8 +780,8 @@ fn migrate(existing: Opener, from: &str, to: &str, replace: bool) -> anyhow::Res
         ..existing
     }
     .open(&to)?;
-    let options = answers_store::copy::CopyOptions { replace };
-    let copied = answers_store::copy::copy(&source, &target, options, |p| {
+    let options = answers_server::store::copy::CopyOptions { replace };
+    let copied = answers_server::store::copy::copy(&source, &target, options, |p| {
         let state = if p.done {
             "copied and verified"
         } else {
@@ -808,27 +811,6 @@ fn migrate(existing: Opener, from: &str, to: &str, replace: bool) -> anyhow::Res
     }
 }
 
-/// Writes a secrets file readable by its owner only. A symlink at `path` is refused
-/// (`O_NOFOLLOW`: the open fails with `ELOOP`), so the tokens cannot be written through a
-/// link to a file someone else reads.
-fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut opts = std::fs::OpenOptions::new();
-    opts.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(0o600).custom_flags(libc::O_NOFOLLOW);
-    }
-    let mut f = opts.open(path)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    }
-    f.write_all(bytes)?;
-    f.sync_all()
-}
-
 fn query(
     opener: Opener,
     db: &Location,
@@ -841,22 +823,21 @@ fn query(
     let Some(subject) = store.subject_by_handle(handle)? else {
         bail!("no subject `{handle}` in {}", shown(db));
     };
-    let args: serde_json::Value =
-        serde_json::from_str(args).context("the arguments are not JSON")?;
-    let envelope =
-        answers_tools::registry::call(&store, &subject, tool, &args).with_context(|| {
-            let tools: Vec<&str> = answers_tools::registry::record_tools()
+    let args = args.parse().context("the arguments are not JSON")?;
+    let envelope = answers_server::tools::registry::call(&store, &subject, tool, &args)
+        .with_context(|| {
+            let tools: Vec<&str> = answers_server::tools::registry::record_tools()
                 .iter()
-                .map(answers_tools::registry::ToolId::as_str)
+                .map(answers_server::tools::registry::ToolId::as_str)
                 .collect();
             format!("unknown tool `{tool}`; the tools are: {}", tools.join(", "))
         })?;
     let out = if json {
-        let mut s = serde_json::to_string_pretty(&answers_protocol::render_rest(&envelope))?;
+        let mut s = format!("{:#}", answers_server::protocol::render_rest(&envelope));
         s.push('\n');
         s
     } else {
-        let mut s = answers_protocol::render_compact(&envelope);
+        let mut s = answers_server::protocol::render_compact(&envelope);
         if !s.ends_with('\n') {
             s.push('\n');
         }
@@ -869,7 +850,7 @@ fn query(
         other => other?,
     }
     Ok(u8::from(
-        envelope.status() == answers_protocol::Status::Error,
+        envelope.status() == answers_server::protocol::Status::Error,
     ))
 }
 

@@ -43,6 +43,16 @@ pub use self::auth::{Authenticated, Refusal};
 pub use self::pool::{PoolOptions, PooledStore, StorePool};
 pub use self::serve::{Limits, RouterHook, ServeError, ServeOptions, serve, serve_with};
 
+// What the `answers` command reaches through the server, so that the binary depends on the
+// server and the demo only (ARCHITECTURE.md, `core/src`): the record it opens, seeds, imports
+// into, copies and queries, the registry it prints and calls, the renderings it prints, and
+// the marker nonce of `serve`.
+pub use answers_fhir as fhir;
+pub use answers_protocol as protocol;
+pub use answers_store as store;
+pub use answers_tools as tools;
+pub use phi_marker::Nonce;
+
 /// What every request of the service shares: the store's handles, the request count, and the
 /// MCP transport's configuration (whose token ends its streams at shutdown).
 #[derive(Debug)]

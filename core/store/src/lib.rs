@@ -86,6 +86,8 @@ use rusqlite::Connection;
 
 use db::Db;
 
+/// The streamed reader [`Store::import_genotypes`] takes, so a caller needs no other package.
+pub use answers_genetics::import::GenotypeReader;
 pub use day::{DEVICE_PRIORITY, DayAggregate, DayRule, day_rule, is_device};
 pub use genotype::{GenotypeSet, has_genotypes};
 pub use location::{Backend, DEFAULT_DATABASE, Location, LocationError, PgOptions};
@@ -98,7 +100,7 @@ pub use read::{Bounds, ElectedDay, Flow, NameMatch, ReadingRow, SeriesSummary, S
 pub use reading::{EntryKind, NewReading, ReadingProblem, utc_text};
 pub use subject::Subject;
 pub use token::TOKEN_PREFIX;
-pub use token_file::{MIN_TOKEN_BITS, MIN_TOKEN_LEN, TokensFileError};
+pub use token_file::{MIN_TOKEN_BITS, MIN_TOKEN_LEN, TokensFileError, write_private};
 
 /// The schema version this build writes and reads.
 pub const SCHEMA_VERSION: i64 = 6;

@@ -144,6 +144,47 @@ fn entropy_bits(text: &str) -> f64 {
     per_char * n
 }
 
+/// Writes a tokens file (the issued `handle=token` lines `answers seed --tokens-file` hands the
+/// deployment) readable by its owner only. A symlink at `path` is refused (`O_NOFOLLOW`: the
+/// open fails with `ELOOP`), so the tokens cannot be written through a link to a file someone
+/// else reads.
+///
+/// ```
+/// # #[cfg(unix)] {
+/// use std::os::unix::fs::PermissionsExt;
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("tokens");
+/// answers_store::write_private(&path, b"mom=phg_example\n")?;
+/// assert_eq!(std::fs::metadata(&path)?.permissions().mode() & 0o777, 0o600);
+/// let link = dir.path().join("link");
+/// std::os::unix::fs::symlink(&path, &link)?;
+/// assert!(answers_store::write_private(&link, b"x").is_err());
+/// # }
+/// # Ok::<(), std::io::Error>(())
+/// ```
+///
+/// # Errors
+/// The open, permission, write or sync error of the file.
+pub fn write_private(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    }
+    let mut f = opts.open(path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -134,59 +134,163 @@ fn contradicting_parts_are_refused() {
 
 #[test]
 fn assumption_ids_on_the_wire_are_the_closed_ids() {
-    let all = [
-        Assumption::Readings(ReadingsAssumption::AbsenceNotEvidence),
-        Assumption::Readings(ReadingsAssumption::WindowDatePadded),
-        Assumption::Readings(ReadingsAssumption::Truncated { cap: 50 }),
-        Assumption::Readings(ReadingsAssumption::StatsCountElectedDays),
-        Assumption::Readings(ReadingsAssumption::ElectedSourcePerDay),
-        Assumption::Readings(ReadingsAssumption::NewestReadingPerDay),
-        Assumption::Readings(ReadingsAssumption::CutMeansNewestOnly),
-        Assumption::Readings(ReadingsAssumption::CatalogueCut { cap: 100 }),
-        Assumption::Readings(ReadingsAssumption::NoKeywordMatch),
-        Assumption::Readings(ReadingsAssumption::NoIndicatorMatch),
-        Assumption::Readings(ReadingsAssumption::SomeIndicatorsUnmatched { count: 2 }),
-        Assumption::Readings(ReadingsAssumption::RenderCut { chars: 40_000 }),
-        Assumption::Readings(ReadingsAssumption::UnitConverted),
-        Assumption::Medications(MedicationsAssumption::PlanIsIntent),
-        Assumption::Medications(MedicationsAssumption::MissingDoseNotEvidence),
-        Assumption::Medications(MedicationsAssumption::LogDefaultWindow { days: 30 }),
-        Assumption::Medications(MedicationsAssumption::LogDefaultWindowEmpty { days: 30 }),
-        Assumption::Medications(MedicationsAssumption::NoMedicationRecorded),
-        Assumption::Medications(MedicationsAssumption::NoMedicationMatch),
-        Assumption::Medications(MedicationsAssumption::DoseLogCut { cap: 200 }),
-        Assumption::Medications(MedicationsAssumption::DoseSlotsToday),
-        Assumption::Genetics(GeneticsAssumption::GenotypesAsTyped),
-        Assumption::Genetics(GeneticsAssumption::PositionsFromSiteIndex),
-        Assumption::Genetics(GeneticsAssumption::RawCoordinates),
-        Assumption::Genetics(GeneticsAssumption::NotTypedNotAbsent),
-        Assumption::Genetics(GeneticsAssumption::NoGenotypeSet),
-        Assumption::Genetics(GeneticsAssumption::CoverageIncomplete),
-        Assumption::Genetics(GeneticsAssumption::ArraysMissStructural),
-        Assumption::Genetics(GeneticsAssumption::GeneNotIndexed),
-        Assumption::Pharmacogenomics(PharmacogenomicsAssumption::CpicPairsVersion),
-        Assumption::Pharmacogenomics(PharmacogenomicsAssumption::NoCpicPair),
-        Assumption::Pharmacogenomics(PharmacogenomicsAssumption::PgxActivePlans),
-        Assumption::Pharmacogenomics(PharmacogenomicsAssumption::PgxNoActivePlan),
-        Assumption::Pharmacogenomics(PharmacogenomicsAssumption::PgxUnmatched),
-        Assumption::Terminology(TerminologyAssumption::CodingChosenByUnit),
-        Assumption::Window(WindowAssumption::WindowAllRecorded),
+    // The golden list: each note beside its wire form, written out, so a renamed variant or a
+    // changed id fails here instead of changing the wire. The nesting does not show on the
+    // wire: the note's id and its parameters only.
+    let golden = [
+        (
+            Assumption::Readings(ReadingsAssumption::AbsenceNotEvidence),
+            json!({"id": "absence_not_evidence"}),
+        ),
+        (
+            Assumption::Readings(ReadingsAssumption::WindowDatePadded),
+            json!({"id": "window_date_padded"}),
+        ),
+        (
+            Assumption::Readings(ReadingsAssumption::Truncated { cap: 50 }),
+            json!({"id": "truncated", "cap": 50}),
+        ),
+        (
+            Assumption::Readings(ReadingsAssumption::StatsCountElectedDays),
+            json!({"id": "stats_count_elected_days"}),
+        ),
+        (
+            Assumption::Readings(ReadingsAssumption::ElectedSourcePerDay),
+            json!({"id": "elected_source_per_day"}),
+        ),
+        (
+            Assumption::Readings(ReadingsAssumption::NewestReadingPerDay),
+            json!({"id": "newest_reading_per_day"}),
+        ),
+        (
+            Assumption::Readings(ReadingsAssumption::CutMeansNewestOnly),
+            json!({"id": "cut_means_newest_only"}),
+        ),
+        (
+            Assumption::Readings(ReadingsAssumption::CatalogueCut { cap: 100 }),
+            json!({"id": "catalogue_cut", "cap": 100}),
+        ),
+        (
+            Assumption::Readings(ReadingsAssumption::NoKeywordMatch),
+            json!({"id": "no_keyword_match"}),
+        ),
+        (
+            Assumption::Readings(ReadingsAssumption::NoIndicatorMatch),
+            json!({"id": "no_indicator_match"}),
+        ),
+        (
+            Assumption::Readings(ReadingsAssumption::SomeIndicatorsUnmatched { count: 2 }),
+            json!({"id": "some_indicators_unmatched", "count": 2}),
+        ),
+        (
+            Assumption::Readings(ReadingsAssumption::RenderCut { chars: 40_000 }),
+            json!({"id": "render_cut", "chars": 40_000}),
+        ),
+        (
+            Assumption::Readings(ReadingsAssumption::UnitConverted),
+            json!({"id": "unit_converted"}),
+        ),
+        (
+            Assumption::Medications(MedicationsAssumption::PlanIsIntent),
+            json!({"id": "plan_is_intent"}),
+        ),
+        (
+            Assumption::Medications(MedicationsAssumption::MissingDoseNotEvidence),
+            json!({"id": "missing_dose_not_evidence"}),
+        ),
+        (
+            Assumption::Medications(MedicationsAssumption::LogDefaultWindow { days: 30 }),
+            json!({"id": "log_default_window", "days": 30}),
+        ),
+        (
+            Assumption::Medications(MedicationsAssumption::LogDefaultWindowEmpty { days: 30 }),
+            json!({"id": "log_default_window_empty", "days": 30}),
+        ),
+        (
+            Assumption::Medications(MedicationsAssumption::NoMedicationRecorded),
+            json!({"id": "no_medication_recorded"}),
+        ),
+        (
+            Assumption::Medications(MedicationsAssumption::NoMedicationMatch),
+            json!({"id": "no_medication_match"}),
+        ),
+        (
+            Assumption::Medications(MedicationsAssumption::DoseLogCut { cap: 200 }),
+            json!({"id": "dose_log_cut", "cap": 200}),
+        ),
+        (
+            Assumption::Medications(MedicationsAssumption::DoseSlotsToday),
+            json!({"id": "dose_slots_today"}),
+        ),
+        (
+            Assumption::Genetics(GeneticsAssumption::GenotypesAsTyped),
+            json!({"id": "genotypes_as_typed"}),
+        ),
+        (
+            Assumption::Genetics(GeneticsAssumption::PositionsFromSiteIndex),
+            json!({"id": "positions_from_site_index"}),
+        ),
+        (
+            Assumption::Genetics(GeneticsAssumption::RawCoordinates),
+            json!({"id": "raw_coordinates"}),
+        ),
+        (
+            Assumption::Genetics(GeneticsAssumption::NotTypedNotAbsent),
+            json!({"id": "not_typed_not_absent"}),
+        ),
+        (
+            Assumption::Genetics(GeneticsAssumption::NoGenotypeSet),
+            json!({"id": "no_genotype_set"}),
+        ),
+        (
+            Assumption::Genetics(GeneticsAssumption::CoverageIncomplete),
+            json!({"id": "coverage_incomplete"}),
+        ),
+        (
+            Assumption::Genetics(GeneticsAssumption::ArraysMissStructural),
+            json!({"id": "arrays_miss_structural"}),
+        ),
+        (
+            Assumption::Genetics(GeneticsAssumption::GeneNotIndexed),
+            json!({"id": "gene_not_indexed"}),
+        ),
+        (
+            Assumption::Pharmacogenomics(PharmacogenomicsAssumption::CpicPairsVersion),
+            json!({"id": "cpic_pairs_version"}),
+        ),
+        (
+            Assumption::Pharmacogenomics(PharmacogenomicsAssumption::NoCpicPair),
+            json!({"id": "no_cpic_pair"}),
+        ),
+        (
+            Assumption::Pharmacogenomics(PharmacogenomicsAssumption::PgxActivePlans),
+            json!({"id": "pgx_active_plans"}),
+        ),
+        (
+            Assumption::Pharmacogenomics(PharmacogenomicsAssumption::PgxNoActivePlan),
+            json!({"id": "pgx_no_active_plan"}),
+        ),
+        (
+            Assumption::Pharmacogenomics(PharmacogenomicsAssumption::PgxUnmatched),
+            json!({"id": "pgx_unmatched"}),
+        ),
+        (
+            Assumption::Terminology(TerminologyAssumption::CodingChosenByUnit),
+            json!({"id": "coding_chosen_by_unit"}),
+        ),
+        (
+            Assumption::Window(WindowAssumption::WindowAllRecorded),
+            json!({"id": "window_all_recorded"}),
+        ),
     ];
     // Precondition: one of each template.
-    let ids: Vec<AssumptionId> = all.iter().map(Assumption::id).collect();
+    let ids: Vec<AssumptionId> = golden.iter().map(|(a, _)| a.id()).collect();
     assert_eq!(ids, AssumptionId::ALL);
-    for a in all {
+    for (a, expected) in golden {
         let wire = serde_json::to_value(a).unwrap();
-        assert_eq!(wire["id"], a.id().as_str());
-        // The nesting does not show on the wire: the note's id and its parameters only.
-        let params = ["id", "cap", "days", "count", "chars"];
-        assert!(
-            wire.as_object()
-                .unwrap()
-                .keys()
-                .all(|k| params.contains(&k.as_str())),
-            "{wire}"
-        );
+        assert_eq!(wire, expected, "{a:?}");
+        assert_eq!(a.id().as_str(), expected["id"], "{a:?}");
+        assert_eq!(a.id().as_str().parse::<AssumptionId>().unwrap(), a.id());
         assert_eq!(serde_json::from_value::<Assumption>(wire).unwrap(), a);
         let text = a.text();
         assert!(
