@@ -40,7 +40,7 @@ mod serve;
 pub mod telemetry;
 
 pub use self::auth::{Authenticated, Refusal};
-pub use self::pool::{PoolOptions, PooledStore, StorePool};
+pub use self::pool::{PoolOptions, PooledStore, StorePool, VALIDATE_AFTER};
 pub use self::serve::{Limits, RouterHook, ServeError, ServeOptions, serve, serve_with};
 
 /// What every request of the service shares: the store's handles, the request count, and the
