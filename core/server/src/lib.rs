@@ -40,7 +40,7 @@ mod serve;
 pub mod telemetry;
 
 pub use self::auth::{Authenticated, Refusal};
-pub use self::pool::{PoolOptions, PooledStore, StorePool};
+pub use self::pool::{PoolOptions, PooledStore, StorePool, VALIDATE_AFTER};
 pub use self::serve::{Limits, RouterHook, ServeError, ServeOptions, serve, serve_with};
 
 // What the `answers` command reaches through the server, so that the binary depends on the

@@ -9,6 +9,14 @@
 //!   comes back, not kept: the next request opens a new one, so the service recovers when the
 //!   database returns, without a restart.
 //!
+//! - A handle idle for longer than [`VALIDATE_AFTER`] is checked at checkout with one empty
+//!   round trip ([`Store::is_valid`]) before it is handed out: a connection the server ended
+//!   while it sat idle (a restart, `pg_terminate_backend`, an idle timeout) looks open until
+//!   it is used, and would fail the request that took it. A handle given back sooner is
+//!   handed out unchecked, so a busy pool pays nothing; one that broke in that window fails
+//!   its request with a transient fault and is replaced. A check, rather than retrying a
+//!   failed read, keeps writes safe too: nothing is sent twice.
+//!
 //! On a `SQLite` file in WAL mode ([`Store::open`] sets it) the handles read side by side while
 //! one writes, and `SQLite`'s busy timeout orders the writers.
 
@@ -54,13 +62,21 @@ impl Default for PoolOptions {
     }
 }
 
+/// How long a handle may sit idle and still be handed out without a check that its
+/// connection is alive.
+pub const VALIDATE_AFTER: Duration = Duration::from_secs(1);
+
+/// How long that check waits for the server.
+const VALIDATE_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// What opens one more handle on the pool's database.
 type Open = Box<dyn Fn() -> Result<Store, StoreError> + Send + Sync>;
 
 /// The idle handles, and how many are open in all (idle, in use, or being opened).
 #[derive(Debug, Default)]
 struct Slots {
-    idle: Vec<Store>,
+    /// Each with the time it was given back.
+    idle: Vec<(Store, Instant)>,
     open: usize,
 }
 
@@ -132,7 +148,7 @@ impl StorePool {
                 ..options
             },
             slots: Mutex::new(Slots {
-                idle: vec![first],
+                idle: vec![(first, Instant::now())],
                 open: 1,
             }),
             returned: Condvar::new(),
@@ -155,13 +171,24 @@ impl StorePool {
         let deadline = Instant::now() + self.options.checkout_timeout;
         let mut slots = self.slots();
         loop {
-            if let Some(store) = slots.idle.pop() {
+            if let Some((store, since)) = slots.idle.pop() {
                 if store.is_broken() {
                     // Its connection closed while it was idle: closed, and a new one opened.
                     slots.open = slots.open.saturating_sub(1);
                     continue;
                 }
-                return Ok(self.pooled(store));
+                if since.elapsed() < VALIDATE_AFTER {
+                    return Ok(self.pooled(store));
+                }
+                // Checked outside the lock: the round trip must not hold up the others.
+                drop(slots);
+                if store.is_valid(VALIDATE_TIMEOUT) {
+                    return Ok(self.pooled(store));
+                }
+                drop(store);
+                slots = self.slots();
+                slots.open = slots.open.saturating_sub(1);
+                continue;
             }
             if slots.open < self.options.size {
                 slots.open += 1;
@@ -259,7 +286,7 @@ impl Drop for PooledStore {
                 return;
             }
             let mut slots = self.pool.slots();
-            slots.idle.push(store);
+            slots.idle.push((store, Instant::now()));
             drop(slots);
             self.pool.returned.notify_one();
         }
@@ -354,6 +381,39 @@ mod tests {
         let (pool, _) = counted(0, Duration::from_millis(10));
         assert_eq!(pool.options().size, 1);
         assert!(pool.get().is_ok());
+    }
+
+    #[test]
+    fn a_handle_the_server_ended_while_idle_is_replaced_at_checkout() {
+        use answers_store::test_support::TestDatabase;
+        let Some(db) = TestDatabase::create() else {
+            return;
+        };
+        let pool = StorePool::open_location(
+            db.location(),
+            OpenOptions::default(),
+            &PgOptions::default(),
+            PoolOptions::default(),
+        )
+        .unwrap();
+        pool.get()
+            .unwrap()
+            .upsert_subject("s", "you", "UTC")
+            .unwrap();
+        assert_eq!((pool.idle_count(), pool.open_count()), (1, 1));
+        assert_eq!(
+            db.terminate_backends(),
+            1,
+            "the pool's one idle backend was ended"
+        );
+        std::thread::sleep(VALIDATE_AFTER + Duration::from_millis(100));
+        let store = pool.get().unwrap();
+        assert_eq!(
+            store.subjects().unwrap().len(),
+            1,
+            "the first read succeeds"
+        );
+        assert!(!store.is_broken());
     }
 
     #[test]

@@ -408,6 +408,27 @@ impl Store {
         }
     }
 
+    /// Whether this handle still works: for `PostgreSQL`, the server answers an empty
+    /// round trip within `timeout` (a connection the server ended while it sat idle is only
+    /// seen this way, or by the next request failing); a `SQLite` handle always does. A
+    /// handle that fails the check [`is_broken`](Store::is_broken) from then on.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use answers_store::Store;
+    ///
+    /// let store = Store::open_in_memory()?;
+    /// assert!(store.is_valid(Duration::from_secs(1)));
+    /// # Ok::<(), answers_store::StoreError>(())
+    /// ```
+    #[must_use]
+    pub fn is_valid(&self, timeout: std::time::Duration) -> bool {
+        match &self.db {
+            Db::Sqlite(_) => true,
+            Db::Postgres(c) => c.try_borrow_mut().is_ok_and(|mut c| c.is_valid(timeout)),
+        }
+    }
+
     /// The one integer `sql` reads, on either backend: what a test counts.
     #[cfg(test)]
     pub(crate) fn count(&self, sql: &str) -> i64 {

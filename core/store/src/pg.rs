@@ -80,6 +80,18 @@ impl PgConn {
         self.ended || self.client.is_closed()
     }
 
+    /// Whether the server still answers on this connection within `timeout` (one empty
+    /// round trip); a connection that does not is marked ended.
+    pub(crate) fn is_valid(&mut self, timeout: std::time::Duration) -> bool {
+        if self.is_broken() {
+            return false;
+        }
+        if self.client.is_valid(timeout).is_err() {
+            self.ended = true;
+        }
+        !self.ended
+    }
+
     /// `e` as a store error, remembering when it ended the session.
     pub(crate) fn failed(&mut self, op: &'static str, e: &postgres::Error) -> StoreError {
         let err = pg_err(op, e);

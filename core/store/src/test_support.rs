@@ -115,6 +115,31 @@ impl TestDatabase {
     }
 }
 
+impl TestDatabase {
+    /// Ends every session on the database (as a restart or `pg_terminate_backend` would), and
+    /// says how many it ended.
+    ///
+    /// # Panics
+    ///
+    /// When the cluster refuses.
+    #[must_use]
+    pub fn terminate_backends(&self) -> usize {
+        let mut client = admin_client(&self.admin);
+        let rows = client
+            .query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1",
+                &[&self.name],
+            )
+            .unwrap_or_else(|e| {
+                fail(
+                    "the test cluster did not end the sessions",
+                    &pg_err("terminate", &e),
+                )
+            });
+        rows.iter().filter(|r| r.get::<_, bool>(0)).count()
+    }
+}
+
 impl Drop for TestDatabase {
     fn drop(&mut self) {
         let mut client = admin_client(&self.admin);
