@@ -14,9 +14,16 @@
 //! The hand-written statements run on a second connection to the record's file, with the same
 //! query planner setting as the store's (the store hands out no connection).
 //!
+//! With `PHI_POSTGRES_URL` set (`ci/pg-cluster start target/pg`), the same record is loaded
+//! once into a database of that cluster named for the bench (`COPY` from the `SQLite` file,
+//! kept while its row counts match), every answer is checked to be the same byte for byte on
+//! both backends, and each figure is taken on `PostgreSQL` too, against the statements in its
+//! dialect (`readings/pg.rs`).
+//!
 //! `cargo bench -p answers --bench readings` (add `-- --runs N` for more runs, `--view V` for
 //! one view or `--view catalogue`; the record is generated once into `target/tmp` and reused).
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -31,6 +38,8 @@ use jiff::{SignedDuration, Timestamp};
 use rusqlite::{Connection, named_params};
 use serde_json::json;
 
+#[path = "readings/pg.rs"]
+mod pg;
 #[path = "readings/sql.rs"]
 mod sql;
 
@@ -52,22 +61,47 @@ fn main() {
         generate(&path);
         eprintln!("generated {} in {:.1?}", path.display(), started.elapsed());
     }
-    let store = Store::open(&path).expect("open the bench record");
-    let subject = store
-        .subject_by_handle("bench")
-        .expect("read the subject")
-        .expect("the bench subject");
     // The store turns on the query planner stability guarantee when it opens; the
     // hand-written statements run with the same setting.
     let conn = raw(&path);
+    let mut backends = vec![(
+        "SQLite",
+        Store::open(&path).expect("open the bench record"),
+        Hand::Sqlite(raw(&path)),
+    )];
+    match std::env::var("PHI_POSTGRES_URL") {
+        Ok(url) if !url.is_empty() => {
+            let (store, client) = pg::open(&url, VERSION, &conn);
+            backends.push((
+                "PostgreSQL",
+                store,
+                Hand::Pg(Box::new(client), HashMap::new()),
+            ));
+        }
+        _ => eprintln!(
+            "PHI_POSTGRES_URL is not set: PostgreSQL is skipped, SQLite only \
+             (ci/pg-cluster start target/pg prints a URL)"
+        ),
+    }
+    let subject = backends[0]
+        .1
+        .subject_by_handle("bench")
+        .expect("read the subject")
+        .expect("the bench subject");
     let rows: i64 = conn
         .query_row("SELECT count(*) FROM series WHERE code = ?1", [HR], |r| {
             r.get(0)
         })
         .expect("count");
-    println!("heart-rate rows: {rows}; runs per figure: {runs}\n");
-    println!("| view | window | tool | hand-written SQL | tool / SQL |");
-    println!("| --- | --- | --- | --- | --- |");
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "{}; heart-rate rows: {rows}; runs per figure: {runs}; load average at the start: {}\n",
+        jiff::Timestamp::now().strftime("%Y-%m-%d %H:%M UTC"),
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
     let year_start = LAST
         .checked_sub(jiff::Span::new().days(364))
         .expect("in range");
@@ -75,6 +109,7 @@ fn main() {
         ("1 year", Some((year_start.to_string(), LAST.to_string()))),
         ("5 years (all)", None),
     ];
+    let mut calls: Vec<(String, &str, serde_json::Value)> = Vec::new();
     for view in View::ALL.iter().filter(|v| wanted(v.as_str())) {
         for (label, window) in &windows {
             let mut args = json!({"indicators": [HR], "view": view.as_str()});
@@ -82,63 +117,135 @@ fn main() {
                 args["start"] = json!(s);
                 args["end"] = json!(e);
             }
-            let tool = median(runs, || {
-                let env = query_health_indicators(&store, &subject, &args);
-                assert!(
-                    env.error_kind().is_none(),
-                    "{}",
-                    answers_protocol::render_compact(&env)
-                );
-                let cut = env
-                    .assumptions()
-                    .iter()
-                    .any(|a| a.id() == AssumptionId::RenderCut);
-                (env.meta().row_count, cut)
-            });
-            let statement = sql::statement(*view, &zone_offsets());
-            let bounds = sql::Bounds::of(window.as_ref());
-            let hand = median(runs, || run_sql(&conn, &statement, &subject, &bounds));
-            check(*view, tool.1, hand.1);
-            println!(
-                "| `{view}` | {label} | {} | {} | {:.2}× |",
-                ms(tool.0),
-                ms(hand.0),
-                tool.0.as_secs_f64() / hand.0.as_secs_f64()
-            );
-            if *view == View::Raw {
-                // For reference: the same rows with their stored UTC time, not local time.
-                let bare = median(runs, || run_sql(&conn, sql::RAW_UTC, &subject, &bounds));
-                println!(
-                    "| `raw`, SQL without local time | {label} | {} | {} | {:.2}× |",
-                    ms(tool.0),
-                    ms(bare.0),
-                    tool.0.as_secs_f64() / bare.0.as_secs_f64()
-                );
-            }
+            calls.push((view.as_str().to_owned(), label, args));
         }
     }
     for (label, window) in windows.iter().filter(|_| wanted("catalogue")) {
         let args = window
             .as_ref()
             .map_or(json!({}), |(s, e)| json!({"start": s, "end": e}));
-        let t = median(runs, || {
-            query_health_indicators(&store, &subject, &args)
-                .meta()
-                .catalog_total
-        });
-        let bounds = sql::Bounds::of(window.as_ref());
-        let scan = median(runs, || run_catalogue_scan(&conn, &subject, &bounds));
-        assert_eq!(
-            t.1,
-            Some(scan.1),
-            "catalogue: the tool and the scan disagree on the series"
+        calls.push(("catalogue".to_owned(), label, args));
+    }
+    // The same answers on every backend, byte for byte.
+    for (what, label, args) in &calls {
+        let answers: Vec<String> = backends
+            .iter()
+            .map(|(_, store, _)| {
+                answers_protocol::render_compact(&query_health_indicators(store, &subject, args))
+            })
+            .collect();
+        assert!(
+            answers.windows(2).all(|w| w[0] == w[1]),
+            "{what}, {label}: the backends answer differently"
         );
-        println!(
-            "| catalogue (summary; scan of the rows) | {label} | {} | {} | {:.3}× |",
-            ms(t.0),
-            ms(scan.0),
-            t.0.as_secs_f64() / scan.0.as_secs_f64()
-        );
+    }
+    println!("| backend | view | window | tool | hand-written SQL | tool / SQL |");
+    println!("| --- | --- | --- | --- | --- | --- |");
+    for (backend, store, hand) in &mut backends {
+        for view in View::ALL.iter().filter(|v| wanted(v.as_str())) {
+            for (label, window) in &windows {
+                let mut args = json!({"indicators": [HR], "view": view.as_str()});
+                if let Some((s, e)) = window {
+                    args["start"] = json!(s);
+                    args["end"] = json!(e);
+                }
+                let tool = median(runs, || {
+                    let env = query_health_indicators(store, &subject, &args);
+                    assert!(
+                        env.error_kind().is_none(),
+                        "{}",
+                        answers_protocol::render_compact(&env)
+                    );
+                    let cut = env
+                        .assumptions()
+                        .iter()
+                        .any(|a| a.id() == AssumptionId::RenderCut);
+                    (env.meta().row_count, cut)
+                });
+                let statement = hand.statement(*view);
+                let bounds = sql::Bounds::of(window.as_ref());
+                let figure = median(runs, || hand.run(&statement, &subject, &bounds));
+                check(*view, tool.1, figure.1);
+                println!(
+                    "| {backend} | `{view}` | {label} | {} | {} | {:.2}× |",
+                    ms(tool.0),
+                    ms(figure.0),
+                    tool.0.as_secs_f64() / figure.0.as_secs_f64()
+                );
+                if *view == View::Raw {
+                    // For reference: the same rows with their stored UTC time, not local time.
+                    let bare = hand.raw_utc();
+                    let bare = median(runs, || hand.run(bare, &subject, &bounds));
+                    println!(
+                        "| {backend} | `raw`, SQL without local time | {label} | {} | {} | {:.2}× |",
+                        ms(tool.0),
+                        ms(bare.0),
+                        tool.0.as_secs_f64() / bare.0.as_secs_f64()
+                    );
+                }
+            }
+        }
+        for (label, window) in windows.iter().filter(|_| wanted("catalogue")) {
+            let args = window
+                .as_ref()
+                .map_or(json!({}), |(s, e)| json!({"start": s, "end": e}));
+            let t = median(runs, || {
+                query_health_indicators(store, &subject, &args)
+                    .meta()
+                    .catalog_total
+            });
+            let bounds = sql::Bounds::of(window.as_ref());
+            let scan = median(runs, || hand.catalogue(&subject, &bounds));
+            assert_eq!(
+                t.1,
+                Some(scan.1),
+                "catalogue: the tool and the scan disagree on the series"
+            );
+            println!(
+                "| {backend} | catalogue (summary; scan of the rows) | {label} | {} | {} | {:.3}× |",
+                ms(t.0),
+                ms(scan.0),
+                t.0.as_secs_f64() / scan.0.as_secs_f64()
+            );
+        }
+    }
+}
+
+/// The second connection that runs the hand-written statements, on one backend.
+enum Hand {
+    Sqlite(Connection),
+    Pg(Box<postgres::Client>, HashMap<String, postgres::Statement>),
+}
+
+impl Hand {
+    fn statement(&self, view: View) -> String {
+        match self {
+            Hand::Sqlite(_) => sql::statement(view, &zone_offsets()),
+            Hand::Pg(..) => pg::statement(view, TZ),
+        }
+    }
+
+    fn raw_utc(&self) -> &'static str {
+        match self {
+            Hand::Sqlite(_) => sql::RAW_UTC,
+            Hand::Pg(..) => pg::RAW_UTC,
+        }
+    }
+
+    fn run(&mut self, statement: &str, subject: &Subject, b: &sql::Bounds) -> usize {
+        match self {
+            Hand::Sqlite(conn) => run_sql(conn, statement, subject, b),
+            Hand::Pg(client, prepared) => pg::run(client, prepared, statement, &subject.id, HR, b),
+        }
+    }
+
+    fn catalogue(&mut self, subject: &Subject, b: &sql::Bounds) -> usize {
+        match self {
+            Hand::Sqlite(conn) => run_catalogue_scan(conn, subject, b),
+            Hand::Pg(client, prepared) => {
+                pg::run(client, prepared, pg::CATALOGUE_SCAN, &subject.id, HR, b)
+            }
+        }
     }
 }
 
