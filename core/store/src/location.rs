@@ -94,6 +94,10 @@ pub enum LocationError {
     /// parameter).
     #[error("the PostgreSQL URL is malformed; expected postgres://USER[:PASSWORD]@HOST[:PORT]/DB")]
     Malformed,
+    /// An `sslmode` other than `libpq`'s `disable`, `prefer`, `require`, `verify-ca` and
+    /// `verify-full` (`allow` is refused: it would try cleartext first).
+    #[error("unknown sslmode; use disable, prefer, require, verify-ca or verify-full")]
+    UnknownSslMode,
     /// A URL scheme other than `postgres`, `postgresql` or `sqlite`.
     #[error("unknown database URL scheme; use postgres://…, sqlite:PATH or a file path")]
     UnknownScheme,
@@ -106,7 +110,8 @@ impl Location {
             return Err(LocationError::Empty);
         }
         if text.starts_with("postgres://") || text.starts_with("postgresql://") {
-            postgres::Config::from_str(text).map_err(|_| LocationError::Malformed)?;
+            let tls = crate::pg::tls::split(text)?;
+            postgres::Config::from_str(&tls.url).map_err(|_| LocationError::Malformed)?;
             return Ok(Location(Kind::Postgres {
                 url: text.to_owned(),
                 shown: redact(text),
@@ -204,6 +209,8 @@ const SHOWN_PARAMETERS: &[&str] = &[
     "dbname",
     "user",
     "sslmode",
+    "sslrootcert",
+    "sslnegotiation",
     "application_name",
     "connect_timeout",
     "keepalives",

@@ -8,12 +8,13 @@
 #[cfg(test)]
 mod live;
 pub(crate) mod schema;
+pub(crate) mod tls;
 
 use std::collections::HashMap;
 use std::str::FromStr;
 use std::sync::{LazyLock, Mutex};
 
-use postgres::{Client, NoTls, Statement};
+use postgres::{Client, Statement};
 
 use crate::{PgOptions, SCHEMA_VERSION, StoreError};
 
@@ -46,7 +47,12 @@ const MIGRATION_LOCK: i64 = 0x7068_6700_0001;
 impl PgConn {
     /// Connects to `url` and migrates the database.
     pub(crate) fn open(url: &str, options: &PgOptions) -> Result<PgConn, StoreError> {
-        let mut config = postgres::Config::from_str(url).map_err(|e| pg_err("open", &e))?;
+        let tls = tls::split(url).map_err(|_| StoreError::Postgres {
+            op: "open",
+            kind: "invalid_configuration".to_owned(),
+        })?;
+        let mut config = postgres::Config::from_str(&tls.url).map_err(|e| pg_err("open", &e))?;
+        let connector = tls::configure(&tls, &mut config)?;
         config.connect_timeout(options.connect_timeout);
         config.application_name("answers");
         let millis = options.statement_timeout.as_millis();
@@ -65,7 +71,7 @@ impl PgConn {
         if config.get_tcp_user_timeout().is_none() {
             config.tcp_user_timeout(TCP_USER_TIMEOUT);
         }
-        let client = config.connect(NoTls).map_err(|e| pg_err("open", &e))?;
+        let client = config.connect(connector).map_err(|e| pg_err("open", &e))?;
         let mut conn = PgConn {
             client,
             statements: HashMap::new(),
@@ -322,16 +328,16 @@ pub(crate) fn pg_err(op: &'static str, e: &postgres::Error) -> StoreError {
 /// kept.
 fn client_kind(e: &postgres::Error) -> &'static str {
     use std::error::Error as _;
+    let text = e.to_string();
+    if text.starts_with("error performing TLS handshake") {
+        return tls::handshake_kind(e);
+    }
     if e.source()
         .is_some_and(<dyn std::error::Error>::is::<std::io::Error>)
     {
         return "io_error";
     }
-    let text = e.to_string();
-    if text.contains("TLS") || text.contains("tls") {
-        // sslmode=require: this build connects without TLS (a socket or a trusted network).
-        "tls_not_supported"
-    } else if text.contains("timeout") || text.contains("timed out") {
+    if text.contains("timeout") || text.contains("timed out") {
         "timeout"
     } else if text.starts_with("error connecting") {
         "connect_failed"

@@ -227,7 +227,7 @@ fn a_read_longer_than_a_fetch_is_read_whole_or_stopped_early_and_may_not_reenter
 }
 
 #[test]
-fn a_url_that_requires_tls_is_refused_by_name() {
+fn require_against_a_server_without_tls_is_refused_by_name() {
     let Some(db) = TestDatabase::create() else {
         return;
     };
