@@ -125,7 +125,6 @@ fn all_local(hosts: &[Host], addrs: &[IpAddr]) -> bool {
         }
         Host::Unix(_) => true,
     };
-    // With no host, the driver dials the default socket.
     hosts.iter().all(host_local) && addrs.iter().all(IpAddr::is_loopback)
 }
 
@@ -135,9 +134,15 @@ pub(crate) fn configure(
     config: &mut postgres::Config,
 ) -> Result<MakeRustlsConnect, StoreError> {
     let hosts = config.get_hosts();
-    let sockets_only = !hosts.is_empty() && hosts.iter().all(|h| matches!(h, Host::Unix(_)));
+    // The driver dials `hostaddr` over TCP whenever it is given, whatever `host` says: only
+    // sockets with no `hostaddr` stay on the machine.
+    let sockets_only = config.get_hostaddrs().is_empty()
+        && !hosts.is_empty()
+        && hosts.iter().all(|h| matches!(h, Host::Unix(_)));
     let mode = match tls.mode {
         _ if sockets_only => SslMode::Disable,
+        // As libpq: `require` with a root certificate checks the chain (`verify-ca`).
+        Some(SslMode::Require) if tls.root_cert.is_some() => SslMode::VerifyCa,
         Some(mode) => mode,
         None if all_local(hosts, config.get_hostaddrs()) => SslMode::Prefer,
         None => SslMode::VerifyFull,
@@ -374,6 +379,24 @@ mod tests {
         assert_eq!(
             mode_for("postgres:///db?host=/run/pg&sslmode=require").unwrap(),
             DriverMode::Disable
+        );
+        // ... but a `hostaddr` is dialled over TCP whatever `host` says.
+        assert_eq!(
+            mode_for("postgres:///db?host=/run/pg&hostaddr=10.0.0.5&sslmode=require").unwrap(),
+            DriverMode::Require
+        );
+    }
+
+    #[test]
+    fn require_with_a_root_certificate_checks_the_chain() {
+        // As libpq: the certificate given is used (here unreadable, so the connection is
+        // refused instead of going unverified).
+        let err = mode_for("postgres://u@db.internal/db?sslmode=require&sslrootcert=/nonexistent")
+            .err()
+            .unwrap();
+        assert!(
+            err.to_string().contains("tls_root_cert_unreadable"),
+            "{err}"
         );
     }
 
