@@ -141,6 +141,9 @@ pub enum ImportError {
     /// The file changed between the check and the write (the second pass mapped other rows).
     #[error("the file changed during the import; import it again")]
     Changed,
+    /// A new subject was asked for, and the store already holds one with that id or handle.
+    #[error("a subject with that id or handle exists already")]
+    SubjectExists,
     /// The store failed while writing. Every write is an upsert keyed on the resource, so
     /// importing the same file again completes the import.
     #[error(transparent)]

@@ -39,7 +39,10 @@ pub fn import_file(
 /// Imports the FHIR file at `path` as the record of a new subject, created with `id`, `handle`
 /// and the IANA zone `tz` (which decides the local day of every reading) only once the whole
 /// file has passed the check: a refused import creates no subject. A FHIR `Patient` has no
-/// time zone, so the zone is the caller's to give.
+/// time zone, so the zone is the caller's to give. An id or handle the store already holds is
+/// [`ImportError::SubjectExists`], and nothing is written. A store fault during the write
+/// (after the check) can leave the subject with part of the file; importing the same file into
+/// it again completes the import, as for [`import_file`].
 ///
 /// ```
 /// use answers_fhir::{Format, Limits, import_new_subject};
@@ -65,6 +68,9 @@ pub fn import_new_subject(
     limits: Limits,
 ) -> Result<(Subject, Summary), ImportError> {
     let zone = TimeZone::get(tz.trim()).map_err(|_| StoreError::InvalidTimeZone)?;
+    if store.subject_by_id(id)?.is_some() || store.subject_by_handle(handle)?.is_some() {
+        return Err(ImportError::SubjectExists);
+    }
     let planned = Subject {
         id: id.to_owned(),
         handle: handle.to_owned(),

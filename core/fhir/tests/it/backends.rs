@@ -137,3 +137,30 @@ fn a_dose_resolves_against_an_earlier_import_on_both_backends() {
         assert!(log.contains("taken"), "{log}");
     });
 }
+
+#[test]
+fn a_new_subject_never_takes_an_existing_ones_id_or_handle() {
+    on_each_backend(|store, you, dir| {
+        let plans = write_bundle(
+            dir,
+            "plans.json",
+            &[fixtures::patient(), fixtures::metoprolol_request()],
+        );
+        for (id, handle) in [("subj-you-1", "other"), ("subj-other", "you")] {
+            let err = answers_fhir::import_new_subject(
+                store,
+                id,
+                handle,
+                "UTC",
+                &plans,
+                Format::Bundle,
+                Limits::default(),
+            )
+            .unwrap_err();
+            assert!(matches!(err, ImportError::SubjectExists), "{err}");
+        }
+        assert_eq!(store.subject_by_handle("you").unwrap().as_ref(), Some(you));
+        assert_eq!(store.subject_by_handle("other").unwrap(), None);
+        assert!(!has_medications(store, you).unwrap());
+    });
+}
