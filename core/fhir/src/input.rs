@@ -167,8 +167,10 @@ impl Input {
                     line.clear();
                     number += 1;
                     let at = Position::Line(number);
+                    // The first line may start with a byte order mark, which is no part of it.
+                    let bom = if number == 1 { BOM.len() as u64 } else { 0 };
                     let read = (&mut reader)
-                        .take(*max_line as u64 + 1)
+                        .take(*max_line as u64 + 1 + bom)
                         .read_until(b'\n', &mut line)
                         .map_err(|e| io(&e))?;
                     if read == 0 {
