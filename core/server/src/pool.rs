@@ -182,7 +182,10 @@ impl StorePool {
                 }
                 // Checked outside the lock: the round trip must not hold up the others.
                 drop(slots);
-                if store.is_valid(VALIDATE_TIMEOUT) {
+                // Within the checkout's own deadline: stale handles on a dead network must not
+                // add their timeouts up past it (a floor keeps one check meaningful).
+                let left = deadline.saturating_duration_since(Instant::now());
+                if store.is_valid(VALIDATE_TIMEOUT.min(left.max(Duration::from_millis(100)))) {
                     return Ok(self.pooled(store));
                 }
                 drop(store);
