@@ -245,9 +245,11 @@ const TYPE_NAME_COMPOUNDS: &[&str] = &[
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum NameClass {
-    /// An opaque identifier: `id`, `*_id`, `*_ids`, `*_uuid`.
+    /// An opaque identifier: `id`, `*_id`, `*_ids`, `*_uuid`, and the machine's own ids: `pid`,
+    /// `*_pid`, `port`, `*_port`.
     OpaqueId,
-    /// A count or size: `count`, `*_count`, `n_*`, `len`, `bytes`, `limit`, `index`.
+    /// A count or size: `count`, `*_count`, `n_*`, `len`, `bytes`, `limit`, `index`, `*_idx`,
+    /// `indent`.
     Count,
     /// A duration: `elapsed`, `*_ms`, `latency`, `timeout`, `backoff`.
     Duration,
@@ -361,8 +363,10 @@ fn class_of_snake(n: &str) -> Option<NameClass> {
     let has_prefix = n.len() > last_word.len();
     let exact_or_suffix = |w: &str| n == w || (has_prefix && last_word == w);
 
-    // Opaque identifiers.
-    if ["id", "ids", "uuid", "uuids"]
+    // Opaque identifiers. A process id or a port number is an id of the machine, not of a person
+    // (Safe Harbor lists IP addresses, not ports; a `String` under either name is still refuted
+    // by its type).
+    if ["id", "ids", "uuid", "uuids", "pid", "pids", "port", "ports"]
         .iter()
         .any(|w| exact_or_suffix(w))
     {
@@ -378,13 +382,10 @@ fn class_of_snake(n: &str) -> Option<NameClass> {
         return Some(NameClass::Status);
     }
     // Counts.
-    if ["count", "total", "len", "size", "bytes"]
+    if ["count", "total", "len", "size", "bytes", "idx", "indent"]
         .iter()
         .any(|w| exact_or_suffix(w))
-        || matches!(
-            n,
-            "attempt" | "attempts" | "retries" | "limit" | "idx" | "index"
-        )
+        || matches!(n, "attempt" | "attempts" | "retries" | "limit" | "index")
         || (n.starts_with("n_") && n.len() > 2)
         || (n.starts_with("num_") && n.len() > 4)
     {
@@ -686,6 +687,18 @@ mod tests {
             ("trace_ids", Some(NameClass::OpaqueId)),
             ("session_uuid", Some(NameClass::OpaqueId)),
             ("idx", Some(NameClass::Count)),
+            ("pack_idx", Some(NameClass::Count)),
+            ("indent", Some(NameClass::Count)),
+            ("pid", Some(NameClass::OpaqueId)),
+            ("child_pid", Some(NameClass::OpaqueId)),
+            ("port", Some(NameClass::OpaqueId)),
+            ("http_port", Some(NameClass::OpaqueId)),
+            ("height", None),
+            ("width", None),
+            ("year", None),
+            ("report", None),
+            ("support", None),
+            ("rapid", None),
             ("n_rows", Some(NameClass::Count)),
             ("num_files", Some(NameClass::Count)),
             ("row_count", Some(NameClass::Count)),
