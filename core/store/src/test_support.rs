@@ -175,6 +175,7 @@ pub fn cluster_url() -> Option<String> {
     }
     match STARTED.get_or_init(start_cluster) {
         Ok(url) => Some(url.clone()),
+        // phi-lint: allow(phi::print, reason = "the test cluster script's own error (initdb or pg_ctl), which holds no record data")
         Err(why) => panic!(
             "this test needs PostgreSQL, and the test kit could not start the workspace's \
              cluster ({why}): install PostgreSQL's server binaries, or name a cluster with \
@@ -207,8 +208,9 @@ fn start_cluster() -> Result<String, String> {
         ));
     }
     eprintln!(
-        "{URL_VAR} is not set: the test kit started the workspace's PostgreSQL cluster at \
-         {url} (stop it with `ci/pg-cluster stop target/pg`)"
+        "{URL_VAR} is not set: the test kit started the workspace's PostgreSQL cluster \
+         under target/pg (`ci/pg-cluster url target/pg` prints its URL, \
+         `ci/pg-cluster stop target/pg` stops it)"
     );
     Ok(url)
 }
