@@ -118,7 +118,7 @@ fn a_bad_resource_is_refused_by_line_and_rule_without_its_value() {
         "nobody",
         &["query_health_indicators"],
     ));
-    assert_ne!(query.code, 0, "{query}");
+    query.assert_err(2, &["no subject `nobody`"]);
 }
 
 #[test]
