@@ -1,7 +1,9 @@
 //! `phi-ci release` against the real Docker engine: it fails if Docker does not answer, unless
 //! `PHI_SKIP_DOCKER=1` says so explicitly.
 
-use super::{answers_debug, answers_leak_drill, assert_no_canary_text, layer_line, phi_ci, utf8};
+use super::{
+    answers_debug, answers_leak_drill, assert_no_canary_text, layer_line, phi_ci, target_dir, utf8,
+};
 
 fn docker_skipped() -> bool {
     if std::env::var("PHI_SKIP_DOCKER").as_deref() == Ok("1") {
@@ -45,6 +47,26 @@ fn release_check_passes_on_the_release_image_and_fails_on_the_leak_drill_image()
         "{stdout}"
     );
     assert_no_canary_text(&drill);
+
+    // The same static drill, given by path, is judged by what it emits: phi-ci does not know
+    // it built it, and the check still fails at layers 3 and 4.
+    let static_drill = target_dir()
+        .join("static")
+        .join("x86_64-unknown-linux-gnu")
+        .join("release")
+        .join("answers-leak-drill");
+    assert!(
+        static_drill.is_file(),
+        "the drill run left no static build at {}",
+        static_drill.display()
+    );
+    let bin = static_drill.to_str().expect("utf-8 path");
+    let given = phi_ci(&["release", "--answers-bin", bin]);
+    given.assert_code(1);
+    let stdout = given.stdout.as_str();
+    assert!(layer_line(stdout, 3).contains("verdict leak"), "{stdout}");
+    assert!(layer_line(stdout, 4).contains("verdict leak"), "{stdout}");
+    assert_no_canary_text(&given);
 }
 
 #[test]
