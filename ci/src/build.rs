@@ -1,6 +1,7 @@
 //! Building the `answers` binary the pipelines run: with cargo, into the workspace's target
-//! directory (the leak drill and the static build each in a directory of their own, so neither
-//! can be mistaken for the other).
+//! directory, the static build in a directory of its own (its own target triple). The leak drill
+//! is a package of its own, so it shares the dependencies' build and cannot be mistaken for
+//! `answers`; each binary is copied out at once.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -85,9 +86,8 @@ pub(crate) fn target_dir(root: &Path) -> PathBuf {
 /// copy.
 /// cargo's output goes to `out/build.log`, and its tail into the error when the build fails.
 ///
-/// Target directories: `TARGET` for the release build, `TARGET/leak-drill` for its drill, and
-/// `TARGET/static` for both static builds (they are different binaries, and the copy is made at
-/// once).
+/// Target directories: `TARGET` for both release builds and `TARGET/static` for both static
+/// builds (they are different binaries, and the copy is made at once).
 pub(crate) fn answers(
     root: &Path,
     flavour: Flavour,
@@ -96,10 +96,9 @@ pub(crate) fn answers(
 ) -> anyhow::Result<PathBuf> {
     let base = target_dir(root);
     let log = &out.join("build.log");
-    let dir = match (flavour, leak_drill) {
-        (Flavour::Release, false) => base.clone(),
-        (Flavour::Release, true) => base.join("leak-drill"),
-        (Flavour::Static, _) => base.join("static"),
+    let dir = match flavour {
+        Flavour::Release => base.clone(),
+        Flavour::Static => base.join("static"),
     };
     let package = if leak_drill {
         "answers-leak-drill"

@@ -2,7 +2,7 @@
 //!
 //! The `answers` binaries these pipelines run are built by the tests themselves with cargo
 //! (the build lock is free while tests run), into the same target directory as this test:
-//! the plain debug build, and the `leak-drill` build in `TARGET/leak-drill`. A build that fails
+//! the plain debug build and the leak drill (`answers-leak-drill`). A build that fails
 //! fails the test; nothing is skipped, except the Docker tests with `PHI_SKIP_DOCKER=1`.
 
 mod local;
@@ -62,12 +62,13 @@ fn answers_debug() -> &'static Path {
     })
 }
 
-/// The debug leak drill (`answers-leak-drill`, the answers CLI with one leaking layer), in
-/// `TARGET/leak-drill`.
+/// The debug leak drill (`answers-leak-drill`, the answers CLI with one leaking layer), in the
+/// same target directory: a package of its own, so it shares the dependencies' build and
+/// cannot be mistaken for `answers`.
 fn answers_leak_drill() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
-        let target = target_dir().join("leak-drill");
+        let target = target_dir();
         cargo_build("answers-leak-drill", &target);
         let bin = target.join("debug").join("answers-leak-drill");
         assert!(bin.is_file(), "no {}", bin.display());
