@@ -4,7 +4,7 @@
 //! |----------------------------------------------------|---------------------------|------------|
 //! | `Uuid`, `Ulid`, a `…Id` newtype over those or an integer; `Duration`, `Instant` differences; `StatusCode`, `Level` | allowed (the type proves it) | allowed |
 //! | `&'static str`: text compiled into the program      | allowed                   | allowed    |
-//! | a type whose own name is in a safe class and agrees with its content: a newtype over a number (`RecordIdx(u64)`, `SchemaVersion(i16)`), over text under a type name (`AttributeName(String)`), a fieldless enum named as a state or class (`SearchMode`, `JobStatus`); no deny stem in the type's name | allowed | allowed |
+//! | a type whose own name is in a safe class and agrees with its content: a newtype or alias over a number (`RecordIdx(u64)`, `type RowIdx = u64`), over text under a type name (`AttributeName(String)`), a fieldless enum named as a state or class (`SearchMode`, `JobStatus`); no deny stem in the type's name | allowed | allowed |
 //! | an integer, a float, a bool                        | allowed                   | finding    |
 //! | a fieldless enum                                   | allowed                   | allowed under a `state`/`mode`/`phase` name, else a finding |
 //! | a `String`, `str`, or a newtype over one           | a finding under an id, status or count name (the type refutes the name); allowed under a type-name or duration name | finding |

@@ -91,7 +91,20 @@ fn fact_depth(ty: &Ty, index: &Types<'_>, depth: u8) -> Fact {
     if depth > 4 {
         return Fact::Unknown;
     }
-    let ty = index.resolve(ty);
+    // `type RecordIdx = u64`: an alias named in a safe class over a number claims the class,
+    // as a newtype of that name does.
+    let resolved = index.resolve(ty);
+    if let Ty::Named(alias, _) = ty
+        && resolved != *ty
+        && type_name_class(alias).is_some()
+        && matches!(
+            fact_depth(&resolved, index, depth + 1),
+            Fact::Integer | Fact::Float | Fact::Bool
+        )
+    {
+        return Fact::Classed(alias.clone());
+    }
+    let ty = resolved;
     let (name, args) = match &ty {
         Ty::Named(n, a) => (n.as_str(), a),
         Ty::Tuple(t) if t.is_empty() => return Fact::Unknown,
@@ -112,7 +125,8 @@ fn fact_depth(ty: &Ty, index: &Types<'_>, depth: u8) -> Fact {
         "String" | "str" | "OsString" | "OsStr" | "SmolStr" | "CompactString" | "ArcStr" => {
             return Fact::Text(name.to_owned());
         }
-        "Option" | "Result" | "NonNull" | "Mutex" | "RwLock" => {
+        // A range holds two values of its type (`Range<RecordIdx>` is two record indices).
+        "Option" | "Result" | "NonNull" | "Mutex" | "RwLock" | "Range" | "RangeInclusive" => {
             return args
                 .first()
                 .map_or(Fact::Unknown, |a| fact_depth(a, index, depth + 1));
