@@ -234,6 +234,14 @@ const TYPE_NAME_COMPOUNDS: &[&str] = &[
     "variant_name",
     "struct_name",
     "rule_name",
+    // schema elements: an attribute, property, parameter or header is named by the schema, and
+    // its value is what may be personal (`attribute_value` stays unknown)
+    "attribute_name",
+    "attr_name",
+    "property_name",
+    "param_name",
+    "header_name",
+    "namespace",
 ];
 
 /// The class that makes a name safe to log.
@@ -713,6 +721,9 @@ mod tests {
             ("crate_version", Some(NameClass::TypeName)),
             ("package_name", Some(NameClass::TypeName)),
             ("file_name", None),
+            ("attribute_name", Some(NameClass::TypeName)),
+            ("kv_namespace", Some(NameClass::TypeName)),
+            ("attribute_value", None),
             ("n", None),
             ("ms", None),
             ("value", None),
@@ -766,6 +777,7 @@ mod tests {
             "display_name",
             "first_name",
             "date_of_birth",
+            "patient_namespace",
         ];
         for n in denied {
             assert!(matches!(p.classify(n), NameVerdict::Denied { .. }), "{n}");
@@ -795,6 +807,9 @@ mod tests {
             "span_name",
             "version",
             "db_version",
+            "attribute_name",
+            "header_name",
+            "namespace",
         ] {
             assert_eq!(
                 p.classify(n),

@@ -86,6 +86,11 @@ const PRESERVING: &[&str] = &[
     "as_hyphenated",
     "simple",
     "hyphenated",
+    "as_simple",
+    "as_urn",
+    "urn",
+    "as_braced",
+    "braced",
 ];
 /// Zero-argument methods whose result is a count, whatever the receiver holds.
 const COUNTS: &[&str] = &[
@@ -245,10 +250,17 @@ impl Classifier<'_> {
                 }
                 Member::Unnamed(_) => {
                     self.chain_stems(&f.base, core, cx)?;
-                    match self.fact(core, cx) {
-                        f if f.proves_class() => Ok(()),
-                        _ => Err(unsafe_at(core, Why::Unknown)),
+                    // `version.0`, `id.0`: the only or a positional field of a newtype or
+                    // tuple is what the base holds, so the base's name and the field's type
+                    // decide together. A base with no name (`self.0`) leaves the type alone.
+                    // A base whose type proves a class (`SchemaVersion(i16)`) vouches for its
+                    // field.
+                    let fact = self.fact(core, cx);
+                    if fact.proves_class() || self.fact(&f.base, cx).proves_class() {
+                        return Ok(());
                     }
+                    let name = value_name(&f.base).unwrap_or_default();
+                    self.leaf(core, &name, fact, cx)
                 }
             },
             Expr::MethodCall(m) => {
@@ -537,6 +549,27 @@ fn literal_chain(e: &Expr) -> Option<Vec<&Expr>> {
             Expr::Lit(_) => return Some(args),
             _ => return None,
         }
+    }
+}
+
+/// The name a value goes by: a variable's, a named field's, a method's or a function's (the
+/// last segment), after peeling; `None` for `self` and for anything else.
+fn value_name(e: &Expr) -> Option<String> {
+    match peel(e) {
+        Expr::Path(p) if p.qself.is_none() => p
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .filter(|n| n != "self"),
+        Expr::Field(f) => match &f.member {
+            Member::Named(id) => Some(id.to_string()),
+            Member::Unnamed(_) => value_name(&f.base),
+        },
+        Expr::MethodCall(m) => Some(m.method.to_string()),
+        Expr::Await(a) => value_name(&a.base),
+        Expr::Call(c) => value_name(&c.func),
+        _ => None,
     }
 }
 

@@ -23,6 +23,7 @@ const TABLE: &[Row] = table![
     elapsed => true, elapsed_ms => true, latency => true, timeout => true, backoff => true,
     status => true, http_status => true, exit_code => true, status_code => true,
     error_kind => true, kind => true, level => true, row_type => true,
+    attribute_name => true, namespace => true, attribute_value => false, patient_namespace => false,
     member_id => false, patient_id => false, mrn => false, blood_type => false, email_count => false,
     comment_len => false, first_name => false, dob => false, zip => false, diagnosis_code => false,
     medication_id => false,

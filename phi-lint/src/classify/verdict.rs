@@ -4,6 +4,7 @@
 //! |----------------------------------------------------|---------------------------|------------|
 //! | `Uuid`, `Ulid`, a `…Id` newtype over those or an integer; `Duration`, `Instant` differences; `StatusCode`, `Level` | allowed (the type proves it) | allowed |
 //! | `&'static str`: text compiled into the program      | allowed                   | allowed    |
+//! | a type whose own name is in a safe class and agrees with its content: a newtype or alias over a number (`RecordIdx(u64)`, `type RowIdx = u64`), over text under a type name (`AttributeName(String)`), a fieldless enum named as a state or class (`SearchMode`, `JobStatus`); no deny stem in the type's name | allowed | allowed |
 //! | an integer, a float, a bool                        | allowed                   | finding    |
 //! | a fieldless enum                                   | allowed                   | allowed under a `state`/`mode`/`phase` name, else a finding |
 //! | a `String`, `str`, or a newtype over one           | a finding under an id, status or count name (the type refutes the name); allowed under a type-name or duration name | finding |
@@ -12,7 +13,8 @@
 //! | a fixed-message error (`ParseIntError`, a fieldless enum or unit struct) | allowed | allowed as an error, else by name |
 //! | unknown                                            | allowed (today's name rule) | finding  |
 //!
-//! A deny stem beats everything. An explicit `allow-names` entry beats the type. The field key
+//! A tuple field (`version.0`) is judged under its base's name with its own type, and passes
+//! where its base's type proves a class. A deny stem beats everything. An explicit `allow-names` entry beats the type. The field key
 //! counts where the value's own name says nothing but its type agrees with the key: in
 //! `count = n` with `n: usize`, or `status = s` with `s: Phase` (fieldless), the key's class
 //! holds, as the runtime layer (which sees only the key) will also judge it.
@@ -59,7 +61,12 @@ impl Classifier<'_> {
             })
         };
         match fact {
-            Fact::Id | Fact::Duration | Fact::Status | Fact::Constant | Fact::FixedError => Ok(()),
+            Fact::Id
+            | Fact::Duration
+            | Fact::Status
+            | Fact::Constant
+            | Fact::Classed(_)
+            | Fact::FixedError => Ok(()),
             Fact::Error => Err(Why::Error),
             Fact::Integer | Fact::Float | Fact::Bool | Fact::Instant => {
                 if claim.is_some() || key.is_some() {

@@ -190,7 +190,10 @@ impl Linter<'_> {
                     return false;
                 };
                 let name = last.ident.to_string();
-                if matches!(name.as_str(), "Option" | "Box" | "Arc" | "Rc" | "Vec") {
+                if matches!(
+                    name.as_str(),
+                    "Option" | "Box" | "Arc" | "Rc" | "Vec" | "Range" | "RangeInclusive"
+                ) {
                     return single_generic(&last.arguments).is_some_and(|t| self.type_is_safe(t));
                 }
                 name == "bool"

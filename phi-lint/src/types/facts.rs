@@ -1,5 +1,7 @@
 //! What a type tells about the values it holds.
 
+use phi_filter::names::NameClass;
+
 use super::{Ty, TypeDef, Types};
 
 /// What a resolved type says about a value, for the verdict.
@@ -29,6 +31,11 @@ pub(crate) enum Fact {
     Text(String),
     /// A struct, an enum with data, a map or a collection: refutes an id, status or count name.
     Composite(String),
+    /// A type whose own name is in a safe class and whose content agrees with it: a newtype
+    /// over a number (`RecordIdx(u64)`, `SchemaVersion(i16)`), a text newtype named as a type
+    /// name (`AttributeName(String)`), a fieldless enum named as a state or kind (`SearchMode`).
+    /// The type's name is given.
+    Classed(String),
     /// An error type whose message is fixed text: it never quotes its input.
     FixedError,
     /// Another error type (`io::Error`, `anyhow::Error`, a struct named `…Error`): its message
@@ -70,7 +77,7 @@ impl Fact {
     pub(crate) fn proves_class(&self) -> bool {
         matches!(
             self,
-            Fact::Id | Fact::Duration | Fact::Status | Fact::Constant
+            Fact::Id | Fact::Duration | Fact::Status | Fact::Constant | Fact::Classed(_)
         )
     }
 }
@@ -84,7 +91,20 @@ fn fact_depth(ty: &Ty, index: &Types<'_>, depth: u8) -> Fact {
     if depth > 4 {
         return Fact::Unknown;
     }
-    let ty = index.resolve(ty);
+    // `type RecordIdx = u64`: an alias named in a safe class over a number claims the class,
+    // as a newtype of that name does.
+    let resolved = index.resolve(ty);
+    if let Ty::Named(alias, _) = ty
+        && resolved != *ty
+        && type_name_class(alias).is_some()
+        && matches!(
+            fact_depth(&resolved, index, depth + 1),
+            Fact::Integer | Fact::Float | Fact::Bool
+        )
+    {
+        return Fact::Classed(alias.clone());
+    }
+    let ty = resolved;
     let (name, args) = match &ty {
         Ty::Named(n, a) => (n.as_str(), a),
         Ty::Tuple(t) if t.is_empty() => return Fact::Unknown,
@@ -105,7 +125,8 @@ fn fact_depth(ty: &Ty, index: &Types<'_>, depth: u8) -> Fact {
         "String" | "str" | "OsString" | "OsStr" | "SmolStr" | "CompactString" | "ArcStr" => {
             return Fact::Text(name.to_owned());
         }
-        "Option" | "Result" | "NonNull" | "Mutex" | "RwLock" => {
+        // A range holds two values of its type (`Range<RecordIdx>` is two record indices).
+        "Option" | "Result" | "NonNull" | "Mutex" | "RwLock" | "Range" | "RangeInclusive" => {
             return args
                 .first()
                 .map_or(Fact::Unknown, |a| fact_depth(a, index, depth + 1));
@@ -118,7 +139,11 @@ fn fact_depth(ty: &Ty, index: &Types<'_>, depth: u8) -> Fact {
     match index.def(name) {
         Some(TypeDef::Enum {
             fieldless: true, ..
-        }) => Fact::FieldlessEnum(name.to_owned()),
+        }) => match type_name_class(name) {
+            Some(_) => Fact::Classed(name.to_owned()),
+            None if is_state_type_name(name) => Fact::Classed(name.to_owned()),
+            None => Fact::FieldlessEnum(name.to_owned()),
+        },
         Some(TypeDef::Struct {
             fields,
             tuple: true,
@@ -131,10 +156,18 @@ fn fact_depth(ty: &Ty, index: &Types<'_>, depth: u8) -> Fact {
             tuple: true,
         }) if fields.len() == 1 => {
             let inner = fact_depth(&fields[0].1, index, depth + 1);
-            match inner {
-                Fact::Id | Fact::Integer if is_id_type_name(name) => Fact::Id,
-                Fact::Text(_) => Fact::Text(name.to_owned()),
-                other => other,
+            match (inner, type_name_class(name)) {
+                (Fact::Id | Fact::Integer, _) if is_id_type_name(name) => Fact::Id,
+                // `RecordIdx(u64)`, `SchemaVersion(i16)`: the type's name claims a class and a
+                // number agrees with any class, as it does under a field of that name.
+                // `AttributeName(String)`: text is a type name's content; under an id, status or
+                // count name (`LoginId(String)`) it stays free text, which refutes the name.
+                (Fact::Integer | Fact::Float | Fact::Bool | Fact::FieldlessEnum(_), Some(_))
+                | (Fact::Text(_), Some(NameClass::TypeName | NameClass::Duration)) => {
+                    Fact::Classed(name.to_owned())
+                }
+                (Fact::Text(_), _) => Fact::Text(name.to_owned()),
+                (other, _) => other,
             }
         }
         // A struct, or an enum with data.
@@ -163,13 +196,40 @@ fn fact_depth(ty: &Ty, index: &Types<'_>, depth: u8) -> Fact {
 /// A positional number is not safe: nothing says it is not a reading.
 fn is_safe_error_field(field: &str, ty: &Ty, index: &Types<'_>, depth: u8) -> bool {
     match fact_depth(ty, index, depth + 1) {
-        Fact::Id | Fact::Duration | Fact::Status | Fact::Constant | Fact::FixedError => true,
+        Fact::Id
+        | Fact::Duration
+        | Fact::Status
+        | Fact::Constant
+        | Fact::Classed(_)
+        | Fact::FixedError => true,
         Fact::Integer | Fact::Bool | Fact::FieldlessEnum(_) => {
             !field.starts_with(|c: char| c.is_ascii_digit())
                 && phi_filter::names::name_class(&phi_filter::names::to_snake(field)).is_some()
         }
         _ => false,
     }
+}
+
+/// The safe class a type's own name claims (`RecordIdx` a count, `SchemaVersion` and
+/// `AttributeName` type names, `JobStatus` a status), unless the name carries a deny stem
+/// (`PatientIdx`, `BloodType`, `DisplayName`). Built-in stems only: the index is shared by every
+/// configuration.
+fn type_name_class(name: &str) -> Option<NameClass> {
+    let snake = phi_filter::names::to_snake(name);
+    if phi_filter::names::deny_stem(&snake, phi_filter::names::DEFAULT_DENY_STEMS).is_some() {
+        return None;
+    }
+    phi_filter::names::name_class(&snake)
+}
+
+/// A fieldless enum named as a state (`SearchMode`, `SyncPhase`), unless a deny stem says it is
+/// about a person (`PregnancyStage`).
+fn is_state_type_name(name: &str) -> bool {
+    let snake = phi_filter::names::to_snake(name);
+    let last = snake.rsplit('_').next().unwrap_or(&snake);
+    snake.len() > last.len()
+        && matches!(last, "state" | "mode" | "phase" | "stage" | "direction")
+        && phi_filter::names::deny_stem(&snake, phi_filter::names::DEFAULT_DENY_STEMS).is_none()
 }
 
 /// `Error` (the last segment of `io::Error`), `DbError`, `SqlxError`.
