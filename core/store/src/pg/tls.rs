@@ -306,6 +306,14 @@ pub(crate) fn handshake_kind(e: &postgres::Error) -> &'static str {
         .and_then(|io| io.get_ref())
         .and_then(|inner| inner.downcast_ref::<rustls::Error>());
     match rustls {
+        // No root of those trusted signed the chain (the wrong CA, or a self-signed one).
+        Some(rustls::Error::InvalidCertificate(CertificateError::UnknownIssuer)) => {
+            "tls_certificate_untrusted"
+        }
+        // verify-full: the certificate is for another host.
+        Some(rustls::Error::InvalidCertificate(
+            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
+        )) => "tls_certificate_wrong_host",
         Some(rustls::Error::InvalidCertificate(_)) => "tls_certificate_rejected",
         None if e
             .source()
