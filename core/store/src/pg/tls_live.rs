@@ -218,3 +218,27 @@ fn prefer_against_a_server_without_tls_goes_on_in_cleartext() {
         "{startup:?}"
     );
 }
+
+#[test]
+fn without_sslrootcert_verification_is_on_the_system_roots_which_do_not_trust_the_test_ca() {
+    let Some((db, tls)) = setup() else {
+        return;
+    };
+    // The machine has system roots (else the refusal would be `tls_system_roots_unavailable`).
+    let system = super::tls::system_roots().expect("the system's roots");
+    assert!(system.len() > 10, "{} system roots", system.len());
+    // A bundle is read whole: the cluster's CA as one is one root.
+    let missing = tls.ca.with_file_name("missing.pem");
+    assert_eq!(super::tls::roots_from(&[missing, tls.ca]).unwrap().len(), 1);
+    for query in [
+        "sslmode=verify-full&hostaddr=127.0.0.1",
+        "sslmode=verify-ca&hostaddr=127.0.0.1",
+        "sslmode=verify-full&hostaddr=127.0.0.1&sslrootcert=system",
+    ] {
+        let text = refused(open(&url(&db, "localhost", query)));
+        assert!(
+            text.contains("tls_certificate_untrusted"),
+            "{query}: {text}"
+        );
+    }
+}
