@@ -9,6 +9,8 @@
 mod live;
 pub(crate) mod schema;
 pub(crate) mod tls;
+#[cfg(test)]
+mod tls_live;
 
 use std::collections::HashMap;
 use std::str::FromStr;

@@ -6,8 +6,10 @@
 //! name, dropped with it, so tests run in parallel. Nothing skips silently: with neither
 //! `PHI_POSTGRES_URL` nor `PHI_SKIP_POSTGRES=1` set, the kit starts the workspace's own
 //! cluster (`ci/pg-cluster start target/pg`), and a `PostgreSQL` test fails, saying what
-//! failed and how to skip, only when that cannot start.
+//! failed and how to skip, only when that cannot start. The cluster speaks TLS; [`cluster_tls`]
+//! names the CA its certificate is signed by, under the same rule.
 
+use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -18,6 +20,8 @@ use crate::{Location, OpenOptions, PgOptions, Store, StoreError};
 pub const URL_VAR: &str = "PHI_POSTGRES_URL";
 /// What skips the `PostgreSQL` tests, explicitly.
 pub const SKIP_VAR: &str = "PHI_SKIP_POSTGRES";
+/// Names the CA of a cluster `PHI_POSTGRES_URL` names, when it is not the workspace's own.
+pub const CA_VAR: &str = "PHI_POSTGRES_CA";
 /// The test cluster's role that signs in with a password (`ci/pg-cluster`).
 pub const PASSWORD_ROLE: &str = "phi_password";
 /// Its password: a test cluster's, known to everyone.
@@ -187,25 +191,9 @@ pub fn cluster_url() -> Option<String> {
 
 /// Starts `ci/pg-cluster` under the workspace's `target/pg`; its URL, or why not.
 fn start_cluster() -> Result<String, String> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let script = root.join("ci/pg-cluster");
-    let dir = root.join("target/pg");
-    let out = std::process::Command::new(&script)
-        .arg("start")
-        .arg(&dir)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| format!("`{}` did not run: {e}", script.display()))?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() {
-        return Err(format!("`ci/pg-cluster start` failed: {}", stderr.trim()));
-    }
-    let url = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    let url = pg_cluster("start")?;
     if !url.starts_with("postgres://") {
-        return Err(format!(
-            "`ci/pg-cluster start` printed no URL: {}",
-            stderr.trim()
-        ));
+        return Err("`ci/pg-cluster start` printed no URL".to_owned());
     }
     eprintln!(
         "{URL_VAR} is not set: the test kit started the workspace's PostgreSQL cluster \
@@ -213,6 +201,70 @@ fn start_cluster() -> Result<String, String> {
          `ci/pg-cluster stop target/pg` stops it)"
     );
     Ok(url)
+}
+
+/// `ci/pg-cluster COMMAND target/pg` on the workspace's cluster: what it printed, or why not.
+fn pg_cluster(command: &str) -> Result<String, String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let script = root.join("ci/pg-cluster");
+    let out = std::process::Command::new(&script)
+        .arg(command)
+        .arg(root.join("target/pg"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("`{}` did not run: {e}", script.display()))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        return Err(format!(
+            "`ci/pg-cluster {command}` failed: {}",
+            stderr.trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// The test cluster's TLS files (`ci/pg-cluster`): PEM certificates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterTls {
+    /// The CA that signed the server's certificate, which names `localhost` and `127.0.0.1`.
+    pub ca: PathBuf,
+    /// A CA that signed nothing the cluster holds: verifying against it must fail.
+    pub unrelated_ca: PathBuf,
+}
+
+/// The test cluster's CA and an unrelated one; `None` when skipped explicitly
+/// (`PHI_SKIP_POSTGRES=1`), as [`cluster_url`].
+///
+/// `PHI_POSTGRES_CA` names the CA (with `unrelated-ca.crt` beside it) of a cluster that
+/// `PHI_POSTGRES_URL` names; without it the CA is the workspace's cluster's, from
+/// `ci/pg-cluster ca target/pg`.
+///
+/// # Panics
+///
+/// As [`cluster_url`], and when the files are not there: a cluster without TLS fails its TLS
+/// tests rather than skipping them.
+#[must_use]
+pub fn cluster_tls() -> Option<ClusterTls> {
+    cluster_url()?;
+    let ca = match std::env::var(CA_VAR) {
+        Ok(path) if !path.is_empty() => PathBuf::from(path),
+        _ => match pg_cluster("ca") {
+            Ok(path) => PathBuf::from(path),
+            // phi-lint: allow(phi::print, reason = "the test cluster script's own error, which names a path and holds no record data")
+            Err(why) => panic!(
+                "this test needs the test cluster's TLS CA ({why}): start it with \
+                 `ci/pg-cluster start target/pg`, or name the CA of the cluster \
+                 {URL_VAR} names with `export {CA_VAR}=PATH`"
+            ),
+        },
+    };
+    let unrelated_ca = ca.with_file_name("unrelated-ca.crt");
+    assert!(
+        ca.is_file() && unrelated_ca.is_file(),
+        "the test cluster's CA or unrelated-ca.crt beside it is missing ({CA_VAR}, \
+         `ci/pg-cluster ca target/pg`)"
+    );
+    Some(ClusterTls { ca, unrelated_ca })
 }
 
 /// Runs `body` on a new in-memory `SQLite` store, then on a store in a fresh `PostgreSQL`

@@ -225,16 +225,3 @@ fn a_read_longer_than_a_fetch_is_read_whole_or_stopped_early_and_may_not_reenter
     assert!(err.to_string().contains("connection_in_use"), "{err}");
     assert_eq!(store.subjects().unwrap().len(), 1);
 }
-
-#[test]
-fn require_against_a_server_without_tls_is_refused_by_name() {
-    let Some(db) = TestDatabase::create() else {
-        return;
-    };
-    let url = format!("{}?sslmode=require", db.location());
-    let location = Location::parse(&url).unwrap();
-    let err =
-        Store::open_location(&location, OpenOptions::default(), &PgOptions::default()).unwrap_err();
-    assert!(err.to_string().contains("tls_not_supported"), "{err}");
-    assert!(!err.is_transient());
-}

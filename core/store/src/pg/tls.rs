@@ -4,17 +4,19 @@
 //! - `prefer`: TLS if the server offers it, else cleartext; the certificate is not checked;
 //! - `require`: TLS or no connection; the certificate is not checked (as `libpq` without a
 //!   root certificate);
-//! - `verify-ca`: TLS, the server's chain checked against `sslrootcert=PATH` (PEM);
+//! - `verify-ca`: TLS, the server's chain checked against `sslrootcert=PATH` (PEM), or the
+//!   system's roots without it (or with `sslrootcert=system`, as `libpq` 16);
 //! - `verify-full`: as `verify-ca`, and the certificate must name the host (a DNS or IP SAN).
 //!
 //! With no `sslmode`, a loopback host or a Unix socket is `prefer` (`libpq`'s default); any other
 //! host is `verify-full`, so that a health record never crosses a network in cleartext or to a
-//! server nobody authenticated. `verify-ca` and `verify-full` need `sslrootcert`: this build does
-//! not read the system's roots. A Unix socket never uses TLS (the server offers none there),
-//! whatever the mode, as `libpq` does.
+//! server nobody authenticated. The system's roots are the PEM bundle `SSL_CERT_FILE` names, as
+//! `OpenSSL` reads it, else the first of the distributions' bundles that exists
+//! ([`SYSTEM_BUNDLES`]). A Unix socket never uses TLS (the server offers none there), whatever
+//! the mode, as `libpq` does.
 
 use std::net::IpAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use postgres::config::{Host, SslMode as DriverMode};
@@ -161,22 +163,10 @@ pub(crate) fn configure(
             Arc::new(Unverified(Arc::clone(&provider)))
         }
         SslMode::VerifyCa | SslMode::VerifyFull => {
-            let path = tls
-                .root_cert
-                .as_ref()
-                .ok_or_else(|| tls_err("tls_root_cert_required"))?;
-            let mut roots = RootCertStore::empty();
-            for cert in CertificateDer::pem_file_iter(path)
-                .map_err(|_| tls_err("tls_root_cert_unreadable"))?
-            {
-                let cert = cert.map_err(|_| tls_err("tls_root_cert_unreadable"))?;
-                roots
-                    .add(cert)
-                    .map_err(|_| tls_err("tls_root_cert_unreadable"))?;
-            }
-            if roots.is_empty() {
-                return Err(tls_err("tls_root_cert_unreadable"));
-            }
+            let roots = match &tls.root_cert {
+                Some(path) if path.as_os_str() != "system" => root_cert(path)?,
+                _ => system_roots()?,
+            };
             let full = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
                 .build()
                 .map_err(|_| tls_err("tls_root_cert_unreadable"))?;
@@ -192,6 +182,60 @@ pub(crate) fn configure(
         .with_custom_certificate_verifier(verifier)
         .with_no_client_auth();
     Ok(MakeRustlsConnect::new(client))
+}
+
+/// The roots in the operator's `sslrootcert` file: every certificate in it must parse.
+fn root_cert(path: &Path) -> Result<RootCertStore, StoreError> {
+    let mut roots = RootCertStore::empty();
+    for cert in
+        CertificateDer::pem_file_iter(path).map_err(|_| tls_err("tls_root_cert_unreadable"))?
+    {
+        let cert = cert.map_err(|_| tls_err("tls_root_cert_unreadable"))?;
+        roots
+            .add(cert)
+            .map_err(|_| tls_err("tls_root_cert_unreadable"))?;
+    }
+    if roots.is_empty() {
+        return Err(tls_err("tls_root_cert_unreadable"));
+    }
+    Ok(roots)
+}
+
+/// Where the distributions keep the system's roots as one PEM bundle: Debian, Ubuntu and
+/// Alpine; Fedora and RHEL; openSUSE; the BSDs and Alpine's `cert.pem`.
+pub(crate) const SYSTEM_BUNDLES: [&str; 4] = [
+    "/etc/ssl/certs/ca-certificates.crt",
+    "/etc/pki/tls/certs/ca-bundle.crt",
+    "/etc/ssl/ca-bundle.pem",
+    "/etc/ssl/cert.pem",
+];
+
+/// The system's roots: `SSL_CERT_FILE`'s bundle if it is set, else the first of
+/// [`SYSTEM_BUNDLES`] that exists.
+pub(crate) fn system_roots() -> Result<RootCertStore, StoreError> {
+    match std::env::var_os("SSL_CERT_FILE").filter(|f| !f.is_empty()) {
+        Some(file) => roots_from(&[PathBuf::from(file)]),
+        None => roots_from(&SYSTEM_BUNDLES.map(PathBuf::from)),
+    }
+}
+
+/// The roots in the first of `bundles` that exists. A certificate of a system bundle that
+/// does not parse is skipped (the others still count); a bundle with none is an error.
+pub(crate) fn roots_from(bundles: &[PathBuf]) -> Result<RootCertStore, StoreError> {
+    let unavailable = || tls_err("tls_system_roots_unavailable");
+    let bundle = bundles
+        .iter()
+        .find(|b| b.is_file())
+        .ok_or_else(unavailable)?;
+    let certs = CertificateDer::pem_file_iter(bundle)
+        .map_err(|_| unavailable())?
+        .filter_map(Result::ok);
+    let mut roots = RootCertStore::empty();
+    roots.add_parsable_certificates(certs);
+    if roots.is_empty() {
+        return Err(unavailable());
+    }
+    Ok(roots)
 }
 
 fn tls_err(kind: &str) -> StoreError {
@@ -306,6 +350,14 @@ pub(crate) fn handshake_kind(e: &postgres::Error) -> &'static str {
         .and_then(|io| io.get_ref())
         .and_then(|inner| inner.downcast_ref::<rustls::Error>());
     match rustls {
+        // No root of those trusted signed the chain (the wrong CA, or a self-signed one).
+        Some(rustls::Error::InvalidCertificate(CertificateError::UnknownIssuer)) => {
+            "tls_certificate_untrusted"
+        }
+        // verify-full: the certificate is for another host.
+        Some(rustls::Error::InvalidCertificate(
+            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
+        )) => "tls_certificate_wrong_host",
         Some(rustls::Error::InvalidCertificate(_)) => "tls_certificate_rejected",
         None if e
             .source()
@@ -356,9 +408,13 @@ mod tests {
 
     #[test]
     fn a_remote_host_without_sslmode_must_verify_and_a_local_one_prefers() {
-        let err = mode_for("postgres://u@db.internal/db").err().unwrap();
-        assert!(err.to_string().contains("tls_root_cert_required"), "{err}");
-        assert!(!err.is_transient());
+        // verify-full, on the system's roots.
+        assert_eq!(
+            mode_for("postgres://u@db.internal/db").map_err(|e| e.to_string()),
+            system_roots()
+                .map(|_| DriverMode::Require)
+                .map_err(|e| e.to_string())
+        );
         assert_eq!(
             mode_for("postgres://u@127.0.0.1/db").unwrap(),
             DriverMode::Prefer
@@ -402,10 +458,6 @@ mod tests {
 
     #[test]
     fn verification_needs_a_readable_root_certificate() {
-        let err = mode_for("postgres://u@127.0.0.1/db?sslmode=verify-ca")
-            .err()
-            .unwrap();
-        assert!(err.to_string().contains("tls_root_cert_required"), "{err}");
         let err =
             mode_for("postgres://u@127.0.0.1/db?sslmode=verify-full&sslrootcert=/nonexistent")
                 .err()
@@ -414,5 +466,37 @@ mod tests {
             err.to_string().contains("tls_root_cert_unreadable"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn the_system_roots_are_the_first_bundle_there_and_none_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.pem");
+        let empty = dir.path().join("empty.pem");
+        std::fs::write(&empty, "not a certificate\n").unwrap();
+        for bundles in [vec![], vec![missing.clone()], vec![empty.clone(), missing]] {
+            let err = roots_from(&bundles).err().unwrap();
+            assert!(
+                err.to_string().contains("tls_system_roots_unavailable"),
+                "{bundles:?}: {err}"
+            );
+            assert!(!err.is_transient());
+        }
+    }
+
+    #[test]
+    fn without_sslrootcert_or_with_system_verification_is_on_the_system_roots() {
+        for url in [
+            "postgres://u@127.0.0.1/db?sslmode=verify-ca",
+            "postgres://u@127.0.0.1/db?sslmode=verify-full&sslrootcert=system",
+        ] {
+            assert_eq!(
+                mode_for(url).map_err(|e| e.to_string()),
+                system_roots()
+                    .map(|_| DriverMode::Require)
+                    .map_err(|e| e.to_string()),
+                "{url}"
+            );
+        }
     }
 }
