@@ -8,13 +8,19 @@
 //!   (a driver error, a refused row, a mismatch) rolls back and leaves the target as it was.
 //! - A target that holds any row is refused ([`CopyError::TargetNotEmpty`]) unless
 //!   [`CopyOptions::replace`] says to empty it first (in the same transaction).
+//! - Each table is read, written and read back [`BATCH`] rows at a time: the source in key
+//!   order (`SQLite` steps one statement, `PostgreSQL` fetches from a cursor), the target by
+//!   one `INSERT … SELECT FROM unnest` per batch on `PostgreSQL` and a prepared insert per row
+//!   on `SQLite`. The copy holds one batch, whatever the record's size.
 //! - `series_day` is not copied: the target's triggers build it from `series`; its row count is
 //!   compared with the source's like every table's.
 //!
-//! The checksum of a table is SHA-256 over its rows in key order, each value tagged with its
+//! The checksum of a table is SHA-256 over its rows in key order (text keys by bytes on both
+//! backends: `PostgreSQL`'s text columns are `COLLATE "C"`), computed as the rows stream, each value tagged with its
 //! type and length, floats by their bits: the same rows give the same checksum on either
 //! backend. Progress is told in counts ([`Progress`]); no value leaves the two stores.
 
+use postgres::types::ToSql;
 use sha2::{Digest, Sha256};
 
 use crate::db::{Arg, Row, Sql, Tx};
@@ -344,21 +350,176 @@ fn count(tx: &mut Tx<'_>, name: &str) -> Result<u64, StoreError> {
     Ok(u64::try_from(n).unwrap_or(0))
 }
 
-/// The checksum and row count of `table` read on `tx`.
-fn digest(tx: &mut Tx<'_>, table: &Table) -> Result<(u64, String), StoreError> {
+/// How many rows the copy holds at a time: read from the source, written to the target, and
+/// read back to verify.
+pub const BATCH: usize = 10_000;
+
+/// Reads `table` on `tx` in key order, [`BATCH`] rows at a time, and hands each batch to
+/// `each`; at most one batch is held. `SQLite` steps its statement; `PostgreSQL` fetches from
+/// a cursor in the transaction (so a `REPEATABLE READ` source reads one snapshot).
+fn scan(
+    tx: &mut Tx<'_>,
+    table: &Table,
+    mut each: impl FnMut(&[Vec<Value>]) -> Result<(), CopyError>,
+) -> Result<(), CopyError> {
+    let mut batch: Vec<Vec<Value>> = Vec::with_capacity(BATCH);
+    match tx.backend() {
+        Backend::Sqlite => {
+            tx.each(OP, &select(table), NONE, |row| {
+                batch.push(read_row(table, row)?);
+                if batch.len() == BATCH {
+                    each(&batch)?;
+                    batch.clear();
+                }
+                Ok::<_, CopyError>(Flow::Continue)
+            })?;
+            if !batch.is_empty() {
+                each(&batch)?;
+            }
+        }
+        Backend::Postgres => {
+            let cursor = format!("copy_{}", table.name);
+            let declare = format!("DECLARE {cursor} NO SCROLL CURSOR FOR {}", select(table));
+            tx.exec(OP, &declare, NONE)?;
+            let fetch = format!("FETCH FORWARD {BATCH} FROM {cursor}");
+            loop {
+                tx.each(OP, &fetch, NONE, |row| {
+                    batch.push(read_row(table, row)?);
+                    Ok::<_, StoreError>(Flow::Continue)
+                })?;
+                let last = batch.len() < BATCH;
+                if !batch.is_empty() {
+                    each(&batch)?;
+                    batch.clear();
+                }
+                if last {
+                    break;
+                }
+            }
+            tx.exec(OP, &format!("CLOSE {cursor}"), NONE)?;
+        }
+    }
+    Ok(())
+}
+
+/// The checksum and row count of `table` read on `tx`, a batch at a time.
+fn digest(tx: &mut Tx<'_>, table: &Table) -> Result<(u64, String), CopyError> {
     let mut sum = Checksum::new();
     let mut rows = 0u64;
-    tx.each(OP, &select(table), NONE, |row| {
-        sum.add(&read_row(table, row)?);
-        rows += 1;
-        Ok::<_, StoreError>(Flow::Continue)
+    scan(tx, table, |batch| {
+        for row in batch {
+            sum.add(row);
+        }
+        rows += batch.len() as u64;
+        Ok(())
     })?;
     Ok((rows, sum.hex()))
 }
 
+/// Writes one batch of `table`'s rows on `tx`: on `PostgreSQL` one `INSERT … SELECT FROM
+/// unnest` of a column array each; on `SQLite` a prepared statement per row (the copy's
+/// transaction holds them all).
+fn write(tx: &mut Tx<'_>, table: &Table, batch: &[Vec<Value>]) -> Result<(), StoreError> {
+    match tx.backend() {
+        Backend::Sqlite => {
+            let insert = insert(table);
+            for row in batch {
+                let args: Vec<Arg<'_>> = row.iter().map(Value::arg).collect();
+                tx.exec(OP, &insert, args.as_slice())?;
+            }
+            Ok(())
+        }
+        Backend::Postgres => {
+            let columns: Vec<Column<'_>> = (0..table.columns.len())
+                .map(|i| Column::of(table.columns[i].1, batch, i))
+                .collect();
+            let values: Vec<&(dyn ToSql + Sync)> = columns.iter().map(Column::value).collect();
+            match tx.pg_query(OP, &insert_unnest(table), &values) {
+                Some(result) => result.map(drop),
+                None => Err(StoreError::Postgres {
+                    op: OP,
+                    kind: "not_postgres".to_owned(),
+                }),
+            }
+        }
+    }
+}
+
+/// One column of a batch, as the array `PostgreSQL` unnests.
+enum Column<'a> {
+    Text(Vec<Option<&'a str>>),
+    Int(Vec<Option<i64>>),
+    Real(Vec<Option<f64>>),
+}
+
+impl<'a> Column<'a> {
+    fn of(ty: Ty, batch: &'a [Vec<Value>], i: usize) -> Column<'a> {
+        let cells = batch.iter().map(move |row| &row[i]);
+        match ty {
+            Text => Column::Text(
+                cells
+                    .map(|v| match v {
+                        Value::Text(s) => Some(s.as_str()),
+                        _ => None,
+                    })
+                    .collect(),
+            ),
+            Int => Column::Int(
+                cells
+                    .map(|v| match v {
+                        Value::Int(n) => Some(*n),
+                        _ => None,
+                    })
+                    .collect(),
+            ),
+            Real => Column::Real(
+                cells
+                    .map(|v| match v {
+                        Value::Real(x) => Some(*x),
+                        _ => None,
+                    })
+                    .collect(),
+            ),
+        }
+    }
+
+    fn value(&self) -> &(dyn ToSql + Sync) {
+        match self {
+            Column::Text(v) => v,
+            Column::Int(v) => v,
+            Column::Real(v) => v,
+        }
+    }
+}
+
+/// `PostgreSQL`'s insert of a batch of `table`'s rows: a column array each, unnested.
+fn insert_unnest(table: &Table) -> String {
+    let columns: Vec<&str> = table.columns.iter().map(|(c, _)| *c).collect();
+    let arrays: Vec<String> = table
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(i, (_, ty))| {
+            let ty = match ty {
+                Text => "text",
+                Int => "int8",
+                Real => "float8",
+            };
+            format!("${}::{ty}[]", i + 1)
+        })
+        .collect();
+    format!(
+        "INSERT INTO {} ({}) SELECT * FROM unnest({})",
+        table.name,
+        columns.join(", "),
+        arrays.join(", ")
+    )
+}
+
 /// Copies the whole record of `source` into `target`, verified, in one transaction on the
-/// target; `progress` hears the counts as they grow (every 10,000 rows, and at each table's
-/// end). Returns every table's rows and checksum.
+/// target; `progress` hears the counts as they grow (every [`BATCH`] rows, and at each table's
+/// end). Each table is read, written and read back [`BATCH`] rows at a time, so memory stays
+/// bounded whatever the record's size. Returns every table's rows and checksum.
 ///
 /// ```
 /// use answers_store::copy::{CopyError, CopyOptions, copy};
@@ -407,23 +568,20 @@ pub fn copy(
     }
     let mut copied = Vec::with_capacity(TABLES.len() + 1);
     for table in TABLES {
-        let insert = insert(table);
         let mut sum = Checksum::new();
         let mut rows = 0u64;
-        from.each(OP, &select(table), NONE, |row| {
-            let values = read_row(table, row)?;
-            let args: Vec<Arg<'_>> = values.iter().map(Value::arg).collect();
-            to.exec(OP, &insert, args.as_slice())?;
-            sum.add(&values);
-            rows += 1;
-            if rows.is_multiple_of(10_000) {
-                progress(Progress {
-                    table: table.name,
-                    rows,
-                    done: false,
-                });
+        scan(&mut from, table, |batch| {
+            write(&mut to, table, batch)?;
+            for row in batch {
+                sum.add(row);
             }
-            Ok::<_, StoreError>(Flow::Continue)
+            rows += batch.len() as u64;
+            progress(Progress {
+                table: table.name,
+                rows,
+                done: false,
+            });
+            Ok(())
         })?;
         let checksum = sum.hex();
         let (found, found_sum) = digest(&mut to, table)?;
@@ -479,6 +637,8 @@ pub fn copy(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::db::Db;
+    use crate::test_support;
 
     #[test]
     fn every_table_of_the_schema_is_copied_or_derived() {
@@ -522,6 +682,100 @@ mod tests {
             let copied: Vec<&str> = table.columns.iter().map(|(c, _)| *c).collect();
             assert_eq!(columns, copied, "{}", table.name);
         }
+    }
+
+    /// A record of more than two batches of readings and of genotype calls: one subject,
+    /// `n` heart-rate minutes (each its own local day every 1,440) and `n` calls.
+    fn large(n: usize) -> Store {
+        let store = Store::open_in_memory().unwrap();
+        store.upsert_subject("subj-big", "big", "UTC").unwrap();
+        let sql = format!(
+            "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < {n})
+             INSERT INTO series (subject_id, kind, name, system, code, value_num, unit,
+                                 start_utc, local_day, source)
+             SELECT 'subj-big', 'measured', 'heartRate', 'loinc', '8867-4', 60.0 + (i % 17) / 4.0,
+                    '/min', strftime('%Y-%m-%dT%H:%M:%SZ', 1600000000 + 60 * i, 'unixepoch'),
+                    date(1600000000 + 60 * i, 'unixepoch'), 'watch'
+               FROM n;
+             INSERT INTO genotype_set (id, subject_id, format, build, call_count, no_call_count)
+             VALUES (7, 'subj-big', '23andme', 'GRCh37', {n}, 0);
+             WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < {n})
+             INSERT INTO genotype_call (set_id, rsid, chromosome, position, genotype)
+             SELECT 7, 'rs' || i, '1', 1000 + i, CASE i % 3 WHEN 0 THEN NULL ELSE 'AG' END
+               FROM n;"
+        );
+        let Db::Sqlite(conn) = &store.db else {
+            unreachable!("an in-memory store is SQLite")
+        };
+        conn.execute_batch(&sql).unwrap();
+        store
+    }
+
+    /// Every table's rows and checksum of `store`, read by copying it into memory.
+    fn fingerprint(store: &Store) -> Vec<TableCopy> {
+        let memory = Store::open_in_memory().unwrap();
+        copy(store, &memory, CopyOptions::default(), |_| {}).unwrap()
+    }
+
+    #[test]
+    fn a_record_of_many_batches_is_copied_there_and_back_on_each_backend() {
+        let n = 2 * BATCH + 517;
+        let source = large(n);
+        let expected = fingerprint(&source);
+        let rows = |tables: &[TableCopy], name: &str| {
+            tables.iter().find(|t| t.table == name).map(|t| t.rows)
+        };
+        assert_eq!(rows(&expected, "series"), Some(n as u64));
+        assert_eq!(rows(&expected, "genotype_call"), Some(n as u64));
+        test_support::each_backend(|target| {
+            let mut seen = Vec::new();
+            let copied = copy(&source, &target, CopyOptions::default(), |p| seen.push(p)).unwrap();
+            assert_eq!(copied, expected);
+            // Progress is told a batch at a time.
+            let series: Vec<u64> = seen
+                .iter()
+                .filter(|p| p.table == "series" && !p.done)
+                .map(|p| p.rows)
+                .collect();
+            assert_eq!(series, [BATCH as u64, 2 * BATCH as u64, n as u64]);
+            // Read back from the target (on PostgreSQL, through its cursor), batch by batch.
+            assert_eq!(fingerprint(&target), expected);
+        });
+    }
+
+    #[test]
+    fn a_copy_refused_after_batches_were_written_leaves_the_target_as_it_was() {
+        let source = large(2 * BATCH + 1);
+        // The last row of series (past two written batches) is one the schema refuses.
+        let Db::Sqlite(conn) = &source.db else {
+            unreachable!("an in-memory store is SQLite")
+        };
+        conn.execute_batch(
+            "PRAGMA ignore_check_constraints = ON;
+             INSERT INTO series (subject_id, kind, name, system, code, start_utc, source)
+             VALUES ('subj-big', 'bogus', 'x', 'loinc', '8867-4', '2030-01-01T00:00:00Z', 'x');
+             PRAGMA ignore_check_constraints = OFF;",
+        )
+        .unwrap();
+        test_support::each_backend(|target| {
+            // The target holds another record.
+            target.upsert_subject("subj-other", "other", "UTC").unwrap();
+            let before = fingerprint(&target);
+            let refused = copy(&source, &target, CopyOptions::default(), |_| {});
+            assert!(
+                matches!(refused, Err(CopyError::TargetNotEmpty { table: "subject" })),
+                "{refused:?}"
+            );
+            let mut written = 0;
+            let failed = copy(&source, &target, CopyOptions { replace: true }, |p| {
+                if p.table == "series" {
+                    written = p.rows;
+                }
+            });
+            assert!(matches!(failed, Err(CopyError::Store(_))), "{failed:?}");
+            assert_eq!(written, 2 * BATCH as u64, "two batches were written first");
+            assert_eq!(fingerprint(&target), before, "the target is as it was");
+        });
     }
 
     #[test]

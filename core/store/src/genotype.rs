@@ -1,9 +1,13 @@
 //! Genotype sets: one per subject, the calls of one imported consumer-array file, in the file's
 //! own coordinates. Importing again replaces the subject's set.
 
+use std::collections::HashSet;
+
+use postgres::types::ToSql;
+
 use super::{Store, StoreError, Subject};
-use crate::Flow;
-use crate::db::{Arg, Row};
+use crate::db::{Arg, Row, Tx};
+use crate::{Backend, Flow};
 use answers_genetics::Build;
 use answers_genetics::import::{
     ArrayFormat, GenotypeCall, GenotypeReader, ImportError, LineProblem, ParsedGenotypes,
@@ -86,21 +90,24 @@ impl Store {
         subject_id: &str,
         file: &ParsedGenotypes,
     ) -> Result<GenotypeSet, StoreError> {
-        let mut calls = file.calls.iter().cloned();
+        let mut calls = file.calls.iter().cloned().enumerate();
         let header = (file.format, file.build);
-        self.write_set(subject_id, header, &mut || Ok(calls.next()))
-            .map_err(|e| match e {
-                GenotypeImportError::Store(e) => e,
-                // The parser refused repeated ids already, so the key cannot refuse one.
-                GenotypeImportError::Import(_) => StoreError::Malformed {
-                    table: "genotype_call",
-                },
-            })
+        self.write_set(subject_id, header, &mut || {
+            Ok(calls.next().map(|(i, call)| (call, i + 1)))
+        })
+        .map_err(|e| match e {
+            GenotypeImportError::Store(e) => e,
+            // The parser refused repeated ids already, so the key cannot refuse one.
+            GenotypeImportError::Import(_) => StoreError::Malformed {
+                table: "genotype_call",
+            },
+        })
     }
 
     /// Streams `reader`'s rows into `subject_id`'s genotype set, replacing the one it has, in
-    /// one transaction: memory stays bounded whatever the file's size (a line at a time, and
-    /// `SQLite`'s page cache, which spills to the WAL), and a line that does not parse, a
+    /// one transaction: memory stays bounded whatever the file's size (a line at a time on
+    /// `SQLite`, whose page cache spills to the WAL; [`BATCH`] rows a statement on
+    /// `PostgreSQL`), and a line that does not parse, a
     /// repeated id (refused by the table's key, named by its line) or a failed read rolls it
     /// all back, so the store is as it was.
     ///
@@ -129,51 +136,44 @@ impl Store {
         subject_id: &str,
         reader: &mut GenotypeReader<R>,
     ) -> Result<GenotypeSet, GenotypeImportError> {
-        let mut first = reader.next_call()?;
+        let mut first = reader.next_call()?.map(|call| (call, reader.line()));
         let header = reader.header().ok_or(ImportError::Empty)?;
-        let reader = std::cell::RefCell::new(reader);
         let mut next = || match first.take() {
             Some(call) => Ok(Some(call)),
-            None => Ok(reader.borrow_mut().next_call()?),
+            None => Ok(reader.next_call()?.map(|call| (call, reader.line()))),
         };
         self.write_set(subject_id, header, &mut next)
-            .map_err(|e| match e {
-                GenotypeImportError::Import(ImportError::Malformed {
-                    problem: LineProblem::DuplicateRsid,
-                    ..
-                }) => reader.borrow().malformed(LineProblem::DuplicateRsid).into(),
-                other => other,
-            })
     }
 
-    /// Replaces the subject's set with the rows `next` gives, in one transaction that commits
-    /// only when `next` ends cleanly. A row whose id the set has already is refused by the
-    /// table's key as [`LineProblem::DuplicateRsid`] (the caller names the line).
+    /// Replaces the subject's set with the rows `next` gives (each with its line), in one
+    /// transaction that commits only when `next` ends cleanly. A row whose id the set has
+    /// already is refused by the table's key as [`LineProblem::DuplicateRsid`] on its line.
+    /// `SQLite` inserts a row at a time by a prepared statement; `PostgreSQL` [`BATCH`] rows
+    /// at a time, by one `INSERT … SELECT FROM unnest`.
     fn write_set(
         &mut self,
         subject_id: &str,
         (format, build): (ArrayFormat, Build),
-        next: &mut dyn FnMut() -> Result<Option<GenotypeCall>, GenotypeImportError>,
+        next: &mut dyn FnMut() -> Result<Option<(GenotypeCall, usize)>, GenotypeImportError>,
     ) -> Result<GenotypeSet, GenotypeImportError> {
-        let op = "write genotypes";
         if self.subject_by_id(subject_id)?.is_none() {
             return Err(StoreError::UnknownSubject.into());
         }
-        let mut tx = self.db.transaction(op)?;
+        let mut tx = self.db.transaction(OP)?;
         tx.exec(
-            op,
+            OP,
             "DELETE FROM genotype_call WHERE set_id IN
                (SELECT id FROM genotype_set WHERE subject_id = ?1)",
             &[Arg::from(subject_id)],
         )?;
         tx.exec(
-            op,
+            OP,
             "DELETE FROM genotype_set WHERE subject_id = ?1",
             &[Arg::from(subject_id)],
         )?;
         let set_id = tx
             .one(
-                op,
+                OP,
                 "INSERT INTO genotype_set (subject_id, format, build, call_count, no_call_count)
                  VALUES (?1, ?2, ?3, 0, 0) RETURNING id",
                 &[
@@ -181,40 +181,47 @@ impl Store {
                     Arg::from(format.as_str()),
                     Arg::from(build.as_str()),
                 ],
-                |r| r.int(0, op),
+                |r| r.int(0, OP),
             )?
             .ok_or(StoreError::Malformed {
                 table: "genotype_set",
             })?;
         let (mut calls, mut no_calls) = (0usize, 0usize);
-        while let Some(c) = next()? {
-            let position = i64::try_from(c.position).unwrap_or(i64::MAX);
+        let mut batch: Vec<(GenotypeCall, usize)> = Vec::new();
+        while let Some((c, line)) = next()? {
+            calls += 1;
+            no_calls += usize::from(c.genotype.is_none());
+            if tx.backend() == Backend::Postgres {
+                batch.push((c, line));
+                if batch.len() == BATCH {
+                    insert_batch(&mut tx, set_id, &batch)?;
+                    batch.clear();
+                }
+                continue;
+            }
             let inserted = tx.exec_unique(
-                op,
+                OP,
                 "INSERT INTO genotype_call (set_id, rsid, chromosome, position, genotype)
                  VALUES (?1, ?2, ?3, ?4, ?5)",
                 &[
                     Arg::Int(set_id),
                     Arg::from(&c.rsid),
                     Arg::from(&c.chromosome),
-                    Arg::Int(position),
+                    Arg::Int(i64::try_from(c.position).unwrap_or(i64::MAX)),
                     Arg::from(&c.genotype),
                 ],
             )?;
             // The (set_id, rsid) key: a repeated id. Other constraints are store faults.
             if inserted.is_none() {
-                return Err(ImportError::Malformed {
-                    line: 0,
-                    problem: LineProblem::DuplicateRsid,
-                }
-                .into());
+                return Err(repeated(line));
             }
-            calls += 1;
-            no_calls += usize::from(c.genotype.is_none());
+        }
+        if !batch.is_empty() {
+            insert_batch(&mut tx, set_id, &batch)?;
         }
         let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
         tx.exec(
-            op,
+            OP,
             "UPDATE genotype_set SET call_count = ?2, no_call_count = ?3 WHERE id = ?1",
             &[
                 Arg::Int(set_id),
@@ -222,7 +229,7 @@ impl Store {
                 Arg::Int(count(no_calls)),
             ],
         )?;
-        tx.commit(op)?;
+        tx.commit(OP)?;
         Ok(GenotypeSet {
             id: set_id,
             subject_id: subject_id.to_owned(),
@@ -338,6 +345,76 @@ impl Store {
     }
 }
 
+/// How many calls `PostgreSQL` is sent in one statement.
+pub const BATCH: usize = 10_000;
+
+/// The operation every write of a set fails as.
+const OP: &str = "write genotypes";
+
+/// A repeated id on `line`.
+fn repeated(line: usize) -> GenotypeImportError {
+    ImportError::Malformed {
+        line,
+        problem: LineProblem::DuplicateRsid,
+    }
+    .into()
+}
+
+/// `PostgreSQL`'s insert of a batch of calls, in order: the rows go in as arrays, and those
+/// the `(set_id, rsid)` key refuses (an id the set has, from an earlier batch or earlier in
+/// this one) are skipped; the ids written come back.
+const INSERT_BATCH: &str = "
+INSERT INTO genotype_call (set_id, rsid, chromosome, position, genotype)
+SELECT $1, rsid, chromosome, position, genotype
+  FROM unnest($2::text[], $3::text[], $4::int8[], $5::text[])
+       WITH ORDINALITY AS i(rsid, chromosome, position, genotype, ord)
+ ORDER BY ord
+ON CONFLICT (set_id, rsid) DO NOTHING
+RETURNING rsid";
+
+/// Writes `batch` into set `set_id` on `PostgreSQL` in one statement; a row the key refused
+/// is [`LineProblem::DuplicateRsid`] on the first such row's line.
+fn insert_batch(
+    tx: &mut Tx<'_>,
+    set_id: i64,
+    batch: &[(GenotypeCall, usize)],
+) -> Result<(), GenotypeImportError> {
+    let rsid: Vec<&str> = batch.iter().map(|(c, _)| c.rsid.as_str()).collect();
+    let chromosome: Vec<&str> = batch.iter().map(|(c, _)| c.chromosome.as_str()).collect();
+    let position: Vec<i64> = batch
+        .iter()
+        .map(|(c, _)| i64::try_from(c.position).unwrap_or(i64::MAX))
+        .collect();
+    let genotype: Vec<Option<&str>> = batch.iter().map(|(c, _)| c.genotype.as_deref()).collect();
+    let values: [&(dyn ToSql + Sync); 5] = [&set_id, &rsid, &chromosome, &position, &genotype];
+    let Some(written) = tx.pg_query(OP, INSERT_BATCH, &values) else {
+        return Err(StoreError::Postgres {
+            op: OP,
+            kind: "not_postgres".to_owned(),
+        }
+        .into());
+    };
+    let written = written?;
+    if written.len() == batch.len() {
+        return Ok(());
+    }
+    let mut fresh = HashSet::with_capacity(written.len());
+    for row in &written {
+        fresh.insert(Row::Postgres(row).text(0, OP, "genotype_call")?.to_owned());
+    }
+    // The first row refused: its id was not written now, or was by an earlier row.
+    let mut seen = HashSet::with_capacity(batch.len());
+    for (c, line) in batch {
+        if !fresh.contains(&c.rsid) || !seen.insert(c.rsid.as_str()) {
+            return Err(repeated(*line));
+        }
+    }
+    Err(StoreError::Malformed {
+        table: "genotype_call",
+    }
+    .into())
+}
+
 /// A row of `genotype_call`: rsid, chromosome, position, genotype.
 fn call(r: &Row<'_>) -> Result<GenotypeCall, StoreError> {
     let table = "genotype_call";
@@ -351,3 +428,62 @@ fn call(r: &Row<'_>) -> Result<GenotypeCall, StoreError> {
 
 /// The operation every read of calls fails as.
 const CALLS: &str = "read genotype calls";
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write as _;
+
+    use answers_genetics::import::{GenotypeReader, ImportError, LineProblem};
+
+    use super::{BATCH, GenotypeImportError};
+    use crate::test_support;
+
+    /// `rows` calls `rs1`… (a no-call every seventh), and after row `at` the line `extra`.
+    fn file(rows: usize, at: usize, extra: &str) -> String {
+        let mut text = String::from("# build 37\n");
+        for i in 1..=rows {
+            let genotype = if i % 7 == 0 { "--" } else { "AG" };
+            let _ = writeln!(text, "rs{i}\t1\t{}\t{genotype}", 1000 + i);
+            if i == at {
+                text.push_str(extra);
+            }
+        }
+        text
+    }
+
+    #[test]
+    fn a_file_of_many_batches_imports_whole_and_a_repeat_is_named_by_its_line() {
+        let rows = 2 * BATCH + 123;
+        test_support::each_backend(|mut store| {
+            let who = store.upsert_subject("s1", "mom", "UTC").unwrap();
+            let text = file(rows, 0, "");
+            let set = store
+                .import_genotypes(&who.id, &mut GenotypeReader::new(text.as_bytes()))
+                .unwrap();
+            assert_eq!((set.call_count, set.no_call_count), (rows, rows / 7));
+            let calls = store
+                .genotype_calls(&set, &["rs1", "rs10001", &format!("rs{rows}")])
+                .unwrap();
+            assert_eq!(calls.len(), 3);
+            // A repeat of an id of the first batch in the third; of one in its own batch; the
+            // first of two repeats in one batch. Line 1 is the header.
+            for (at, extra, line) in [
+                (2 * BATCH + 50, "rs9\t1\t5\tCC\n", 2 * BATCH + 52),
+                (BATCH + 20, "rs10005\t1\t5\tCC\n", BATCH + 22),
+                (BATCH + 3, "rs10002\t1\t5\tCC\nrs2\t1\t5\tCC\n", BATCH + 5),
+                (BATCH + 3, "rs2\t1\t5\tCC\nrs10002\t1\t5\tCC\n", BATCH + 5),
+            ] {
+                let text = file(rows, at, extra);
+                let err = store
+                    .import_genotypes(&who.id, &mut GenotypeReader::new(text.as_bytes()))
+                    .unwrap_err();
+                let GenotypeImportError::Import(e) = err else {
+                    panic!("{err:?}")
+                };
+                let problem = LineProblem::DuplicateRsid;
+                assert_eq!(e, ImportError::Malformed { line, problem }, "{at}");
+                assert_eq!(store.genotype_set(&who.id).unwrap(), Some(set.clone()));
+            }
+        });
+    }
+}
