@@ -169,8 +169,11 @@ pub struct Decoder {
     texts: Vec<Vec<u8>>,
     /// Every canary, ASCII case-insensitive, over decoded bytes (short).
     rescan: AhoCorasick,
-    /// Every case of each canary's 4-byte window, case-sensitive, over the log itself.
+    /// Every case of each canary's 4-byte window, case-sensitive, over the log itself, when the
+    /// fast path does not report them.
     windows: Windows,
+    /// Those windows' patterns.
+    window_patterns: Vec<Vec<u8>>,
     /// For each window pattern: (canary, offset of the window in it).
     owners: Vec<Vec<(usize, usize)>>,
     /// The shortest base64 run worth decoding.
@@ -213,6 +216,7 @@ impl Decoder {
             texts,
             rescan,
             windows,
+            window_patterns: patterns,
             owners,
             min_run,
             run_finder: RunFinder::new(min_run),
@@ -220,11 +224,37 @@ impl Decoder {
         })
     }
 
+    /// The mixed-case windows, all 4 bytes long; the fast path's Teddy can report where they
+    /// occur (`matcher/search.rs`), so the log is not searched twice.
+    pub(crate) fn window_patterns(&self) -> &[Vec<u8>] {
+        &self.window_patterns
+    }
+
     /// Every canary found by decoding `haystack` (a whole number of lines), or mixed case in
     /// it, in order of position; or the cap that stopped the search.
     pub fn find(&self, haystack: &[u8]) -> Result<Vec<Decoded>, Limit> {
+        self.find_with(haystack, None)
+    }
+
+    /// [`find`](Self::find), given where the windows of
+    /// [`window_patterns`](Self::window_patterns) occur in `haystack` (every occurrence, as
+    /// (position, window index) in order), or searching them itself.
+    pub(crate) fn find_with(
+        &self,
+        haystack: &[u8],
+        windows: Option<&[(usize, usize)]>,
+    ) -> Result<Vec<Decoded>, Limit> {
         let mut out = Vec::new();
-        self.mixed_case(haystack, &mut out);
+        match windows {
+            Some(found) => {
+                for &(at, pattern) in found {
+                    self.mixed_case_at(haystack, at, pattern, &mut out);
+                }
+            }
+            None => self.windows.each(haystack, |at, pattern| {
+                self.mixed_case_at(haystack, at, pattern, &mut out);
+            }),
+        }
         self.explore(haystack, Chain::default(), None, &mut out)?;
         out.sort_by_key(|d| {
             (
@@ -244,33 +274,31 @@ impl Decoder {
         Ok(kept)
     }
 
-    /// Mixed-case canaries in the log itself: exact, lower and upper case are variants of the
-    /// fast path, so they are left to it.
-    fn mixed_case(&self, hay: &[u8], out: &mut Vec<Decoded>) {
-        self.windows.each(hay, |at, pattern| {
-            for &(canary, off) in &self.owners[pattern] {
-                let text = &self.texts[canary];
-                let Some(start) = at.checked_sub(off) else {
-                    continue;
-                };
-                let Some(seen) = hay.get(start..start + text.len()) else {
-                    continue;
-                };
-                if seen.eq_ignore_ascii_case(text)
-                    && seen != text.as_slice()
-                    && seen != text.to_ascii_lowercase().as_slice()
-                    && seen != text.to_ascii_uppercase().as_slice()
-                {
-                    out.push(Decoded {
-                        canary,
-                        start,
-                        end: start + text.len(),
-                        chain: Chain::default(),
-                        mixed_case: true,
-                    });
-                }
+    /// The mixed-case canaries in the log itself around window `pattern` at `at`: exact, lower
+    /// and upper case are variants of the fast path, so they are left to it.
+    fn mixed_case_at(&self, hay: &[u8], at: usize, pattern: usize, out: &mut Vec<Decoded>) {
+        for &(canary, off) in &self.owners[pattern] {
+            let text = &self.texts[canary];
+            let Some(start) = at.checked_sub(off) else {
+                continue;
+            };
+            let Some(seen) = hay.get(start..start + text.len()) else {
+                continue;
+            };
+            if seen.eq_ignore_ascii_case(text)
+                && seen != text.as_slice()
+                && seen != text.to_ascii_lowercase().as_slice()
+                && seen != text.to_ascii_uppercase().as_slice()
+            {
+                out.push(Decoded {
+                    canary,
+                    start,
+                    end: start + text.len(),
+                    chain: Chain::default(),
+                    mixed_case: true,
+                });
             }
-        });
+        }
     }
 
     /// Decodes every candidate in `hay` and what it decodes to, depth first. `span` is the

@@ -14,6 +14,8 @@ use std::collections::HashMap;
 
 mod search;
 
+pub(crate) use search::WindowCursor;
+
 use crate::canary::Canary;
 use crate::decode::Decoder;
 use crate::marker::{MarkerKind, Nonce};
@@ -116,11 +118,12 @@ impl Matcher {
                 found.push(Found::Marker(kind));
             }
         }
-        let search = Search::new(&patterns)?;
         let decoder = match variants {
             VariantSet::All => Some(Decoder::new(&canaries)?),
             VariantSet::Exact => None,
         };
+        let windows = decoder.as_ref().map_or(&[][..], Decoder::window_patterns);
+        let search = Search::new(&patterns, windows)?;
         Ok(Matcher {
             search,
             patterns,
@@ -144,8 +147,11 @@ impl Matcher {
     /// ```
     #[must_use]
     pub fn decoding(mut self, on: bool) -> Matcher {
-        if !on {
-            self.decoder = None;
+        if !on && self.decoder.take().is_some() {
+            // The same patterns built once already; without the windows, Teddy has fewer.
+            if let Ok(search) = Search::new(&self.patterns, &[]) {
+                self.search = search;
+            }
         }
         self
     }
@@ -214,21 +220,36 @@ impl Matcher {
         events
     }
 
+    /// Whether the fast path reports the decoder's mixed-case windows (see
+    /// `matcher/search.rs`): decoding is on and Teddy holds them.
+    pub(crate) fn finds_windows(&self) -> bool {
+        self.decoder.is_some() && self.search.finds_windows()
+    }
+
+    /// Reports the windows in `haystack` from `cursor.scanned` to its end.
+    pub(crate) fn windows_to_end(&self, haystack: &[u8], cursor: &mut WindowCursor) {
+        self.search.windows_to_end(haystack, cursor);
+    }
+
     /// Leftmost-longest matches of every pattern that the engine finds at or after `from` in
     /// `haystack`. A match may start up to [`lookbehind`](Self::lookbehind) bytes before the
     /// engine's find, in `before` (the bytes that precede `haystack` in the stream) when it
     /// reaches past `haystack`'s start, but never before `lower` (in `haystack` coordinates).
+    /// With a cursor, the windows the search passes are reported to it.
     pub(crate) fn matches_from<'h>(
         &'h self,
         before: &'h [u8],
         haystack: &'h [u8],
         from: usize,
         lower: isize,
+        mut windows: Option<&'h mut WindowCursor>,
     ) -> impl Iterator<Item = Match> + 'h {
         let mut at = from;
         let mut lower = lower;
         std::iter::from_fn(move || {
-            let (found_at, end, pattern) = self.search.find(&self.patterns, haystack, at)?;
+            let (found_at, end, pattern) =
+                self.search
+                    .find(&self.patterns, haystack, at, windows.as_deref_mut())?;
             let (start, pattern) =
                 self.search
                     .extend(&self.patterns, pattern, (before, haystack), found_at, lower);

@@ -228,7 +228,7 @@ impl Part {
 }
 
 fn scan_part(matcher: &Matcher, chunks: &mut dyn Chunks, settings: &Settings<'_>) -> Part {
-    let mut scanner = StreamScanner::new(matcher);
+    let mut scanner = StreamScanner::with_windows(matcher);
     let mut markers = MarkerTally::default();
     let mut hits = Vec::new();
     let mut total = 0u64;
@@ -241,7 +241,11 @@ fn scan_part(matcher: &Matcher, chunks: &mut dyn Chunks, settings: &Settings<'_>
         }
         Found::Marker(kind) => markers.record(kind, e.offset),
     };
-    let mut lines = matcher.decoder().map(LineDecoder::new);
+    // The fast path finds the mixed-case windows in its own pass when it can.
+    let mut lines = matcher.decoder().map(|d| match scanner.take_windows() {
+        Some(_) => LineDecoder::with_windows(d),
+        None => LineDecoder::new(d),
+    });
     let mut decoded: Vec<StreamHit> = Vec::new();
     let mut decoded_total = 0u64;
     let mut on_decoded = |h: StreamHit| {
@@ -256,9 +260,11 @@ fn scan_part(matcher: &Matcher, chunks: &mut dyn Chunks, settings: &Settings<'_>
         scanner.feed(piece, &mut on);
         if let Some(lines) = lines.as_mut()
             && decode_error.is_none()
-            && let Err(e) = lines.feed(piece, offset, before, scanner.newlines(), &mut on_decoded)
         {
-            decode_error = Some(e);
+            lines.add_windows(scanner.take_windows());
+            if let Err(e) = lines.feed(piece, offset, before, scanner.newlines(), &mut on_decoded) {
+                decode_error = Some(e);
+            }
         }
         (settings.progress)(piece.len() as u64);
     });
@@ -266,9 +272,11 @@ fn scan_part(matcher: &Matcher, chunks: &mut dyn Chunks, settings: &Settings<'_>
     scanner.finish(&mut on);
     if let Some(lines) = lines.as_mut()
         && decode_error.is_none()
-        && let Err(e) = lines.finish(&mut on_decoded)
     {
-        decode_error = Some(e);
+        lines.add_windows(scanner.take_windows());
+        if let Err(e) = lines.finish(&mut on_decoded) {
+            decode_error = Some(e);
+        }
     }
     let (hits, dropped) = merge(hits, decoded);
     let error = read

@@ -6,11 +6,16 @@
 //! across reads, frames or docker's 16 KiB json-file pieces is still found, and counts newlines as
 //! it goes so every event has a line number and a byte offset into the whole stream.
 //!
+//! With decoding on, the same search reports the decoder's mixed-case windows
+//! ([`take_windows`](StreamScanner::take_windows)): after each piece, every window that lies in
+//! the bytes fed so far, once, in stream order. A window cut by the end of a piece is found in
+//! the carry-over with the next one.
+//!
 //! **Invariant:** the events are the same for every way of splitting the stream into pieces: the
 //! leftmost-longest matches of the whole stream. A match is reported only once every pattern that
 //! could start at or before it is fully visible; one that might still grow waits in the carry.
 
-use crate::matcher::{Found, Matcher};
+use crate::matcher::{Found, Matcher, WindowCursor};
 
 /// A canary or marker found in a stream. It holds positions only: never a byte of the line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,6 +62,16 @@ pub struct StreamScanner<'m> {
     /// The last byte fed was a newline (or nothing was fed).
     ended_line: bool,
     scratch: Vec<u8>,
+    /// The windows found, when asked for and not given up on.
+    windows: Option<Windows>,
+}
+
+/// The windows reported so far and not taken yet.
+struct Windows {
+    /// Every window starting before this stream offset has been found.
+    from: u64,
+    /// (stream offset, window index), in stream order.
+    found: Vec<(u64, usize)>,
 }
 
 impl<'m> StreamScanner<'m> {
@@ -75,6 +90,52 @@ impl<'m> StreamScanner<'m> {
             newlines: 0,
             ended_line: true,
             scratch: Vec::with_capacity(keep + longest),
+            windows: None,
+        }
+    }
+
+    /// A scanner that also reports the decoder's mixed-case windows, if the fast path can find
+    /// them (see [`take_windows`](Self::take_windows)).
+    pub(crate) fn with_windows(matcher: &'m Matcher) -> StreamScanner<'m> {
+        let mut scanner = StreamScanner::new(matcher);
+        if matcher.finds_windows() {
+            scanner.windows = Some(Windows {
+                from: 0,
+                found: Vec::new(),
+            });
+        }
+        scanner
+    }
+
+    /// The windows found since the last call, as (stream offset, window index) in stream order:
+    /// every one in the bytes fed so far. `None` if this scanner does not report them, or gave up
+    /// (more than [`WINDOW_CAP`](crate::matcher::WINDOW_CAP) between two calls); the decoder
+    /// then searches for them itself.
+    pub(crate) fn take_windows(&mut self) -> Option<Vec<(u64, usize)>> {
+        self.windows.as_mut().map(|w| std::mem::take(&mut w.found))
+    }
+
+    /// A cursor for a search of bytes that start at stream offset `base`.
+    fn cursor(&mut self, base: u64) -> Option<WindowCursor> {
+        let windows = self.windows.as_mut()?;
+        Some(WindowCursor {
+            base,
+            scanned: usize::try_from(windows.from.saturating_sub(base)).unwrap_or(usize::MAX),
+            found: std::mem::take(&mut windows.found),
+            full: false,
+        })
+    }
+
+    /// Keeps what a search's cursor found.
+    fn keep_windows(&mut self, cursor: Option<WindowCursor>) {
+        let Some(cursor) = cursor else {
+            return;
+        };
+        if cursor.full {
+            self.windows = None;
+        } else if let Some(windows) = self.windows.as_mut() {
+            windows.from = windows.from.max(cursor.base + cursor.scanned as u64);
+            windows.found = cursor.found;
         }
     }
 
@@ -96,12 +157,17 @@ impl<'m> StreamScanner<'m> {
     pub fn finish(&mut self, on: &mut dyn FnMut(Event)) {
         let tail = std::mem::take(&mut self.tail);
         let from = self.from;
+        let mut windows = self.cursor(self.consumed - tail.len() as u64);
         for m in self
             .matcher
-            .matches_from(&[], &tail, from, from.cast_signed())
+            .matches_from(&[], &tail, from, from.cast_signed(), windows.as_mut())
         {
             on(self.event_in_tail(&tail, m.start, m.found));
         }
+        if let Some(cursor) = windows.as_mut() {
+            self.matcher.windows_to_end(&tail, cursor);
+        }
+        self.keep_windows(windows);
         self.from = 0;
     }
 
@@ -130,9 +196,10 @@ impl<'m> StreamScanner<'m> {
         self.tail.extend_from_slice(data);
         let tail = std::mem::take(&mut self.tail);
         let mut from = self.from;
+        let mut windows = self.cursor(self.consumed - tail.len() as u64);
         for m in self
             .matcher
-            .matches_from(&[], &tail, from, from.cast_signed())
+            .matches_from(&[], &tail, from, from.cast_signed(), windows.as_mut())
         {
             if m.found_at + self.longest > tail.len() {
                 // A longer pattern may still start here, or before it where a pattern was cut
@@ -142,6 +209,10 @@ impl<'m> StreamScanner<'m> {
             on(self.event_in_tail(&tail, m.start, m.found));
             from = m.end;
         }
+        if let Some(cursor) = windows.as_mut() {
+            self.matcher.windows_to_end(&tail, cursor);
+        }
+        self.keep_windows(windows);
         self.tail = tail;
         let drop = self.tail.len().saturating_sub(self.keep);
         self.tail.drain(..drop);
@@ -156,17 +227,22 @@ impl<'m> StreamScanner<'m> {
         let tail_len = self.tail.len();
         // Where, in `data` coordinates, everything before is reported or ruled out.
         let mut lower = self.from.cast_signed() - tail_len.cast_signed();
-        if self.from < tail_len {
+        // A window cut by the end of the last piece is found here too.
+        let mut windows = self.cursor(self.consumed - tail_len as u64);
+        if self.from < tail_len || windows.is_some() {
             // A pattern found in the tail ends within `longest − 1` bytes of it: all of it is
             // here, and so is anything it was recovered from (see `Matcher::lookbehind`).
             let mut scratch = std::mem::take(&mut self.scratch);
             scratch.clear();
             scratch.extend_from_slice(&self.tail);
             scratch.extend_from_slice(&data[..longest - 1]);
-            for m in self
-                .matcher
-                .matches_from(&[], &scratch, self.from, self.from.cast_signed())
-            {
+            for m in self.matcher.matches_from(
+                &[],
+                &scratch,
+                self.from,
+                self.from.cast_signed(),
+                windows.as_mut(),
+            ) {
                 if m.found_at >= tail_len {
                     break;
                 }
@@ -175,14 +251,16 @@ impl<'m> StreamScanner<'m> {
             }
             self.scratch = scratch;
         }
+        self.keep_windows(windows);
 
         let data_from = lower.max(0).cast_unsigned();
         let mut newlines = self.newlines;
         let mut counted = 0;
         let mut last_end = data_from;
+        let mut windows = self.cursor(self.consumed);
         for m in self
             .matcher
-            .matches_from(&self.tail, data, data_from, lower)
+            .matches_from(&self.tail, data, data_from, lower, windows.as_mut())
         {
             if m.found_at + longest > data.len() {
                 // Not certain yet (see `feed_small`): left to the next piece.
@@ -204,6 +282,10 @@ impl<'m> StreamScanner<'m> {
             on(event);
             last_end = m.end;
         }
+        if let Some(cursor) = windows.as_mut() {
+            self.matcher.windows_to_end(data, cursor);
+        }
+        self.keep_windows(windows);
         newlines += count_newlines(&data[counted..]);
         self.newlines = newlines;
         self.consumed += data.len() as u64;

@@ -6,6 +6,8 @@
 //! no run or token continues), and a line with no such byte in the last [`TOKEN_CAP`] bytes is an
 //! error with its position — never a silent skip.
 
+use std::collections::VecDeque;
+
 use super::{Decoded, Decoder, Limit, TOKEN_CAP};
 
 /// A hit found by decoding, in stream terms.
@@ -78,6 +80,9 @@ pub struct LineDecoder<'d> {
     pending_offset: u64,
     /// The 1-based line `pending` is on.
     pending_line: u64,
+    /// Where the fast path found the mixed-case windows, not decoded yet: (stream offset,
+    /// window index). `None`: the decoder searches for them itself.
+    windows: Option<VecDeque<(u64, usize)>>,
 }
 
 impl<'d> LineDecoder<'d> {
@@ -89,6 +94,27 @@ impl<'d> LineDecoder<'d> {
             pending: Vec::new(),
             pending_offset: 0,
             pending_line: 1,
+            windows: None,
+        }
+    }
+
+    /// A decoder told where the mixed-case windows are by [`add_windows`](Self::add_windows)
+    /// before each piece, rather than searching for them.
+    pub(crate) fn with_windows(decoder: &'d Decoder) -> LineDecoder<'d> {
+        LineDecoder {
+            windows: Some(VecDeque::new()),
+            ..LineDecoder::new(decoder)
+        }
+    }
+
+    /// The windows of the next piece (every one in the bytes fed so far and not given yet, in
+    /// order), or `None` when they are not known: the decoder then searches every line it has
+    /// not decoded yet itself, from now on.
+    pub(crate) fn add_windows(&mut self, found: Option<Vec<(u64, usize)>>) {
+        match (self.windows.as_mut(), found) {
+            (Some(queue), Some(found)) => queue.extend(found),
+            (Some(_), None) => self.windows = None,
+            (None, _) => {}
         }
     }
 
@@ -176,7 +202,7 @@ impl<'d> LineDecoder<'d> {
     /// Decodes `block` (whole lines, or a cut part of one) at stream offset `offset`, line
     /// `line`.
     fn block(
-        &self,
+        &mut self,
         block: &[u8],
         offset: u64,
         line: u64,
@@ -185,8 +211,23 @@ impl<'d> LineDecoder<'d> {
         if block.is_empty() {
             return Ok(());
         }
+        // The windows in this block; earlier ones (in bytes never decoded) are dropped.
+        let windows = self.windows.as_mut().map(|queue| {
+            let end = offset + block.len() as u64;
+            let mut inside = Vec::new();
+            while let Some(&(at, window)) = queue.front() {
+                if at >= end {
+                    break;
+                }
+                queue.pop_front();
+                if let Some(pos) = at.checked_sub(offset) {
+                    inside.push((usize::try_from(pos).expect("inside the block"), window));
+                }
+            }
+            inside
+        });
         let line_at = |pos: usize| line + bytecount::count(&block[..pos], b'\n') as u64;
-        match self.decoder.find(block) {
+        match self.decoder.find_with(block, windows.as_deref()) {
             Ok(hits) => {
                 for decoded in hits {
                     on(StreamHit {

@@ -17,6 +17,11 @@
 //! faster than over whole patterns, and unlike the automaton's own prefilter choice (start or
 //! rare bytes, measured at 0.3 GB/s on JSON logs for some pattern sets) its speed does not depend
 //! on the log. One pattern, or a CPU without Teddy, uses the automaton (memmem for one pattern).
+//!
+//! **Windows.** The decoder's mixed-case windows (`-3f9`, `-3F9`: see `decode.rs`) are 4 bytes,
+//! like the prefixes, so they ride in the same Teddy: the pass over the log that finds the
+//! patterns also reports, to a [`WindowCursor`], every place a window occurs — overlapping ones,
+//! and those inside a match, included — instead of a second pass of the decoder's own.
 
 use aho_corasick::{AhoCorasick, Input, MatchKind, Span, packed};
 
@@ -40,7 +45,12 @@ enum Engine {
 }
 
 impl Search {
-    pub(super) fn new(patterns: &[Vec<u8>]) -> Result<Search, aho_corasick::BuildError> {
+    /// The search for `patterns`, which also reports the 4-byte `windows` when Teddy can hold
+    /// them all (see [`finds_windows`](Self::finds_windows)).
+    pub(super) fn new(
+        patterns: &[Vec<u8>],
+        windows: &[Vec<u8>],
+    ) -> Result<Search, aho_corasick::BuildError> {
         let mut extenders = vec![Vec::new(); patterns.len()];
         let mut recovered = vec![false; patterns.len()];
         let mut order: Vec<usize> = (0..patterns.len()).collect();
@@ -71,7 +81,8 @@ impl Search {
             .unwrap_or(0);
         let searched: Vec<usize> = (0..patterns.len()).filter(|&i| !recovered[i]).collect();
         let prefixes = if searched.len() > 1 {
-            Prefixes::new(patterns, &searched)
+            Prefixes::new(patterns, &searched, windows)
+                .or_else(|| Prefixes::new(patterns, &searched, &[]))
         } else {
             None
         };
@@ -101,6 +112,20 @@ impl Search {
         self.extenders.len() - self.extenders.iter().map(Vec::len).sum::<usize>()
     }
 
+    /// Whether [`find`](Self::find) reports the windows given to [`new`](Self::new).
+    pub(super) fn finds_windows(&self) -> bool {
+        matches!(&self.engine, Engine::Teddy(p) if p.windows)
+    }
+
+    /// Reports the windows of `haystack` that start at or after `cursor.scanned` and were not
+    /// reported yet, to its end.
+    pub(super) fn windows_to_end(&self, haystack: &[u8], cursor: &mut WindowCursor) {
+        if let Engine::Teddy(p) = &self.engine {
+            let last = haystack.len().saturating_sub(PREFIX - 1);
+            p.windows_in(haystack, cursor.scanned, last, cursor);
+        }
+    }
+
     pub(super) fn engine(&self) -> &'static str {
         match self.engine {
             Engine::Teddy(_) => "teddy",
@@ -109,14 +134,16 @@ impl Search {
     }
 
     /// The engine's leftmost-longest match at or after `at`, as (start, end, pattern index).
+    /// With a cursor, the windows before it (and any left over before `at`) are reported.
     pub(super) fn find(
         &self,
         patterns: &[Vec<u8>],
         haystack: &[u8],
         at: usize,
+        windows: Option<&mut WindowCursor>,
     ) -> Option<(usize, usize, usize)> {
         match &self.engine {
-            Engine::Teddy(p) => p.find(patterns, haystack, at),
+            Engine::Teddy(p) => p.find(patterns, haystack, at, windows),
             Engine::Automaton { ac, searched } => {
                 let m = ac.find(Input::new(haystack).span(at..haystack.len()))?;
                 Some((m.start(), m.end(), searched[m.pattern().as_usize()]))
@@ -182,15 +209,54 @@ fn alone(patterns: &[Vec<u8>], p: usize, q: usize) -> bool {
 /// How many leading bytes of each pattern Teddy looks for (patterns are at least 8 bytes).
 const PREFIX: usize = 4;
 
-/// Teddy over the distinct prefixes of the searched patterns, and for each prefix the patterns
-/// that start with it, longest first.
+/// The most windows one cursor holds; past it, the cursor gives up and the decoder searches
+/// windows itself (a log full of windows costs bounded memory, never a miss).
+pub(crate) const WINDOW_CAP: usize = 1 << 16;
+
+/// Where windows were found in one haystack, and how far it has been searched for them.
+pub(crate) struct WindowCursor {
+    /// The stream offset of the haystack's first byte.
+    pub(crate) base: u64,
+    /// Every window starting before this position of the haystack has been reported.
+    pub(crate) scanned: usize,
+    /// (stream offset, window index), in stream order.
+    pub(crate) found: Vec<(u64, usize)>,
+    /// More than [`WINDOW_CAP`] windows: `found` is incomplete.
+    pub(crate) full: bool,
+}
+
+impl WindowCursor {
+    /// Records window `window` at `at`, unless it was reported already.
+    fn record(&mut self, at: usize, window: usize) {
+        if at < self.scanned {
+            return;
+        }
+        self.scanned = at + 1;
+        if self.found.len() == WINDOW_CAP {
+            self.full = true;
+        } else {
+            self.found.push((self.base + at as u64, window));
+        }
+    }
+
+    /// Every window starting before `to` has been reported.
+    fn reach(&mut self, to: usize) {
+        self.scanned = self.scanned.max(to);
+    }
+}
+
+/// Teddy over the distinct prefixes of the searched patterns and the windows, and for each
+/// prefix the patterns that start with it, longest first, and the window it is.
 struct Prefixes {
     teddy: packed::Searcher,
     by_prefix: Vec<Vec<usize>>,
+    window_of: Vec<Option<usize>>,
+    /// Some prefix is a window.
+    windows: bool,
 }
 
 impl Prefixes {
-    fn new(patterns: &[Vec<u8>], searched: &[usize]) -> Option<Prefixes> {
+    fn new(patterns: &[Vec<u8>], searched: &[usize], windows: &[Vec<u8>]) -> Option<Prefixes> {
         let mut prefixes: Vec<&[u8]> = Vec::new();
         let mut by_prefix: Vec<Vec<usize>> = Vec::new();
         for &i in searched {
@@ -206,9 +272,28 @@ impl Prefixes {
         for group in &mut by_prefix {
             group.sort_by_key(|&i| std::cmp::Reverse(patterns[i].len()));
         }
+        let mut window_of = vec![None; prefixes.len()];
+        for (w, window) in windows.iter().enumerate() {
+            if window.len() != PREFIX {
+                return None;
+            }
+            match prefixes.iter().position(|q| *q == window.as_slice()) {
+                Some(k) => window_of[k] = Some(w),
+                None => {
+                    prefixes.push(window);
+                    by_prefix.push(Vec::new());
+                    window_of.push(Some(w));
+                }
+            }
+        }
         // All prefixes have the same length, so at most one occurs at any position.
         let teddy = packed::Config::new().builder().extend(&prefixes).build()?;
-        Some(Prefixes { teddy, by_prefix })
+        Some(Prefixes {
+            teddy,
+            by_prefix,
+            window_of,
+            windows: !windows.is_empty(),
+        })
     }
 
     fn find(
@@ -216,18 +301,56 @@ impl Prefixes {
         patterns: &[Vec<u8>],
         haystack: &[u8],
         mut at: usize,
+        mut windows: Option<&mut WindowCursor>,
     ) -> Option<(usize, usize, usize)> {
+        if let Some(cursor) = windows.as_deref_mut() {
+            // The windows inside the last match, which the search skipped.
+            let scanned = cursor.scanned;
+            self.windows_in(haystack, scanned, at, cursor);
+        }
         loop {
-            let m = self
-                .teddy
-                .find_in(haystack, Span::from(at..haystack.len()))?;
+            let Some(m) = self.teddy.find_in(haystack, Span::from(at..haystack.len())) else {
+                if let Some(cursor) = windows {
+                    cursor.reach(haystack.len().saturating_sub(PREFIX - 1));
+                }
+                return None;
+            };
             let start = m.start();
-            for &i in &self.by_prefix[m.pattern().as_usize()] {
+            let prefix = m.pattern().as_usize();
+            if let Some(cursor) = windows.as_deref_mut() {
+                match self.window_of[prefix] {
+                    Some(w) => cursor.record(start, w),
+                    None => cursor.reach(start + 1),
+                }
+            }
+            for &i in &self.by_prefix[prefix] {
                 if haystack[start..].starts_with(&patterns[i]) {
                     return Some((start, start + patterns[i].len(), i));
                 }
             }
             at = start + 1;
         }
+    }
+
+    /// Reports the windows that start in `from..to` and end inside `haystack`; afterwards every
+    /// window starting before `to` (or before the last one that fits) has been reported.
+    fn windows_in(&self, haystack: &[u8], from: usize, to: usize, cursor: &mut WindowCursor) {
+        let fits = haystack.len().saturating_sub(PREFIX - 1);
+        let to = to.min(fits);
+        let end = (to + PREFIX - 1).min(haystack.len());
+        let mut at = from;
+        while at < to {
+            let Some(m) = self.teddy.find_in(haystack, Span::from(at..end)) else {
+                break;
+            };
+            if m.start() >= to {
+                break;
+            }
+            if let Some(w) = self.window_of[m.pattern().as_usize()] {
+                cursor.record(m.start(), w);
+            }
+            at = m.start() + 1;
+        }
+        cursor.reach(to);
     }
 }

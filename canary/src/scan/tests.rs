@@ -133,3 +133,61 @@ fn a_decodable_run_across_a_read_boundary_is_found() {
         }
     }
 }
+
+/// A stream handed over in the given pieces.
+struct Pieces(Vec<Vec<u8>>);
+
+impl crate::source::Chunks for Pieces {
+    fn each(&mut self, each: &mut dyn FnMut(&[u8])) -> std::io::Result<()> {
+        for piece in &self.0 {
+            each(piece);
+        }
+        Ok(())
+    }
+}
+
+/// The mixed-case windows come from the fast path's search: cut anywhere in two pieces, or
+/// fed a byte at a time, a stream gives the hits of one piece.
+#[test]
+fn mixed_case_hits_do_not_depend_on_the_pieces() {
+    let log: &[u8] = b"{\"a\":\"Phi-Canary-3F9a\"}\n\
+        {\"b\":\"self-tracked PHI-canary-3f9a\",\"c\":\"-3F9\"}\nplain\n\
+        {\"d\":\"PHI-CANARY-3f9a Phi-CANARY-3f9a\"}\n";
+    let m =
+        Matcher::new(vec![Canary::demo(), Canary::core()], VariantSet::All, None).expect("builds");
+    assert!(m.finds_windows());
+    let hits = |pieces: Vec<Vec<u8>>| -> Vec<(u64, u64, Variant)> {
+        let part = super::scan_part(&m, &mut Pieces(pieces), &Settings::default());
+        assert!(part.error.is_none());
+        part.hits
+            .iter()
+            .map(|(e, _)| match e.found {
+                crate::matcher::Found::Canary { canary, variant } => {
+                    (e.offset, canary as u64, variant)
+                }
+                crate::matcher::Found::Marker(_) => unreachable!("no marker asked for"),
+            })
+            .collect()
+    };
+    let whole = hits(vec![log.to_vec()]);
+    let at = |needle: &str| {
+        log.windows(needle.len())
+            .position(|w| w == needle.as_bytes())
+            .expect("in the log") as u64
+    };
+    assert_eq!(
+        whole,
+        [
+            (at("Phi-Canary-3F9a"), 1, Variant::MixedCase),
+            (at("self-tracked PHI-canary"), 0, Variant::MixedCase),
+            (at("PHI-CANARY-3f9a "), 1, Variant::Exact),
+            (at("Phi-CANARY"), 1, Variant::MixedCase),
+        ]
+    );
+    for cut in 0..=log.len() {
+        let (a, b) = log.split_at(cut);
+        assert_eq!(hits(vec![a.to_vec(), b.to_vec()]), whole, "cut at {cut}");
+    }
+    let bytes: Vec<Vec<u8>> = log.iter().map(|&b| vec![b]).collect();
+    assert_eq!(hits(bytes), whole, "a byte at a time");
+}

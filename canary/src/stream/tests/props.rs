@@ -1,8 +1,9 @@
-//! Random logs cut at random places give the events of the naive whole-buffer reference.
+//! Random logs cut at random places give the events of the naive whole-buffer reference, and
+//! report every mixed-case window once.
 
 use proptest::prelude::*;
 
-use super::{reference, scan_pieces};
+use super::{StreamScanner, reference, scan_pieces};
 use crate::canary::{self, Canary};
 use crate::marker::Nonce;
 use crate::matcher::Matcher;
@@ -43,6 +44,49 @@ fn fragment() -> impl Strategy<Value = Vec<u8>> {
         Just(Variant::HexLower.encode(b"self-tracked ")),
         Just(b"phiguard-marker start nonce-123\n".to_vec()),
         Just(b"phiguard-marker end nonce-123".to_vec()),
+    ]
+}
+
+/// The events and the windows of `pieces` fed to a scanner that reports windows, taking them
+/// after each piece as the decoder does.
+fn scan_windows<'a>(
+    m: &Matcher,
+    pieces: impl IntoIterator<Item = &'a [u8]>,
+) -> (Vec<super::Event>, Vec<(u64, usize)>) {
+    let mut events = Vec::new();
+    let mut windows = Vec::new();
+    let mut s = StreamScanner::with_windows(m);
+    for piece in pieces {
+        s.feed(piece, &mut |e| events.push(e));
+        windows.extend(s.take_windows().expect("windows reported"));
+    }
+    s.finish(&mut |e| events.push(e));
+    windows.extend(s.take_windows().expect("windows reported"));
+    (events, windows)
+}
+
+/// Every place a window occurs, overlapping ones too, the obvious way.
+fn naive_windows(m: &Matcher, hay: &[u8]) -> Vec<(u64, usize)> {
+    let patterns = m.decoder().expect("decoding").window_patterns();
+    (0..hay.len())
+        .filter_map(|at| {
+            let w = patterns.iter().position(|p| hay[at..].starts_with(p))?;
+            Some((at as u64, w))
+        })
+        .collect()
+}
+
+/// Pieces with mixed-case canaries and their windows, whole, cut and overlapping.
+fn mixed_fragment() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        fragment(),
+        Just(b"Phi-Canary-3F9a".to_vec()),
+        Just(b"self-tracked phi-CANARY-3f9A".to_vec()),
+        Just(b"-3F9".to_vec()),
+        Just(b"-3f9-3F9-3f".to_vec()),
+        Just(b"-3".to_vec()),
+        Just(b"F9a ".to_vec()),
+        Just(b"pHi-cAnArY".to_vec()),
     ]
 }
 
@@ -87,5 +131,36 @@ proptest! {
         .expect("builds");
         let hay = parts.concat();
         prop_assert_eq!(scan_pieces(&m, cut(&hay, cuts)), reference(&m, &hay));
+    }
+
+    #[test]
+    fn every_window_is_reported_once_under_any_split(
+        parts in proptest::collection::vec(mixed_fragment(), 0..40),
+        cuts in proptest::collection::vec(0usize..2000, 0..12),
+    ) {
+        let m = Matcher::new(vec![Canary::demo(), Canary::core()], VariantSet::All, None)
+            .expect("builds");
+        prop_assert!(m.finds_windows());
+        let hay = parts.concat();
+        let (events, windows) = scan_windows(&m, cut(&hay, cuts));
+        prop_assert_eq!(events, reference(&m, &hay));
+        prop_assert_eq!(windows, naive_windows(&m, &hay));
+    }
+
+    #[test]
+    fn windows_inside_matches_are_reported_too(
+        parts in proptest::collection::vec(nested_fragment(), 0..40),
+        cuts in proptest::collection::vec(0usize..400, 0..12),
+    ) {
+        // Every window of these canaries is all letters: 16 cases each, some inside the
+        // matches of the other canary's variants.
+        let texts = ["abcdefgh".to_owned(), "xxabcdefghyy".to_owned()];
+        let m = Matcher::new(canary::select(&texts, false).expect("valid"), VariantSet::All, None)
+            .expect("builds");
+        prop_assert!(m.finds_windows());
+        let hay = parts.concat();
+        let (events, windows) = scan_windows(&m, cut(&hay, cuts));
+        prop_assert_eq!(events, reference(&m, &hay));
+        prop_assert_eq!(windows, naive_windows(&m, &hay));
     }
 }
