@@ -4,9 +4,12 @@
 //! - `prefer`: TLS if the server offers it, else cleartext; the certificate is not checked;
 //! - `require`: TLS or no connection; the certificate is not checked (as `libpq` without a
 //!   root certificate);
-//! - `verify-ca`: TLS, the server's chain checked against `sslrootcert=PATH` (PEM), or the
-//!   system's roots without it (or with `sslrootcert=system`, as `libpq` 16);
-//! - `verify-full`: as `verify-ca`, and the certificate must name the host (a DNS or IP SAN).
+//! - `verify-ca`: TLS, the server's chain checked against `sslrootcert=PATH` (PEM), which it
+//!   needs: without one (or with `sslrootcert=system`) it is refused, `tls_root_cert_required`,
+//!   since any public certificate chains to the system's roots;
+//! - `verify-full`: TLS, the chain checked against `sslrootcert=PATH`, or the system's roots
+//!   without it (or with `sslrootcert=system`, as `libpq` 16), and the certificate must name the
+//!   host (a DNS or IP SAN).
 //!
 //! With no `sslmode`, a loopback host or a Unix socket is `prefer` (`libpq`'s default); any other
 //! host is `verify-full`, so that a health record never crosses a network in cleartext or to a
@@ -163,9 +166,19 @@ pub(crate) fn configure(
             Arc::new(Unverified(Arc::clone(&provider)))
         }
         SslMode::VerifyCa | SslMode::VerifyFull => {
-            let roots = match &tls.root_cert {
-                Some(path) if path.as_os_str() != "system" => root_cert(path)?,
-                _ => system_roots()?,
+            let file = tls
+                .root_cert
+                .as_deref()
+                .filter(|path| path.as_os_str() != "system");
+            // Any publicly trusted certificate chains to the system's roots, so they
+            // authenticate nobody unless the name is checked too: as libpq 16, they serve
+            // `verify-full` only.
+            if file.is_none() && mode == SslMode::VerifyCa {
+                return Err(tls_err("tls_root_cert_required"));
+            }
+            let roots = match file {
+                Some(path) => root_cert(path)?,
+                None => system_roots()?,
             };
             let full = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
                 .build()
@@ -407,6 +420,18 @@ mod tests {
     }
 
     #[test]
+    fn the_system_roots_never_serve_a_check_without_the_name() {
+        for url in [
+            "postgres://u@db.internal/db?sslmode=verify-ca",
+            "postgres://u@db.internal/db?sslmode=verify-ca&sslrootcert=system",
+            "postgres://u@db.internal/db?sslmode=require&sslrootcert=system",
+        ] {
+            let err = mode_for(url).unwrap_err().to_string();
+            assert!(err.contains("tls_root_cert_required"), "{url}: {err}");
+        }
+    }
+
+    #[test]
     fn a_remote_host_without_sslmode_must_verify_and_a_local_one_prefers() {
         // verify-full, on the system's roots.
         assert_eq!(
@@ -485,9 +510,9 @@ mod tests {
     }
 
     #[test]
-    fn without_sslrootcert_or_with_system_verification_is_on_the_system_roots() {
+    fn without_sslrootcert_or_with_system_verify_full_is_on_the_system_roots() {
         for url in [
-            "postgres://u@127.0.0.1/db?sslmode=verify-ca",
+            "postgres://u@127.0.0.1/db?sslmode=verify-full",
             "postgres://u@127.0.0.1/db?sslmode=verify-full&sslrootcert=system",
         ] {
             assert_eq!(

@@ -232,7 +232,6 @@ fn without_sslrootcert_verification_is_on_the_system_roots_which_do_not_trust_th
     assert_eq!(super::tls::roots_from(&[missing, tls.ca]).unwrap().len(), 1);
     for query in [
         "sslmode=verify-full&hostaddr=127.0.0.1",
-        "sslmode=verify-ca&hostaddr=127.0.0.1",
         "sslmode=verify-full&hostaddr=127.0.0.1&sslrootcert=system",
     ] {
         let text = refused(open(&url(&db, "localhost", query)));
@@ -240,5 +239,19 @@ fn without_sslrootcert_verification_is_on_the_system_roots_which_do_not_trust_th
             text.contains("tls_certificate_untrusted"),
             "{query}: {text}"
         );
+    }
+    // A host the certificate does not name, with no sslmode: verify-full on the system roots,
+    // never an unverified `require`.
+    let text = refused(open(&url(&db, OTHER_HOST, "hostaddr=127.0.0.1")));
+    assert!(text.contains("tls_certificate_untrusted"), "{text}");
+    // The system's roots check no name under verify-ca, so they are refused there, and for
+    // `require` with `sslrootcert=system` (which means verify-ca), before anything is sent.
+    for query in [
+        "sslmode=verify-ca&hostaddr=127.0.0.1",
+        "sslmode=verify-ca&hostaddr=127.0.0.1&sslrootcert=system",
+        "sslmode=require&hostaddr=127.0.0.1&sslrootcert=system",
+    ] {
+        let text = refused(open(&url(&db, "localhost", query)));
+        assert!(text.contains("tls_root_cert_required"), "{query}: {text}");
     }
 }
