@@ -234,13 +234,12 @@ const TYPE_NAME_COMPOUNDS: &[&str] = &[
     "variant_name",
     "struct_name",
     "rule_name",
-    // schema elements: an attribute, property, parameter or header is named by the schema, and
-    // its value is what may be personal (`attribute_value` stays unknown)
+    // schema elements: an attribute or property is named by the schema, and its value is what
+    // may be personal (`attribute_value` stays unknown). A parameter's or a header's name is not
+    // here: the caller chooses it, so it is any text the caller sent.
     "attribute_name",
     "attr_name",
     "property_name",
-    "param_name",
-    "header_name",
     "namespace",
 ];
 
@@ -808,7 +807,6 @@ mod tests {
             "version",
             "db_version",
             "attribute_name",
-            "header_name",
             "namespace",
         ] {
             assert_eq!(
@@ -816,6 +814,14 @@ mod tests {
                 NameVerdict::Allowed(NameClass::TypeName),
                 "{n}"
             );
+        }
+    }
+
+    #[test]
+    fn names_a_caller_chooses_are_not_type_names() {
+        let p = NamePolicy::default();
+        for n in ["param_name", "header_name"] {
+            assert!(matches!(p.classify(n), NameVerdict::Denied { .. }), "{n}");
         }
     }
 
