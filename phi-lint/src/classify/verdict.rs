@@ -61,6 +61,12 @@ impl Classifier<'_> {
             })
         };
         match fact {
+            // A type whose own name proves its class was judged on the built-in stems only (the
+            // type index is shared by every configuration): the operator's stems still deny it.
+            Fact::Classed(ty) if self.names.denied_stem(&ty).is_some() => Err(Why::Denied {
+                name: ty.clone(),
+                stem: self.names.denied_stem(&ty).unwrap_or_default().to_owned(),
+            }),
             Fact::Id
             | Fact::Duration
             | Fact::Status
@@ -144,7 +150,7 @@ impl Classifier<'_> {
 fn is_state_name(name: &str) -> bool {
     let n = phi_filter::names::to_snake(name);
     let last = n.rsplit('_').next().unwrap_or(&n);
-    matches!(last, "state" | "mode" | "phase" | "stage" | "direction")
+    matches!(last, "state" | "mode" | "phase" | "direction")
 }
 
 impl Why {

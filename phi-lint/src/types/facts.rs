@@ -223,12 +223,13 @@ fn type_name_class(name: &str) -> Option<NameClass> {
 }
 
 /// A fieldless enum named as a state (`SearchMode`, `SyncPhase`), unless a deny stem says it is
-/// about a person (`PregnancyStage`).
+/// about a person (`PregnancyState`). A stage is not a state here: `SleepStage` and
+/// `CancerStage` are health facts with a closed set of values.
 fn is_state_type_name(name: &str) -> bool {
     let snake = phi_filter::names::to_snake(name);
     let last = snake.rsplit('_').next().unwrap_or(&snake);
     snake.len() > last.len()
-        && matches!(last, "state" | "mode" | "phase" | "stage" | "direction")
+        && matches!(last, "state" | "mode" | "phase" | "direction")
         && phi_filter::names::deny_stem(&snake, phi_filter::names::DEFAULT_DENY_STEMS).is_none()
 }
 

@@ -119,6 +119,19 @@ fn allowed_classes_and_deny_stems() {
 }
 
 #[test]
+fn a_configured_deny_stem_denies_a_type_whose_name_proves_a_class() {
+    // `GlucoseCount(u32)` proves a count by its own name on the built-in stems; an operator who
+    // denies `glucose` denies it under any value name, as under a field named `glucose_count`.
+    let text = "pub struct GlucoseCount(u32);\n\
+        fn f(g: GlucoseCount) { tracing::info!(x = ?g); }\n";
+    let plain = lint_source(&Config::default(), "src/a.rs", text).expect("parses");
+    assert!(plain.findings.is_empty(), "{:?}", plain.findings);
+    let denied =
+        lint_source(&config("deny-stems = [\"glucose\"]\n"), "src/a.rs", text).expect("parses");
+    assert_eq!(denied.findings.len(), 1, "{:?}", denied.findings);
+}
+
+#[test]
 fn without_safe_functions_they_are_findings() {
     let text = fixture("allowed_classes.rs");
     let out = lint_source(&Config::default(), "src/a.rs", &text).expect("parses");
