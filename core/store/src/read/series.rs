@@ -149,7 +149,7 @@ impl Store {
         bounds: &Bounds,
         mut visit: impl FnMut(ReadingRow<'_>, bool) -> Result<(), E>,
     ) -> Result<(), E> {
-        self.each_row(
+        self.each_few_rows(
             Sql::Translated(newest_sql()),
             &window_args(subject_id, code, bounds),
             |row| {
@@ -168,7 +168,7 @@ impl Store {
         code: &CodeRef,
     ) -> Result<Option<String>, StoreError> {
         let mut name = None;
-        self.each_row(
+        self.each_few_rows(
             Sql::Translated(name_sql()),
             &[
                 (":subject", Arg::from(subject_id)),
