@@ -623,6 +623,28 @@ impl Db {
         }
     }
 
+    /// Runs a read whose rows are few (a `LIMIT` bounds them) and hands `each` its rows until
+    /// it returns [`Flow::Stop`]. On `PostgreSQL` it is one round trip (every row fetched at
+    /// once), not the four of [`Db::each`]'s portal (begin, bind, fetch, commit): a read of
+    /// one row is mostly its round trips.
+    pub(crate) fn each_few<'a, E: From<StoreError>>(
+        &self,
+        op: &'static str,
+        sql: impl Into<Sql<'a>>,
+        args: impl Into<Args<'a>>,
+        each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
+    ) -> Result<(), E> {
+        let sql = sql.into().on(self.backend());
+        let args = args.into();
+        match self {
+            Db::Sqlite(c) => each_sqlite(c, op, sql, args, each),
+            Db::Postgres(c) => {
+                let rows = query_pg(&mut *borrow(c, op)?, op, sql, args)?;
+                each_pg(&rows, each)
+            }
+        }
+    }
+
     /// The first row, read by `read`; `None` when there is none. The statement should return
     /// one row: on `PostgreSQL` all its rows are read before the first is looked at.
     pub(crate) fn one<'a, T>(

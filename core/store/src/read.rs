@@ -221,6 +221,17 @@ impl crate::Store {
     ) -> Result<(), E> {
         self.db.each(READ, sql, args, each)
     }
+
+    /// As [`Store::each_row`], for a statement whose `LIMIT` keeps its rows few: on
+    /// `PostgreSQL` in one round trip, without a portal.
+    pub(crate) fn each_few_rows<'a, E: From<StoreError>>(
+        &self,
+        sql: impl Into<Sql<'a>>,
+        args: impl Into<Args<'a>>,
+        each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
+    ) -> Result<(), E> {
+        self.db.each_few(READ, sql, args, each)
+    }
 }
 
 #[cfg(test)]

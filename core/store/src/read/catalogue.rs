@@ -152,7 +152,7 @@ impl Store {
             Ok::<_, StoreError>(Flow::Continue)
         };
         match code {
-            None => self.each_row(
+            None => self.each_few_rows(
                 sql,
                 &[
                     (":subject", Arg::from(subject_id)),
@@ -163,7 +163,7 @@ impl Store {
                 ],
                 push,
             ),
-            Some(code) => self.each_row(
+            Some(code) => self.each_few_rows(
                 sql,
                 &[
                     (":subject", Arg::from(subject_id)),
@@ -190,7 +190,7 @@ impl Store {
         b: &Bounds,
     ) -> Result<Option<StoredValue>, StoreError> {
         let mut newest = None;
-        self.each_row(
+        self.each_few_rows(
             Sql::Translated(newest_in_unit_sql()),
             &[
                 (":subject", Arg::from(subject_id)),

@@ -44,20 +44,26 @@ impl Store {
         limit: Option<usize>,
         mut visit: impl FnMut(ReadingRow<'_>) -> Result<Flow, E>,
     ) -> Result<(), E> {
+        // A read of a few rows (`raw`'s cap) is one round trip; an open-ended one (the
+        // buckets', which stop once they are full) goes through the portal.
+        let few = limit.is_some_and(|n| n <= FEW);
         // SQLite reads a negative limit as none, PostgreSQL a null one.
         let limit = match (limit, self.backend()) {
             (Some(n), _) => Arg::Int(i64::try_from(n).unwrap_or(i64::MAX)),
             (None, Backend::Sqlite) => Arg::Int(-1),
             (None, Backend::Postgres) => Arg::Null,
         };
-        self.each_row(
-            Sql::Translated(newest_first_sql()),
-            &{
-                let [s, c, y, ul, uh, dl, dh] = window_args(subject_id, code, bounds);
-                [s, c, y, ul, uh, dl, dh, (":limit", limit)]
-            },
-            |row| visit(ReadingRow::read(row)?),
-        )
+        let sql = Sql::Translated(newest_first_sql());
+        let args = {
+            let [s, c, y, ul, uh, dl, dh] = window_args(subject_id, code, bounds);
+            [s, c, y, ul, uh, dl, dh, (":limit", limit)]
+        };
+        let each = |row: &crate::db::Row<'_>| visit(ReadingRow::read(row)?);
+        if few {
+            self.each_few_rows(sql, &args, each)
+        } else {
+            self.each_row(sql, &args, each)
+        }
     }
 
     /// Visits the readings of `code` whose stored local day is in `[from, before)`, in no
@@ -149,7 +155,7 @@ impl Store {
         bounds: &Bounds,
         mut visit: impl FnMut(ReadingRow<'_>, bool) -> Result<(), E>,
     ) -> Result<(), E> {
-        self.each_row(
+        self.each_few_rows(
             Sql::Translated(newest_sql()),
             &window_args(subject_id, code, bounds),
             |row| {
@@ -168,7 +174,7 @@ impl Store {
         code: &CodeRef,
     ) -> Result<Option<String>, StoreError> {
         let mut name = None;
-        self.each_row(
+        self.each_few_rows(
             Sql::Translated(name_sql()),
             &[
                 (":subject", Arg::from(subject_id)),
@@ -242,6 +248,9 @@ fn escape_like(text: &str) -> String {
     }
     out
 }
+
+/// The most rows a limited read fetches at once instead of through a portal.
+const FEW: usize = 1024;
 
 /// The elected days of a code in the window, oldest first, each with its unit.
 pub(crate) const ELECTED: &str = "\
