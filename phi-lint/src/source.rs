@@ -34,6 +34,14 @@ impl<'a> SourceFile<'a> {
             return self.text.len();
         };
         let rest = &self.text[start..];
+        // An ASCII prefix has one byte per char (most lines of most code).
+        if rest
+            .as_bytes()
+            .get(..lc.column)
+            .is_some_and(<[u8]>::is_ascii)
+        {
+            return start + lc.column;
+        }
         rest.char_indices()
             .nth(lc.column)
             .map_or(self.text.len(), |(i, _)| start + i)

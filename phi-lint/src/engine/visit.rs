@@ -45,7 +45,11 @@ impl<'ast> Visit<'ast> for Linter<'_> {
     fn visit_item_fn(&mut self, i: &'ast syn::ItemFn) {
         self.function_item(
             (&i.attrs, &i.sig, Some(&*i.block)),
-            || i.span(),
+            || {
+                skipped_lines(&i.attrs, Some(i.block.brace_token.span.close()), || {
+                    i.span()
+                })
+            },
             |this| {
                 visit::visit_item_fn(this, i);
             },
@@ -55,7 +59,11 @@ impl<'ast> Visit<'ast> for Linter<'_> {
     fn visit_impl_item_fn(&mut self, i: &'ast syn::ImplItemFn) {
         self.function_item(
             (&i.attrs, &i.sig, Some(&i.block)),
-            || i.span(),
+            || {
+                skipped_lines(&i.attrs, Some(i.block.brace_token.span.close()), || {
+                    i.span()
+                })
+            },
             |this| {
                 visit::visit_impl_item_fn(this, i);
             },
@@ -65,7 +73,14 @@ impl<'ast> Visit<'ast> for Linter<'_> {
     fn visit_trait_item_fn(&mut self, i: &'ast syn::TraitItemFn) {
         self.function_item(
             (&i.attrs, &i.sig, i.default.as_ref()),
-            || i.span(),
+            || {
+                let last = match (&i.default, &i.semi_token) {
+                    (Some(b), _) => Some(b.brace_token.span.close()),
+                    (None, Some(semi)) => Some(semi.span),
+                    (None, None) => None,
+                };
+                skipped_lines(&i.attrs, last, || i.span())
+            },
             |this| {
                 visit::visit_trait_item_fn(this, i);
             },
@@ -200,14 +215,12 @@ impl Linter<'_> {
     fn function_item(
         &mut self,
         (attrs, sig, body): (&[Attribute], &syn::Signature, Option<&syn::Block>),
-        // Only for skipped test code: a whole function's span costs a walk of its tokens.
-        span: impl FnOnce() -> proc_macro2::Span,
+        // Only for skipped test code: its first and last lines.
+        lines: impl FnOnce() -> (u32, u32),
         walk: impl FnOnce(&mut Self),
     ) {
         if !self.config.scan_tests && is_test_code(attrs, self.config) {
-            let span = span();
-            self.skipped
-                .push((span.start().line as u32, span.end().line as u32));
+            self.skipped.push(lines());
             return;
         }
         self.context.push(sig.ident.to_string());
@@ -340,10 +353,75 @@ impl Linter<'_> {
     /// Records the lines of a skipped test item, so suppressions inside it are not reported as
     /// unused.
     fn skip(&mut self, i: &syn::Item) {
-        let span = i.span();
-        self.skipped
-            .push((span.start().line as u32, span.end().line as u32));
+        let lines = match item_attrs(i) {
+            Some(attrs) => skipped_lines(attrs, last_token(i), || i.span()),
+            None => {
+                let span = i.span();
+                (span.start().line as u32, span.end().line as u32)
+            }
+        };
+        self.skipped.push(lines);
     }
+}
+
+/// The first and last lines of a skipped test item, as `Spanned::span` gives them (from its
+/// first outer attribute to its last token, `last`), without walking all of the item's tokens
+/// as `span` does: a `#[cfg(test)] mod tests { .. }` is often a fifth of a file. Without an outer
+/// attribute or a known last token, `whole` gives the span.
+fn skipped_lines(
+    attrs: &[Attribute],
+    last: Option<proc_macro2::Span>,
+    whole: impl FnOnce() -> proc_macro2::Span,
+) -> (u32, u32) {
+    let first = attrs
+        .iter()
+        .find(|a| matches!(a.style, syn::AttrStyle::Outer));
+    match (first, last) {
+        (Some(a), Some(last)) => (
+            a.pound_token.span.start().line as u32,
+            last.end().line as u32,
+        ),
+        _ => {
+            let span = whole();
+            (span.start().line as u32, span.end().line as u32)
+        }
+    }
+}
+
+/// The span of an item's last token: its closing brace or its `;`.
+fn last_token(i: &syn::Item) -> Option<proc_macro2::Span> {
+    use syn::{Fields, Item};
+    Some(match i {
+        Item::Const(x) => x.semi_token.span,
+        Item::Enum(x) => x.brace_token.span.close(),
+        Item::ExternCrate(x) => x.semi_token.span,
+        Item::Fn(x) => x.block.brace_token.span.close(),
+        Item::ForeignMod(x) => x.brace_token.span.close(),
+        Item::Impl(x) => x.brace_token.span.close(),
+        Item::Macro(x) => match (&x.semi_token, &x.mac.delimiter) {
+            (Some(semi), _) => semi.span,
+            (None, syn::MacroDelimiter::Paren(d)) => d.span.close(),
+            (None, syn::MacroDelimiter::Brace(d)) => d.span.close(),
+            (None, syn::MacroDelimiter::Bracket(d)) => d.span.close(),
+        },
+        Item::Mod(x) => match (&x.content, &x.semi) {
+            (Some((brace, _)), _) => brace.span.close(),
+            (None, Some(semi)) => semi.span,
+            (None, None) => return None,
+        },
+        Item::Static(x) => x.semi_token.span,
+        Item::Struct(x) => match (&x.semi_token, &x.fields) {
+            (Some(semi), _) => semi.span,
+            (None, Fields::Named(f)) => f.brace_token.span.close(),
+            (None, _) => return None,
+        },
+        Item::Trait(x) => x.brace_token.span.close(),
+        Item::TraitAlias(x) => x.semi_token.span,
+        Item::Type(x) => x.semi_token.span,
+        Item::Union(x) => x.fields.brace_token.span.close(),
+        Item::Use(x) => x.semi_token.span,
+        _ => return None,
+    })
 }
 
 /// Whether a function body's text may hold anything the lint judges: a macro call (`name!(`,
@@ -492,7 +570,34 @@ impl DelimiterEnd for syn::Macro {
 
 #[cfg(test)]
 mod tests {
-    use super::may_reach_a_sink;
+    use super::{item_attrs, last_token, may_reach_a_sink, skipped_lines};
+    use syn::spanned::Spanned;
+
+    #[test]
+    fn skipped_lines_are_the_items_span() {
+        let text = "/// doc\n#[cfg(test)]\nmod tests {\n    fn f() {}\n}\n\
+            #[cfg(test)]\nmod out_of_line;\n\
+            #[cfg(test)] pub(crate)\nfn g(\n) {\n}\n\
+            #[cfg(test)]\nstruct Unit;\n#[cfg(test)]\nstruct Tuple(\nu8,\n);\n\
+            #[cfg(test)]\nstruct Named {\n a: u8,\n}\n\
+            #[cfg(test)]\nimpl A {\n}\n#[cfg(test)]\nenum E {\nX,\n}\n\
+            #[cfg(test)]\nconst C: u8 =\n1;\n#[cfg(test)]\nuse a::{\nb};\n\
+            #[cfg(test)]\nm! {\n}\n#[cfg(test)]\nm!(\n);\n\
+            #[cfg(test)]\ntrait T {\n}\n#[cfg(test)]\ntype A =\nB;\n\
+            mod inner_only {\n#![cfg(test)]\n}\n";
+        let file = syn::parse_file(text).unwrap();
+        assert_eq!(file.items.len(), 15);
+        for item in &file.items {
+            let span = item.span();
+            let attrs = item_attrs(item).unwrap();
+            assert_eq!(
+                skipped_lines(attrs, last_token(item), || item.span()),
+                (span.start().line as u32, span.end().line as u32),
+                "item at line {}",
+                span.start().line
+            );
+        }
+    }
 
     #[test]
     fn bodies_without_sinks_are_told_apart() {

@@ -155,11 +155,13 @@ impl Linter<'_> {
         if m.args.len() != 1 {
             return false;
         }
-        let span = (m.receiver.span().start(), m.paren_token.span.close().end());
+        // Only for a sink: a receiver's span is a walk of all its tokens, and every one-argument
+        // method call comes here.
+        let span = || (m.receiver.span().start(), m.paren_token.span.close().end());
         if is_write_method(&m.method) && is_stream(&m.receiver, &self.std_streams) {
-            self.written(&m.method.to_string(), &m.args[0], span);
+            self.written(&m.method.to_string(), &m.args[0], span());
         } else if m.method == "args" && builds_record(&m.receiver) {
-            self.written_to(RECORD, "log::Record::args", &m.args[0], span);
+            self.written_to(RECORD, "log::Record::args", &m.args[0], span());
         } else {
             return false;
         }
