@@ -7,7 +7,7 @@
 //! it goes so every event has a line number and a byte offset into the whole stream.
 //!
 //! With decoding on, the same search reports the decoder's mixed-case windows
-//! ([`take_windows`](StreamScanner::take_windows)): after each piece, every window that lies in
+//! (`StreamScanner::take_windows`): after each piece, every window that lies in
 //! the bytes fed so far, once, in stream order. A window cut by the end of a piece is found in
 //! the carry-over with the next one.
 //!
