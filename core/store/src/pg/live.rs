@@ -214,10 +214,11 @@ fn a_read_longer_than_a_fetch_is_read_whole_or_stopped_early_and_may_not_reenter
         })
         .unwrap();
     assert_eq!(n, 1500);
-    // The store is usable after a stopped read, and a visitor that calls it is refused.
+    // The store is usable after a stopped read, and a visitor that calls it during a read
+    // through the portal (no limit) is refused.
     assert_eq!(store.subjects().unwrap().len(), 1);
     let err = store
-        .visit_newest_first("s", &hr, &all, Some(1), |_| {
+        .visit_newest_first("s", &hr, &all, None, |_| {
             store.subjects()?;
             Ok::<_, StoreError>(Flow::Continue)
         })
