@@ -23,7 +23,7 @@ mod lines;
 mod runs;
 mod steps;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind, packed};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Input, MatchKind, Span, packed};
 use memchr::memmem;
 
 pub use lines::{DecodeError, LineDecoder, StreamHit};
@@ -491,19 +491,19 @@ impl Windows {
         })
     }
 
-    /// Calls `on(start, pattern)` for every match, leftmost first, not overlapping.
+    /// Calls `on(start, pattern)` for every match in order, overlapping ones included: the
+    /// search starts again at the byte after each match's start, as the fast path's does, so a
+    /// window that begins inside another's match is seen (`xxAbCdefgh` holds `xxAb` and `AbCd`).
     fn each(&self, hay: &[u8], mut on: impl FnMut(usize, usize)) {
-        match self {
-            Windows::Teddy(teddy) => {
-                for m in teddy.find_iter(hay) {
-                    on(m.start(), m.pattern().as_usize());
-                }
-            }
-            Windows::Automaton(ac) => {
-                for m in ac.find_iter(hay) {
-                    on(m.start(), m.pattern().as_usize());
-                }
-            }
+        let mut at = 0;
+        while at < hay.len() {
+            let found = match self {
+                Windows::Teddy(teddy) => teddy.find_in(hay, Span::from(at..hay.len())),
+                Windows::Automaton(ac) => ac.find(Input::new(hay).span(at..hay.len())),
+            };
+            let Some(m) = found else { break };
+            on(m.start(), m.pattern().as_usize());
+            at = m.start() + 1;
         }
     }
 }

@@ -302,3 +302,19 @@ proptest::proptest! {
         proptest::prop_assert_eq!(found, naive_runs(&hay, d.min_run));
     }
 }
+
+#[test]
+fn a_mixed_case_window_inside_another_windows_match_is_seen() {
+    // `xxAb` (a window of the longer canary) matches at 0; the shorter canary's window `AbCd`
+    // starts inside it, at 2.
+    let texts = [
+        Canary::from_text("abcdefgh", 0).expect("valid"),
+        Canary::from_text("xxabcdefghyy", 1).expect("valid"),
+    ];
+    let decoder = Decoder::new(&texts).expect("builds");
+    let found = decoder.find(&line("xxAbCdefgh")).expect("in bounds");
+    assert!(
+        found.iter().any(|d| d.canary == 0 && d.mixed_case),
+        "{found:?}"
+    );
+}
