@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 mod search;
 
-pub(crate) use search::WindowCursor;
+pub(crate) use search::{WINDOW_CAP, WindowCursor};
 
 use crate::canary::Canary;
 use crate::decode::Decoder;

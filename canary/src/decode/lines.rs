@@ -9,6 +9,7 @@
 use std::collections::VecDeque;
 
 use super::{Decoded, Decoder, Limit, TOKEN_CAP};
+use crate::matcher::WINDOW_CAP;
 
 /// A hit found by decoding, in stream terms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,11 +110,15 @@ impl<'d> LineDecoder<'d> {
 
     /// The windows of the next piece (every one in the bytes fed so far and not given yet, in
     /// order), or `None` when they are not known: the decoder then searches every line it has
-    /// not decoded yet itself, from now on.
+    /// not decoded yet itself, from now on. So it does too when more than [`WINDOW_CAP`] would
+    /// wait at once (a line of up to `TOKEN_CAP` bytes holds its windows until it ends), which
+    /// bounds the list's memory whatever the input.
     pub(crate) fn add_windows(&mut self, found: Option<Vec<(u64, usize)>>) {
         match (self.windows.as_mut(), found) {
-            (Some(queue), Some(found)) => queue.extend(found),
-            (Some(_), None) => self.windows = None,
+            (Some(queue), Some(found)) if queue.len() + found.len() <= WINDOW_CAP => {
+                queue.extend(found);
+            }
+            (Some(_), _) => self.windows = None,
             (None, _) => {}
         }
     }
@@ -256,4 +261,23 @@ impl<'d> LineDecoder<'d> {
 /// Where a long line may be cut: no run or token the decoder looks at continues past it.
 fn is_cut(b: u8) -> bool {
     matches!(b, b'"' | b',' | b'\t' | b'<' | b'>' | b'\'')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::canary::Canary;
+
+    #[test]
+    fn too_many_waiting_windows_fall_back_to_the_decoders_own_search() {
+        let decoder = Decoder::new(&[Canary::demo(), Canary::core()]).expect("builds");
+        let mut lines = LineDecoder::with_windows(&decoder);
+        lines.add_windows(Some((0..WINDOW_CAP as u64).map(|at| (at, 0)).collect()));
+        assert_eq!(lines.windows.as_ref().map(VecDeque::len), Some(WINDOW_CAP));
+        lines.add_windows(Some(vec![(WINDOW_CAP as u64, 0)]));
+        assert!(lines.windows.is_none(), "the list is bounded");
+        // And it stays unknown: windows given later are not trusted to be complete.
+        lines.add_windows(Some(vec![(0, 0)]));
+        assert!(lines.windows.is_none());
+    }
 }
