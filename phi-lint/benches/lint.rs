@@ -33,9 +33,6 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use std::{env, fs, hint::black_box};
 
-use rayon::prelude::*;
-use syn::visit::Visit;
-
 /// Seed of the corpus generator; fixed so every run measures the same corpus.
 const SEED: u64 = 0x5eed_f1ce_2025_0042;
 /// Number of generated service modules (`mod.rs` and `lib.rs` files come on top).
@@ -51,6 +48,10 @@ const DEFAULT_ROUNDS: usize = 7;
 
 #[path = "lint/corpora.rs"]
 mod corpora;
+#[path = "lint/floor.rs"]
+mod floor;
+
+use floor::parse_only;
 
 fn main() -> ExitCode {
     let rounds = rounds();
@@ -246,39 +247,6 @@ fn rounds() -> usize {
 // ---------------------------------------------------------------------------------------------
 // The two passes
 // ---------------------------------------------------------------------------------------------
-
-/// The floor: read, parse and fully visit every file, in parallel. Returns the macro count so
-/// that the work cannot be optimised away.
-fn parse_only(files: &[PathBuf]) -> Result<usize, String> {
-    files
-        .par_iter()
-        .map(|path| {
-            let source =
-                fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let file = syn::parse_file(&source).map_err(|e| {
-                let at = e.span().start();
-                format!("{}:{}:{}: {e}", path.display(), at.line, at.column + 1)
-            })?;
-            let mut counter = MacroCounter::default();
-            counter.visit_file(black_box(&file));
-            Ok(counter.macros)
-        })
-        .sum()
-}
-
-/// Counts `Macro` nodes (macro calls in expressions, statements, items, types and patterns) while
-/// visiting every node of the tree.
-#[derive(Default)]
-struct MacroCounter {
-    macros: usize,
-}
-
-impl<'ast> Visit<'ast> for MacroCounter {
-    fn visit_macro(&mut self, node: &'ast syn::Macro) {
-        self.macros += 1;
-        syn::visit::visit_macro(self, node);
-    }
-}
 
 /// The measured pass: the directory walk and the lint, as `phi-lint check` does them.
 fn phi_lint_pass(root: &Path) -> Result<phi_lint::LintResult, phi_lint::Error> {

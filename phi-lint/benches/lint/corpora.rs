@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::{env, fs};
 
+use super::floor::rust_files;
 use super::{Sample, median_f64, parse_only, phi_lint_pass, thousands};
 
 /// Each timed pass reads at least this many bytes (the corpus, several times if it is smaller).
@@ -217,29 +218,6 @@ fn external_pass(bin: &Path, root: &Path) -> Result<(), String> {
         Some(0..=2) => Ok(()),
         code => Err(format!("{} exited with {code:?}", bin.display())),
     }
-}
-
-/// Every `.rs` file under `root`, sorted, skipping `target/` and hidden directories.
-fn rust_files(root: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    let mut dirs = vec![root.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for entry in fs::read_dir(&dir)? {
-            let entry = entry?;
-            let path = entry.path();
-            let name = entry.file_name();
-            let kind = entry.file_type()?;
-            if kind.is_dir() {
-                if name != "target" && !name.to_string_lossy().starts_with('.') {
-                    dirs.push(path);
-                }
-            } else if kind.is_file() && path.extension().is_some_and(|e| e == "rs") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    Ok(files)
 }
 
 /// Lines and bytes of the files (unreadable ones count as empty: the warm-up reports them).
