@@ -612,15 +612,7 @@ impl Db {
         args: impl Into<Args<'a>>,
         each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
     ) -> Result<(), E> {
-        let sql = sql.into().on(self.backend());
-        let args = args.into();
-        match self {
-            Db::Sqlite(c) => each_sqlite(c, op, sql, args, each),
-            Db::Postgres(c) => {
-                let mut conn = borrow(c, op)?;
-                each_portal(&mut conn, op, sql, args, each)
-            }
-        }
+        self.each_in(op, sql.into(), args.into(), false, each)
     }
 
     /// Runs a read whose rows are few (a `LIMIT` bounds them) and hands `each` its rows until
@@ -634,14 +626,27 @@ impl Db {
         args: impl Into<Args<'a>>,
         each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
     ) -> Result<(), E> {
-        let sql = sql.into().on(self.backend());
-        let args = args.into();
+        self.each_in(op, sql.into(), args.into(), true, each)
+    }
+
+    /// [`each`](Self::each), or with `few` [`each_few`](Self::each_few): the backends differ
+    /// only in how `PostgreSQL` fetches the rows.
+    fn each_in<E: From<StoreError>>(
+        &self,
+        op: &'static str,
+        sql: Sql<'_>,
+        args: Args<'_>,
+        few: bool,
+        each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
+    ) -> Result<(), E> {
+        let sql = sql.on(self.backend());
         match self {
             Db::Sqlite(c) => each_sqlite(c, op, sql, args, each),
-            Db::Postgres(c) => {
+            Db::Postgres(c) if few => {
                 let rows = query_pg(&mut *borrow(c, op)?, op, sql, args)?;
                 each_pg(&rows, each)
             }
+            Db::Postgres(c) => each_portal(&mut *borrow(c, op)?, op, sql, args, each),
         }
     }
 
