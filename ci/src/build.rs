@@ -41,6 +41,15 @@ pub(crate) struct Subject {
     /// phi-ci knows the drill by what it built, so a given binary is never taken for it.
     #[arg(long, conflicts_with = "answers_bin")]
     pub(crate) leak_drill: bool,
+    /// The cargo profile of the build. Releases use `release`; the workspace's tests use `dev`,
+    /// which checks the same pipeline in a fraction of the compile time.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "release",
+        conflicts_with = "answers_bin"
+    )]
+    pub(crate) cargo_profile: String,
 }
 
 impl Subject {
@@ -59,11 +68,12 @@ impl Subject {
         match &self.answers_bin {
             Some(bin) => Ok(bin.clone()),
             None => {
-                steps.step(match flavour {
-                    Flavour::Release => "build: answers (release)",
-                    Flavour::Static => "build: static answers (release)",
+                let profile = &self.cargo_profile;
+                steps.step(&match flavour {
+                    Flavour::Release => format!("build: answers ({profile})"),
+                    Flavour::Static => format!("build: static answers ({profile})"),
                 });
-                answers(&self.root(), flavour, self.leak_drill, out)
+                answers(&self.root(), flavour, self.leak_drill, profile, out)
             }
         }
     }
@@ -87,11 +97,13 @@ pub(crate) fn target_dir(root: &Path) -> PathBuf {
 /// cargo's output goes to `out/build.log`, and its tail into the error when the build fails.
 ///
 /// Target directories: `TARGET` for both release builds and `TARGET/static` for both static
-/// builds (they are different binaries, and the copy is made at once).
+/// builds (they are different binaries, and the copy is made at once). `profile` is the cargo
+/// profile (`release`, or `dev` for the tests).
 pub(crate) fn answers(
     root: &Path,
     flavour: Flavour,
     leak_drill: bool,
+    profile: &str,
     out: &Path,
 ) -> anyhow::Result<PathBuf> {
     let base = target_dir(root);
@@ -108,7 +120,7 @@ pub(crate) fn answers(
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(root)
-        .args(["build", "--release", "-p", package, "--target-dir"])
+        .args(["build", "--profile", profile, "-p", package, "--target-dir"])
         .arg(&dir);
     if flavour == Flavour::Static {
         cmd.args(["--target", STATIC_TARGET])
@@ -131,8 +143,11 @@ pub(crate) fn answers(
         );
     }
     let bin = match flavour {
-        Flavour::Release => dir.join("release").join(package),
-        Flavour::Static => dir.join(STATIC_TARGET).join("release").join(package),
+        Flavour::Release => dir.join(profile_dir(profile)).join(package),
+        Flavour::Static => dir
+            .join(STATIC_TARGET)
+            .join(profile_dir(profile))
+            .join(package),
     };
     if !bin.is_file() {
         bail!("cargo built, but there is no {}", bin.display());
@@ -140,6 +155,11 @@ pub(crate) fn answers(
     let copy = out.join("answers");
     std::fs::copy(&bin, &copy).with_context(|| format!("cannot copy {}", bin.display()))?;
     Ok(copy)
+}
+
+/// The directory cargo writes a profile's artifacts to: `debug` for `dev`, else its name.
+pub(crate) fn profile_dir(profile: &str) -> &str {
+    if profile == "dev" { "debug" } else { profile }
 }
 
 /// Checks with `file` and `ldd` that `bin` is statically linked; returns `file`'s verdict.

@@ -36,7 +36,7 @@ use crate::{e2e, lint, telemetry};
 
 pub(crate) const HELP: &str = "\
 Steps: phi-lint (layer 1); a static `answers` (RUSTFLAGS=-C target-feature=+crt-static,
---target x86_64-unknown-linux-gnu, into TARGET/static), checked with `file` and `ldd`; a FROM
+--target x86_64-unknown-linux-gnu, into TARGET/static; --cargo-profile, default release), checked with `file` and `ldd`; a FROM
 scratch image from ci/Dockerfile; the demo record seeded on the host with a per-run canary into
 a directory bind-mounted at /data; phi-canary's OTLP receiver on a loopback port; `docker run`
 with --log-driver json-file, --network host (so the service and the receiver both stay on
