@@ -15,107 +15,27 @@
 //! host is `verify-full`, so that a health record never crosses a network in cleartext or to a
 //! server nobody authenticated. The system's roots are the PEM bundle `SSL_CERT_FILE` names, as
 //! `OpenSSL` reads it, else the first of the distributions' bundles that exists
-//! ([`SYSTEM_BUNDLES`]). A Unix socket never uses TLS (the server offers none there), whatever
+//! ([`SYSTEM_BUNDLES`](roots::SYSTEM_BUNDLES)). A Unix socket never uses TLS (the server offers none there), whatever
 //! the mode, as `libpq` does.
 
+pub(super) mod roots;
+mod url;
+mod verifiers;
+
 use std::net::IpAddr;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use postgres::config::{Host, SslMode as DriverMode};
+use rustls::CertificateError;
 use rustls::client::WebPkiServerVerifier;
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::crypto::CryptoProvider;
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{CertificateError, DigitallySignedStruct, RootCertStore, SignatureScheme};
+use rustls::client::danger::ServerCertVerifier;
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use crate::{LocationError, StoreError};
+use crate::StoreError;
 
-/// `libpq`'s `sslmode` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SslMode {
-    Disable,
-    Prefer,
-    Require,
-    VerifyCa,
-    VerifyFull,
-}
-
-/// A URL with its TLS parameters taken out (the driver knows neither `verify-*` nor
-/// `sslrootcert`).
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) struct TlsUrl {
-    /// The URL without `sslmode` and `sslrootcert`: what the driver parses.
-    pub(crate) url: String,
-    /// The `sslmode` given, if any.
-    pub(crate) mode: Option<SslMode>,
-    /// The `sslrootcert` given, if any.
-    pub(crate) root_cert: Option<PathBuf>,
-}
-
-/// Splits the TLS parameters out of `url`. The query starts at the first `?` after the
-/// credentials (which run to the first `@`, as the driver reads them).
-pub(crate) fn split(url: &str) -> Result<TlsUrl, LocationError> {
-    let after_credentials = url.find('@').map_or(0, |at| at + 1);
-    let Some(q) = url[after_credentials..]
-        .find('?')
-        .map(|q| q + after_credentials)
-    else {
-        return Ok(TlsUrl {
-            url: url.to_owned(),
-            mode: None,
-            root_cert: None,
-        });
-    };
-    let (mut mode, mut root_cert) = (None, None);
-    let mut kept = Vec::new();
-    for param in url[q + 1..].split('&') {
-        match param.split_once('=') {
-            Some(("sslmode", value)) => {
-                mode = Some(match decode(value)?.as_str() {
-                    "disable" => SslMode::Disable,
-                    "prefer" => SslMode::Prefer,
-                    "require" => SslMode::Require,
-                    "verify-ca" => SslMode::VerifyCa,
-                    "verify-full" => SslMode::VerifyFull,
-                    _ => return Err(LocationError::UnknownSslMode),
-                });
-            }
-            Some(("sslrootcert", value)) => root_cert = Some(PathBuf::from(decode(value)?)),
-            _ => kept.push(param),
-        }
-    }
-    let mut rest = url[..q].to_owned();
-    if !kept.is_empty() {
-        rest.push('?');
-        rest.push_str(&kept.join("&"));
-    }
-    Ok(TlsUrl {
-        url: rest,
-        mode,
-        root_cert,
-    })
-}
-
-/// `value` with its `%XX` escapes decoded (`+` is kept, as the driver keeps it).
-fn decode(value: &str) -> Result<String, LocationError> {
-    let bytes = value.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = value.get(i + 1..i + 3).ok_or(LocationError::Malformed)?;
-            out.push(u8::from_str_radix(hex, 16).map_err(|_| LocationError::Malformed)?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).map_err(|_| LocationError::Malformed)
-}
+use roots::{root_cert, system_roots};
+pub(crate) use url::{SslMode, TlsUrl, split};
+use verifiers::{ChainOnly, Unverified};
 
 /// Whether every host of `hosts` is this machine (a loopback name or address, or a socket).
 fn all_local(hosts: &[Host], addrs: &[IpAddr]) -> bool {
@@ -197,160 +117,10 @@ pub(crate) fn configure(
     Ok(MakeRustlsConnect::new(client))
 }
 
-/// The roots in the operator's `sslrootcert` file: every certificate in it must parse.
-fn root_cert(path: &Path) -> Result<RootCertStore, StoreError> {
-    let mut roots = RootCertStore::empty();
-    for cert in
-        CertificateDer::pem_file_iter(path).map_err(|_| tls_err("tls_root_cert_unreadable"))?
-    {
-        let cert = cert.map_err(|_| tls_err("tls_root_cert_unreadable"))?;
-        roots
-            .add(cert)
-            .map_err(|_| tls_err("tls_root_cert_unreadable"))?;
-    }
-    if roots.is_empty() {
-        return Err(tls_err("tls_root_cert_unreadable"));
-    }
-    Ok(roots)
-}
-
-/// Where the distributions keep the system's roots as one PEM bundle: Debian, Ubuntu and
-/// Alpine; Fedora and RHEL; openSUSE; the BSDs and Alpine's `cert.pem`.
-pub(crate) const SYSTEM_BUNDLES: [&str; 4] = [
-    "/etc/ssl/certs/ca-certificates.crt",
-    "/etc/pki/tls/certs/ca-bundle.crt",
-    "/etc/ssl/ca-bundle.pem",
-    "/etc/ssl/cert.pem",
-];
-
-/// The system's roots: `SSL_CERT_FILE`'s bundle if it is set, else the first of
-/// [`SYSTEM_BUNDLES`] that exists.
-pub(crate) fn system_roots() -> Result<RootCertStore, StoreError> {
-    match std::env::var_os("SSL_CERT_FILE").filter(|f| !f.is_empty()) {
-        Some(file) => roots_from(&[PathBuf::from(file)]),
-        None => roots_from(&SYSTEM_BUNDLES.map(PathBuf::from)),
-    }
-}
-
-/// The roots in the first of `bundles` that exists. A certificate of a system bundle that
-/// does not parse is skipped (the others still count); a bundle with none is an error.
-pub(crate) fn roots_from(bundles: &[PathBuf]) -> Result<RootCertStore, StoreError> {
-    let unavailable = || tls_err("tls_system_roots_unavailable");
-    let bundle = bundles
-        .iter()
-        .find(|b| b.is_file())
-        .ok_or_else(unavailable)?;
-    let certs = CertificateDer::pem_file_iter(bundle)
-        .map_err(|_| unavailable())?
-        .filter_map(Result::ok);
-    let mut roots = RootCertStore::empty();
-    roots.add_parsable_certificates(certs);
-    if roots.is_empty() {
-        return Err(unavailable());
-    }
-    Ok(roots)
-}
-
 fn tls_err(kind: &str) -> StoreError {
     StoreError::Postgres {
         op: "open",
         kind: kind.to_owned(),
-    }
-}
-
-/// `prefer` and `require`: the handshake's signatures are checked, the certificate is not.
-#[derive(Debug)]
-struct Unverified(Arc<CryptoProvider>);
-
-impl ServerCertVerifier for Unverified {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
-    }
-}
-
-/// `verify-ca`: the chain is verified to a root, the name is not.
-#[derive(Debug)]
-struct ChainOnly(Arc<WebPkiServerVerifier>);
-
-impl ServerCertVerifier for ChainOnly {
-    fn verify_server_cert(
-        &self,
-        end_entity: &CertificateDer<'_>,
-        intermediates: &[CertificateDer<'_>],
-        server_name: &ServerName<'_>,
-        ocsp_response: &[u8],
-        now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        match self
-            .0
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
-        {
-            Err(rustls::Error::InvalidCertificate(
-                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
-            )) => Ok(ServerCertVerified::assertion()),
-            other => other,
-        }
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls12_signature(message, cert, dss)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls13_signature(message, cert, dss)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_verify_schemes()
     }
 }
 
@@ -385,33 +155,6 @@ pub(crate) fn handshake_kind(e: &postgres::Error) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_tls_parameters_are_taken_out_and_the_rest_kept() {
-        let t = split("postgres://u:p?w@h/db?sslmode=verify-full&user=x&sslrootcert=%2Fca.pem")
-            .unwrap();
-        assert_eq!(t.url, "postgres://u:p?w@h/db?user=x");
-        assert_eq!(t.mode, Some(SslMode::VerifyFull));
-        assert_eq!(t.root_cert, Some(PathBuf::from("/ca.pem")));
-        let t = split("postgres://h/db?sslmode=disable").unwrap();
-        assert_eq!(
-            (t.url.as_str(), t.mode),
-            ("postgres://h/db", Some(SslMode::Disable))
-        );
-        let t = split("postgres://h/db").unwrap();
-        assert_eq!((t.mode, t.root_cert), (None, None));
-    }
-
-    #[test]
-    fn an_unknown_sslmode_is_refused() {
-        for bad in ["allow", "verify_full", "", "REQUIRE"] {
-            assert_eq!(
-                split(&format!("postgres://h/db?sslmode={bad}")),
-                Err(LocationError::UnknownSslMode),
-                "{bad}"
-            );
-        }
-    }
 
     fn mode_for(url: &str) -> Result<DriverMode, StoreError> {
         let tls = split(url).unwrap();
@@ -491,22 +234,6 @@ mod tests {
             err.to_string().contains("tls_root_cert_unreadable"),
             "{err}"
         );
-    }
-
-    #[test]
-    fn the_system_roots_are_the_first_bundle_there_and_none_is_an_error() {
-        let dir = tempfile::tempdir().unwrap();
-        let missing = dir.path().join("missing.pem");
-        let empty = dir.path().join("empty.pem");
-        std::fs::write(&empty, "not a certificate\n").unwrap();
-        for bundles in [vec![], vec![missing.clone()], vec![empty.clone(), missing]] {
-            let err = roots_from(&bundles).err().unwrap();
-            assert!(
-                err.to_string().contains("tls_system_roots_unavailable"),
-                "{bundles:?}: {err}"
-            );
-            assert!(!err.is_transient());
-        }
     }
 
     #[test]

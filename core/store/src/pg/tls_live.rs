@@ -225,11 +225,16 @@ fn without_sslrootcert_verification_is_on_the_system_roots_which_do_not_trust_th
         return;
     };
     // The machine has system roots (else the refusal would be `tls_system_roots_unavailable`).
-    let system = super::tls::system_roots().expect("the system's roots");
+    let system = super::tls::roots::system_roots().expect("the system's roots");
     assert!(system.len() > 10, "{} system roots", system.len());
     // A bundle is read whole: the cluster's CA as one is one root.
     let missing = tls.ca.with_file_name("missing.pem");
-    assert_eq!(super::tls::roots_from(&[missing, tls.ca]).unwrap().len(), 1);
+    assert_eq!(
+        super::tls::roots::roots_from(&[missing, tls.ca])
+            .unwrap()
+            .len(),
+        1
+    );
     for query in [
         "sslmode=verify-full&hostaddr=127.0.0.1",
         "sslmode=verify-full&hostaddr=127.0.0.1&sslrootcert=system",
