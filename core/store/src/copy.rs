@@ -97,8 +97,8 @@ const OP: &str = "copy";
 const NONE: &[Arg<'static>] = &[];
 
 /// How many rows the copy holds at a time: read from the source, written to the target, and
-/// read back to verify.
-pub const BATCH: usize = 10_000;
+/// read back to verify (the store's one bulk bound).
+pub use crate::BATCH;
 
 /// Copies the whole record of `source` into `target`, verified, in one transaction on the
 /// target; `progress` hears the counts as they grow (every [`BATCH`] rows, and at each table's

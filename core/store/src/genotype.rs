@@ -345,8 +345,8 @@ impl Store {
     }
 }
 
-/// How many calls `PostgreSQL` is sent in one statement.
-pub const BATCH: usize = 10_000;
+/// How many calls `PostgreSQL` is sent in one statement (the store's one bulk bound).
+pub use crate::BATCH;
 
 /// The operation every write of a set fails as.
 const OP: &str = "write genotypes";

@@ -102,6 +102,17 @@ pub use subject::Subject;
 pub use token::TOKEN_PREFIX;
 pub use token_file::{MIN_TOKEN_BITS, MIN_TOKEN_LEN, TokensFileError, write_private};
 
+/// The rows the store's bulk paths hold and send at a time: a `PostgreSQL` statement binds at
+/// most this many rows (the readings' upsert, the genotype import, the copy's insert), and the
+/// copy reads, writes and verifies this many at a time. One bound for one idea: it caps both
+/// the memory a batch holds and the size of one statement's arrays.
+///
+/// ```
+/// assert_eq!(answers_store::BATCH, answers_store::copy::BATCH);
+/// assert_eq!(answers_store::BATCH, answers_store::genotype::BATCH);
+/// ```
+pub const BATCH: usize = 10_000;
+
 /// The schema version this build writes and reads.
 pub const SCHEMA_VERSION: i64 = 6;
 

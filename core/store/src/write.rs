@@ -7,9 +7,9 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use super::day::{self, DayKey};
 use super::reading::{NewReading, utc_text};
 use super::{Store, StoreError};
-use crate::Backend;
 use crate::db::{Arg, Tx};
 use crate::pg::pg_err;
+use crate::{BATCH, Backend};
 use answers_vocab::Vocabulary;
 use jiff::tz::TimeZone;
 use postgres::types::ToSql;
@@ -221,9 +221,6 @@ fn upsert_one(
     }
     Ok(written)
 }
-
-/// Rows per `PostgreSQL` statement at most.
-const BATCH: usize = 10_000;
 
 /// `rows` cut into runs of at most [`BATCH`] rows in which no key repeats: one statement
 /// upserts a key once (`ON CONFLICT DO UPDATE` refuses a second), so a repeated key starts a
