@@ -395,9 +395,13 @@ impl Decoder {
 
     /// The runs and tokens of `hay` that can decode, with the step to try.
     fn candidates(&self, hay: &[u8], out: &mut Vec<(usize, usize, Step)>) {
-        self.runs(hay, out);
+        // The run search's pass also gives every `%`, `\`, `&` and NUL, in order.
+        let specials = self.runs(hay, out);
         let mut at = 0;
-        while let Some(i) = memchr::memchr3(b'%', b'\\', b'&', &hay[at..]).map(|i| i + at) {
+        for &i in specials.iter().filter(|&&i| hay[i] != 0) {
+            if i < at {
+                continue;
+            }
             let step = match hay[i] {
                 b'%' if hay
                     .get(i + 1..i + 3)
@@ -432,7 +436,10 @@ impl Decoder {
             at = end.max(i + 1);
         }
         let mut at = 0;
-        while let Some(i) = memchr::memchr(0, &hay[at..]).map(|i| i + at) {
+        for &i in specials.iter().filter(|&&i| hay[i] == 0) {
+            if i < at {
+                continue;
+            }
             // NUL-interleaved: no two non-NUL bytes in a row.
             let mut start = i;
             while start > 0 && (hay[start - 1] == 0 || hay.get(start.wrapping_sub(2)) == Some(&0)) {
@@ -450,9 +457,11 @@ impl Decoder {
     }
 
     /// Maximal runs of the base64 alphabets, `=` and `:`, at least `min_run` long (see
-    /// [`runs`]): each as a base64 candidate and, with enough hex digits, a hex one.
-    fn runs(&self, hay: &[u8], out: &mut Vec<(usize, usize, Step)>) {
-        self.run_finder.find(hay, |start, end| {
+    /// [`runs`]): each as a base64 candidate and, with enough hex digits, a hex one. Returns
+    /// the positions of the `%`, `\`, `&` and NUL bytes, which the same pass finds.
+    fn runs(&self, hay: &[u8], out: &mut Vec<(usize, usize, Step)>) -> Vec<usize> {
+        let mut specials = Vec::new();
+        let mut on = |start: usize, end: usize| {
             out.push((start, end, Step::Base64));
             let digits = hay[start..end]
                 .iter()
@@ -461,7 +470,9 @@ impl Decoder {
             if digits >= 2 * self.min_len {
                 out.push((start, end, Step::Hex));
             }
-        });
+        };
+        self.run_finder.find(hay, &mut on, &mut specials);
+        specials
     }
 }
 

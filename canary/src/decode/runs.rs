@@ -1,79 +1,165 @@
 //! The run search: the maximal runs of run bytes (the base64 alphabets, `=` and `:`) of at
-//! least a given length, found 64 bytes at a time.
+//! least a given length, found 64 bytes at a time, and in the same pass the bytes a token
+//! decoding starts at (`%`, `\`, `&`) and NUL (UTF-16).
 //!
-//! Each block of 64 bytes is classified into a bit mask, 16 bytes per comparison with SSE2 (part
-//! of every x86-64 CPU; through `safe_arch`, as this workspace denies `unsafe`), by table
-//! elsewhere. The starts of windows of `t` run bytes in a row are then found with shifts and ands
-//! on the block's mask and the next one's: a log with no run costs one classification per byte
-//! and no branch per byte. JSON text is mostly made of run bytes, so sampling bytes cannot tell a
-//! run from text; a window of set bits can.
+//! Each block of 64 bytes is classified into two bit masks, run bytes and those special bytes.
+//! With AVX2 (detected at run time) that is a nibble-table lookup, 32 bytes per instruction: each
+//! byte's low and high nibbles index two 16-entry tables (`vpshufb`) whose AND has a bit set for
+//! every class rectangle the byte is in, so run bytes and the four special bytes come out of one
+//! classification of 12 instructions per 32 bytes. Without AVX2, SSE2 comparisons (part of every
+//! x86-64 CPU), 16 bytes at a time; elsewhere a table. The starts of windows of `t` run bytes in
+//! a row are then found with shifts and ands on the block's mask and the next one's: a log with
+//! no run costs one classification per byte and no branch per byte. JSON text is mostly made of
+//! run bytes, so sampling bytes cannot tell a run from text; a window of set bits can.
 //!
-//! **Invariant:** the runs found are exactly those of a byte-by-byte search, whatever their
-//! position in a block and wherever the haystack ends (a property test checks it).
+//! **Invariant:** the runs and special bytes found are exactly those of a byte-by-byte search,
+//! whatever their position in a block and wherever the haystack ends, on every path (a property
+//! test checks it, and every byte in every lane is checked against the table).
 
 /// Finds the maximal runs of at least `min` run bytes.
 pub(super) struct RunFinder {
     min: usize,
     /// The window looked for: `min`, at most 64 (a longer run holds a window of 64).
     window: usize,
-    /// Shifts that turn a mask into the starts of windows of `window` set bits.
-    shifts: Vec<u32>,
+    /// Shifts that turn a mask into the starts of windows of `window` set bits, padded with
+    /// zeros (a no-op) to a fixed count the compiler unrolls.
+    shifts: [u32; SHIFTS],
+    /// The classification to use: AVX2 when the CPU has it.
+    path: Path,
+}
+
+/// The most shifts a window of up to 64 bits needs.
+const SHIFTS: usize = 6;
+
+/// Which classification runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Path {
+    /// Nibble tables, 32 bytes at a time (only built when the CPU has AVX2).
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    /// SSE2 comparisons on x86-64, a table elsewhere.
+    Portable,
+}
+
+impl Path {
+    /// The fastest path this CPU runs.
+    pub(super) fn detect() -> Path {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return Path::Avx2;
+        }
+        Path::Portable
+    }
 }
 
 impl RunFinder {
     pub(super) fn new(min: usize) -> RunFinder {
+        RunFinder::with_path(min, Path::detect())
+    }
+
+    /// A finder on `path`; `Path::Avx2` only where the CPU has AVX2 (it falls back otherwise).
+    pub(super) fn with_path(min: usize, path: Path) -> RunFinder {
+        let path = match path {
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx2 if Path::detect() != Path::Avx2 => Path::Portable,
+            other => other,
+        };
         let window = min.clamp(1, 64);
-        let mut shifts = Vec::new();
+        let mut shifts = [0; SHIFTS];
         // Bit i of `r` means bits i..i+covered are all set; ANDing with `r >> s` (s ≤ covered)
-        // extends that to covered + s. Inside one block: bits past it shift in as clear.
+        // extends that to covered + s. Inside one block: bits past it shift in as clear. Each
+        // step at least doubles `covered` until the last, so 64 takes 6.
         let mut covered = 1;
+        let mut k = 0;
         while covered < window {
             let s = covered.min(window - covered);
-            shifts.push(u32::try_from(s).expect("at most 64"));
+            shifts[k] = u32::try_from(s).expect("at most 64");
+            k += 1;
             covered += s;
         }
         RunFinder {
             min,
             window,
             shifts,
+            path,
         }
     }
 
     /// Calls `on(start, end)` for every maximal run of at least `min` run bytes in `hay`, in
+    /// order, and pushes the position of every `%`, `\`, `&` and NUL byte to `specials`, in
     /// order.
-    ///
-    /// Blocks are first looked at through a coarse mask (the bytes that are not blanks,
-    /// controls, quotes, brackets, `,` or `.`, which a run cannot hold either): a window there is
-    /// needed for one in the exact mask, and JSON or text without a run has none, at half the
-    /// comparisons.
-    pub(super) fn find(&self, hay: &[u8], mut on: impl FnMut(usize, usize)) {
+    pub(super) fn find(
+        &self,
+        hay: &[u8],
+        on: &mut dyn FnMut(usize, usize),
+        specials: &mut Vec<usize>,
+    ) {
+        match self.path {
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx2 => {
+                #[allow(unsafe_code)]
+                // SAFETY: `path` is `Avx2` only when the CPU reported AVX2 (`with_path`).
+                unsafe {
+                    self.find_avx2(hay, on, specials);
+                }
+            }
+            Path::Portable => self.blocks(hay, portable::mask, on, specials),
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn find_avx2(&self, hay: &[u8], on: &mut dyn FnMut(usize, usize), specials: &mut Vec<usize>) {
+        self.blocks(hay, |h, at| avx2::mask(h, at), on, specials);
+    }
+
+    /// The block loop, with `mask(hay, at)` giving the (run, special) masks of the 64 bytes
+    /// from `at`.
+    // Always: inlined into the AVX2 function, the classification is compiled with AVX2.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn blocks(
+        &self,
+        hay: &[u8],
+        mask: impl Fn(&[u8], usize) -> (u64, u64),
+        on: &mut dyn FnMut(usize, usize),
+        specials: &mut Vec<usize>,
+    ) {
         let len = hay.len();
         let mut pos = 0;
-        let mut coarse = mask::<false>(hay, 0);
+        let (mut current, mut special) = mask(hay, 0);
         while pos < len {
-            let coarse_next = mask::<false>(hay, pos + 64);
-            if self.first_window(coarse, coarse_next).is_none() {
+            let (next, next_special) = mask(hay, pos + 64);
+            let Some(first) = self.first_window(current, next) else {
+                push_bits(specials, pos, special);
                 pos += 64;
-                coarse = coarse_next;
-                continue;
-            }
-            let Some(first) =
-                self.first_window(mask::<true>(hay, pos), mask::<true>(hay, pos + 64))
-            else {
-                pos += 64;
-                coarse = coarse_next;
+                (current, special) = (next, next_special);
                 continue;
             };
+            // The special bytes before the run (a run holds none).
+            push_bits(specials, pos, special & ((1u64 << first) - 1));
             // The first window start at or after `pos` is a run's start: a run starting earlier
             // and covering it would hold an earlier window, found in the block before (or it
             // ends at the non-run byte where `pos` was put).
             let start = pos + first;
-            let end = run_end(hay, start + self.window);
+            let mut end = start + self.window;
+            loop {
+                if end >= len {
+                    end = len;
+                    break;
+                }
+                let (m, _) = mask(hay, end);
+                if m != u64::MAX {
+                    end = (end + (!m).trailing_zeros() as usize).min(len);
+                    break;
+                }
+                end += 64;
+            }
             if end - start >= self.min {
                 on(start, end);
             }
             pos = end;
-            coarse = mask::<false>(hay, pos);
+            (current, special) = mask(hay, pos);
         }
     }
 
@@ -98,209 +184,371 @@ impl RunFinder {
     }
 }
 
-/// The end of the run that covers `hay[..from]`'s last byte: the first non-run byte at or after
-/// `from`, or the haystack's end.
-fn run_end(hay: &[u8], mut from: usize) -> usize {
-    while from < hay.len() {
-        let m = mask::<true>(hay, from);
-        if m != u64::MAX {
-            return (from + (!m).trailing_zeros() as usize).min(hay.len());
-        }
-        from += 64;
+/// Pushes `base + i` for every set bit i of `bits`, lowest first.
+#[inline]
+fn push_bits(out: &mut Vec<usize>, base: usize, mut bits: u64) {
+    while bits != 0 {
+        out.push(base + bits.trailing_zeros() as usize);
+        bits &= bits - 1;
     }
-    hay.len()
 }
 
-/// Bit i set: `hay[at + i]` is a run byte (`EXACT`), or may be one (the coarse mask, a superset).
-/// Bits past the haystack's end are clear.
+/// The 64 bytes from `at`, padded past the haystack's end with a byte of neither class.
 #[inline]
-pub(super) fn mask<const EXACT: bool>(hay: &[u8], at: usize) -> u64 {
-    let block: &[u8; 64] = match hay.get(at..at + 64) {
-        Some(full) => full.try_into().expect("64 bytes"),
+fn block(hay: &[u8], at: usize) -> Result<&[u8; 64], [u8; 64]> {
+    match hay.get(at..at + 64) {
+        Some(full) => Ok(full.try_into().expect("64 bytes")),
         None => {
-            // The tail: zero is not a run byte, in either mask.
-            let mut padded = [0u8; 64];
+            let mut padded = [b' '; 64];
             let tail = hay.get(at..).unwrap_or_default();
             padded[..tail.len()].copy_from_slice(tail);
-            return mask64::<EXACT>(&padded);
+            Err(padded)
         }
-    };
-    mask64::<EXACT>(block)
-}
-
-#[inline]
-fn mask64<const EXACT: bool>(block: &[u8; 64]) -> u64 {
-    let mut m = 0u64;
-    for (k, chunk) in block.chunks_exact(16).enumerate() {
-        let chunk = chunk.try_into().expect("16 bytes");
-        let bits = if EXACT {
-            mask16(chunk)
-        } else {
-            coarse16(chunk)
-        };
-        m |= u64::from(bits) << (16 * k);
-    }
-    m
-}
-
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-use sse2::{coarse16, mask16};
-
-/// The masks of 16 bytes with SSE2.
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod sse2 {
-    use safe_arch::{
-        add_i8_m128i, bitand_m128i as and, bitandnot_m128i, bitor_m128i as or,
-        cmp_eq_mask_i8_m128i as eq, cmp_gt_mask_i8_m128i as gt, cmp_lt_mask_i8_m128i as lt,
-        load_unaligned_m128i, m128i, move_mask_i8_m128i, set_splat_i8_m128i,
-    };
-
-    /// `b` in every lane. Every byte constant here is ASCII, the same as `i8`.
-    #[inline]
-    fn splat(b: u8) -> m128i {
-        set_splat_i8_m128i(i8::try_from(b).unwrap_or(i8::MAX))
-    }
-
-    /// The lanes' top bits: 16 lanes, so the mask is in the low 16 bits.
-    #[inline]
-    fn bits(lanes: m128i) -> u16 {
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let bits = move_mask_i8_m128i(lanes) as u16;
-        bits
-    }
-
-    /// Bit i set: `chunk[i]` may be a run byte: it is in `+..=z` (not a control, blank, quote,
-    /// `{|}~` or 0x80 and above) and is not `,` or `.`. The range is one signed comparison after
-    /// shifting `+` to -128 (bytes past `z` wrap to above -49), and `,` and `.` are the bytes
-    /// that `| 2` turns into `.`: five instructions for 16 bytes.
-    #[inline]
-    pub(super) fn coarse16(chunk: &[u8; 16]) -> u16 {
-        let x = load_unaligned_m128i(chunk);
-        // `+` (0x2B) + 0x55 = 0x80, -128 as `i8`; `z` (0x7A) becomes -49.
-        let shifted = add_i8_m128i(x, set_splat_i8_m128i(0x55));
-        let in_range = lt(shifted, set_splat_i8_m128i(-48));
-        let comma_or_dot = eq(or(x, splat(2)), splat(b'.'));
-        bits(bitandnot_m128i(comma_or_dot, in_range))
-    }
-
-    /// Bit i set: `chunk[i]` is a run byte. Letters are `b | 0x20` in `a..=z`, then
-    /// `/0123456789:` is one range, and `+ - = _` are compared one by one. Bytes of 0x80 and
-    /// above are negative as `i8`, so no signed range takes them.
-    #[inline]
-    pub(super) fn mask16(chunk: &[u8; 16]) -> u16 {
-        let x = load_unaligned_m128i(chunk);
-        let folded = or(x, splat(0x20));
-        let letter = and(gt(folded, splat(b'a' - 1)), lt(folded, splat(b'z' + 1)));
-        let digit = and(gt(x, splat(b'/' - 1)), lt(x, splat(b':' + 1)));
-        let plus_minus = or(eq(x, splat(b'+')), eq(x, splat(b'-')));
-        let equals_low = or(eq(x, splat(b'=')), eq(x, splat(b'_')));
-        bits(or(or(letter, digit), or(plus_minus, equals_low)))
     }
 }
 
-/// Without SSE2 the coarse mask is the exact one.
-#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-#[inline]
-fn coarse16(chunk: &[u8; 16]) -> u16 {
-    mask16(chunk)
-}
-
-/// Bit i set: `chunk[i]` is a run byte, by table.
-#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-#[inline]
-fn mask16(chunk: &[u8; 16]) -> u16 {
-    let mut m = 0u16;
-    for (i, &b) in chunk.iter().enumerate() {
-        m |= u16::from(is_run_byte(b)) << i;
-    }
-    m
+/// A byte's class: [`RUN`], [`SPECIAL`] or neither (0).
+#[cfg(any(test, not(target_arch = "x86_64")))]
+pub(super) fn class(b: u8) -> u8 {
+    CLASS[usize::from(b)]
 }
 
 /// A byte of a run: the base64 alphabets (standard and URL-safe), `=` and `:`.
-#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
-pub(super) fn is_run_byte(b: u8) -> bool {
-    RUN_BYTE[usize::from(b)]
-}
+#[cfg(any(test, not(target_arch = "x86_64")))]
+pub(super) const RUN: u8 = 1;
+/// A byte a token decoding starts at (`%`, `\`, `&`), or NUL (UTF-16).
+#[cfg(any(test, not(target_arch = "x86_64")))]
+pub(super) const SPECIAL: u8 = 2;
 
-#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
-static RUN_BYTE: [bool; 256] = {
-    let mut table = [false; 256];
+#[cfg(any(test, not(target_arch = "x86_64")))]
+static CLASS: [u8; 256] = {
+    let mut table = [0; 256];
     let mut b = 0;
     while b < 256 {
         // `b` < 256, so the cast keeps its value.
         #[allow(clippy::cast_possible_truncation)]
         let byte = b as u8;
-        table[b] =
-            byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/' | b'-' | b'_' | b'=' | b':');
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/' | b'-' | b'_' | b'=' | b':') {
+            table[b] = RUN;
+        } else if matches!(byte, b'%' | b'\\' | b'&' | 0) {
+            table[b] = SPECIAL;
+        }
         b += 1;
     }
     table
 };
 
+/// A byte of a run.
+#[cfg(test)]
+pub(super) fn is_run_byte(b: u8) -> bool {
+    class(b) == RUN
+}
+
+/// The class rectangles of the nibble tables: bit `bit` of a byte's lookup is set when its high
+/// nibble is in `high` and its low nibble in `low` (both as bit sets). The run bytes are five
+/// rectangles (bits 0–4), the special bytes three (bits 5–7).
+const RECTANGLES: [(u8, u16, u16); 8] = [
+    // `A-O`, `a-o`
+    (0x01, 1 << 4 | 1 << 6, 0xFFFE),
+    // `0-9:`, `P-Z`, `p-z`
+    (0x02, 1 << 3 | 1 << 5 | 1 << 7, 0x07FF),
+    // `+ - /`
+    (0x04, 1 << 2, 1 << 0xB | 1 << 0xD | 1 << 0xF),
+    // `=`
+    (0x08, 1 << 3, 1 << 0xD),
+    // `_`
+    (0x10, 1 << 5, 1 << 0xF),
+    // `% &`
+    (0x20, 1 << 2, 1 << 5 | 1 << 6),
+    // `\`
+    (0x40, 1 << 5, 1 << 0xC),
+    // NUL
+    (0x80, 1 << 0, 1 << 0),
+];
+
+/// The run bits of a lookup; the special ones are the others, 0x20 and up.
+#[cfg(test)]
+const RUN_BITS: u8 = 0x1F;
+
+/// The table indexed by a byte's high nibble (`HIGH`) or low nibble, twice (one copy per
+/// 128-bit lane of `vpshufb`).
+const fn nibble_table<const HIGH: bool>() -> [u8; 32] {
+    let mut table = [0u8; 32];
+    let mut n = 0;
+    while n < 16 {
+        let mut r = 0;
+        while r < RECTANGLES.len() {
+            let (bit, high, low) = RECTANGLES[r];
+            let set = if HIGH { high } else { low };
+            if set & (1 << n) != 0 {
+                table[n] |= bit;
+                table[n + 16] |= bit;
+            }
+            r += 1;
+        }
+        n += 1;
+    }
+    table
+}
+
+static LOW_TABLE: [u8; 32] = nibble_table::<false>();
+static HIGH_TABLE: [u8; 32] = nibble_table::<true>();
+
+/// The classes of `b` by the nibble tables, as `vpshufb` computes them (an index with its top
+/// bit set looks up 0).
+#[cfg(test)]
+fn nibble_class(b: u8) -> u8 {
+    let low = if b & 0x80 == 0 {
+        LOW_TABLE[usize::from(b & 0x0F)]
+    } else {
+        0
+    };
+    let bits = low & HIGH_TABLE[usize::from(b >> 4)];
+    (u8::from(bits & RUN_BITS != 0) * RUN) | (u8::from(bits & !RUN_BITS != 0) * SPECIAL)
+}
+
+/// The masks with AVX2: a nibble-table lookup per 32 bytes.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::{
+        __m256i, _mm256_adds_epu8, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256,
+        _mm256_movemask_epi8, _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8,
+        _mm256_srli_epi16,
+    };
+
+    use super::{HIGH_TABLE, LOW_TABLE};
+
+    /// The (run, special) masks of the 64 bytes of `hay` from `at`; bits past its end clear.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn mask(hay: &[u8], at: usize) -> (u64, u64) {
+        match super::block(hay, at) {
+            Ok(block) => mask64(block),
+            Err(padded) => mask64(&padded),
+        }
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn mask64(block: &[u8; 64]) -> (u64, u64) {
+        let (low_run, low_special) = mask32(&block[..32]);
+        let (high_run, high_special) = mask32(&block[32..]);
+        (
+            u64::from(low_run) | u64::from(high_run) << 32,
+            u64::from(low_special) | u64::from(high_special) << 32,
+        )
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn load(bytes: &[u8]) -> __m256i {
+        assert!(bytes.len() >= 32, "32 bytes to load");
+        #[allow(unsafe_code)]
+        // SAFETY: `bytes` holds at least 32 bytes (asserted), and an unaligned load reads
+        // exactly 32 from its start.
+        unsafe {
+            _mm256_loadu_si256(bytes.as_ptr().cast())
+        }
+    }
+
+    /// Bit i of the first value: `chunk[i]` is a run byte; of the second: a special byte.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn mask32(chunk: &[u8]) -> (u32, u32) {
+        let x = load(chunk);
+        let low_table = load(&LOW_TABLE);
+        let high_table = load(&HIGH_TABLE);
+        // Bytes from 0x80 have their top bit set: `vpshufb` gives 0, no class.
+        let low = _mm256_shuffle_epi8(low_table, x);
+        let high_nibble = _mm256_and_si256(_mm256_srli_epi16::<4>(x), _mm256_set1_epi8(0x0F));
+        let high = _mm256_shuffle_epi8(high_table, high_nibble);
+        let bits = _mm256_and_si256(low, high);
+        // A byte is in at most one class. Special bits are 0x20 and up, so adding 0x60
+        // (saturating) sets the top bit exactly for them; any other nonzero byte is a run byte.
+        let none = _mm256_movemask_epi8(_mm256_cmpeq_epi8(bits, _mm256_setzero_si256()));
+        let special = _mm256_movemask_epi8(_mm256_adds_epu8(bits, _mm256_set1_epi8(0x60)));
+        let special = special.cast_unsigned();
+        (!none.cast_unsigned() & !special, special)
+    }
+}
+
+/// The masks without AVX2: SSE2 comparisons, 16 bytes at a time, on x86-64; a table elsewhere.
+mod portable {
+    /// The (run, special) masks of the 64 bytes of `hay` from `at`; bits past its end clear.
+    #[inline]
+    pub(super) fn mask(hay: &[u8], at: usize) -> (u64, u64) {
+        match super::block(hay, at) {
+            Ok(block) => mask64(block),
+            Err(padded) => mask64(&padded),
+        }
+    }
+
+    #[inline]
+    fn mask64(block: &[u8; 64]) -> (u64, u64) {
+        let (mut run, mut special) = (0u64, 0u64);
+        for (k, chunk) in block.chunks_exact(16).enumerate() {
+            let (r, s) = mask16(chunk.try_into().expect("16 bytes"));
+            run |= u64::from(r) << (16 * k);
+            special |= u64::from(s) << (16 * k);
+        }
+        (run, special)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    use sse2::mask16;
+
+    /// The masks of 16 bytes with SSE2 (part of every x86-64 CPU, so compiled in).
+    #[cfg(target_arch = "x86_64")]
+    mod sse2 {
+        use safe_arch::{
+            bitand_m128i as and, bitor_m128i as or, cmp_eq_mask_i8_m128i as eq,
+            cmp_gt_mask_i8_m128i as gt, cmp_lt_mask_i8_m128i as lt, load_unaligned_m128i, m128i,
+            move_mask_i8_m128i, set_splat_i8_m128i,
+        };
+
+        /// `b` in every lane. Every byte constant here is ASCII, the same as `i8`.
+        #[inline]
+        fn splat(b: u8) -> m128i {
+            set_splat_i8_m128i(b.cast_signed())
+        }
+
+        /// The lanes' top bits: 16 lanes, so the mask is in the low 16 bits.
+        #[inline]
+        fn bits(lanes: m128i) -> u16 {
+            #[allow(clippy::cast_sign_loss)]
+            let bits = move_mask_i8_m128i(lanes) as u16;
+            bits
+        }
+
+        /// Bit i of the first value set: `chunk[i]` is a run byte; of the second: a special
+        /// byte. Letters are `b | 0x20` in `a..=z`, then `/0123456789:` is one range, and
+        /// `+ - = _` are compared one by one. Bytes of 0x80 and above are negative as `i8`, so
+        /// no signed range takes them.
+        #[inline]
+        pub(super) fn mask16(chunk: &[u8; 16]) -> (u16, u16) {
+            let x = load_unaligned_m128i(chunk);
+            let folded = or(x, splat(0x20));
+            let letter = and(gt(folded, splat(b'a' - 1)), lt(folded, splat(b'z' + 1)));
+            let digit = and(gt(x, splat(b'/' - 1)), lt(x, splat(b':' + 1)));
+            let plus_minus = or(eq(x, splat(b'+')), eq(x, splat(b'-')));
+            let equals_low = or(eq(x, splat(b'=')), eq(x, splat(b'_')));
+            let run = or(or(letter, digit), or(plus_minus, equals_low));
+            let percent_amp = or(eq(x, splat(b'%')), eq(x, splat(b'&')));
+            let backslash_nul = or(eq(x, splat(b'\\')), eq(x, splat(0)));
+            (bits(run), bits(or(percent_amp, backslash_nul)))
+        }
+    }
+
+    /// The masks of 16 bytes, by table.
+    #[cfg(not(target_arch = "x86_64"))]
+    #[inline]
+    fn mask16(chunk: &[u8; 16]) -> (u16, u16) {
+        let (mut run, mut special) = (0u16, 0u16);
+        for (i, &b) in chunk.iter().enumerate() {
+            let class = super::class(b);
+            run |= u16::from(class == super::RUN) << i;
+            special |= u16::from(class == super::SPECIAL) << i;
+        }
+        (run, special)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_mask_agrees_with_the_table_for_every_byte_in_every_lane() {
-        for b in 0..=255u8 {
-            for lane in 0..64 {
-                let mut block = [b'"'; 64];
-                block[lane] = b;
-                let expected = u64::from(is_run_byte(b)) << lane;
-                assert_eq!(
-                    mask::<true>(&block, 0),
-                    expected,
-                    "byte {b:#04x}, lane {lane}"
-                );
-                // The coarse mask keeps every run byte, and exactly the bytes it says.
-                let coarse = mask::<false>(&block, 0);
-                let may = (b'+'..=b'z').contains(&b) && b != b',' && b != b'.';
-                if cfg!(all(target_arch = "x86_64", target_feature = "sse2")) {
-                    assert_eq!(coarse, u64::from(may) << lane, "byte {b:#04x}, lane {lane}");
+    /// Every path this CPU runs.
+    fn paths() -> Vec<Path> {
+        let mut paths = vec![Path::Portable];
+        if Path::detect() != Path::Portable {
+            paths.push(Path::detect());
+        }
+        paths
+    }
+
+    fn mask_on(path: Path, hay: &[u8], at: usize) -> (u64, u64) {
+        let finder = RunFinder::with_path(1, path);
+        match finder.path {
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx2 => {
+                #[allow(unsafe_code)]
+                // SAFETY: `with_path` keeps `Avx2` only when the CPU has it.
+                unsafe {
+                    avx2::mask(hay, at)
                 }
-                assert_eq!(coarse & expected, expected, "byte {b:#04x}, lane {lane}");
-                assert_eq!(coarse & !(1 << lane), 0, "`\"` is not a run byte");
+            }
+            Path::Portable => portable::mask(hay, at),
+        }
+    }
+
+    #[test]
+    fn the_nibble_tables_agree_with_the_table_for_every_byte() {
+        for b in 0..=255u8 {
+            assert_eq!(nibble_class(b), class(b), "byte {b:#04x}");
+        }
+    }
+
+    #[test]
+    fn every_path_agrees_with_the_table_for_every_byte_in_every_lane() {
+        for path in paths() {
+            for b in 0..=255u8 {
+                for lane in 0..64 {
+                    let mut block = [b'"'; 64];
+                    block[lane] = b;
+                    let expected = (
+                        u64::from(class(b) == RUN) << lane,
+                        u64::from(class(b) == SPECIAL) << lane,
+                    );
+                    assert_eq!(
+                        mask_on(path, &block, 0),
+                        expected,
+                        "{path:?}, byte {b:#04x}, lane {lane}"
+                    );
+                }
             }
         }
     }
 
     #[test]
     fn the_mask_of_a_tail_has_no_bit_past_the_end() {
-        let hay = [b'A'; 100];
-        for exact in [true, false] {
-            let mask = |at| {
-                if exact {
-                    mask::<true>(&hay, at)
-                } else {
-                    mask::<false>(&hay, at)
-                }
-            };
-            assert_eq!(mask(0), u64::MAX);
-            assert_eq!(mask(40), (1 << 60) - 1);
-            assert_eq!(mask(100), 0);
-            assert_eq!(mask(1000), 0);
+        for path in paths() {
+            let hay = [b'A'; 100];
+            assert_eq!(mask_on(path, &hay, 0), (u64::MAX, 0));
+            assert_eq!(mask_on(path, &hay, 40), ((1 << 60) - 1, 0));
+            assert_eq!(mask_on(path, &hay, 100), (0, 0));
+            assert_eq!(mask_on(path, &hay, 1000), (0, 0));
+            let nul = [0u8; 100];
+            assert_eq!(mask_on(path, &nul, 40), (0, (1 << 60) - 1), "{path:?}");
         }
     }
 
     #[test]
     fn a_run_across_a_block_edge_or_at_the_end_is_found_whole() {
-        let finder = RunFinder::new(20);
-        for start in 40..70 {
-            for len in [19, 20, 21, 64, 65, 130] {
-                let mut hay = vec![b'.'; start];
-                hay.extend(std::iter::repeat_n(b'Q', len));
-                for tail in [0, 1, 70] {
-                    let mut h = hay.clone();
-                    h.extend(std::iter::repeat_n(b' ', tail));
-                    let mut found = Vec::new();
-                    finder.find(&h, |s, e| found.push((s, e)));
-                    let expected = if len >= 20 {
-                        vec![(start, start + len)]
-                    } else {
-                        Vec::new()
-                    };
-                    assert_eq!(found, expected, "start {start}, len {len}, tail {tail}");
+        for path in paths() {
+            let finder = RunFinder::with_path(20, path);
+            for start in 40..70 {
+                for len in [19, 20, 21, 64, 65, 130] {
+                    let mut hay = vec![b'.'; start];
+                    hay.extend(std::iter::repeat_n(b'Q', len));
+                    for tail in [0, 1, 70] {
+                        let mut h = hay.clone();
+                        h.extend(std::iter::repeat_n(b' ', tail));
+                        h.push(b'%');
+                        let mut found = Vec::new();
+                        let mut specials = Vec::new();
+                        finder.find(&h, &mut |s, e| found.push((s, e)), &mut specials);
+                        let expected = if len >= 20 {
+                            vec![(start, start + len)]
+                        } else {
+                            Vec::new()
+                        };
+                        assert_eq!(found, expected, "{path:?}, start {start}, len {len}");
+                        assert_eq!(
+                            specials,
+                            [h.len() - 1],
+                            "{path:?}, start {start}, len {len}"
+                        );
+                    }
                 }
             }
         }

@@ -282,7 +282,7 @@ proptest::proptest! {
     /// the coarse mask sees (a blank, a quote) and bytes only the exact one sees (`;`, `[`, `@`).
     #[test]
     fn the_run_search_finds_every_run_a_naive_search_finds(
-        pieces in proptest::collection::vec((0usize..150, proptest::sample::select(vec![b' ', b'"', b'.', b'\n', 0xC3, b';', b'[', b'@'])), 0..40),
+        pieces in proptest::collection::vec((0usize..150, proptest::sample::select(vec![b' ', b'"', b'.', b'\n', 0xC3, b';', b'[', b'@', b'%', b'\\', b'&', 0, b'$', b'\'', b'|'])), 0..40),
         min_len in proptest::sample::select(vec![8usize, 15, 28, 60]),
     ) {
         let mut hay = Vec::new();
@@ -292,14 +292,26 @@ proptest::proptest! {
         }
         let canary = Canary::from_text(&"x".repeat(min_len), 0).expect("a canary");
         let d = Decoder::new(&[canary]).expect("a decoder");
+        let expected_specials: Vec<usize> = (0..hay.len())
+            .filter(|&i| matches!(hay[i], b'%' | b'\\' | b'&' | 0))
+            .collect();
+        for path in [runs::Path::Portable, runs::Path::detect()] {
+            let finder = runs::RunFinder::with_path(d.min_run, path);
+            let mut found = Vec::new();
+            let mut specials = Vec::new();
+            finder.find(&hay, &mut |s, e| found.push((s, e)), &mut specials);
+            proptest::prop_assert_eq!(&found, &naive_runs(&hay, d.min_run), "{:?}", path);
+            proptest::prop_assert_eq!(&specials, &expected_specials, "{:?}", path);
+        }
         let mut found = Vec::new();
-        d.runs(&hay, &mut found);
+        let specials = d.runs(&hay, &mut found);
         let found: Vec<(usize, usize)> = found
             .into_iter()
             .filter(|c| c.2 == Step::Base64)
             .map(|(s, e, _)| (s, e))
             .collect();
         proptest::prop_assert_eq!(found, naive_runs(&hay, d.min_run));
+        proptest::prop_assert_eq!(specials, expected_specials);
     }
 }
 
