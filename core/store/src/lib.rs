@@ -106,11 +106,6 @@ pub use token_file::{MIN_TOKEN_BITS, MIN_TOKEN_LEN, TokensFileError, write_priva
 /// most this many rows (the readings' upsert, the genotype import, the copy's insert), and the
 /// copy reads, writes and verifies this many at a time. One bound for one idea: it caps both
 /// the memory a batch holds and the size of one statement's arrays.
-///
-/// ```
-/// assert_eq!(answers_store::BATCH, answers_store::copy::BATCH);
-/// assert_eq!(answers_store::BATCH, answers_store::genotype::BATCH);
-/// ```
 pub const BATCH: usize = 10_000;
 
 /// The schema version this build writes and reads.
