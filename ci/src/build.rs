@@ -157,9 +157,14 @@ pub(crate) fn answers(
     Ok(copy)
 }
 
-/// The directory cargo writes a profile's artifacts to: `debug` for `dev`, else its name.
+/// The directory cargo writes a profile's artifacts to: `debug` for `dev` and `test`, `release`
+/// for `release` and `bench`, else the profile's name.
 pub(crate) fn profile_dir(profile: &str) -> &str {
-    if profile == "dev" { "debug" } else { profile }
+    match profile {
+        "dev" | "test" => "debug",
+        "release" | "bench" => "release",
+        custom => custom,
+    }
 }
 
 /// Checks with `file` and `ldd` that `bin` is statically linked; returns `file`'s verdict.
@@ -192,4 +197,18 @@ pub(crate) fn verify_static(bin: &Path) -> anyhow::Result<String> {
         );
     }
     Ok(what)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::profile_dir;
+
+    #[test]
+    fn a_profile_builds_into_the_directory_cargo_names_for_it() {
+        assert_eq!(profile_dir("dev"), "debug");
+        assert_eq!(profile_dir("test"), "debug");
+        assert_eq!(profile_dir("release"), "release");
+        assert_eq!(profile_dir("bench"), "release");
+        assert_eq!(profile_dir("ci-static"), "ci-static");
+    }
 }
