@@ -35,8 +35,8 @@ use crate::tools::Tools;
 use crate::{e2e, lint, telemetry};
 
 pub(crate) const HELP: &str = "\
-Steps: phi-lint (layer 1); a static `answers` (RUSTFLAGS=-C target-feature=+crt-static,
---target x86_64-unknown-linux-gnu, into TARGET/static; --cargo-profile, default release), checked with `file` and `ldd`; a FROM
+Steps: phi-lint (layer 1); a static `answers` (the ordinary build linked again with `cargo rustc
+-- -C target-feature=+crt-static`; --cargo-profile, default release), checked with `file` and `ldd`; a FROM
 scratch image from ci/Dockerfile; the demo record seeded on the host with a per-run canary into
 a directory bind-mounted at /data; phi-canary's OTLP receiver on a loopback port; `docker run`
 with --log-driver json-file, --network host (so the service and the receiver both stay on
@@ -46,7 +46,8 @@ over `docker logs` (layer 3); the receiver's verdict on the traces and logs expo
 as in `phi-ci local`); the container is removed, also on failure.
 
 --leak-drill builds the drill (package `answers-leak-drill`) instead, tagged `:leak-drill`; the
-check must then fail at layers 3 and 4 (exit 1). It takes no --answers-bin.
+check must then fail at layers 3 and 4 (exit 1). It takes no --answers-bin. --keep keeps the
+run directory (the static binary, the image's context, the record) and prints its path.
 
 Needs a Docker engine that answers (`docker version`); no image is pulled.";
 
@@ -58,6 +59,10 @@ pub(crate) struct Options {
     /// The docker CLI.
     #[arg(long, value_name = "PATH", default_value = "docker")]
     pub(crate) docker: String,
+    /// Keep the run's directory (the static binary checked, the image's context, the
+    /// bind-mounted record, tokens) and print its path.
+    #[arg(long)]
+    pub(crate) keep: bool,
 }
 
 /// A container that is removed when dropped.
@@ -152,6 +157,11 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
     drop(steps);
     // phi-lint: allow(phi::print, reason = "the report holds counts, labels, statuses and canary ids; never a log line or a value")
     println!("{report}");
+    if options.keep {
+        let kept = dir.keep();
+        // phi-lint: allow(phi::print, reason = "a temporary directory this run created")
+        println!("  run directory: {}", kept.display());
+    }
     Ok(report.exit_code())
 }
 

@@ -2,8 +2,10 @@
 //!
 //! The `answers` binaries these pipelines run are built by the tests themselves with cargo
 //! (the build lock is free while tests run), into the same target directory as this test:
-//! the plain debug build and the leak drill (`answers-leak-drill`). A build that fails
-//! fails the test; nothing is skipped, except the Docker tests with `PHI_SKIP_DOCKER=1`.
+//! the plain debug build and the leak drill (`answers-leak-drill`). Each is copied out under
+//! phi-ci's lock on the target directory (`phi-ci-build.lock`), because `phi-ci release` links
+//! the same path statically for a moment. A build that fails fails the test; nothing is
+//! skipped, except the Docker tests with `PHI_SKIP_DOCKER=1`.
 
 mod local;
 mod pr;
@@ -34,13 +36,24 @@ fn target_dir() -> PathBuf {
         .to_path_buf()
 }
 
-fn cargo_build(package: &str, target: &Path) {
+/// Builds `package` (debug) and copies its binary to `TARGET/phi-ci-it/PACKAGE`, holding
+/// phi-ci's build lock from the build to the copy; returns the copy. The copy is renamed into
+/// place, so another test run that is executing the previous copy keeps it.
+fn cargo_build(package: &str) -> PathBuf {
+    let target = target_dir();
+    let lock = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(target.join("phi-ci-build.lock"))
+        .expect("open phi-ci's build lock");
+    lock.lock().expect("take phi-ci's build lock");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let out = Command::new(cargo)
         .current_dir(root())
         .args(["build", "-p", package])
         .arg("--target-dir")
-        .arg(target)
+        .arg(&target)
         .output()
         .expect("run cargo");
     assert!(
@@ -48,18 +61,21 @@ fn cargo_build(package: &str, target: &Path) {
         "cargo build -p {package} failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let bin = target.join("debug").join(package);
+    assert!(bin.is_file(), "no {}", bin.display());
+    let dir = target.join("phi-ci-it");
+    std::fs::create_dir_all(&dir).expect("create TARGET/phi-ci-it");
+    let partial = dir.join(format!("{package}.{}", std::process::id()));
+    std::fs::copy(&bin, &partial).expect("copy the binary out");
+    let copy = dir.join(package);
+    std::fs::rename(&partial, &copy).expect("rename the copy into place");
+    copy
 }
 
 /// The debug `answers`, built once per test run.
 fn answers_debug() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let target = target_dir();
-        cargo_build("answers", &target);
-        let bin = target.join("debug").join("answers");
-        assert!(bin.is_file(), "no {}", bin.display());
-        bin
-    })
+    BIN.get_or_init(|| cargo_build("answers"))
 }
 
 /// The debug leak drill (`answers-leak-drill`, the answers CLI with one leaking layer), in the
@@ -67,13 +83,7 @@ fn answers_debug() -> &'static Path {
 /// cannot be mistaken for `answers`.
 fn answers_leak_drill() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let target = target_dir();
-        cargo_build("answers-leak-drill", &target);
-        let bin = target.join("debug").join("answers-leak-drill");
-        assert!(bin.is_file(), "no {}", bin.display());
-        bin
-    })
+    BIN.get_or_init(|| cargo_build("answers-leak-drill"))
 }
 
 /// A binary's path as an argument.

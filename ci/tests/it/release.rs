@@ -1,9 +1,7 @@
 //! `phi-ci release` against the real Docker engine: it fails if Docker does not answer, unless
 //! `PHI_SKIP_DOCKER=1` says so explicitly.
 
-use super::{
-    answers_debug, answers_leak_drill, assert_no_canary_text, layer_line, phi_ci, target_dir, utf8,
-};
+use super::{answers_debug, answers_leak_drill, assert_no_canary_text, layer_line, phi_ci, utf8};
 
 fn docker_skipped() -> bool {
     if std::env::var("PHI_SKIP_DOCKER").as_deref() == Ok("1") {
@@ -38,7 +36,13 @@ fn release_check_passes_on_the_release_image_and_fails_on_the_leak_drill_image()
     );
     assert_no_canary_text(&out);
 
-    let drill = phi_ci(&["release", "--leak-drill", "--cargo-profile", "dev"]);
+    let drill = phi_ci(&[
+        "release",
+        "--leak-drill",
+        "--cargo-profile",
+        "dev",
+        "--keep",
+    ]);
     drill.assert_code(1);
     let stdout = drill.stdout.as_str();
     assert!(layer_line(stdout, 3).contains("verdict leak"), "{stdout}");
@@ -49,20 +53,25 @@ fn release_check_passes_on_the_release_image_and_fails_on_the_leak_drill_image()
     );
     assert_no_canary_text(&drill);
 
-    // The same static drill, given by path, is judged by what it emits: phi-ci does not know
-    // it built it, and the check still fails at layers 3 and 4.
-    let static_drill = target_dir()
-        .join("static")
-        .join("x86_64-unknown-linux-gnu")
-        .join("debug")
-        .join("answers-leak-drill");
+    // The same static drill, given by path (the copy the kept run directory holds), is judged
+    // by what it emits: phi-ci does not know it built it, and the check still fails at layers 3
+    // and 4.
+    let kept = stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("run directory: "))
+        .map_or_else(
+            || panic!("--keep printed no run directory:\n{stdout}"),
+            std::path::PathBuf::from,
+        );
+    let static_drill = kept.join("answers");
     assert!(
         static_drill.is_file(),
-        "the drill run left no static build at {}",
+        "the kept run directory holds no binary: {}",
         static_drill.display()
     );
     let bin = static_drill.to_str().expect("utf-8 path");
     let given = phi_ci(&["release", "--answers-bin", bin]);
+    std::fs::remove_dir_all(&kept).expect("remove the kept run directory");
     given.assert_code(1);
     let stdout = given.stdout.as_str();
     assert!(layer_line(stdout, 3).contains("verdict leak"), "{stdout}");
