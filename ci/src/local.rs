@@ -105,14 +105,7 @@ pub(crate) fn run(options: &Options) -> anyhow::Result<u8> {
     report.layers.push(telemetry);
     drop(steps);
 
-    // phi-lint: allow(phi::print, reason = "the report holds counts, labels, statuses and canary ids; never a log line or a value")
-    println!("{report}");
-    if options.keep {
-        let kept = dir.keep();
-        // phi-lint: allow(phi::print, reason = "a temporary directory this run created")
-        println!("  run directory: {}", kept.display());
-    }
-    Ok(report.exit_code())
+    Ok(report.finish(dir, options.keep))
 }
 
 /// Layers 2, 3 and 4 against a local `answers` binary, in `dir`.

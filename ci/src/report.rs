@@ -70,6 +70,19 @@ impl Report {
             exit::FAIL
         }
     }
+
+    /// Prints the report, and the run's directory when it is kept (`--keep`; otherwise it is
+    /// removed); returns the exit code.
+    pub(crate) fn finish(&self, dir: tempfile::TempDir, keep: bool) -> u8 {
+        // phi-lint: allow(phi::print, reason = "the report holds counts, labels, statuses and canary ids; never a log line or a value")
+        println!("{self}");
+        if keep {
+            let kept = dir.keep();
+            // phi-lint: allow(phi::print, reason = "a temporary directory this run created")
+            println!("  run directory: {}", kept.display());
+        }
+        self.exit_code()
+    }
 }
 
 impl fmt::Display for Report {
