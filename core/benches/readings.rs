@@ -32,9 +32,9 @@ use answers_store::{NewReading, Store, Subject};
 use answers_tools::query_health_indicators;
 use answers_tools::readings::{BUCKET_CAP, ROW_CAP};
 use answers_vocab::CodeRef;
+use jiff::SignedDuration;
 use jiff::civil::Date;
 use jiff::tz::TimeZone;
-use jiff::{SignedDuration, Timestamp};
 use rusqlite::{Connection, named_params};
 use serde_json::json;
 
@@ -376,6 +376,30 @@ fn zone_offsets() -> Vec<(String, i32)> {
     out
 }
 
+/// The seeded record's daily readings, in the order they are written each day: every how
+/// many days, name, LOINC code, base value, noise spread, rounded, unit, local time, source.
+type Daily = (
+    usize,
+    &'static str,
+    &'static str,
+    f64,
+    f64,
+    bool,
+    &'static str,
+    i8,
+    i8,
+    Source,
+);
+#[rustfmt::skip]
+const DAILY: [Daily; 6] = [
+    (1, "dailyRestingHeartRates", "40443-4", 57.0, 4.0, true, "/min", 8, 0, Source::Watch),
+    (1, "stepCount", "41950-7", 9000.0, 3000.0, true, "steps", 23, 59, Source::Watch),
+    (3, "stepCount", "41950-7", 8000.0, 3000.0, true, "steps", 23, 58, Source::Phone),
+    (7, "bodyMass", "29463-7", 70.0, 1.0, false, "kg", 7, 10, Source::Scale),
+    (7, "systolic", "8480-6", 115.0, 8.0, true, "mmHg", 8, 15, Source::Cuff),
+    (7, "diastolic", "8462-4", 75.0, 6.0, true, "mmHg", 8, 15, Source::Cuff),
+];
+
 /// Writes the bench record to `path`.
 fn generate(path: &Path) {
     let _ = std::fs::remove_file(path);
@@ -458,73 +482,41 @@ fn generate(path: &Path) {
             .expect("time")
             .timestamp()
     };
-    let reading = |name: &str, code: &str, v: f64, unit: &str, t: Timestamp, s: Source| {
-        NewReading::measured(&subject.id, name, CodeRef::loinc(code), v, unit, t, s)
+    let mut push = |d: Date, (_, name, code, base, spread, rounded, unit, h, m, source): Daily| {
+        let v = base + spread * noise();
+        let v = if rounded { v.round() } else { v };
+        let t = at(d, h, m);
+        rows.push(NewReading::measured(
+            &subject.id,
+            name,
+            CodeRef::loinc(code),
+            v,
+            unit,
+            t,
+            source,
+        ));
     };
     for (i, d) in days.iter().enumerate() {
-        let d = *d;
-        rows.push(reading(
-            "dailyRestingHeartRates",
-            "40443-4",
-            (57.0 + 4.0 * noise()).round(),
-            "/min",
-            at(d, 8, 0),
-            Source::Watch,
-        ));
-        rows.push(reading(
-            "stepCount",
-            "41950-7",
-            (9000.0 + 3000.0 * noise()).round(),
-            "steps",
-            at(d, 23, 59),
-            Source::Watch,
-        ));
-        if i % 3 == 0 {
-            rows.push(reading(
-                "stepCount",
-                "41950-7",
-                (8000.0 + 3000.0 * noise()).round(),
-                "steps",
-                at(d, 23, 58),
-                Source::Phone,
-            ));
-        }
-        if i % 7 == 0 {
-            rows.push(reading(
-                "bodyMass",
-                "29463-7",
-                70.0 + noise(),
-                "kg",
-                at(d, 7, 10),
-                Source::Scale,
-            ));
-            rows.push(reading(
-                "systolic",
-                "8480-6",
-                (115.0 + 8.0 * noise()).round(),
-                "mmHg",
-                at(d, 8, 15),
-                Source::Cuff,
-            ));
-            rows.push(reading(
-                "diastolic",
-                "8462-4",
-                (75.0 + 6.0 * noise()).round(),
-                "mmHg",
-                at(d, 8, 15),
-                Source::Cuff,
-            ));
+        for daily in DAILY.into_iter().filter(|daily| i % daily.0 == 0) {
+            push(*d, daily);
         }
         if i % 30 == 29 {
             for h in [8, 13, 21] {
-                rows.push(reading(
-                    "pulse",
-                    HR,
-                    (70.0 + 10.0 * noise()).round(),
-                    "/min",
-                    at(d, h, 0),
-                    Source::Manual,
-                ));
+                push(
+                    *d,
+                    (
+                        30,
+                        "pulse",
+                        HR,
+                        70.0,
+                        10.0,
+                        true,
+                        "/min",
+                        h,
+                        0,
+                        Source::Manual,
+                    ),
+                );
             }
         }
     }

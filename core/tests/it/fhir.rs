@@ -17,6 +17,19 @@ fn answers(args: &[&str]) -> Run {
 
 /// A synthetic export: a watch's heart rate with a note, a weight in an unknown unit, a
 /// patient.
+/// `subject`'s raw heart rate readings (LOINC 8867-4) on 2026-09-01, the exports' day.
+fn heart_rate_on_september_1(db: &std::path::Path, subject: &str) -> Run {
+    answers(&subject_argv(
+        "query",
+        s(db),
+        subject,
+        &[
+            "query_health_indicators",
+            r#"{"indicators":["8867-4"],"view":"raw","start":"2026-09-01","end":"2026-09-01"}"#,
+        ],
+    ))
+}
+
 fn export(heart_rate: &str) -> String {
     let hr = format!(
         r#"{{"resourceType":"Observation","status":"final","code":{{"coding":[{{"system":"http://loinc.org","code":"8867-4"}}]}},"subject":{{"reference":"Patient/p1"}},"effectiveDateTime":"2026-09-01T07:00:00Z","device":{{"display":"watch"}},"valueQuantity":{{"value":{heart_rate},"system":"http://unitsofmeasure.org","code":"/min"}},"note":[{{"text":"{CANARY}"}}]}}"#
@@ -59,15 +72,7 @@ fn an_export_is_imported_counted_and_imported_again_unchanged() {
         .env("PHIGUARD_CANARY", CANARY)
         .run();
     present.assert_out(0, &["present"]);
-    let answer = answers(&subject_argv(
-        "query",
-        s(&r.db),
-        "you",
-        &[
-            "query_health_indicators",
-            r#"{"indicators":["8867-4"],"view":"raw","start":"2026-09-01","end":"2026-09-01"}"#,
-        ],
-    ));
+    let answer = heart_rate_on_september_1(&r.db, "you");
     answer.assert_code(0);
     assert!(answer.stdout.contains("61"), "{answer}");
     assert!(!format!("{answer}").contains("PHI-CANARY"), "{answer}");
@@ -147,15 +152,7 @@ fn a_new_subject_is_created_with_the_zone_given_once_the_file_imports() {
         "{first}"
     );
     // 07:00 UTC is 16:00 in Tokyo: the subject's days are counted in the zone given.
-    let answer = answers(&subject_argv(
-        "query",
-        s(&r.db),
-        "dad",
-        &[
-            "query_health_indicators",
-            r#"{"indicators":["8867-4"],"view":"raw","start":"2026-09-01","end":"2026-09-01"}"#,
-        ],
-    ));
+    let answer = heart_rate_on_september_1(&r.db, "dad");
     answer.assert_code(0);
     assert!(answer.stdout.contains("16:00"), "{answer}");
     // Again: the subject exists, the zone agrees, nothing changes.

@@ -102,6 +102,22 @@ fn nested_fragment() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// Two canaries, one inside the other's variants; every window of each is all letters.
+fn nested_matcher() -> Matcher {
+    let texts = ["abcdefgh".to_owned(), "xxabcdefghyy".to_owned()];
+    Matcher::new(
+        canary::select(&texts, false).expect("valid"),
+        VariantSet::All,
+        None,
+    )
+    .expect("builds")
+}
+
+/// The demo and core canaries, every variant, with `nonce`'s markers when given.
+fn demo_and_core(nonce: Option<Nonce>) -> Matcher {
+    Matcher::new(vec![Canary::demo(), Canary::core()], VariantSet::All, nonce).expect("builds")
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(500))]
 
@@ -110,9 +126,7 @@ proptest! {
         parts in proptest::collection::vec(nested_fragment(), 0..40),
         cuts in proptest::collection::vec(0usize..400, 0..12),
     ) {
-        let texts = ["abcdefgh".to_owned(), "xxabcdefghyy".to_owned()];
-        let m = Matcher::new(canary::select(&texts, false).expect("valid"), VariantSet::All, None)
-            .expect("builds");
+        let m = nested_matcher();
         let hay = parts.concat();
         prop_assert_eq!(scan_pieces(&m, cut(&hay, cuts)), reference(&m, &hay));
     }
@@ -122,13 +136,7 @@ proptest! {
         parts in proptest::collection::vec(fragment(), 0..40),
         cuts in proptest::collection::vec(0usize..2000, 0..12),
     ) {
-        let nonce = Nonce::new("nonce-123").expect("nonce");
-        let m = Matcher::new(
-            vec![Canary::demo(), Canary::core()],
-            VariantSet::All,
-            Some(nonce),
-        )
-        .expect("builds");
+        let m = demo_and_core(Some(Nonce::new("nonce-123").expect("nonce")));
         let hay = parts.concat();
         prop_assert_eq!(scan_pieces(&m, cut(&hay, cuts)), reference(&m, &hay));
     }
@@ -138,8 +146,7 @@ proptest! {
         parts in proptest::collection::vec(mixed_fragment(), 0..40),
         cuts in proptest::collection::vec(0usize..2000, 0..12),
     ) {
-        let m = Matcher::new(vec![Canary::demo(), Canary::core()], VariantSet::All, None)
-            .expect("builds");
+        let m = demo_and_core(None);
         prop_assert!(m.finds_windows());
         let hay = parts.concat();
         let (events, windows) = scan_windows(&m, cut(&hay, cuts));
@@ -154,9 +161,7 @@ proptest! {
     ) {
         // Every window of these canaries is all letters: 16 cases each, some inside the
         // matches of the other canary's variants.
-        let texts = ["abcdefgh".to_owned(), "xxabcdefghyy".to_owned()];
-        let m = Matcher::new(canary::select(&texts, false).expect("valid"), VariantSet::All, None)
-            .expect("builds");
+        let m = nested_matcher();
         prop_assert!(m.finds_windows());
         let hay = parts.concat();
         let (events, windows) = scan_windows(&m, cut(&hay, cuts));

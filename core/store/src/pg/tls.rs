@@ -183,32 +183,27 @@ mod tests {
                 .map(|_| DriverMode::Require)
                 .map_err(|e| e.to_string())
         );
-        assert_eq!(
-            mode_for("postgres://u@127.0.0.1/db").unwrap(),
-            DriverMode::Prefer
-        );
-        assert_eq!(
-            mode_for("postgres://u@localhost/db").unwrap(),
-            DriverMode::Prefer
-        );
-        assert_eq!(
-            mode_for("postgres://u@[::1]/db").unwrap(),
-            DriverMode::Prefer
-        );
-        assert_eq!(
-            mode_for("postgres://u@db.internal/db?sslmode=require").unwrap(),
-            DriverMode::Require
-        );
-        // A socket never uses TLS (the server offers none there), as libpq.
-        assert_eq!(
-            mode_for("postgres:///db?host=/run/pg&sslmode=require").unwrap(),
-            DriverMode::Disable
-        );
-        // ... but a `hostaddr` is dialled over TCP whatever `host` says.
-        assert_eq!(
-            mode_for("postgres:///db?host=/run/pg&hostaddr=10.0.0.5&sslmode=require").unwrap(),
-            DriverMode::Require
-        );
+        for (url, mode) in [
+            ("postgres://u@127.0.0.1/db", DriverMode::Prefer),
+            ("postgres://u@localhost/db", DriverMode::Prefer),
+            ("postgres://u@[::1]/db", DriverMode::Prefer),
+            (
+                "postgres://u@db.internal/db?sslmode=require",
+                DriverMode::Require,
+            ),
+            // A socket never uses TLS (the server offers none there), as libpq.
+            (
+                "postgres:///db?host=/run/pg&sslmode=require",
+                DriverMode::Disable,
+            ),
+            // ... but a `hostaddr` is dialled over TCP whatever `host` says.
+            (
+                "postgres:///db?host=/run/pg&hostaddr=10.0.0.5&sslmode=require",
+                DriverMode::Require,
+            ),
+        ] {
+            assert_eq!(mode_for(url).unwrap(), mode, "{url}");
+        }
     }
 
     #[test]
