@@ -517,31 +517,36 @@ impl Linter<'_> {
         {
             return;
         }
-        let (whole_start, whole_end, whole_tokens, verdict) = match &interp.value {
+        // Most values pass: their span and tokens are taken only for a finding.
+        let verdict = match &interp.value {
             Value::Expr(e) => {
-                let verdict = if interp.err_capture {
+                if interp.err_capture {
                     Err((e.span(), Some(e), Why::Error))
                 } else {
                     self.classifier
                         .check_value(e, &interp.field, &self.scope)
                         .map_err(|u| (u.span, u.at, u.why))
-                };
-                (e.span().start(), e.span().end(), tokens_text(e), verdict)
+                }
             }
-            Value::Capture { name, start, end } => {
+            Value::Capture { name, .. } => {
                 let key = match self.classifier.classify_name(&interp.field) {
                     phi_filter::names::NameVerdict::Allowed(c) => Some(c),
                     _ => None,
                 };
-                let verdict = self
-                    .classifier
+                self.classifier
                     .check_capture(name, key, &self.scope)
-                    .map_err(|why| (Span::call_site(), None, why));
-                (*start, *end, name.clone(), verdict)
+                    .map_err(|why| (Span::call_site(), None, why))
             }
         };
         let Err((bad_span, bad_at, why)) = verdict else {
             return;
+        };
+        let (whole_start, whole_end, whole_tokens) = match &interp.value {
+            Value::Expr(e) => {
+                let span = e.span();
+                (span.start(), span.end(), tokens_text(e))
+            }
+            Value::Capture { name, start, end } => (*start, *end, name.clone()),
         };
         let (mut start, mut end) = match &interp.value {
             Value::Capture { .. } => (whole_start, whole_end),
