@@ -301,22 +301,130 @@ fn sigil(input: ParseStream) -> syn::Result<()> {
 
 /// A dotted key `a.b.c` (keywords allowed), as its text and as a field-access expression.
 fn dotted(input: ParseStream) -> syn::Result<(String, Expr)> {
-    let mut ts = TokenStream::new();
     let mut key = String::new();
+    let mut segments: Vec<(Option<Token![.]>, Ident)> = Vec::new();
     loop {
+        let dot = if segments.is_empty() {
+            None
+        } else {
+            Some(input.parse::<Token![.]>()?)
+        };
         let id = input.call(Ident::parse_any)?;
         key.push_str(&id.to_string());
-        ts.extend(std::iter::once(TokenTree::Ident(id)));
+        segments.push((dot, id));
         if input.peek(Token![.]) && !input.peek(Token![..]) {
-            let dot: Token![.] = input.parse()?;
             key.push('.');
-            ts.extend(quote::quote!(#dot));
         } else {
             break;
         }
     }
-    let expr = syn::parse2::<Expr>(ts)?;
+    let expr = field_chain(segments)?;
     Ok((key.trim_start_matches("r#").to_owned(), expr))
+}
+
+/// The expression `a.b.c` of a dotted key's segments, built as syn would parse it. A segment
+/// that is a keyword or a contextual one goes through syn's parser, as before.
+fn field_chain(segments: Vec<(Option<Token![.]>, Ident)>) -> syn::Result<Expr> {
+    if segments.iter().any(|(_, id)| !plain_ident(id)) {
+        let mut ts = TokenStream::new();
+        for (dot, id) in segments {
+            ts.extend(dot.map(|dot| quote::quote!(#dot)));
+            ts.extend(std::iter::once(TokenTree::Ident(id)));
+        }
+        return syn::parse2::<Expr>(ts);
+    }
+    let mut segments = segments.into_iter();
+    let Some((_, first)) = segments.next() else {
+        return Err(syn::Error::new(
+            proc_macro2::Span::call_site(),
+            "expected ident",
+        ));
+    };
+    let mut expr = Expr::Path(syn::ExprPath {
+        attrs: Vec::new(),
+        qself: None,
+        path: syn::Path::from(first),
+    });
+    for (dot, id) in segments {
+        let Some(dot_token) = dot else {
+            return Err(syn::Error::new(id.span(), "expected `.`"));
+        };
+        expr = Expr::Field(syn::ExprField {
+            attrs: Vec::new(),
+            base: Box::new(expr),
+            dot_token,
+            member: syn::Member::Named(id),
+        });
+    }
+    Ok(expr)
+}
+
+/// Whether syn's expression parser reads `id` as a plain path or field name: not a keyword
+/// (syn's list) nor a word some expression form starts with.
+fn plain_ident(id: &Ident) -> bool {
+    let s = id.to_string();
+    !matches!(
+        s.as_str(),
+        "_" | "abstract"
+            | "as"
+            | "async"
+            | "await"
+            | "become"
+            | "box"
+            | "break"
+            | "const"
+            | "continue"
+            | "crate"
+            | "do"
+            | "dyn"
+            | "else"
+            | "enum"
+            | "extern"
+            | "false"
+            | "final"
+            | "fn"
+            | "for"
+            | "if"
+            | "impl"
+            | "in"
+            | "let"
+            | "loop"
+            | "macro"
+            | "match"
+            | "mod"
+            | "move"
+            | "mut"
+            | "override"
+            | "priv"
+            | "pub"
+            | "ref"
+            | "return"
+            | "Self"
+            | "self"
+            | "static"
+            | "struct"
+            | "super"
+            | "trait"
+            | "true"
+            | "try"
+            | "type"
+            | "typeof"
+            | "unsafe"
+            | "unsized"
+            | "use"
+            | "virtual"
+            | "where"
+            | "while"
+            | "yield"
+            | "union"
+            | "default"
+            | "auto"
+            | "raw"
+            | "gen"
+            | "builtin"
+            | "macro_rules"
+            | "safe"
+    ) && !s.starts_with("r#")
 }
 
 /// `log`'s key-values before `;`: `k = v`, `k:? = v`, `k:% = v`, `k:err = v`, bare `k`, `k:%`.
@@ -326,8 +434,8 @@ fn log_key_values(input: ParseStream, out: &mut Parsed) -> syn::Result<()> {
             (input.parse::<LitStr>()?.value(), None)
         } else {
             let id = input.call(Ident::parse_any)?;
-            let expr = syn::parse2::<Expr>(quote::quote!(#id))?;
-            (id.to_string(), Some(expr))
+            let key = id.to_string();
+            (key, Some(field_chain(vec![(None, id)])?))
         };
         let mut err_capture = false;
         if input.peek(Token![:]) {
