@@ -142,12 +142,16 @@ pub(crate) struct Classifier<'a> {
     pub(crate) types: Types<'a>,
     /// Types declared safe (`safe-types`): their values may be logged under any name.
     pub(crate) safe_types: &'a [String],
-    /// Verdicts on names already classified in this file: names repeat, and a verdict matches
-    /// them against every deny stem.
-    pub(crate) cache: std::cell::RefCell<std::collections::HashMap<String, NameVerdict>>,
+    /// Verdicts on names already classified under `names` (see [`NameCache`]).
+    pub(crate) cache: &'a NameCache,
     /// Set when a value passed by its name alone, its type unknown (see [`Classifier::origin`]).
     pub(crate) by_name_only: std::cell::Cell<bool>,
 }
+
+/// Verdicts on names already classified, under one [`NamePolicy`]: names repeat within a
+/// file and across files, and a verdict matches them against every deny stem. A worker keeps
+/// one for all the files of a run.
+pub(crate) type NameCache = std::cell::RefCell<std::collections::HashMap<String, NameVerdict>>;
 
 /// What one check knows besides the expression: the locals in scope and the field key.
 #[derive(Clone, Copy)]
@@ -173,7 +177,7 @@ impl Classifier<'_> {
         self.check(e, Ctx { scope, key })
     }
 
-    /// The policy's verdict on a name, cached per file.
+    /// The policy's verdict on a name, cached per worker.
     pub(crate) fn classify_name(&self, name: &str) -> NameVerdict {
         if let Some(v) = self.cache.borrow().get(name) {
             return v.clone();

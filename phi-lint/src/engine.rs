@@ -8,7 +8,7 @@ use phi_filter::names::NamePolicy;
 use proc_macro2::{LineColumn, Span, TokenStream};
 use syn::spanned::Spanned;
 
-use crate::classify::{Classifier, Why};
+use crate::classify::{Classifier, NameCache, Why};
 use crate::config::Config;
 use crate::finding::{FileError, Finding, assign_fingerprints};
 use crate::grammar::{Interp, Sink, Value, parse_sink, sink_for, tokens_text};
@@ -77,6 +77,7 @@ pub struct FileLint {
 #[must_use]
 pub fn lint(scan: &Scan) -> LintResult {
     let names = scan.config.name_policy();
+    let run = NEXT_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     // Two phases on the same worker threads: each parses a file, indexes its items and lints
     // it at once with its own index; the indexes (and the files' `macro_rules!`) merge; a file
     // whose missed names the merged index defines, or that calls a macro another file defines,
@@ -92,14 +93,16 @@ pub fn lint(scan: &Scan) -> LintResult {
              pass: Pass<'_>,
              foreign: &HashMap<String, Vec<String>>| {
                 let build_script = scan.build_scripts.contains(&parsed.rel);
-                collect(
-                    &scan.config,
-                    &names,
-                    parsed,
-                    build_script,
-                    (index, pass),
-                    foreign,
-                )
+                with_name_cache(run, |cache| {
+                    collect(
+                        &scan.config,
+                        (&names, cache),
+                        parsed,
+                        build_script,
+                        (index, pass),
+                        foreign,
+                    )
+                })
             },
             finish,
         ),
@@ -134,6 +137,26 @@ pub fn lint(scan: &Scan) -> LintResult {
         }
     }
     out
+}
+
+/// Numbers the runs of [`lint`], each with its own name policy.
+static NEXT_RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+thread_local! {
+    /// This worker's verdicts on names, with the run of [`lint`] they belong to.
+    static NAME_CACHE: (std::cell::Cell<Option<u64>>, NameCache) = Default::default();
+}
+
+/// Calls `f` with this thread's name cache for `run`, emptied first if it holds another run's
+/// verdicts (a thread that outlives a run, under another policy).
+fn with_name_cache<T>(run: u64, f: impl FnOnce(&NameCache) -> T) -> T {
+    NAME_CACHE.with(|(owner, cache)| {
+        if owner.get() != Some(run) {
+            owner.set(Some(run));
+            cache.borrow_mut().clear();
+        }
+        f(cache)
+    })
 }
 
 /// For a file that calls, by bare name, macros it does not define: the definitions other files
@@ -241,7 +264,7 @@ pub fn lint_source(config: &Config, rel: &str, text: &str) -> Result<FileLint, F
     let index = TypeIndex::merge([parsed.index()]);
     let collected = collect(
         config,
-        &config.name_policy(),
+        (&config.name_policy(), &NameCache::default()),
         &parsed,
         false,
         (&index, Pass::Final(None)),
@@ -303,7 +326,7 @@ pub(crate) struct FnRecord {
 /// Walks one parsed file and collects its raw findings (see [`Pass`]).
 fn collect(
     config: &Config,
-    names: &NamePolicy,
+    (names, cache): (&NamePolicy, &NameCache),
     parsed: &Parsed,
     build_script: bool,
     (types, pass): (&TypeIndex, Pass<'_>),
@@ -335,7 +358,7 @@ fn collect(
                 safe_functions: &config.safe_functions,
                 types: types.view(rel, misses),
                 safe_types: &config.safe_types,
-                cache: std::cell::RefCell::default(),
+                cache,
                 by_name_only: std::cell::Cell::default(),
             },
             source: &source,

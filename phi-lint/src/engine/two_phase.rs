@@ -309,6 +309,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::super::{collect, finish, parse_text};
+    use crate::classify::NameCache;
     use crate::config::Config;
     use crate::rules::Rule;
 
@@ -334,7 +335,14 @@ mod tests {
                  index: &super::TypeIndex,
                  pass,
                  foreign: &super::Macros| {
-                    collect(&config, &names, parsed, false, (index, pass), foreign)
+                    collect(
+                        &config,
+                        (&names, &NameCache::default()),
+                        parsed,
+                        false,
+                        (index, pass),
+                        foreign,
+                    )
                 },
                 finish,
             ),
