@@ -112,12 +112,11 @@ fn main() {
     let mut calls: Vec<(String, &str, serde_json::Value)> = Vec::new();
     for view in View::ALL.iter().filter(|v| wanted(v.as_str())) {
         for (label, window) in &windows {
-            let mut args = json!({"indicators": [HR], "view": view.as_str()});
-            if let Some((s, e)) = window {
-                args["start"] = json!(s);
-                args["end"] = json!(e);
-            }
-            calls.push((view.as_str().to_owned(), label, args));
+            calls.push((
+                view.as_str().to_owned(),
+                label,
+                view_args(*view, window.as_ref()),
+            ));
         }
     }
     for (label, window) in windows.iter().filter(|_| wanted("catalogue")) {
@@ -144,11 +143,7 @@ fn main() {
     for (backend, store, hand) in &mut backends {
         for view in View::ALL.iter().filter(|v| wanted(v.as_str())) {
             for (label, window) in &windows {
-                let mut args = json!({"indicators": [HR], "view": view.as_str()});
-                if let Some((s, e)) = window {
-                    args["start"] = json!(s);
-                    args["end"] = json!(e);
-                }
+                let args = view_args(*view, window.as_ref());
                 let tool = median(runs, || {
                     let env = query_health_indicators(store, &subject, &args);
                     assert!(
@@ -374,6 +369,16 @@ fn zone_offsets() -> Vec<(String, i32)> {
         out.push((answers_store::utc_text(t.timestamp()), t.offset().seconds()));
     }
     out
+}
+
+/// The heart rate's arguments for `view`, over `window` (start and end days) or the whole record.
+fn view_args(view: View, window: Option<&(String, String)>) -> serde_json::Value {
+    let mut args = json!({"indicators": [HR], "view": view.as_str()});
+    if let Some((s, e)) = window {
+        args["start"] = json!(s);
+        args["end"] = json!(e);
+    }
+    args
 }
 
 /// The seeded record's daily readings, in the order they are written each day: every how

@@ -118,6 +118,30 @@ fn demo_and_core(nonce: Option<Nonce>) -> Matcher {
     Matcher::new(vec![Canary::demo(), Canary::core()], VariantSet::All, nonce).expect("builds")
 }
 
+/// The pieces of `parts` cut at `cuts` give the whole buffer's events.
+fn same_events_under_split(
+    m: &Matcher,
+    parts: &[Vec<u8>],
+    cuts: Vec<usize>,
+) -> Result<(), TestCaseError> {
+    let hay = parts.concat();
+    prop_assert_eq!(scan_pieces(m, cut(&hay, cuts)), reference(m, &hay));
+    Ok(())
+}
+
+/// The same, and every window of the whole buffer is reported once.
+fn same_windows_under_split(
+    m: &Matcher,
+    parts: &[Vec<u8>],
+    cuts: Vec<usize>,
+) -> Result<(), TestCaseError> {
+    let hay = parts.concat();
+    let (events, windows) = scan_windows(m, cut(&hay, cuts));
+    prop_assert_eq!(events, reference(m, &hay));
+    prop_assert_eq!(windows, naive_windows(m, &hay));
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(500))]
 
@@ -127,8 +151,7 @@ proptest! {
         cuts in proptest::collection::vec(0usize..400, 0..12),
     ) {
         let m = nested_matcher();
-        let hay = parts.concat();
-        prop_assert_eq!(scan_pieces(&m, cut(&hay, cuts)), reference(&m, &hay));
+        same_events_under_split(&m, &parts, cuts)?;
     }
 
     #[test]
@@ -137,8 +160,7 @@ proptest! {
         cuts in proptest::collection::vec(0usize..2000, 0..12),
     ) {
         let m = demo_and_core(Some(Nonce::new("nonce-123").expect("nonce")));
-        let hay = parts.concat();
-        prop_assert_eq!(scan_pieces(&m, cut(&hay, cuts)), reference(&m, &hay));
+        same_events_under_split(&m, &parts, cuts)?;
     }
 
     #[test]
@@ -148,10 +170,7 @@ proptest! {
     ) {
         let m = demo_and_core(None);
         prop_assert!(m.finds_windows());
-        let hay = parts.concat();
-        let (events, windows) = scan_windows(&m, cut(&hay, cuts));
-        prop_assert_eq!(events, reference(&m, &hay));
-        prop_assert_eq!(windows, naive_windows(&m, &hay));
+        same_windows_under_split(&m, &parts, cuts)?;
     }
 
     #[test]
@@ -163,9 +182,6 @@ proptest! {
         // matches of the other canary's variants.
         let m = nested_matcher();
         prop_assert!(m.finds_windows());
-        let hay = parts.concat();
-        let (events, windows) = scan_windows(&m, cut(&hay, cuts));
-        prop_assert_eq!(events, reference(&m, &hay));
-        prop_assert_eq!(windows, naive_windows(&m, &hay));
+        same_windows_under_split(&m, &parts, cuts)?;
     }
 }
