@@ -14,7 +14,9 @@ use std::str::FromStr;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::pg::pg_err;
-use crate::{Location, OpenOptions, PgOptions, Store, StoreError};
+use crate::{
+    Frequency, Location, NewPlan, OpenOptions, PgOptions, Route, Store, StoreError, Subject,
+};
 
 /// What names the test cluster.
 pub const URL_VAR: &str = "PHI_POSTGRES_URL";
@@ -312,6 +314,28 @@ fn with_database(url: &str, name: &str) -> String {
         Some(q) => format!("{scheme}://{authority}/{name}?{q}"),
         None => format!("{scheme}://{authority}/{name}"),
     }
+}
+
+/// A record in memory of one person (`s1`, handle `you`, in zone `tz`) with one active plan:
+/// atorvastatin `p1`, orally once a day from `start`, and no dose yet.
+///
+/// # Panics
+///
+/// When `tz` is not a time zone or `start` not a `YYYY-MM-DD` day.
+#[must_use]
+pub fn one_plan(tz: &str, start: &str) -> (Store, Subject) {
+    let mut store = Store::open_in_memory().expect("an in-memory store");
+    let who = store.upsert_subject("s1", "you", tz).expect("the subject");
+    let plan = NewPlan::active(
+        "p1",
+        "s1",
+        "Atorvastatin",
+        Frequency::OnceDaily,
+        Route::Oral,
+        start.parse().expect("a YYYY-MM-DD day"),
+    );
+    store.upsert_plans(&[plan]).expect("the plan");
+    (store, who)
 }
 
 #[cfg(test)]

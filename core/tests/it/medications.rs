@@ -13,7 +13,7 @@ use answers_protocol::{
     ArgProblem, Assumption, Cell, Domain, Envelope, ErrorClass, ErrorDetail, ErrorKind,
     MedicationsAssumption, NextAction, Status, WindowAssumption, render_compact,
 };
-use answers_store::{Frequency, NewPlan, Route, Store, Subject, has_medications};
+use answers_store::{Store, Subject, has_medications};
 use answers_tools::medications::query_medications_on;
 use answers_tools::query_health_indicators;
 use serde_json::{Value, json};
@@ -25,22 +25,7 @@ use crate::readings::{column, demo, table, texts};
 /// The day the demo record ends on: the "today" these tests ask on.
 pub(crate) const DEMO_TODAY: &str = "2026-09-14";
 
-/// A hand-built record of one person (`s1`, handle `you`, in zone `tz`) with one active plan:
-/// atorvastatin `p1`, orally once a day from `start`, and no dose yet.
-fn one_plan(tz: &str, start: &str) -> (Store, Subject) {
-    let mut store = Store::open_in_memory().unwrap();
-    let who = store.upsert_subject("s1", "you", tz).unwrap();
-    let plan = NewPlan::active(
-        "p1",
-        "s1",
-        "Atorvastatin",
-        Frequency::OnceDaily,
-        Route::Oral,
-        start.parse().unwrap(),
-    );
-    store.upsert_plans(&[plan]).unwrap();
-    (store, who)
-}
+pub(crate) use answers_store::test_support::one_plan;
 
 /// A medications call on [`DEMO_TODAY`]; every answer that is not an error states the
 /// subject's zone and the note of its view.

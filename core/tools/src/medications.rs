@@ -153,7 +153,7 @@ const VIEWS: MedicationViewTable<ViewFn> = MedicationViewTable {
 mod tests {
     use super::*;
     use crate::args::medications::MedicationView;
-    use crate::store::{Frequency, NewDose, NewPlan, Route};
+    use crate::store::NewDose;
     use serde_json::json;
 
     /// The view an answer was made with, for tests of the table.
@@ -182,17 +182,7 @@ mod tests {
 
     #[test]
     fn each_view_answers_with_its_own_table() {
-        let mut store = Store::open_in_memory().unwrap();
-        let s = store.upsert_subject("s1", "you", "UTC").unwrap();
-        let plan = NewPlan::active(
-            "p1",
-            "s1",
-            "Atorvastatin",
-            Frequency::OnceDaily,
-            Route::Oral,
-            "2026-01-01".parse().unwrap(),
-        );
-        store.upsert_plans(&[plan]).unwrap();
+        let (mut store, s) = crate::store::test_support::one_plan("UTC", "2026-01-01");
         let at = "2026-01-02T20:00:00Z".parse().unwrap();
         store
             .upsert_doses(&[NewDose::taken("p1", "s1", at)])
