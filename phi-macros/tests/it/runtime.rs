@@ -6,15 +6,15 @@ use phi_macros::{ClosedEnum, ClosedFields};
 use serde_json::json;
 
 #[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum View {
-    Raw,
+enum Grain {
+    Second,
     Minute,
     Hour,
     Day,
     Week,
     Month,
-    Stats,
-    Latest,
+    Quarter,
+    Year,
 }
 
 #[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,7 +48,7 @@ enum Provenance {
 #[derive(ClosedFields, serde::Serialize, serde::Deserialize, Debug, PartialEq)]
 struct Meta {
     #[closed]
-    view: Option<View>,
+    view: Option<Grain>,
     #[closed]
     semantics: WindowSemantics,
     #[closed]
@@ -59,38 +59,38 @@ struct Meta {
 #[test]
 fn spellings_follow_one_source() {
     assert_eq!(
-        View::VARIANTS,
+        Grain::VARIANTS,
         [
-            "raw", "minute", "hour", "day", "week", "month", "stats", "latest"
+            "second", "minute", "hour", "day", "week", "month", "quarter", "year"
         ]
     );
     assert_eq!(WindowSemantics::VARIANTS, ["tz_exact", "date_padded_naive"]);
     assert_eq!(Code::VARIANTS, ["NOT_FOUND", "E42"]);
-    for (v, w) in View::ALL.iter().zip(View::VARIANTS) {
+    for (v, w) in Grain::ALL.iter().zip(Grain::VARIANTS) {
         assert_eq!(v.as_str(), *w);
         assert_eq!(v.to_string(), *w);
-        assert_eq!(w.parse::<View>(), Ok(*v));
+        assert_eq!(w.parse::<Grain>(), Ok(*v));
         assert_eq!(serde_json::to_value(v).unwrap(), json!(w));
-        assert_eq!(serde_json::from_value::<View>(json!(w)).unwrap(), *v);
+        assert_eq!(serde_json::from_value::<Grain>(json!(w)).unwrap(), *v);
     }
-    assert_eq!(View::ALL.len(), View::VARIANTS.len());
+    assert_eq!(Grain::ALL.len(), Grain::VARIANTS.len());
 }
 
 #[test]
 fn unknown_values_are_refused_by_name() {
-    let e = "hourly".parse::<View>().unwrap_err();
+    let e = "hourly".parse::<Grain>().unwrap_err();
     assert_eq!(
         e,
-        "`hourly` is not one of raw, minute, hour, day, week, month, stats, latest"
+        "`hourly` is not one of second, minute, hour, day, week, month, quarter, year"
     );
-    let e = serde_json::from_value::<View>(json!("Raw"))
+    let e = serde_json::from_value::<Grain>(json!("Second"))
         .unwrap_err()
         .to_string();
-    assert!(e.contains("`Raw`"), "{e}");
-    let e = serde_json::from_value::<View>(json!(3))
+    assert!(e.contains("`Second`"), "{e}");
+    let e = serde_json::from_value::<Grain>(json!(3))
         .unwrap_err()
         .to_string();
-    assert!(e.contains("a `View`: one of raw, minute"), "{e}");
+    assert!(e.contains("a `Grain`: one of second, minute"), "{e}");
 }
 
 #[test]
@@ -130,17 +130,17 @@ fn schemas_are_inline_and_complete() {
 
 #[test]
 fn dispatch_tables_cover_every_variant() {
-    let table = ViewTable {
-        raw: "rows",
+    let table = GrainTable {
+        second: "rows",
         minute: "buckets",
         hour: "buckets",
         day: "authority",
         week: "authority",
         month: "authority",
-        stats: "summary",
-        latest: "latest",
+        quarter: "summary",
+        year: "year",
     };
-    let got: Vec<&str> = View::ALL.iter().map(|v| *table.get(*v)).collect();
+    let got: Vec<&str> = Grain::ALL.iter().map(|v| *table.get(*v)).collect();
     assert_eq!(
         got,
         [
@@ -151,7 +151,7 @@ fn dispatch_tables_cover_every_variant() {
             "authority",
             "authority",
             "summary",
-            "latest"
+            "year"
         ]
     );
 }
@@ -159,7 +159,7 @@ fn dispatch_tables_cover_every_variant() {
 #[test]
 fn closed_fields_round_trip() {
     let m = Meta {
-        view: Some(View::Day),
+        view: Some(Grain::Day),
         semantics: WindowSemantics::TzExact,
         provenance: BTreeMap::from([("steps".to_owned(), Provenance::Elected(Source::Watch))]),
         row_count: 3,
