@@ -84,7 +84,7 @@ pub fn lint(scan: &Scan) -> LintResult {
     // is linted once more with both. syn trees are not `Send`, so they stay on their thread.
     let results = two_phase::run(
         &scan.files,
-        STACK_SIZE,
+        (STACK_SIZE, two_phase::KEEP_BUDGET),
         |(path, rel)| parse_path(path, rel),
         parse_text,
         (
@@ -346,6 +346,9 @@ fn collect(
         Pass::Final(Some(first)) if one_chunk && foreign.is_empty() => Some(first),
         _ => None,
     };
+    // With the merged index, the file's own definitions answer first, as they did in its first
+    // lint: the verdicts must not depend on whether a function is taken over or judged again.
+    let own = matches!(pass, Pass::Final(_)).then(|| TypeIndex::merge([parsed.index()]));
     let mut out = Collected::default();
     let (mut raw, mut skipped, mut wanted) = (Vec::new(), Vec::new(), HashSet::new());
     for chunk in &parsed.chunks {
@@ -356,7 +359,7 @@ fn collect(
             classifier: Classifier {
                 names,
                 safe_functions: &config.safe_functions,
-                types: types.view(rel, misses),
+                types: types.view(rel, own.as_ref(), misses),
                 safe_types: &config.safe_types,
                 cache,
                 by_name_only: std::cell::Cell::default(),

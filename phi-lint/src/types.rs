@@ -6,7 +6,9 @@
 //! indexes merge into one [`TypeIndex`], keyed by the last segment of a name: a name defined
 //! twice with different definitions (two `User`s in two crates) is ambiguous, and an ambiguous
 //! name resolves to nothing. So the index answers across the files of a crate and across the
-//! crates of a workspace where the answer is unambiguous, and says "unknown" elsewhere.
+//! crates of a workspace where the answer is unambiguous, and says "unknown" elsewhere. A file's
+//! own definitions answer first for that file (see [`TypeIndex::view`]), in its first lint with
+//! its own index and in its lint with the merged one alike.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -285,6 +287,9 @@ pub(crate) struct TypeIndex {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Types<'a> {
     index: &'a TypeIndex,
+    /// The file's own index, in a lint with the merged one: a name the file defines itself is
+    /// answered by the file, as in its first lint, whatever other files define under it.
+    own: Option<&'a TypeIndex>,
     krate: &'a str,
     /// Where to note the names looked up and not found, if anyone asks.
     misses: Option<&'a RefCell<Vec<String>>>,
@@ -323,15 +328,18 @@ impl TypeIndex {
         out
     }
 
-    /// The index as seen from the crate of the file at `rel`; names looked up and not found
-    /// are noted in `misses`, if given.
+    /// The index as seen from the crate of the file at `rel`, whose own index `own` (if given)
+    /// answers first for the names it defines; names looked up and not found are noted in
+    /// `misses`, if given.
     pub(crate) fn view<'a>(
         &'a self,
         rel: &'a str,
+        own: Option<&'a TypeIndex>,
         misses: Option<&'a RefCell<Vec<String>>>,
     ) -> Types<'a> {
         Types {
             index: self,
+            own,
             krate: crate_of(rel),
             misses,
         }
@@ -344,6 +352,7 @@ impl TypeIndex {
                 || self.fns.global.contains_key(n)
                 || self.methods.global.contains_key(n)
                 || self.consts.global.contains_key(n)
+                || self.renames.global.contains_key(n)
         })
     }
 }
@@ -375,8 +384,27 @@ impl Types<'_> {
         found
     }
 
+    /// The index that answers for a name: the file's own if `has` says it defines the name,
+    /// else the merged one. So a verdict of the first lint (the file's own index) that found
+    /// its names stands in the lint with the merged index, and only a miss can change.
+    fn layer(&self, has: impl Fn(&TypeIndex) -> bool) -> &TypeIndex {
+        match self.own {
+            Some(own) if has(own) => own,
+            _ => self.index,
+        }
+    }
+
+    /// The index that answers for type name `name`: its own type or `use` rename.
+    fn type_layer(&self, name: &str) -> &TypeIndex {
+        self.layer(|i| i.types.has_own(self.krate, name) || i.renames.has_own(self.krate, name))
+    }
+
     fn type_def(&self, name: &str) -> Option<&TypeDef> {
-        self.miss(name, self.index.types.get(self.krate, name))
+        let found = self
+            .layer(|i| i.types.has_own(self.krate, name))
+            .types
+            .get(self.krate, name);
+        self.miss(name, found)
     }
 
     /// The definition of a type name, through `use` renames and aliases (a few hops): the
@@ -386,9 +414,10 @@ impl Types<'_> {
     pub(crate) fn def(&self, name: &str) -> Option<&TypeDef> {
         let mut name = name;
         for _ in 0..4 {
-            let found = if self.index.types.has_own(self.krate, name) {
-                self.index.types.get_own(self.krate, name)
-            } else if let Some((original, from)) = self.index.renames.get_own(self.krate, name)
+            let at = self.type_layer(name);
+            let found = if at.types.has_own(self.krate, name) {
+                at.types.get_own(self.krate, name)
+            } else if let Some((original, from)) = at.renames.get_own(self.krate, name)
                 && original != name
             {
                 if let Some(from) = from {
@@ -416,9 +445,10 @@ impl Types<'_> {
         let mut ty = ty.clone();
         for _ in 0..4 {
             let Ty::Named(name, _) = &ty else { return ty };
-            let def = if self.index.types.has_own(self.krate, name) {
-                self.index.types.get_own(self.krate, name)
-            } else if self.index.renames.get_own(self.krate, name).is_some() {
+            let at = self.type_layer(name);
+            let def = if at.types.has_own(self.krate, name) {
+                at.types.get_own(self.krate, name)
+            } else if at.renames.get_own(self.krate, name).is_some() {
                 // Renamed types are resolved by `def`.
                 return ty;
             } else {
@@ -460,19 +490,30 @@ impl Types<'_> {
         let Ty::Named(ty, _) = self.resolve(&Ty::named(ty)) else {
             return None;
         };
-        self.index
+        let key = format!("{ty}::{method}");
+        let found = self
+            .layer(|i| i.methods.has_own(self.krate, &key))
             .methods
-            .get(self.krate, &format!("{ty}::{method}"))
+            .get(self.krate, &key);
+        self.miss(&key, found)
     }
 
     /// The signature of a free function.
     pub(crate) fn function(&self, name: &str) -> Option<&FnSig> {
-        self.miss(name, self.index.fns.get(self.krate, name))
+        let found = self
+            .layer(|i| i.fns.has_own(self.krate, name))
+            .fns
+            .get(self.krate, name);
+        self.miss(name, found)
     }
 
     /// The type of a const or static.
     pub(crate) fn constant(&self, name: &str) -> Option<&Ty> {
-        self.miss(name, self.index.consts.get(self.krate, name))
+        let found = self
+            .layer(|i| i.consts.has_own(self.krate, name))
+            .consts
+            .get(self.krate, name);
+        self.miss(name, found)
     }
 }
 

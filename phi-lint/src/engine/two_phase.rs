@@ -28,7 +28,7 @@ use std::sync::{Condvar, Mutex, OnceLock};
 use super::{Collected, FileLint, Parsed, Pass, foreign_macros};
 
 /// Bytes of source whose trees one worker keeps for the second lint (see the module docs).
-const KEEP_BUDGET: usize = 2 << 20;
+pub(super) const KEEP_BUDGET: usize = 2 << 20;
 
 /// A file kept for the second lint: its tree, or only its text beyond the budget.
 enum Kept {
@@ -38,11 +38,12 @@ enum Kept {
 use crate::finding::FileError;
 use crate::types::{FileIndex, TypeIndex};
 
-/// Runs `parse` on every file and then `lint` on every parsed file, on all cores; the results
-/// are in the order of `files`.
+/// Runs `parse` on every file and then `lint` on every parsed file, on all cores, keeping up to
+/// `keep_budget` bytes of trees per worker (see [`KEEP_BUDGET`]); the results are in the order
+/// of `files`, and do not depend on the budget or on which worker took which file.
 pub(super) fn run<P, R, L>(
     files: &[(PathBuf, String)],
-    stack_size: usize,
+    (stack_size, keep_budget): (usize, usize),
     parse: P,
     reparse: R,
     (lint, finish): (L, fn(&Parsed, Collected) -> FileLint),
@@ -103,7 +104,7 @@ where
                         continue;
                     }
                     let kept = if parsed.chunks.len() == 1
-                        && kept_bytes + parsed.text.len() <= KEEP_BUDGET
+                        && kept_bytes + parsed.text.len() <= keep_budget
                     {
                         kept_bytes += parsed.text.len();
                         Kept::Tree(parsed)
@@ -315,6 +316,11 @@ mod tests {
 
     /// Lints in-memory files through both phases.
     fn lint(files: &[(&str, &str)]) -> Vec<super::FileLint> {
+        lint_keeping(files, super::KEEP_BUDGET)
+    }
+
+    /// Lints in-memory files through both phases, keeping up to `budget` bytes of trees.
+    fn lint_keeping(files: &[(&str, &str)], budget: usize) -> Vec<super::FileLint> {
         let config = Config::default();
         let names = config.name_policy();
         let texts: HashMap<String, String> = files
@@ -327,7 +333,7 @@ mod tests {
             .collect();
         super::run(
             &list,
-            8 << 20,
+            (8 << 20, budget),
             |(_, rel)| parse_text(rel, texts[rel].clone()),
             parse_text,
             (
@@ -378,5 +384,52 @@ mod tests {
         // nowhere), `nothing_missed` and `untouched`; judged again: `uses_user`.
         assert_eq!(a.judged, 1);
         assert_eq!(a.statements, 3);
+    }
+
+    /// A type defined differently in two files of one crate is ambiguous in the merged index.
+    /// A file that defines it itself must get the same verdicts whether its tree was kept
+    /// (functions that missed nothing are taken over) or it is parsed and linted again whole
+    /// (beyond the budget): the file's own definition answers in both.
+    #[test]
+    fn verdicts_do_not_depend_on_the_kept_tree_budget() {
+        // `run` needs the merged index (`User` is another file's), so the file is linted twice.
+        let importer = |extra: &str| {
+            format!(
+                "use std::time::Duration;\n\
+                 pub struct Config {{ pub poll_interval: Duration }}\n\
+                 pub struct Importer {{ {extra}: u32, config: Config }}\n\
+                 impl Importer {{\n\
+                     fn run(&self) {{ tracing::info!(interval = ?self.config.poll_interval); }}\n\
+                     fn other(&self, u: User) {{ tracing::info!(id = %u.id); }}\n\
+                 }}\n"
+            )
+        };
+        let (a, b) = (importer("retries"), importer("shards"));
+        let user = "pub struct User { pub id: String }\n";
+        let files = [
+            ("src/a.rs", a.as_str()),
+            ("src/b.rs", b.as_str()),
+            ("src/u.rs", user),
+        ];
+        let report = |budget| -> Vec<Vec<(u32, String, String)>> {
+            lint_keeping(&files, budget)
+                .iter()
+                .map(|f| {
+                    f.findings
+                        .iter()
+                        .map(|x| (x.start.line, x.rule.code().to_owned(), x.message.clone()))
+                        .collect()
+                })
+                .collect()
+        };
+        let kept = report(super::KEEP_BUDGET);
+        let reparsed = report(0);
+        assert_eq!(kept, reparsed);
+        // `self.config.poll_interval` is a `Duration` by the file's own `Importer`: no finding
+        // on line 5; `u.id` (line 6) is judged with `User` from the merged index.
+        for file in &kept[..2] {
+            let lines: Vec<u32> = file.iter().map(|f| f.0).collect();
+            assert_eq!(lines, [6], "{file:#?}");
+        }
     }
 }
