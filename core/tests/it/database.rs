@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use answers_store::copy::{CopyOptions, TableCopy, copy};
-use answers_store::test_support::TestDatabase;
+use answers_store::test_support::{PASSWORD, TestDatabase, cluster_tls};
 use answers_store::{Location, OpenOptions, PgOptions, Store};
 use phi_testkit::{Cmd, Run};
 
@@ -509,4 +509,47 @@ fn a_postgres_server_stopped_and_started_under_serve() {
         lines.iter().any(|l| l.contains("answers stopped")),
         "{lines:?}"
     );
+}
+
+/// `verify-full` without `sslrootcert` checks the chain against the system's roots, which
+/// `SSL_CERT_DIR` names as `OpenSSL` reads it: a directory holding the cluster's CA lets the
+/// binary in, one holding an unrelated CA refuses it as untrusted.
+#[test]
+fn verify_full_finds_its_roots_in_ssl_cert_dir() {
+    let (Some(db), Some(tls)) = (TestDatabase::create(), cluster_tls()) else {
+        return;
+    };
+    let own = url_of(&db).replace("***", PASSWORD);
+    assert!(own.contains("@127.0.0.1:") && !own.contains('?'), "{own}");
+    let url = format!(
+        "{}?sslmode=verify-full",
+        own.replacen("@127.0.0.1:", "@localhost:", 1)
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    seed_demo(&url_of(&db), &dir.path().join("tokens"));
+    let roots = |ca: &Path, name: &str| {
+        let certs = dir.path().join(name);
+        std::fs::create_dir(&certs).expect("a certificate directory");
+        std::fs::copy(ca, certs.join("ca.pem")).expect("copy the CA");
+        certs
+    };
+    let trusted = roots(&tls.ca, "trusted");
+    let unrelated = roots(&tls.unrelated_ca, "unrelated");
+    let run = |certs: &Path| {
+        Cmd::new(BIN, &["canary-present", "--database", &url])
+            .env("PHIGUARD_CANARY", answers_demo::PHI_CANARY)
+            .env("SSL_CERT_DIR", s(certs))
+            .env("SSL_CERT_FILE", "")
+            .run()
+    };
+    let present = run(&trusted);
+    present.assert_code(0);
+    assert_eq!(present.stdout, "present\n");
+    let refused = run(&unrelated);
+    refused.assert_code(2);
+    assert!(
+        refused.stderr.contains("tls_certificate_untrusted"),
+        "{refused}"
+    );
+    assert!(!format!("{refused}").contains(PASSWORD), "{refused}");
 }

@@ -13,8 +13,9 @@
 //!
 //! With no `sslmode`, a loopback host or a Unix socket is `prefer` (`libpq`'s default); any other
 //! host is `verify-full`, so that a health record never crosses a network in cleartext or to a
-//! server nobody authenticated. The system's roots are the PEM bundle `SSL_CERT_FILE` names, as
-//! `OpenSSL` reads it, else the first of the distributions' bundles that exists
+//! server nobody authenticated. The system's roots are the PEM bundle `SSL_CERT_FILE` names and
+//! the files of the directories `SSL_CERT_DIR` lists, as `OpenSSL` reads them (within
+//! [`DIR_CAPS`](roots::DIR_CAPS)), else the first of the distributions' bundles that exists
 //! ([`SYSTEM_BUNDLES`](roots::SYSTEM_BUNDLES)). A Unix socket never uses TLS (the server offers none there), whatever
 //! the mode, as `libpq` does.
 
