@@ -111,7 +111,10 @@ impl Linter<'_> {
         if !may_log(&tokens) {
             return;
         }
-        if tokens.is_empty() || self.macro_rules.is_some() {
+        // A `=>` outside any group (`tokio::select!` arms) parses as no expression list, no
+        // statements and no file: each of the three parses below would copy the whole stream
+        // into a buffer only to fail.
+        if tokens.is_empty() || self.macro_rules.is_some() || has_fat_arrow(&tokens) {
             self.scan_tokens(tokens);
             return;
         }
@@ -214,6 +217,16 @@ fn may_log_at(tokens: &TokenStream, depth: usize) -> bool {
             TokenTree::Group(g) => may_log_at(&g.stream(), depth + 1),
             TokenTree::Literal(_) => false,
         })
+}
+
+/// Whether `tokens` hold a `=>` outside their groups.
+fn has_fat_arrow(tokens: &TokenStream) -> bool {
+    let mut eq = false;
+    tokens.clone().into_iter().any(|tt| {
+        let arrow = eq && matches!(&tt, TokenTree::Punct(p) if p.as_char() == '>');
+        eq = matches!(&tt, TokenTree::Punct(p) if p.as_char() == '=' && p.spacing() == Spacing::Joint);
+        arrow
+    })
 }
 
 /// Identifiers that mark a sink that is not a macro call.
