@@ -171,7 +171,7 @@ pub(crate) fn answers(
 
 /// Takes [`BUILD_LOCK`] in `dir` (created when missing), blocking until it is free; the lock
 /// goes with the returned file.
-pub(crate) fn lock(dir: &Path) -> anyhow::Result<File> {
+fn lock(dir: &Path) -> anyhow::Result<File> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let path = dir.join(BUILD_LOCK);
     let file = File::options()

@@ -1,7 +1,9 @@
 //! `phi-ci release` against the real Docker engine: it fails if Docker does not answer, unless
 //! `PHI_SKIP_DOCKER=1` says so explicitly.
 
-use super::{answers_debug, answers_leak_drill, assert_no_canary_text, layer_line, phi_ci, utf8};
+use super::{
+    answers_debug, answers_leak_drill, assert_no_canary_text, layer_line, phi_ci, target_dir, utf8,
+};
 
 fn docker_skipped() -> bool {
     if std::env::var("PHI_SKIP_DOCKER").as_deref() == Ok("1") {
@@ -21,6 +23,24 @@ fn release_check_passes_on_the_release_image_and_fails_on_the_leak_drill_image()
     out.assert_code(0);
     let stdout = out.stdout.as_str();
     assert!(layer_line(stdout, 2).contains("stop clean"), "{stdout}");
+    // The image held the static link, and the ordinary binary is back in its place after it.
+    assert!(
+        layer_line(stdout, 2).contains("binary static-pie linked")
+            || layer_line(stdout, 2).contains("binary statically linked"),
+        "{stdout}"
+    );
+    let ordinary = target_dir().join("debug").join("answers");
+    let file = std::process::Command::new("file")
+        .arg("-b")
+        .arg(&ordinary)
+        .output()
+        .expect("run `file`");
+    let what = String::from_utf8_lossy(&file.stdout);
+    assert!(
+        what.contains("dynamically linked"),
+        "{} after the release check: {what}",
+        ordinary.display()
+    );
     let e2e = layer_line(stdout, 3);
     assert!(
         e2e.contains("PASS") && e2e.contains("markers proven 2/2"),
