@@ -18,7 +18,7 @@ use syn::{FnArg, GenericArgument, Item, PathArguments, ReturnType, Type};
 mod facts;
 mod infer;
 
-pub(crate) use facts::{Fact, fact_of};
+pub(crate) use facts::{Fact, OS_IO_ERROR, STD_STREAM, fact_of};
 pub(crate) use infer::{Binding, Origin, Scope, element, ty_of};
 
 /// A type as the index keeps it: references, `Box`, `Arc`, `Rc` and `Cow` peeled, paths cut to
@@ -507,6 +507,26 @@ impl Types<'_> {
         self.miss(name, found)
     }
 
+    /// Whether module path `module` (`fs`, `std::fs`, `tokio::fs`, a rename of those) names the
+    /// filesystem module of `std` or `tokio`, whose functions fail with the operating system's
+    /// own errors: a bare `fs` must be imported from one of them in this crate (`use std::fs;`);
+    /// a crate that imports another `fs` (`use fs_err as fs;`, whose errors quote the path) or
+    /// both makes it unknown.
+    pub(crate) fn os_module(&self, module: &[String]) -> bool {
+        match module {
+            [root, fs] if fs == "fs" && matches!(root.as_str(), "std" | "tokio") => true,
+            [name] => {
+                let at = self.layer(|i| i.renames.has_own(self.krate, name));
+                matches!(
+                    at.renames.get_own(self.krate, name),
+                    Some((original, Some(root)))
+                        if original == "fs" && matches!(root.as_str(), "std" | "tokio")
+                )
+            }
+            _ => false,
+        }
+    }
+
     /// The type of a const or static.
     pub(crate) fn constant(&self, name: &str) -> Option<&Ty> {
         let found = self
@@ -617,11 +637,27 @@ fn items(list: &[Item], out: &mut FileIndex) {
 #[derive(Clone)]
 struct UseRoot(Option<String>);
 
-/// `use a::B as C;` records `C` as a rename of `B`, and whether `a` is another crate.
+/// `use a::B as C;` records `C` as a rename of `B`, and whether `a` is another crate. An import
+/// of the filesystem module of `std` or `tokio` under its own name (`use std::fs;`,
+/// `use tokio::{fs, io};`, `use std::fs::{self, File};`) is recorded as a rename of `fs` from that
+/// crate, so that `fs::remove_file` is known as the standard one ([`Types::os_module`]).
 fn renames(tree: &syn::UseTree, out: &mut FileIndex) {
-    /// `from`: `None` at the root of the tree, else the crate the path starts in.
-    fn walk(tree: &syn::UseTree, from: Option<&UseRoot>, out: &mut FileIndex) {
+    /// `from`: `None` at the root of the tree, else the crate the path starts in; `path`: the
+    /// segments so far.
+    fn walk(tree: &syn::UseTree, from: Option<&UseRoot>, path: &[String], out: &mut FileIndex) {
         match tree {
+            syn::UseTree::Name(n) => {
+                let name = n.ident.to_string();
+                let full: Vec<&str> = path
+                    .iter()
+                    .map(String::as_str)
+                    .chain((name != "self").then_some(name.as_str()))
+                    .collect();
+                if let [root @ ("std" | "tokio"), "fs"] = full.as_slice() {
+                    out.renames
+                        .push(("fs".to_owned(), ("fs".to_owned(), Some((*root).to_owned()))));
+                }
+            }
             syn::UseTree::Path(p) => {
                 let here = match from {
                     Some(f) => f.clone(),
@@ -633,7 +669,9 @@ fn renames(tree: &syn::UseTree, out: &mut FileIndex) {
                         )
                     }
                 };
-                walk(&p.tree, Some(&here), out);
+                let mut path = path.to_vec();
+                path.push(p.ident.to_string());
+                walk(&p.tree, Some(&here), &path, out);
             }
             syn::UseTree::Rename(r) if r.ident != "self" => {
                 out.renames.push((
@@ -641,11 +679,25 @@ fn renames(tree: &syn::UseTree, out: &mut FileIndex) {
                     (r.ident.to_string(), from.and_then(|f| f.0.clone())),
                 ));
             }
-            syn::UseTree::Group(g) => g.items.iter().for_each(|t| walk(t, from, out)),
-            _ => {}
+            // `use std::fs::{self as filesystem}`: a rename of the module the path ends in.
+            syn::UseTree::Rename(r) => {
+                if let [root @ ("std" | "tokio"), "fs"] = path
+                    .iter()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .as_slice()
+                {
+                    out.renames.push((
+                        r.rename.to_string(),
+                        ("fs".to_owned(), Some((*root).to_owned())),
+                    ));
+                }
+            }
+            syn::UseTree::Group(g) => g.items.iter().for_each(|t| walk(t, from, path, out)),
+            syn::UseTree::Glob(_) => {}
         }
     }
-    walk(tree, None, out);
+    walk(tree, None, &[], out);
 }
 
 /// A signature's parameter and return types, `Self` resolved to the impl's type.

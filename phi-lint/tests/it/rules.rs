@@ -361,3 +361,38 @@ fn constants_composed() {
 fn static_text_and_capitalised_captures() {
     insta::assert_snapshot!(check("static_text.rs", &Config::default()));
 }
+
+#[test]
+fn errors_the_os_answers() {
+    insta::assert_snapshot!(check("os_errors.rs", &Config::default()));
+}
+
+#[test]
+fn another_fs_module_is_not_the_os() {
+    // `fs_err` puts the path in its messages; a crate importing it as `fs` (alone or beside
+    // `std::fs`) does not get the standard rule, nor does a crate defining its own function.
+    for src in [
+        "use fs_err as fs;\nfn f() { if let Err(e) = fs::remove_file(\"/x\") { tracing::warn!(\"{e}\"); } }\n",
+        "use std::fs;\nmod w { use fs_err as fs; }\nfn f() { if let Err(e) = fs::remove_file(\"/x\") { tracing::warn!(\"{e}\"); } }\n",
+        "use std::fs;\nfn remove_file(p: &str) -> Result<(), MyError> { todo!() }\nfn f() { if let Err(e) = fs::remove_file(\"/x\") { tracing::warn!(\"{e}\"); } }\n",
+        "fn f() { if let Err(e) = fs::remove_file(\"/x\") { tracing::warn!(\"{e}\"); } }\n",
+    ] {
+        let findings = lint_source(&Config::default(), "src/lib.rs", src).expect("lint");
+        assert_eq!(
+            findings
+                .findings
+                .iter()
+                .filter(|f| f.rule.code() == "phi::error-message")
+                .count(),
+            1,
+            "{src}"
+        );
+    }
+    let std = "use std::fs;\nfn f() { if let Err(e) = fs::remove_file(\"/x\") { tracing::warn!(\"{e}\"); } }\n";
+    assert!(
+        lint_source(&Config::default(), "src/lib.rs", std)
+            .expect("lint")
+            .findings
+            .is_empty()
+    );
+}
