@@ -236,6 +236,24 @@ impl<T: PartialEq + Clone> Table<T> {
         self.by_crate.get(krate).is_some_and(|m| m.contains_key(k))
     }
 
+    /// The definition of `k` in the one crate other than `krate` whose directory is named
+    /// `from` (`atuin_pty_proxy` for `crates/atuin-pty-proxy`), if exactly one such crate
+    /// defines it.
+    fn get_in_crate_named(&self, krate: &str, from: &str, k: &str) -> Option<&T> {
+        let mut found = None;
+        for (c, m) in &self.by_crate {
+            if c == krate || c.rsplit('/').next().unwrap_or(c).replace('-', "_") != from {
+                continue;
+            }
+            match m.get(k) {
+                Some(Entry::One(v)) if found.is_none() => found = Some(v),
+                Some(_) => return None,
+                None => {}
+            }
+        }
+        found
+    }
+
     /// The one definition of `k` outside crate `krate`, if exactly one crate defines it;
     /// crates whose directory matches `from` (`lldap_domain` for `crates/domain`) first.
     fn get_foreign(&self, krate: &str, from: &str, k: &str) -> Option<&T> {
@@ -505,6 +523,27 @@ impl Types<'_> {
             .fns
             .get(self.krate, name);
         self.miss(name, found)
+    }
+
+    /// The signature of the free function a path names (`crate::util::f`, `self::f`,
+    /// `atuin_pty_proxy::init_script`): its own crate's one function of that name for a path
+    /// from `crate`, `self` or `super`, or the one function of that name of the scanned crate
+    /// whose directory the path's first segment names. A path from any other module (a crate
+    /// that was not scanned, `serde_json::to_string`) is not known, whatever the scanned code
+    /// defines under that name.
+    pub(crate) fn path_function(&self, module: &[String], name: &str) -> Option<&FnSig> {
+        let first = module.first()?;
+        match first.as_str() {
+            "crate" | "self" | "super" => {
+                let at = self.layer(|i| i.fns.has_own(self.krate, name));
+                self.miss(name, at.fns.get_own(self.krate, name))
+            }
+            _ if first.starts_with(char::is_lowercase) => {
+                let found = self.index.fns.get_in_crate_named(self.krate, first, name);
+                self.miss(name, found)
+            }
+            _ => None,
+        }
     }
 
     /// Whether module path `module` (`fs`, `std::fs`, `tokio::fs`, a rename of those) names the

@@ -341,6 +341,9 @@ fn call_ty(c: &syn::ExprCall, scope: &Scope, index: &Types<'_>, depth: u8) -> Ty
     if let Some(ty) = os_call(&module, &f, index) {
         return ty;
     }
+    if let Some(sig) = index.path_function(&module, &f) {
+        return sig.ret.clone();
+    }
     let Some(owner) = path_owner(segs, scope) else {
         return Ty::Unknown;
     };

@@ -396,3 +396,50 @@ fn another_fs_module_is_not_the_os() {
             .is_empty()
     );
 }
+
+#[test]
+fn functions_resolve_by_crate_path() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |rel: &str, text: &str| {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    write(
+        "crates/shell-init/src/lib.rs",
+        "pub fn init_script(shell: Shell) -> &'static str { \"\" }\n\
+         pub fn render(shell: Shell) -> String { String::new() }\n",
+    );
+    write(
+        "crates/app/src/util.rs",
+        "pub fn banner() -> &'static str { \"\" }\n",
+    );
+    // A scanned crate's function by its crate's path, and the own crate's by `crate::`, pass
+    // by their return type; a function of a crate that was not scanned (`other_crate`) or
+    // that returns text stays a finding, though the tree defines one of the same name.
+    write(
+        "crates/app/src/lib.rs",
+        "mod util;\nfn f(shell: Shell) {\n    \
+         println!(\"{}\", shell_init::init_script(shell));\n    \
+         println!(\"{}\", crate::util::banner());\n    \
+         println!(\"{}\", other_crate::init_script(shell));\n    \
+         println!(\"{}\", shell_init::render(shell));\n}\n",
+    );
+    let scan = phi_lint::Scan::new(&[dir.path().to_path_buf()], None).expect("scan");
+    let result = phi_lint::lint(&scan);
+    assert!(result.errors.is_empty(), "{:?}", result.errors);
+    let found: Vec<(String, u32)> = result
+        .findings
+        .iter()
+        .map(|f| (f.file.clone(), f.start.line))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            ("crates/app/src/lib.rs".to_owned(), 5),
+            ("crates/app/src/lib.rs".to_owned(), 6)
+        ],
+        "{}",
+        render(&result.findings)
+    );
+}
