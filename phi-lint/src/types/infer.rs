@@ -389,7 +389,7 @@ fn os_result() -> Ty {
 /// `tokio::fs` (`fs::remove_file`, with `fs` imported from one of them), or the process's own
 /// stdout or stderr (`io::stdout()`, `tokio::io::stderr()`). `module` is the call's path
 /// without its last segment. Where the scanned code defines a function of the same name
-/// (its own `mod fs` with a `read`), the call is not known.
+/// (its own `mod fs` with a `read`, its own `io::stdout`), the call is not known.
 fn os_call(module: &[String], f: &str, index: &Types<'_>) -> Option<Ty> {
     let [.., last] = module else { return None };
     if FS_FUNCTIONS.contains(&f) && index.os_module(module) && index.function(f).is_none() {
@@ -401,6 +401,7 @@ fn os_call(module: &[String], f: &str, index: &Types<'_>) -> Option<Ty> {
         && module
             .first()
             .is_some_and(|r| matches!(r.as_str(), "io" | "std" | "tokio"))
+        && index.function(f).is_none()
     {
         return Some(Ty::named(STD_STREAM));
     }

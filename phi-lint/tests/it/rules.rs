@@ -388,6 +388,11 @@ fn another_fs_module_is_not_the_os() {
             "{src}"
         );
     }
+    // A tree's own `io::stdout()` is not the process's stdout.
+    let own = "mod io { pub fn stdout() -> Sink { Sink } }\n\
+               fn f() { if let Err(e) = io::stdout().write_all(b\"x\") { tracing::warn!(\"{e}\"); } }\n";
+    let findings = lint_source(&Config::default(), "src/lib.rs", own).expect("lint");
+    assert_eq!(findings.findings.len(), 1, "{own}");
     let std = "use std::fs;\nfn f() { if let Err(e) = fs::remove_file(\"/x\") { tracing::warn!(\"{e}\"); } }\n";
     assert!(
         lint_source(&Config::default(), "src/lib.rs", std)
