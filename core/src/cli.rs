@@ -10,7 +10,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use answers_server::store::{Location, OpenOptions, PgOptions, Store, StoreError};
+use answers_server::db::{DbError, Location, OpenOptions, PgOptions};
+use answers_server::store::{Store, StoreError};
 use anyhow::{Context, anyhow, bail};
 use clap::{Parser, Subcommand};
 
@@ -219,7 +220,7 @@ impl Database {
             None => match std::env::var(DATABASE_ENV) {
                 Ok(text) => (text, DATABASE_ENV),
                 Err(std::env::VarError::NotPresent) => (
-                    answers_server::store::DEFAULT_DATABASE.to_owned(),
+                    answers_server::db::DEFAULT_DATABASE.to_owned(),
                     "the default",
                 ),
                 Err(std::env::VarError::NotUnicode(_)) => bail!("{DATABASE_ENV} is not UTF-8"),
@@ -230,7 +231,7 @@ impl Database {
 }
 
 /// How `serve` holds its database handles (`answers_server::PoolOptions`) and bounds a
-/// `PostgreSQL` connection (`answers_server::store::PgOptions`).
+/// `PostgreSQL` connection (`answers_server::db::PgOptions`).
 #[derive(clap::Args, Debug, Clone)]
 struct PoolArgs {
     /// The most database handles (`PostgreSQL` connections) open at once.
@@ -578,12 +579,12 @@ impl Opener {
     fn open(self, db: &Location) -> anyhow::Result<Store> {
         match Store::open_location(db, self.options(), &self.pg) {
             Ok(store) => Ok(store),
-            Err(StoreError::SharedPermissions { mode }) => Err(anyhow!(
+            Err(StoreError::Db(DbError::SharedPermissions { mode })) => Err(anyhow!(
                 "refusing to open {}: its file mode {mode:04o} lets group or others access the \
                  record; make it private (chmod 600) or pass --allow-shared-permissions",
                 shown(db),
             )),
-            Err(StoreError::Missing) => Err(anyhow!(
+            Err(StoreError::Db(DbError::Missing)) => Err(anyhow!(
                 "no database at {}: `answers seed --db {} --demo` creates one",
                 shown(db),
                 shown(db)

@@ -34,6 +34,7 @@ fn phi_lint_passes_on_this_workspace() {
         "core/server/src/lib.rs",
         "core/server/src/auth.rs",
         "core/store/src/lib.rs",
+        "core/store/db/src/lib.rs",
         "core/protocol/src/lib.rs",
         "canary/marker/src/lib.rs",
         "ci/leak-drill/src/main.rs",

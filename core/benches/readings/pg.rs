@@ -5,8 +5,9 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::time::Instant;
 
+use answers_db::{Location, OpenOptions, PgOptions};
 use answers_protocol::View;
-use answers_store::{Location, OpenOptions, PgOptions, Store};
+use answers_store::Store;
 use answers_tools::readings::{BUCKET_CAP, ROW_CAP};
 use postgres::types::{FromSql, Type};
 use postgres::{Client, NoTls, Statement};

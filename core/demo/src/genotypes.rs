@@ -19,7 +19,7 @@ use super::rng::SplitMix64;
 use answers_genetics::cpic::CpicPairs;
 use answers_genetics::import;
 use answers_genetics::sites::{Site, SiteIndex};
-use answers_store::{GenotypeSet, Store, StoreError};
+use answers_store::{DbError, GenotypeSet, Store, StoreError};
 
 /// Genes whose key variants the demo file types in full.
 pub(crate) const FULL_GENES: [&str; 6] =
@@ -103,8 +103,10 @@ pub(crate) fn seed(store: &mut Store) -> Result<GenotypeSet, StoreError> {
     let text = file_text();
     // The demo text is generated from the bundled index; a unit test parses it, so this
     // cannot fail in a released build. Told as a malformed row rather than a panic.
-    let file = import::parse(text.as_bytes()).map_err(|_| StoreError::Malformed {
-        table: "genotype_call",
+    let file = import::parse(text.as_bytes()).map_err(|_| {
+        StoreError::Db(DbError::Malformed {
+            table: "genotype_call",
+        })
     })?;
     store.replace_genotypes(MOM.id, &file)
 }

@@ -110,12 +110,15 @@ fn url_secret(path: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use answers_store::DbError;
 
     #[test]
     fn a_store_error_refuses_by_whether_it_may_pass() {
-        let fault = |kind: &str| StoreError::Postgres {
-            op: "open",
-            kind: kind.to_owned(),
+        let fault = |kind: &str| {
+            StoreError::Db(DbError::Postgres {
+                op: "open",
+                kind: kind.to_owned(),
+            })
         };
         assert_eq!(Refusal::of(&fault("connect_failed")), Refusal::Unavailable);
         assert_eq!(Refusal::of(&fault("invalid_password")), Refusal::Fault);

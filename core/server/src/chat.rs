@@ -84,10 +84,10 @@ impl ToolInvoker for RecordTools<'_> {
 /// use serde_json::json;
 ///
 /// let busy = Fallible(|_: ToolId, _: &serde_json::Value| {
-///     Err(ToolError::Store(answers_store::StoreError::Sqlite {
+///     Err(ToolError::Store(answers_store::StoreError::Db(answers_store::DbError::Sqlite {
 ///         op: "read readings",
 ///         kind: "DatabaseBusy".into(),
-///     }))
+///     })))
 /// });
 /// let env = busy.invoke(ToolId::QueryHealthIndicators, &json!({"view": "day", "indicators": ["LDL"]}));
 /// assert_eq!(env.error_kind(), Some(ErrorKind::StoreUnavailable));

@@ -21,7 +21,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use answers_store::{OpenOptions, StoreError};
+use answers_db::OpenOptions;
+use answers_store::StoreError;
 use axum::Router;
 use axum::extract::{Request, State};
 use axum::middleware::{self, Next};
@@ -44,9 +45,10 @@ pub use self::pool::{PoolOptions, PooledStore, StorePool, VALIDATE_AFTER};
 pub use self::serve::{Limits, RouterHook, ServeError, ServeOptions, serve, serve_with};
 
 // What the `answers` command reaches through the server, so that the binary depends on the
-// server and the demo only (ARCHITECTURE.md, `core/src`): the record it opens, seeds, imports
-// into, copies and queries, the registry it prints and calls, the renderings it prints, and
+// server and the demo only (ARCHITECTURE.md, `core/src`): where a record lives and how it is
+// opened (`db`), the record it opens, seeds, imports into, copies and queries, the registry it prints and calls, the renderings it prints, and
 // the marker nonce of `serve`.
+pub use answers_db as db;
 pub use answers_fhir as fhir;
 pub use answers_protocol as protocol;
 pub use answers_store as store;

@@ -25,7 +25,8 @@ use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use answers_store::{Backend, Location, OpenOptions, PgOptions, Store, StoreError};
+use answers_db::{Backend, DbError, Location, OpenOptions, PgOptions};
+use answers_store::{Store, StoreError};
 
 /// How many handles a [`StorePool`] keeps and how long a request waits for one.
 ///
@@ -221,14 +222,14 @@ impl StorePool {
     fn full(&self) -> StoreError {
         let op = "check out a pooled handle";
         match self.backend {
-            Backend::Sqlite => StoreError::Sqlite {
+            Backend::Sqlite => StoreError::Db(DbError::Sqlite {
                 op,
                 kind: "DatabaseBusy".to_owned(),
-            },
-            Backend::Postgres => StoreError::Postgres {
+            }),
+            Backend::Postgres => StoreError::Db(DbError::Postgres {
                 op,
                 kind: "timeout".to_owned(),
-            },
+            }),
         }
     }
 
@@ -356,13 +357,15 @@ mod tests {
     fn a_full_pool_is_told_in_its_backend_s_terms() {
         let (pool, _) = counted(1, Duration::from_millis(1));
         let sqlite = pool.full();
-        assert!(matches!(sqlite, StoreError::Sqlite { .. }) && sqlite.is_transient());
+        assert!(matches!(sqlite, StoreError::Db(DbError::Sqlite { .. })) && sqlite.is_transient());
         let postgres = StorePool {
             backend: Backend::Postgres,
             ..Arc::into_inner(pool).unwrap()
         }
         .full();
-        assert!(matches!(postgres, StoreError::Postgres { .. }) && postgres.is_transient());
+        assert!(
+            matches!(postgres, StoreError::Db(DbError::Postgres { .. })) && postgres.is_transient()
+        );
     }
 
     #[test]

@@ -11,7 +11,8 @@ use std::path::Path;
 
 use std::sync::Arc;
 
-use answers_store::{Location, PgOptions, StoreError};
+use answers_db::{Location, PgOptions};
+use answers_store::StoreError;
 use axum::Router;
 use phi_marker::{MarkerKind, Nonce};
 
@@ -149,9 +150,9 @@ pub fn serve_with(
 ///     filter_stats: Some(phi_filter::PhiPolicy::default().stats()),
 ///     allowed_hosts: vec!["records.example.org".into()],
 ///     hook: None,
-///     store: answers_store::OpenOptions { must_exist: true, ..Default::default() },
+///     store: answers_db::OpenOptions { must_exist: true, ..Default::default() },
 ///     pool: answers_server::PoolOptions { size: 16, ..Default::default() },
-///     pg: answers_store::PgOptions::default(),
+///     pg: answers_db::PgOptions::default(),
 ///     telemetry: None,
 /// };
 /// assert!(options.marker.is_some());
@@ -173,7 +174,7 @@ pub struct ServeOptions {
     pub hook: Option<RouterHook>,
     /// How the store's handles open the file: `answers serve` asks for a record that exists,
     /// and passes `--allow-shared-permissions` on.
-    pub store: answers_store::OpenOptions,
+    pub store: answers_db::OpenOptions,
     /// How many handles the pool keeps and how long a request waits for one
     /// (`--db-pool-size`, `--db-timeout`).
     pub pool: PoolOptions,

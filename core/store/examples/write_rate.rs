@@ -11,8 +11,9 @@
 
 use std::time::Instant;
 
+use answers_db::{Location, OpenOptions, PgOptions};
 use answers_protocol::Source;
-use answers_store::{Location, NewReading, OpenOptions, PgOptions, Store};
+use answers_store::{NewReading, Store};
 use answers_vocab::CodeRef;
 use jiff::{SignedDuration, Timestamp};
 

@@ -5,7 +5,7 @@
 //! be in the record for a clean log to prove anything).
 
 use super::{Store, StoreError};
-use crate::db::{Arg, Sql};
+use answers_db::{Arg, Sql};
 
 impl Store {
     /// Whether any comment in the record contains `needle` (case-sensitive). An empty needle

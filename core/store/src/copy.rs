@@ -27,8 +27,8 @@ mod tables;
 mod tests;
 mod write;
 
-use crate::db::{Arg, Sql};
 use crate::{Backend, Store, StoreError};
+use answers_db::{Arg, DbError, Sql};
 
 use row::Checksum;
 use scan::{count, digest, scan};
@@ -89,6 +89,12 @@ pub enum CopyError {
         /// `row count` or `checksum`.
         what: &'static str,
     },
+}
+
+impl From<DbError> for CopyError {
+    fn from(e: DbError) -> Self {
+        CopyError::Store(e.into())
+    }
 }
 
 const OP: &str = "copy";

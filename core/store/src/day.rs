@@ -21,10 +21,9 @@
 use std::sync::LazyLock;
 
 use super::StoreError;
-use crate::db::{Arg, Sql, Tx};
-use crate::pg::pg_err;
 use crate::read::Flow;
 use Source::{Cgm, Cuff, Glucometer, Phone, PulseOximeter, Ring, Scale, Thermometer, Watch};
+use answers_db::{Arg, DbError, Sql, Tx};
 use answers_protocol::envelope::kinds::{Source, SourceTable};
 use answers_vocab::{CodeRef, CodeSystem};
 use phi_macros::ClosedEnum;
@@ -304,7 +303,7 @@ pub(super) fn recompute(tx: &mut Tx<'_>, key: &DayKey) -> Result<(), StoreError>
         let source: Source = row
             .text(0, op, table)?
             .parse()
-            .map_err(|_| StoreError::Malformed { table })?;
+            .map_err(|_| StoreError::Db(DbError::Malformed { table }))?;
         let Some(rank) = rule.rank(source) else {
             return Ok::<_, StoreError>(Flow::Continue);
         };
@@ -419,7 +418,7 @@ pub(super) fn recompute_all(
     let key_values: [&(dyn ToSql + Sync); 4] = [&subject, &system, &code, &day];
     let run = |tx: &mut Tx<'_>, sql: &str, values: &[&(dyn ToSql + Sync)]| {
         tx.pg_query(op, sql, values)
-            .unwrap_or(Err(StoreError::Postgres {
+            .unwrap_or(Err(DbError::Postgres {
                 op,
                 kind: "not_postgres".to_owned(),
             }))
@@ -432,21 +431,21 @@ pub(super) fn recompute_all(
     let mut best: Vec<Option<Winner>> = vec![None; keys.len()];
     for row in &run(tx, &sql.read_aggregates, &key_values)? {
         let table = "day_aggregate";
-        let ord: i64 = row.try_get(0).map_err(|e| pg_err(op, &e))?;
+        let ord: i64 = row.try_get(0).map_err(|e| DbError::postgres(op, &e))?;
         let i = usize::try_from(ord - 1)
             .ok()
             .filter(|i| *i < keys.len())
-            .ok_or(StoreError::Malformed { table })?;
-        let source: &str = row.try_get(1).map_err(|e| pg_err(op, &e))?;
+            .ok_or(StoreError::Db(DbError::Malformed { table }))?;
+        let source: &str = row.try_get(1).map_err(|e| DbError::postgres(op, &e))?;
         let source: Source = source
             .parse()
-            .map_err(|_| StoreError::Malformed { table })?;
+            .map_err(|_| StoreError::Db(DbError::Malformed { table }))?;
         let Some(rank) = rules[i].rank(source) else {
             continue;
         };
         if best[i].as_ref().is_none_or(|b| rank < b.0) {
-            let value: f64 = row.try_get(2).map_err(|e| pg_err(op, &e))?;
-            let unit: Option<String> = row.try_get(3).map_err(|e| pg_err(op, &e))?;
+            let value: f64 = row.try_get(2).map_err(|e| DbError::postgres(op, &e))?;
+            let unit: Option<String> = row.try_get(3).map_err(|e| DbError::postgres(op, &e))?;
             best[i] = Some((rank, source, value, unit));
         }
     }

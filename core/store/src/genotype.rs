@@ -6,8 +6,8 @@ use std::collections::HashSet;
 use postgres::types::ToSql;
 
 use super::{Store, StoreError, Subject};
-use crate::db::{Arg, Row, Tx};
 use crate::{Backend, Flow};
+use answers_db::{Arg, DbError, Row, Tx};
 use answers_genetics::Build;
 use answers_genetics::import::{
     ArrayFormat, GenotypeCall, GenotypeReader, ImportError, LineProblem, ParsedGenotypes,
@@ -29,6 +29,12 @@ pub enum GenotypeImportError {
     /// The store.
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+impl From<DbError> for GenotypeImportError {
+    fn from(e: DbError) -> Self {
+        GenotypeImportError::Store(e.into())
+    }
 }
 
 /// A subject's genotype set: where it came from and how many rows it has.
@@ -98,9 +104,9 @@ impl Store {
         .map_err(|e| match e {
             GenotypeImportError::Store(e) => e,
             // The parser refused repeated ids already, so the key cannot refuse one.
-            GenotypeImportError::Import(_) => StoreError::Malformed {
+            GenotypeImportError::Import(_) => StoreError::Db(DbError::Malformed {
                 table: "genotype_call",
-            },
+            }),
         })
     }
 
@@ -183,9 +189,9 @@ impl Store {
                 ],
                 |r| r.int(0, OP),
             )?
-            .ok_or(StoreError::Malformed {
+            .ok_or(StoreError::Db(DbError::Malformed {
                 table: "genotype_set",
-            })?;
+            }))?;
         let (mut calls, mut no_calls) = (0usize, 0usize);
         let mut batch: Vec<(GenotypeCall, usize)> = Vec::new();
         while let Some((c, line)) = next()? {
@@ -243,28 +249,30 @@ impl Store {
     /// `subject_id`'s genotype set, if any.
     ///
     /// # Errors
-    /// A store error, or [`StoreError::Malformed`] for a row the schema does not allow.
+    /// A store error, or [`DbError::Malformed`] for a row the schema does not allow.
     pub fn genotype_set(&self, subject_id: &str) -> Result<Option<GenotypeSet>, StoreError> {
         let op = "read genotype set";
         let table = "genotype_set";
-        let malformed = || StoreError::Malformed { table };
+        let malformed = || DbError::Malformed { table };
         let count = |n: i64| usize::try_from(n).map_err(|_| malformed());
-        self.db.one(
-            op,
-            "SELECT id, format, build, call_count, no_call_count
+        self.db
+            .one(
+                op,
+                "SELECT id, format, build, call_count, no_call_count
              FROM genotype_set WHERE subject_id = ?1",
-            &[Arg::from(subject_id)],
-            |r| {
-                Ok(GenotypeSet {
-                    id: r.int(0, op)?,
-                    subject_id: subject_id.to_owned(),
-                    format: r.text(1, op, table)?.parse().map_err(|_| malformed())?,
-                    build: r.text(2, op, table)?.parse().map_err(|_| malformed())?,
-                    call_count: count(r.int(3, op)?)?,
-                    no_call_count: count(r.int(4, op)?)?,
-                })
-            },
-        )
+                &[Arg::from(subject_id)],
+                |r| {
+                    Ok(GenotypeSet {
+                        id: r.int(0, op)?,
+                        subject_id: subject_id.to_owned(),
+                        format: r.text(1, op, table)?.parse().map_err(|_| malformed())?,
+                        build: r.text(2, op, table)?.parse().map_err(|_| malformed())?,
+                        call_count: count(r.int(3, op)?)?,
+                        no_call_count: count(r.int(4, op)?)?,
+                    })
+                },
+            )
+            .map_err(StoreError::from)
     }
 
     /// The calls of `set` for `rsids` (those the set has), in no particular order.
@@ -284,7 +292,7 @@ impl Store {
     /// ```
     ///
     /// # Errors
-    /// A store error, or [`StoreError::Malformed`] for a row the schema does not allow.
+    /// A store error, or [`DbError::Malformed`] for a row the schema does not allow.
     pub fn genotype_calls(
         &self,
         set: &GenotypeSet,
@@ -310,7 +318,7 @@ impl Store {
     /// bounded number of rows.
     ///
     /// # Errors
-    /// A store error, or [`StoreError::Malformed`] for a row the schema does not allow.
+    /// A store error, or [`DbError::Malformed`] for a row the schema does not allow.
     pub fn genotype_calls_in_raw_region(
         &self,
         set: &GenotypeSet,
@@ -388,7 +396,7 @@ fn insert_batch(
     let genotype: Vec<Option<&str>> = batch.iter().map(|(c, _)| c.genotype.as_deref()).collect();
     let values: [&(dyn ToSql + Sync); 5] = [&set_id, &rsid, &chromosome, &position, &genotype];
     let Some(written) = tx.pg_query(OP, INSERT_BATCH, &values) else {
-        return Err(StoreError::Postgres {
+        return Err(DbError::Postgres {
             op: OP,
             kind: "not_postgres".to_owned(),
         }
@@ -409,19 +417,19 @@ fn insert_batch(
             return Err(repeated(*line));
         }
     }
-    Err(StoreError::Malformed {
+    Err(StoreError::Db(DbError::Malformed {
         table: "genotype_call",
-    }
+    })
     .into())
 }
 
 /// A row of `genotype_call`: rsid, chromosome, position, genotype.
-fn call(r: &Row<'_>) -> Result<GenotypeCall, StoreError> {
+fn call(r: &Row<'_>) -> Result<GenotypeCall, DbError> {
     let table = "genotype_call";
     Ok(GenotypeCall {
         rsid: r.text(0, CALLS, table)?.to_owned(),
         chromosome: r.text(1, CALLS, table)?.to_owned(),
-        position: u64::try_from(r.int(2, CALLS)?).map_err(|_| StoreError::Malformed { table })?,
+        position: u64::try_from(r.int(2, CALLS)?).map_err(|_| DbError::Malformed { table })?,
         genotype: r.opt_text(3, CALLS, table)?.map(str::to_owned),
     })
 }

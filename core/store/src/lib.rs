@@ -1,9 +1,9 @@
 //! The record store, on one of two backends behind one [`Store`]: an embedded `SQLite` file
-//! (`rusqlite`, bundled, WAL; the default), or a `PostgreSQL` database (the synchronous
-//! `postgres` client), named by a [`Location`] and opened with [`Store::open_location`]. Both
-//! have the same schema meaning and the same versioned, idempotent migrations (`SQLite`'s
-//! `user_version`, `PostgreSQL`'s `schema_version` table; its DDL in `pg/schema.rs`), and give
-//! the same answers on the same record (a test compares every read).
+//! (the default), or a `PostgreSQL` database, named by a [`Location`] and opened with
+//! [`Store::open_location`] through the connection layer, `answers-db`. Both have the same
+//! schema meaning and the same versioned, idempotent migrations (`MIGRATIONS` here, the
+//! `PostgreSQL` DDL in `pg/schema.rs`, run by `answers-db`), and give the same answers on the
+//! same record (a test compares every read).
 //!
 //! The schema (version 1):
 //!
@@ -42,13 +42,14 @@
 //! whose connection died says so ([`Store::is_broken`]), and a failure the database may get
 //! over is [`StoreError::is_transient`].
 //!
-//! **The store is the only package that knows SQL.** The connection never leaves it: the
+//! **The store is the only package that knows SQL.** The connection never leaves it (its
+//! connection layer, `answers-db`, runs the store's statements and knows no table): the
 //! tools read through typed queries ([`read`]: [`Store::visit_newest_first`],
 //! [`Store::catalogue`], [`Store::genotype_calls`] …) that return the store's own row types.
 //!
 //! **PHI at rest.** [`Store::open`] creates the database file `0600` whatever the umask, keeps
 //! its `-wal` and `-shm` files `0600`, and refuses a file that group or others can access
-//! unless [`OpenOptions::allow_shared_permissions`] says so.
+//! unless [`OpenOptions::allow_shared_permissions`] says so (`answers-db`'s `open.rs`).
 //!
 //! The write side: [`Store::upsert_subject`] and the subject lookups;
 //! [`Store::upsert_readings`], which decides each row's local day in the subject's zone and
@@ -64,11 +65,8 @@
 mod comment;
 pub mod copy;
 mod day;
-mod db;
 pub mod genotype;
-mod location;
 mod medication;
-mod open;
 mod pg;
 pub mod read;
 mod reading;
@@ -79,23 +77,21 @@ mod token;
 mod token_file;
 mod write;
 
-use std::cell::RefCell;
 use std::path::Path;
 
-use rusqlite::Connection;
+use answers_db::{Backend, Db, Location, OpenOptions, PgOptions, Schema};
 
-use db::Db;
+/// The connection layer's error, which [`StoreError::Db`] carries.
+pub use answers_db::DbError;
 
 /// The streamed reader [`Store::import_genotypes`] takes, so a caller needs no other package.
 pub use answers_genetics::import::GenotypeReader;
 pub use day::{DEVICE_PRIORITY, DayAggregate, DayRule, day_rule, is_device};
 pub use genotype::{GenotypeSet, has_genotypes};
-pub use location::{Backend, DEFAULT_DATABASE, Location, LocationError, PgOptions};
 pub use medication::{
     ClosedReason, Dose, DoseStatus, DrugCode, DrugCodeSystem, Frequency, MedicationProblem,
     NewDose, NewPlan, Plan, PlanStatus, Route, has_medications,
 };
-pub use open::OpenOptions;
 pub use read::{Bounds, ElectedDay, Flow, NameMatch, ReadingRow, SeriesSummary, StoredValue};
 pub use reading::{EntryKind, NewReading, ReadingProblem, utc_text};
 pub use subject::Subject;
@@ -225,41 +221,22 @@ CREATE INDEX genotype_call_by_position ON genotype_call (set_id, chromosome, pos
     "",
 ];
 
-/// Why the store could not do what was asked. Carries the driver error's *type* only: a
-/// driver message quotes the statement and its bound parameters.
+/// The schema the connection layer migrates a database to: [`MIGRATIONS`] on `SQLite`, the
+/// same versions in `PostgreSQL`'s DDL (`pg/schema.rs`).
+pub(crate) const SCHEMA: Schema = Schema {
+    version: SCHEMA_VERSION,
+    sqlite: MIGRATIONS,
+    postgres: pg::schema::POSTGRES,
+};
+
+/// Why the store could not do what was asked: a refusal of the store's own, or the database's
+/// failure ([`StoreError::Db`]). Carries no value and no driver message.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// The `SQLite` database could not be opened, read or written.
-    #[error("store {op} failed ({kind})")]
-    Sqlite {
-        /// What the store was doing.
-        op: &'static str,
-        /// The `SQLite` result code's name, e.g. `DatabaseBusy`, never the message.
-        kind: String,
-    },
-    /// The `PostgreSQL` database could not be reached, read or written.
-    #[error("store {op} failed (postgres {kind})")]
-    Postgres {
-        /// What the store was doing.
-        op: &'static str,
-        /// The SQLSTATE's condition name (`unique_violation`, `admin_shutdown`), or the kind
-        /// of a client-side failure (`connection_closed`, `timeout`), never the message.
-        kind: String,
-    },
-    /// The database was written by a newer phiguard.
-    #[error("the database has schema version {found}; this build reads up to {supported}")]
-    TooNew {
-        /// The version found.
-        found: i64,
-        /// The newest version this build knows.
-        supported: i64,
-    },
-    /// A stored row does not have the shape the schema promises.
-    #[error("malformed row in {table}")]
-    Malformed {
-        /// The table.
-        table: &'static str,
-    },
+    /// The database could not be opened, read or written, or a row has not the shape the
+    /// schema promises: the connection layer's failure, told by its operation and code.
+    #[error(transparent)]
+    Db(#[from] DbError),
     /// A subject's time zone is not an IANA time zone name this build knows.
     #[error("not an IANA time zone")]
     InvalidTimeZone,
@@ -291,76 +268,27 @@ pub enum StoreError {
         /// What is wrong with it.
         problem: MedicationProblem,
     },
-    /// The database file can be read or written by group or others, and the caller did not
-    /// allow it ([`OpenOptions::allow_shared_permissions`]).
-    #[error(
-        "the database file has mode {mode:04o}, which group or others can access; \
-         make it 0600 or allow shared permissions"
-    )]
-    SharedPermissions {
-        /// The file's permission bits.
-        mode: u32,
-    },
-    /// The database file does not exist, and the caller said it must
-    /// ([`OpenOptions::must_exist`]).
-    #[error("the database file does not exist")]
-    Missing,
-    /// The database file (or its `-wal`/`-shm`) could not be created or its mode set.
-    #[error("store {op} failed ({kind})")]
-    File {
-        /// What the store was doing.
-        op: &'static str,
-        /// The I/O error's kind, never its message (which may name the path).
-        kind: std::io::ErrorKind,
-    },
 }
 
 impl StoreError {
-    /// Whether the fault may pass: the database is busy, locked or could not be opened, so the
-    /// same call may succeed later. Every other fault is permanent.
+    /// Whether the fault may pass: the database is busy, locked, away or could not be opened
+    /// ([`DbError::is_transient`]), so the same call may succeed later. Every other fault is
+    /// permanent.
     ///
     /// ```
-    /// use answers_store::StoreError;
+    /// use answers_store::{DbError, StoreError};
     ///
-    /// let busy = StoreError::Sqlite { op: "read readings", kind: "DatabaseBusy".into() };
+    /// let busy = StoreError::Db(DbError::Sqlite { op: "read readings", kind: "DatabaseBusy".into() });
     /// assert!(busy.is_transient());
-    /// let away = StoreError::Postgres { op: "read readings", kind: "admin_shutdown".into() };
-    /// assert!(away.is_transient());
-    /// assert!(!StoreError::Malformed { table: "series" }.is_transient());
+    /// assert!(!StoreError::HandleTaken.is_transient());
     /// ```
     #[must_use]
     pub fn is_transient(&self) -> bool {
         match self {
-            StoreError::Sqlite { kind, .. } => {
-                matches!(
-                    kind.as_str(),
-                    "DatabaseBusy" | "DatabaseLocked" | "CannotOpen"
-                )
-            }
-            StoreError::Postgres { op, kind } => pg::transient(op, kind),
+            StoreError::Db(e) => e.is_transient(),
             _ => false,
         }
     }
-
-    /// Wraps a rusqlite error by its code name, dropping its message.
-    pub(crate) fn sqlite(op: &'static str, e: &rusqlite::Error) -> StoreError {
-        let kind = match e {
-            rusqlite::Error::SqliteFailure(f, _) => format!("{:?}", f.code),
-            other => phi_type_name(other),
-        };
-        StoreError::Sqlite { op, kind }
-    }
-}
-
-/// The variant name of a rusqlite error (its `Debug` up to the first parenthesis or brace),
-/// which names the kind and carries none of its data.
-fn phi_type_name(e: &rusqlite::Error) -> String {
-    let debug = format!("{e:?}");
-    debug
-        .split(['(', '{', ' '])
-        .next()
-        .unwrap_or("Error")
-        .to_owned()
 }
 
 /// An open record store, on `SQLite` or `PostgreSQL` ([`Store::open_location`]).
@@ -374,7 +302,8 @@ impl Store {
     /// `options`, or a `PostgreSQL` database, connected with `pg` and migrated.
     ///
     /// ```
-    /// use answers_store::{Backend, Location, OpenOptions, PgOptions, Store};
+    /// use answers_db::{Backend, Location, OpenOptions, PgOptions};
+    /// use answers_store::Store;
     ///
     /// let dir = tempfile::tempdir()?;
     /// let location = Location::sqlite(dir.path().join("answers.db"));
@@ -388,13 +317,12 @@ impl Store {
         options: OpenOptions,
         pg: &PgOptions,
     ) -> Result<Store, StoreError> {
-        match (location.sqlite_path(), location.postgres_url()) {
-            (Some(path), _) => Store::open_with(path, options),
-            (None, Some(url)) => Ok(Store {
-                db: Db::Postgres(Box::new(RefCell::new(pg::PgConn::open(url, pg)?))),
-            }),
-            (None, None) => Err(StoreError::Missing),
-        }
+        Ok(Store::from_db(Db::open(location, options, pg, &SCHEMA)?))
+    }
+
+    /// A store on `db`, which is migrated to [`SCHEMA`].
+    pub(crate) fn from_db(db: Db) -> Store {
+        Store { db }
     }
 
     /// The backend this store is on.
@@ -408,10 +336,7 @@ impl Store {
     /// handle never breaks.
     #[must_use]
     pub fn is_broken(&self) -> bool {
-        match &self.db {
-            Db::Sqlite(_) => false,
-            Db::Postgres(c) => c.try_borrow().is_ok_and(|c| c.is_broken()),
-        }
+        self.db.is_broken()
     }
 
     /// Whether this handle still works: for `PostgreSQL`, the server answers an empty
@@ -429,129 +354,44 @@ impl Store {
     /// ```
     #[must_use]
     pub fn is_valid(&self, timeout: std::time::Duration) -> bool {
-        match &self.db {
-            Db::Sqlite(_) => true,
-            Db::Postgres(c) => c.try_borrow_mut().is_ok_and(|mut c| c.is_valid(timeout)),
-        }
+        self.db.is_valid(timeout)
     }
 
     /// The one integer `sql` reads, on either backend: what a test counts.
     #[cfg(test)]
     pub(crate) fn count(&self, sql: &str) -> i64 {
-        self.db
-            .one("count", sql, db::Args::Pos(&[]), |r| r.int(0, "count"))
-            .unwrap()
-            .unwrap()
-    }
-
-    /// The `SQLite` connection of a test store, taken out.
-    #[cfg(test)]
-    pub(crate) fn into_conn(self) -> Connection {
-        match self.db {
-            Db::Sqlite(c) => c,
-            Db::Postgres(_) => panic!("a SQLite-only test opened a PostgreSQL store"),
-        }
+        answers_db::test_support::count(&self.db, sql)
     }
 
     /// The `SQLite` connection of a test store.
     #[cfg(test)]
-    pub(crate) fn conn(&self) -> &Connection {
-        match &self.db {
-            Db::Sqlite(c) => c,
-            Db::Postgres(_) => panic!("a SQLite-only test opened a PostgreSQL store"),
-        }
+    pub(crate) fn conn(&self) -> &rusqlite::Connection {
+        self.db
+            .sqlite()
+            .expect("a SQLite-only test opened a PostgreSQL store")
     }
 
     /// Opens (creating if needed) the database at `path`, in WAL mode, and migrates it, with
     /// the default [`OpenOptions`]: a new file is created `0600`, and a file that group or
-    /// others can access is refused ([`StoreError::SharedPermissions`]).
+    /// others can access is refused ([`DbError::SharedPermissions`]).
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         Store::open_with(path, OpenOptions::default())
     }
 
     /// Opens the database at `path` as [`Store::open`] does, with `options`.
     pub fn open_with(path: &Path, options: OpenOptions) -> Result<Store, StoreError> {
-        open::prepare(path, options)?;
-        let conn = Connection::open(path).map_err(|e| StoreError::sqlite("open", &e))?;
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(|e| StoreError::sqlite("open", &e))?;
-        let store = Store::init(conn)?;
-        open::private_companions(path, options)?;
-        Ok(store)
+        Ok(Store::from_db(Db::open_sqlite(path, options, &SCHEMA)?))
     }
 
     /// An in-memory database, migrated: for tests and examples.
     pub fn open_in_memory() -> Result<Store, StoreError> {
-        let conn = Connection::open_in_memory().map_err(|e| StoreError::sqlite("open", &e))?;
-        Store::init(conn)
-    }
-
-    fn init(mut conn: Connection) -> Result<Store, StoreError> {
-        conn.pragma_update(None, "foreign_keys", "ON")
-            .map_err(|e| StoreError::sqlite("open", &e))?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))
-            .map_err(|e| StoreError::sqlite("open", &e))?;
-        // The query planner stability guarantee, for the connection's life: the bundled
-        // SQLite is built with STAT4, under which every statement that binds a value compared
-        // with an indexed column is re-parsed and re-planned on each run (most of a small
-        // query's time). With it, the tools' statements are planned once for every binding,
-        // on the indexes their plans tests check.
-        conn.set_db_config(
-            rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
-            true,
-        )
-        .map_err(|e| StoreError::sqlite("open", &e))?;
-        migrate(&mut conn)?;
-        Ok(Store {
-            db: Db::Sqlite(conn),
-        })
+        Ok(Store::from_db(Db::open_in_memory(&SCHEMA)?))
     }
 
     /// The schema version of the open database (`SQLite`'s `user_version`, `PostgreSQL`'s
     /// `schema_version` table).
     pub fn schema_version(&self) -> Result<i64, StoreError> {
-        match &self.db {
-            Db::Sqlite(c) => sqlite_version(c),
-            Db::Postgres(c) => c.borrow_mut().schema_version(),
-        }
-    }
-}
-
-fn sqlite_version(conn: &Connection) -> Result<i64, StoreError> {
-    conn.pragma_query_value(None, "user_version", |r| r.get(0))
-        .map_err(|e| StoreError::sqlite("read schema version", &e))
-}
-
-/// Applies every `SQLite` migration the database lacks, each in its own transaction.
-/// Idempotent.
-fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
-    {
-        let found = sqlite_version(conn)?;
-        if found > SCHEMA_VERSION {
-            return Err(StoreError::TooNew {
-                found,
-                supported: SCHEMA_VERSION,
-            });
-        }
-        for (i, sql) in MIGRATIONS
-            .iter()
-            .enumerate()
-            .skip(usize::try_from(found).unwrap_or(0))
-        {
-            let tx = conn
-                .transaction()
-                .map_err(|e| StoreError::sqlite("migrate", &e))?;
-            tx.execute_batch(sql)
-                .map_err(|e| StoreError::sqlite("migrate", &e))?;
-            tx.pragma_update(
-                None,
-                "user_version",
-                i64::try_from(i + 1).unwrap_or(i64::MAX),
-            )
-            .map_err(|e| StoreError::sqlite("migrate", &e))?;
-            tx.commit().map_err(|e| StoreError::sqlite("migrate", &e))?;
-        }
-        Ok(())
+        Ok(self.db.schema_version()?)
     }
 }
 
@@ -582,7 +422,7 @@ mod tests {
 
     #[test]
     fn a_version_1_database_migrates_to_2_keeping_its_rows() {
-        let conn = Connection::open_in_memory().unwrap();
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
         conn.execute_batch(MIGRATIONS[0]).unwrap();
         conn.pragma_update(None, "user_version", 1).unwrap();
         conn.execute(
@@ -590,7 +430,7 @@ mod tests {
             [],
         )
         .unwrap();
-        let s = Store::init(conn).unwrap();
+        let s = Store::from_db(Db::from_sqlite(conn, &SCHEMA).unwrap());
         // Migrates through 2 (and every later migration) to the newest version.
         assert_eq!(s.schema_version().unwrap(), SCHEMA_VERSION);
         let (n, unit): (i64, Option<String>) = s
@@ -604,10 +444,16 @@ mod tests {
 
     #[test]
     fn a_newer_database_is_refused() {
-        let s = Store::open_in_memory().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("record.db");
+        let s = Store::open(&path).unwrap();
         s.conn().pragma_update(None, "user_version", 99).unwrap();
-        let err = Store::init(s.into_conn()).unwrap_err();
-        assert!(matches!(err, StoreError::TooNew { found: 99, .. }), "{err}");
+        drop(s);
+        let err = Store::open(&path).unwrap_err();
+        assert!(
+            matches!(err, StoreError::Db(DbError::TooNew { found: 99, .. })),
+            "{err}"
+        );
     }
 
     #[test]
@@ -626,7 +472,7 @@ mod tests {
                 )
             })
             .unwrap_err();
-        let wrapped = StoreError::sqlite("insert", &e).to_string();
+        let wrapped = DbError::sqlite("insert", &e).to_string();
         assert!(!wrapped.contains("secret-value"), "{wrapped}");
         assert!(wrapped.contains("ConstraintViolation"), "{wrapped}");
     }

@@ -337,7 +337,7 @@ pub fn has_medications(store: &Store, subject: &Subject) -> Result<bool, StoreEr
     let found = store.db.one(
         op,
         "SELECT EXISTS (SELECT 1 FROM medication_plan WHERE subject_id = ?1)",
-        &[crate::db::Arg::from(&subject.id)],
+        &[answers_db::Arg::from(&subject.id)],
         |r| r.flag(0, op),
     )?;
     Ok(found.unwrap_or(false))

@@ -25,7 +25,7 @@ use super::StoreError;
 use crate::EntryKind;
 #[cfg(doc)]
 use crate::Store;
-use crate::db::{Args, Row, Sql};
+use answers_db::{Args, DbError, Row, Sql};
 use answers_protocol::{LocalDate, Window};
 
 pub use self::catalogue::{SeriesSummary, StoredValue};
@@ -138,13 +138,7 @@ fn shift(day: LocalDate, days: i64) -> String {
 }
 
 /// What a visitor tells the read: go on, or stop here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Flow {
-    /// Read the next row.
-    Continue,
-    /// End the read; the rest is not read.
-    Stop,
-}
+pub use answers_db::Flow;
 
 /// One stored reading or reported entry, borrowed from the statement that read it, comment
 /// left out.
@@ -193,7 +187,7 @@ impl<'r> ReadingRow<'r> {
         let kind = match row.opt_text(0, op, table)? {
             Some("measured") => EntryKind::Measured,
             Some("reported") => EntryKind::Reported,
-            _ => return Err(StoreError::Malformed { table }),
+            _ => return Err(StoreError::Db(DbError::Malformed { table })),
         };
         Ok(Self {
             kind,
@@ -217,9 +211,11 @@ impl crate::Store {
         &self,
         sql: impl Into<Sql<'a>>,
         args: impl Into<Args<'a>>,
-        each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
+        mut each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
     ) -> Result<(), E> {
-        self.db.each(READ, sql, args, each)
+        self.db
+            .each(READ, sql, args, |row| each(row).map_err(Visit))
+            .map_err(|Visit(e)| e)
     }
 
     /// As [`Store::each_row`], for a statement whose `LIMIT` keeps its rows few: on
@@ -228,9 +224,21 @@ impl crate::Store {
         &self,
         sql: impl Into<Sql<'a>>,
         args: impl Into<Args<'a>>,
-        each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
+        mut each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
     ) -> Result<(), E> {
-        self.db.each_few(READ, sql, args, each)
+        self.db
+            .each_few(READ, sql, args, |row| each(row).map_err(Visit))
+            .map_err(|Visit(e)| e)
+    }
+}
+
+/// A visitor's error as the connection layer carries it: a visitor's error type need only
+/// come from a [`StoreError`], and a [`DbError`] reaches it as one.
+struct Visit<E>(E);
+
+impl<E: From<StoreError>> From<DbError> for Visit<E> {
+    fn from(e: DbError) -> Visit<E> {
+        Visit(E::from(StoreError::Db(e)))
     }
 }
 

@@ -6,7 +6,7 @@ use jiff::civil::Date;
 use jiff::tz::TimeZone;
 
 use super::{Store, StoreError};
-use crate::db::{Arg, Args, Row};
+use answers_db::{Arg, Args, DbError, Row};
 
 /// A person whose record the store holds.
 ///
@@ -58,14 +58,14 @@ impl Subject {
         self.tz.to_datetime(at).date()
     }
 
-    fn from_row(row: &Row<'_>) -> Result<Subject, StoreError> {
+    fn from_row(row: &Row<'_>) -> Result<Subject, DbError> {
         let (op, table) = ("read subject", "subject");
         let id = row.text(0, op, table)?.to_owned();
         let handle = row.text(1, op, table)?.to_owned();
         let tz = row.text(2, op, table)?;
         TimeZone::get(tz)
             .map(|tz| Subject { id, handle, tz })
-            .map_err(|_| StoreError::Malformed { table })
+            .map_err(|_| DbError::Malformed { table })
     }
 }
 
@@ -113,13 +113,13 @@ impl Store {
                 &[Arg::from(id), Arg::from(handle), Arg::from(name.as_str())],
             )
             .map_err(|e| match e {
-                StoreError::Postgres { ref kind, .. } if kind == "unique_violation" => {
+                DbError::Postgres { ref kind, .. } if kind == "unique_violation" => {
                     StoreError::HandleTaken
                 }
-                StoreError::Sqlite { ref kind, .. } if kind == "ConstraintViolation" => {
+                DbError::Sqlite { ref kind, .. } if kind == "ConstraintViolation" => {
                     StoreError::HandleTaken
                 }
-                other => other,
+                other => other.into(),
             })?;
         Ok(Subject {
             id: id.to_owned(),
@@ -203,6 +203,7 @@ impl Store {
     fn one_subject(&self, sql: &str, key: &str) -> Result<Option<Subject>, StoreError> {
         self.db
             .one("read subject", sql, &[Arg::from(key)], Subject::from_row)
+            .map_err(StoreError::from)
     }
 }
 
@@ -244,12 +245,12 @@ mod tests {
             s.db.exec(
                 "test",
                 "INSERT INTO subject VALUES ('a', 'b', 'Nowhere/Else')",
-                crate::db::Args::Pos(&[]),
+                answers_db::Args::Pos(&[]),
             )
             .unwrap();
             assert!(matches!(
                 s.subject_by_id("a"),
-                Err(StoreError::Malformed { table: "subject" })
+                Err(StoreError::Db(DbError::Malformed { table: "subject" }))
             ));
             assert!(s.subjects().is_err());
         });

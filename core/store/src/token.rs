@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 
 use super::reading::utc_text;
 use super::{Store, StoreError, Subject};
-use crate::db::Arg;
+use answers_db::Arg;
 
 /// What every issued token starts with, so a secret scanner can recognise one.
 ///
@@ -149,7 +149,7 @@ mod tests {
     }
 
     fn set_expiry(s: &Store, expires: &str) {
-        let args = [crate::db::Arg::from(expires)];
+        let args = [answers_db::Arg::from(expires)];
         s.db.exec("test", "UPDATE token SET expires_utc = ?1", &args)
             .unwrap();
     }
@@ -165,7 +165,7 @@ mod tests {
             s.db.each(
                 "test",
                 "SELECT token_hash FROM token",
-                crate::db::Args::Pos(&[]),
+                answers_db::Args::Pos(&[]),
                 |r| {
                     stored.push(r.text(0, "test", "token")?.to_owned());
                     Ok::<_, StoreError>(crate::Flow::Continue)

@@ -4,7 +4,7 @@
 
 use super::token::hash;
 use super::{Store, StoreError};
-use crate::db::Arg;
+use answers_db::Arg;
 
 /// Shortest token accepted from a file: 128 bits of hex, so a guessable secret is refused.
 pub const MIN_TOKEN_LEN: usize = 32;
@@ -89,12 +89,15 @@ impl Store {
             let subject = self
                 .subject_by_handle(handle)?
                 .ok_or(TokensFileError::UnknownHandle { line })?;
-            let owner = self.db.one(
-                "check token",
-                "SELECT subject_id FROM token WHERE token_hash = ?1",
-                &[Arg::from(&hash(token))],
-                |r| Ok(r.text(0, "check token", "token")?.to_owned()),
-            )?;
+            let owner = self
+                .db
+                .one(
+                    "check token",
+                    "SELECT subject_id FROM token WHERE token_hash = ?1",
+                    &[Arg::from(&hash(token))],
+                    |r| Ok(r.text(0, "check token", "token")?.to_owned()),
+                )
+                .map_err(StoreError::from)?;
             if owner.is_some_and(|o| o != subject.id)
                 || pairs.iter().any(|(s, t)| *t == token && *s != subject.id)
             {
@@ -103,13 +106,15 @@ impl Store {
             pairs.push((subject.id, token));
         }
         for (subject_id, token) in &pairs {
-            self.db.exec(
-                "register token",
-                "INSERT INTO token (token_hash, subject_id, expires_utc, revoked)
+            self.db
+                .exec(
+                    "register token",
+                    "INSERT INTO token (token_hash, subject_id, expires_utc, revoked)
                  VALUES (?1, ?2, NULL, 0)
                  ON CONFLICT (token_hash) DO NOTHING",
-                &[Arg::from(&hash(token)), Arg::from(subject_id.as_str())],
-            )?;
+                    &[Arg::from(&hash(token)), Arg::from(subject_id.as_str())],
+                )
+                .map_err(StoreError::from)?;
         }
         Ok(pairs.len())
     }

@@ -7,9 +7,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use super::day::{self, DayKey};
 use super::reading::{NewReading, utc_text};
 use super::{Store, StoreError};
-use crate::db::{Arg, Tx};
-use crate::pg::pg_err;
 use crate::{BATCH, Backend};
+use answers_db::{Arg, DbError, Tx};
 use answers_vocab::Vocabulary;
 use jiff::tz::TimeZone;
 use postgres::types::ToSql;
@@ -64,7 +63,7 @@ impl Store {
         let mut attempt = 0;
         loop {
             match self.write_readings(rows) {
-                Err(StoreError::Postgres { kind, .. })
+                Err(StoreError::Db(DbError::Postgres { kind, .. }))
                     if attempt < RETRIES
                         && matches!(
                             kind.as_str(),
@@ -110,7 +109,7 @@ impl Store {
                     )?;
                     let name = name.ok_or(StoreError::UnknownSubject)?;
                     let tz = TimeZone::get(&name)
-                        .map_err(|_| StoreError::Malformed { table: "subject" })?;
+                        .map_err(|_| StoreError::Db(DbError::Malformed { table: "subject" }))?;
                     e.insert(tz)
                 }
             };
@@ -323,25 +322,25 @@ fn upsert_batch<'r>(
         &comment,
     ];
     let Some(result) = tx.pg_query(op, UPSERT_BATCH, &values) else {
-        return Err(StoreError::Postgres {
+        return Err(StoreError::Db(DbError::Postgres {
             op,
             kind: "not_postgres".to_owned(),
-        });
+        }));
     };
     let mut written = 0;
     let mut before: Vec<Option<String>> = vec![None; rows.len()];
     for r in &result? {
-        let n: Option<i64> = r.try_get(0).map_err(|e| pg_err(op, &e))?;
+        let n: Option<i64> = r.try_get(0).map_err(|e| DbError::postgres(op, &e))?;
         if let Some(n) = n {
             written += usize::try_from(n).unwrap_or(0);
             continue;
         }
-        let ord: i64 = r.try_get(1).map_err(|e| pg_err(op, &e))?;
+        let ord: i64 = r.try_get(1).map_err(|e| DbError::postgres(op, &e))?;
         let slot = usize::try_from(ord - 1)
             .ok()
             .and_then(|i| before.get_mut(i))
-            .ok_or(StoreError::Malformed { table: "series" })?;
-        *slot = r.try_get(2).map_err(|e| pg_err(op, &e))?;
+            .ok_or(StoreError::Db(DbError::Malformed { table: "series" }))?;
+        *slot = r.try_get(2).map_err(|e| DbError::postgres(op, &e))?;
     }
     for (p, before) in rows.iter().zip(before) {
         for d in [p.day.clone(), before].into_iter().flatten() {
@@ -420,7 +419,7 @@ mod tests {
                 s.db.one(
                     "test",
                     "SELECT COUNT(*), MAX(value_num), MAX(unit) FROM series",
-                    crate::db::Args::Pos(&[]),
+                    answers_db::Args::Pos(&[]),
                     |r| {
                         Ok((
                             r.int(0, "test")?,
@@ -437,7 +436,7 @@ mod tests {
                 s.db.one(
                     "test",
                     "SELECT value FROM day_elected",
-                    crate::db::Args::Pos(&[]),
+                    answers_db::Args::Pos(&[]),
                     |r| r.real(0, "test"),
                 )
                 .unwrap()

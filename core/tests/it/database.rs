@@ -5,9 +5,10 @@
 use std::path::Path;
 use std::time::Duration;
 
+use answers_db::{Location, OpenOptions, PgOptions};
+use answers_store::Store;
 use answers_store::copy::{CopyOptions, TableCopy, copy};
 use answers_store::test_support::{PASSWORD, TestDatabase, cluster_tls};
-use answers_store::{Location, OpenOptions, PgOptions, Store};
 use phi_testkit::{Cmd, Run};
 
 use crate::backends::{Backend, answers, demo_on, url_of};

@@ -416,10 +416,12 @@ fn a_tool_error_is_a_fault_whose_class_decides_whether_it_may_run_again() {
     use answers_server::chat::Fallible;
     use answers_tools::fault::ToolError;
     let busy = || {
-        ToolError::Store(answers_store::StoreError::Sqlite {
-            op: "read readings",
-            kind: "DatabaseBusy".into(),
-        })
+        ToolError::Store(answers_store::StoreError::Db(
+            answers_store::DbError::Sqlite {
+                op: "read readings",
+                kind: "DatabaseBusy".into(),
+            },
+        ))
     };
     let tools = Fallible(
         move |_: ToolId, args: &Value| -> Result<Envelope, ToolError> {

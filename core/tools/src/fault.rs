@@ -8,7 +8,7 @@
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use answers_store::StoreError;
+use answers_store::{DbError, StoreError};
 
 use crate::envelope::Envelope;
 use crate::envelope::error::TypeName;
@@ -19,10 +19,10 @@ use crate::tool::ToolId;
 ///
 /// ```
 /// use answers_protocol::ErrorKind;
-/// use answers_store::StoreError;
+/// use answers_store::{DbError, StoreError};
 /// use answers_tools::fault::ToolError;
 ///
-/// let busy = ToolError::Store(StoreError::Sqlite { op: "read readings", kind: "DatabaseBusy".into() });
+/// let busy = ToolError::Store(StoreError::Db(DbError::Sqlite { op: "read readings", kind: "DatabaseBusy".into() }));
 /// assert_eq!(busy.kind(), ErrorKind::StoreUnavailable);
 /// assert_eq!(ToolError::Malformed { table: "series" }.kind(), ErrorKind::StoreFault);
 /// ```
@@ -46,7 +46,7 @@ impl From<StoreError> for ToolError {
     /// error is the store's.
     fn from(e: StoreError) -> Self {
         match e {
-            StoreError::Malformed { table } => ToolError::Malformed { table },
+            StoreError::Db(DbError::Malformed { table }) => ToolError::Malformed { table },
             other => ToolError::Store(other),
         }
     }
@@ -71,10 +71,10 @@ impl ToolError {
     ///
     /// ```
     /// use answers_protocol::ErrorKind;
-    /// use answers_store::StoreError;
+    /// use answers_store::{DbError, StoreError};
     /// use answers_tools::fault::ToolError;
     ///
-    /// let gone = ToolError::Store(StoreError::Sqlite { op: "read readings", kind: "Corrupt".into() });
+    /// let gone = ToolError::Store(StoreError::Db(DbError::Sqlite { op: "read readings", kind: "Corrupt".into() }));
     /// assert_eq!(gone.kind(), ErrorKind::StoreFault);
     /// ```
     #[must_use]
@@ -88,10 +88,10 @@ impl ToolError {
     /// The type the fault is told by.
     ///
     /// ```
-    /// use answers_store::StoreError;
+    /// use answers_store::{DbError, StoreError};
     /// use answers_tools::fault::ToolError;
     ///
-    /// let e = ToolError::Store(StoreError::Sqlite { op: "read readings", kind: "Corrupt".into() });
+    /// let e = ToolError::Store(StoreError::Db(DbError::Sqlite { op: "read readings", kind: "Corrupt".into() }));
     /// assert_eq!(e.type_name().as_str(), "answers_store::StoreError");
     /// ```
     #[must_use]
@@ -180,10 +180,10 @@ mod tests {
     #[test]
     fn busy_is_recoverable_with_a_retry_and_no_message() {
         let env = guarded(ToolId::QueryHealthIndicators, retry, || {
-            Err(ToolError::Store(StoreError::Sqlite {
+            Err(ToolError::Store(StoreError::Db(DbError::Sqlite {
                 op: "read readings",
                 kind: "DatabaseLocked".into(),
-            }))
+            })))
         });
         assert_eq!(env.error_kind(), Some(ErrorKind::StoreUnavailable));
         assert_eq!(env.error_class(), Some(ErrorClass::Recoverable));
@@ -195,10 +195,10 @@ mod tests {
     #[test]
     fn a_broken_store_is_unrecoverable_without_steps() {
         let env = guarded(ToolId::QueryHealthIndicators, retry, || {
-            Err(ToolError::Store(StoreError::Sqlite {
+            Err(ToolError::Store(StoreError::Db(DbError::Sqlite {
                 op: "read readings",
                 kind: "QueryReturnedNoRows".into(),
-            }))
+            })))
         });
         assert_eq!(env.error_kind(), Some(ErrorKind::StoreFault));
         assert_eq!(env.error_class(), Some(ErrorClass::Unrecoverable));

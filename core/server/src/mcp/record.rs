@@ -173,6 +173,7 @@ impl ServerHandler for RecordMcp {
 mod tests {
     use super::*;
     use answers_protocol::{ErrorClass, ErrorKind};
+    use answers_store::DbError;
 
     #[test]
     fn undecided_visibility_lists_every_record_tool() {
@@ -184,16 +185,16 @@ mod tests {
 
     #[test]
     fn a_handle_that_fails_answers_its_real_fault() {
-        let busy = StoreError::Sqlite {
+        let busy = StoreError::Db(DbError::Sqlite {
             op: "open",
             kind: "DatabaseBusy".into(),
-        };
+        });
         let env = store_failed(ToolId::QueryMedications, busy);
         assert_eq!(env.error_kind(), Some(ErrorKind::StoreUnavailable));
         assert_eq!(env.error_class(), Some(ErrorClass::Recoverable));
         assert_eq!(env.next_steps()[0].action, NextAction::RetryLater);
 
-        let env = store_failed(ToolId::QueryMedications, StoreError::Missing);
+        let env = store_failed(ToolId::QueryMedications, StoreError::Db(DbError::Missing));
         assert_eq!(env.error_kind(), Some(ErrorKind::StoreFault));
         assert_eq!(env.error_class(), Some(ErrorClass::Unrecoverable));
         assert!(env.next_steps().is_empty());

@@ -3,7 +3,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::db::Arg;
+use answers_db::Arg;
 
 /// An owned value read from the source, bound on the target.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,9 +1,9 @@
 //! The read side of a copy: a table streamed in key order a batch at a time (the source's rows,
 //! and the target's read back to verify them), and its row count.
 
-use crate::db::{Row, Tx};
 use crate::read::Flow;
 use crate::{Backend, StoreError};
+use answers_db::{Row, Tx};
 
 use super::row::{Checksum, Value};
 use super::tables::Table;

@@ -3,7 +3,6 @@
 
 use super::row::Value;
 use super::*;
-use crate::db::Db;
 use crate::read::Flow;
 use crate::test_support;
 
@@ -71,10 +70,7 @@ fn large(n: usize) -> Store {
          SELECT 7, 'rs' || i, '1', 1000 + i, CASE i % 3 WHEN 0 THEN NULL ELSE 'AG' END
            FROM n;"
     );
-    let Db::Sqlite(conn) = &store.db else {
-        unreachable!("an in-memory store is SQLite")
-    };
-    conn.execute_batch(&sql).unwrap();
+    store.conn().execute_batch(&sql).unwrap();
     store
 }
 
@@ -113,16 +109,15 @@ fn a_record_of_many_batches_is_copied_there_and_back_on_each_backend() {
 fn a_copy_refused_after_batches_were_written_leaves_the_target_as_it_was() {
     let source = large(2 * BATCH + 1);
     // The last row of series (past two written batches) is one the schema refuses.
-    let Db::Sqlite(conn) = &source.db else {
-        unreachable!("an in-memory store is SQLite")
-    };
-    conn.execute_batch(
-        "PRAGMA ignore_check_constraints = ON;
+    source
+        .conn()
+        .execute_batch(
+            "PRAGMA ignore_check_constraints = ON;
          INSERT INTO series (subject_id, kind, name, system, code, start_utc, source)
          VALUES ('subj-big', 'bogus', 'x', 'loinc', '8867-4', '2030-01-01T00:00:00Z', 'x');
          PRAGMA ignore_check_constraints = OFF;",
-    )
-    .unwrap();
+        )
+        .unwrap();
     test_support::each_backend(|target| {
         // The target holds another record.
         target.upsert_subject("subj-other", "other", "UTC").unwrap();

@@ -2,8 +2,8 @@
 
 use postgres::types::ToSql;
 
-use crate::db::{Arg, Tx};
 use crate::{Backend, StoreError};
+use answers_db::{Arg, DbError, Tx};
 
 use super::OP;
 use super::row::Value;
@@ -45,11 +45,11 @@ pub(super) fn write(
                 .collect();
             let values: Vec<&(dyn ToSql + Sync)> = columns.iter().map(Column::value).collect();
             match tx.pg_query(OP, &insert_unnest(table), &values) {
-                Some(result) => result.map(drop),
-                None => Err(StoreError::Postgres {
+                Some(result) => result.map(drop).map_err(StoreError::from),
+                None => Err(StoreError::Db(DbError::Postgres {
                     op: OP,
                     kind: "not_postgres".to_owned(),
-                }),
+                })),
             }
         }
     }

@@ -9,8 +9,8 @@ use jiff::Timestamp;
 
 use super::kinds::{ClosedReason, DoseStatus, DrugCodeSystem, Frequency, PlanStatus, Route};
 use super::{DrugCode, Store};
-use crate::db::{Arg, Row};
 use crate::{Flow, StoreError};
+use answers_db::{Arg, DbError, Row};
 use answers_protocol::date::LocalDate;
 use answers_protocol::window::Window;
 
@@ -92,9 +92,9 @@ fn parsed<T: std::str::FromStr>(
     idx: usize,
     op: &'static str,
     table: &'static str,
-) -> Result<Option<T>, StoreError> {
+) -> Result<Option<T>, DbError> {
     row.opt_text(idx, op, table)?
-        .map(|t| t.parse().map_err(|_| StoreError::Malformed { table }))
+        .map(|t| t.parse().map_err(|_| DbError::Malformed { table }))
         .transpose()
 }
 
@@ -105,7 +105,7 @@ fn required<T: std::str::FromStr>(
     op: &'static str,
     table: &'static str,
 ) -> Result<T, StoreError> {
-    parsed(row, idx, op, table)?.ok_or(StoreError::Malformed { table })
+    parsed(row, idx, op, table)?.ok_or(StoreError::Db(DbError::Malformed { table }))
 }
 
 /// A window's bounds as the `YYYY-MM-DD` text the tables hold.

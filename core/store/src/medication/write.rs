@@ -3,8 +3,8 @@
 use std::collections::HashMap;
 
 use super::{MedicationProblem, NewDose, NewPlan};
-use crate::db::Arg;
 use crate::{Store, StoreError, utc_text};
+use answers_db::{Arg, DbError};
 use jiff::tz::TimeZone;
 
 impl Store {
@@ -85,7 +85,7 @@ impl Store {
                 ],
             )?;
         }
-        tx.commit(op)
+        Ok(tx.commit(op)?)
     }
 
     /// Writes `doses` (upserts on plan and time), all or none. Each dose's plan must exist
@@ -137,7 +137,7 @@ impl Store {
                 Some(z) => z.clone(),
                 None => {
                     let z = TimeZone::get(&tz)
-                        .map_err(|_| StoreError::Malformed { table: "subject" })?;
+                        .map_err(|_| StoreError::Db(DbError::Malformed { table: "subject" }))?;
                     zones.insert(tz, z.clone());
                     z
                 }
@@ -160,7 +160,7 @@ impl Store {
                 ],
             )?;
         }
-        tx.commit(op)
+        Ok(tx.commit(op)?)
     }
 }
 

@@ -17,8 +17,8 @@
 use std::sync::LazyLock;
 
 use super::{Bounds, Flow, IN_WINDOW, OF_CODE, READ};
-use crate::db::{Arg, Row, Sql};
 use crate::{EntryKind, Store, StoreError};
+use answers_db::{Arg, DbError, Row};
 use answers_vocab::{CodeRef, CodeSystem};
 
 /// Migration 5: the per-day summary and the triggers that keep it. A row's unit is keyed as
@@ -146,7 +146,7 @@ impl Store {
         b: &Bounds,
     ) -> Result<Vec<SeriesSummary>, StoreError> {
         let mut out = Vec::new();
-        let sql = Sql::Translated(sql);
+        let sql = crate::pg::translated(sql);
         let push = |row: &Row<'_>| {
             out.push(summary(row)?);
             Ok::<_, StoreError>(Flow::Continue)
@@ -191,7 +191,7 @@ impl Store {
     ) -> Result<Option<StoredValue>, StoreError> {
         let mut newest = None;
         self.each_few_rows(
-            Sql::Translated(newest_in_unit_sql()),
+            crate::pg::translated(newest_in_unit_sql()),
             &[
                 (":subject", Arg::from(subject_id)),
                 (":code", Arg::from(&code.code)),
@@ -218,7 +218,7 @@ impl Store {
 /// A row of the summary statements: code, system, kind, unit, count, first, last, legacy.
 fn summary(row: &Row<'_>) -> Result<SeriesSummary, StoreError> {
     let table = "series";
-    let malformed = || StoreError::Malformed { table };
+    let malformed = || StoreError::Db(DbError::Malformed { table });
     let text = |i| row.text(i, READ, table);
     let system: CodeSystem = text(1)?.parse().map_err(|_| malformed())?;
     let count = row.int(4, READ)?;

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::test_support::TestDatabase;
+use crate::test_support::{OpenStore as _, TestDatabase};
 use crate::{
     Bounds, ClosedReason, DoseStatus, DrugCode, Flow, Frequency, NameMatch, NewDose, NewPlan,
     NewReading, PlanStatus, Route, Store, StoreError,

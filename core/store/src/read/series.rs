@@ -5,8 +5,8 @@
 use std::sync::LazyLock;
 
 use super::{Bounds, COLUMNS, Flow, IN_WINDOW, OF_CODE, READ, ReadingRow};
-use crate::db::{Arg, Sql};
 use crate::{Backend, Store, StoreError};
+use answers_db::{Arg, DbError, Sql};
 use answers_vocab::{CodeRef, CodeSystem};
 
 /// A day the write side elected a source for: the day authority's one value of that day.
@@ -53,12 +53,12 @@ impl Store {
             (None, Backend::Sqlite) => Arg::Int(-1),
             (None, Backend::Postgres) => Arg::Null,
         };
-        let sql = Sql::Translated(newest_first_sql());
+        let sql = crate::pg::translated(newest_first_sql());
         let args = {
             let [s, c, y, ul, uh, dl, dh] = window_args(subject_id, code, bounds);
             [s, c, y, ul, uh, dl, dh, (":limit", limit)]
         };
-        let each = |row: &crate::db::Row<'_>| visit(ReadingRow::read(row)?);
+        let each = |row: &answers_db::Row<'_>| visit(ReadingRow::read(row)?);
         if few {
             self.each_few_rows(sql, &args, each)
         } else {
@@ -78,7 +78,7 @@ impl Store {
         mut visit: impl FnMut(ReadingRow<'_>) -> Result<Flow, E>,
     ) -> Result<(), E> {
         self.each_row(
-            Sql::Translated(days_sql()),
+            crate::pg::translated(days_sql()),
             &[
                 (":subject", Arg::from(subject_id)),
                 (":code", Arg::from(&code.code)),
@@ -101,7 +101,7 @@ impl Store {
         mut visit: impl FnMut(ReadingRow<'_>) -> Result<Flow, E>,
     ) -> Result<(), E> {
         self.each_row(
-            Sql::Translated(legacy_sql()),
+            crate::pg::translated(legacy_sql()),
             &[
                 (":subject", Arg::from(subject_id)),
                 (":code", Arg::from(&code.code)),
@@ -122,7 +122,7 @@ impl Store {
     ) -> Result<Vec<ElectedDay>, StoreError> {
         let mut out = Vec::new();
         self.each_row(
-            Sql::Translated(ELECTED),
+            crate::pg::translated(ELECTED),
             &[
                 (":subject", Arg::from(subject_id)),
                 (":system", Arg::from(code.system.as_str())),
@@ -156,10 +156,10 @@ impl Store {
         mut visit: impl FnMut(ReadingRow<'_>, bool) -> Result<(), E>,
     ) -> Result<(), E> {
         self.each_few_rows(
-            Sql::Translated(newest_sql()),
+            crate::pg::translated(newest_sql()),
             &window_args(subject_id, code, bounds),
             |row| {
-                let elected = row.flag(7, READ)?;
+                let elected = row.flag(7, READ).map_err(StoreError::from)?;
                 visit(ReadingRow::read(row)?, elected)?;
                 Ok(Flow::Continue)
             },
@@ -175,7 +175,7 @@ impl Store {
     ) -> Result<Option<String>, StoreError> {
         let mut name = None;
         self.each_few_rows(
-            Sql::Translated(name_sql()),
+            crate::pg::translated(name_sql()),
             &[
                 (":subject", Arg::from(subject_id)),
                 (":code", Arg::from(&code.code)),
@@ -228,7 +228,7 @@ impl Store {
             let code = row.text(1, READ, "series")?;
             let system = system
                 .parse::<CodeSystem>()
-                .map_err(|_| StoreError::Malformed { table: "series" })?;
+                .map_err(|_| StoreError::Db(DbError::Malformed { table: "series" }))?;
             codes.push(CodeRef::new(system, code));
             Ok::<_, StoreError>(Flow::Continue)
         })?;

@@ -4,9 +4,9 @@
 
 use std::sync::{Arc, Barrier};
 
-use crate::db::Args;
-use crate::test_support::TestDatabase;
+use crate::test_support::{OpenStore as _, TestDatabase};
 use crate::{Flow, NewReading, Store, StoreError};
+use answers_db::Args;
 use answers_protocol::Source;
 use answers_vocab::CodeRef;
 

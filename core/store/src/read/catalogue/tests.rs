@@ -5,7 +5,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::NewReading;
-use crate::db::{Arg, Args};
+use answers_db::{Arg, Args, Sql};
 use answers_protocol::{LocalDate, Source, Window};
 
 const ZONES: [&str; 4] = [
@@ -233,6 +233,7 @@ proptest! {
         windows in prop::collection::vec(prop::option::of((-2..12_i64, -2..12_i64)), 1..6),
     ) {
         if let Some(db) = crate::test_support::TestDatabase::create() {
+            use crate::test_support::OpenStore as _;
             summary_equals_scan(db.open(), &record, &windows)?;
         }
     }
@@ -240,7 +241,9 @@ proptest! {
 
 #[test]
 fn a_record_written_before_the_summary_is_summarised_by_the_migration() {
-    let mut store = Store::open_in_memory().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("record.db");
+    let mut store = Store::open(&path).unwrap();
     store.upsert_subject("s", "you", "Europe/Berlin").unwrap();
     let rows: Vec<NewReading> = (0..30)
         .map(|h| {
@@ -262,7 +265,8 @@ fn a_record_written_before_the_summary_is_summarised_by_the_migration() {
              DROP TRIGGER series_day_update; DROP TABLE series_day; PRAGMA user_version = 4;",
         )
         .unwrap();
-    let store = Store::init(store.into_conn()).unwrap();
+    drop(store);
+    let store = Store::open(&path).unwrap();
     let mut got = store.catalogue("s", &bounds).unwrap();
     got.sort();
     assert_eq!(got, before);

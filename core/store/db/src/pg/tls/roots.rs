@@ -8,12 +8,12 @@ use rustls::RootCertStore;
 use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
 
-use crate::StoreError;
+use crate::DbError;
 
 use super::tls_err;
 
 /// The roots in the operator's `sslrootcert` file: every certificate in it must parse.
-pub(super) fn root_cert(path: &Path) -> Result<RootCertStore, StoreError> {
+pub(super) fn root_cert(path: &Path) -> Result<RootCertStore, DbError> {
     let mut roots = RootCertStore::empty();
     for cert in
         CertificateDer::pem_file_iter(path).map_err(|_| tls_err("tls_root_cert_unreadable"))?
@@ -40,7 +40,7 @@ pub(crate) const SYSTEM_BUNDLES: [&str; 4] = [
 
 /// The roots in the first of `bundles` that exists. A certificate of a system bundle that
 /// does not parse is skipped (the others still count); a bundle with none is an error.
-pub(crate) fn roots_from(bundles: &[PathBuf]) -> Result<RootCertStore, StoreError> {
+pub(crate) fn roots_from(bundles: &[PathBuf]) -> Result<RootCertStore, DbError> {
     let unavailable = || tls_err("tls_system_roots_unavailable");
     let bundle = bundles
         .iter()
@@ -76,7 +76,7 @@ pub(crate) const DIR_CAPS: DirCaps = DirCaps {
 /// The system's roots, as `OpenSSL` finds them: when `SSL_CERT_FILE` or `SSL_CERT_DIR` is set,
 /// the certificates of that bundle and of every file in those directories (`SSL_CERT_DIR` is a
 /// list, `:`-separated), and nothing else; else the first of [`SYSTEM_BUNDLES`] that exists.
-pub(crate) fn system_roots() -> Result<RootCertStore, StoreError> {
+pub(crate) fn system_roots() -> Result<RootCertStore, DbError> {
     let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     let (file, dirs) = (set("SSL_CERT_FILE"), set("SSL_CERT_DIR"));
     if file.is_none() && dirs.is_none() {
@@ -96,7 +96,7 @@ pub(crate) fn roots_named(
     file: Option<&Path>,
     dirs: &[PathBuf],
     caps: DirCaps,
-) -> Result<RootCertStore, StoreError> {
+) -> Result<RootCertStore, DbError> {
     let mut roots = RootCertStore::empty();
     if let Some(Ok(certs)) = file
         .filter(|f| f.is_file())
@@ -120,7 +120,7 @@ pub(crate) fn roots_named(
 /// The contents of the files in `dir` (symbolic links followed, as the hashed names
 /// `c_rehash` makes are), within `caps`; `read` counts the bytes across directories. A
 /// directory that cannot be listed, and an entry that cannot be read, add nothing.
-fn dir_files(dir: &Path, caps: DirCaps, read: &mut u64) -> Result<Vec<Vec<u8>>, StoreError> {
+fn dir_files(dir: &Path, caps: DirCaps, read: &mut u64) -> Result<Vec<Vec<u8>>, DbError> {
     let too_large = || tls_err("tls_system_roots_too_large");
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(Vec::new());
@@ -187,7 +187,7 @@ mod tests {
         pems
     }
 
-    fn err_kind(r: Result<RootCertStore, StoreError>) -> String {
+    fn err_kind(r: Result<RootCertStore, DbError>) -> String {
         r.expect_err("an error").to_string()
     }
 

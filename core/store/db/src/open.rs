@@ -7,7 +7,7 @@
 //! - After opening, the `-wal` and `-shm` files (which `SQLite` creates itself) are set to
 //!   `0600`; with shared permissions allowed, they are left as they are.
 //!
-//! - With [`OpenOptions::must_exist`], a missing file is refused ([`StoreError::Missing`])
+//! - With [`OpenOptions::must_exist`], a missing file is refused ([`DbError::Missing`])
 //!   instead of created: every command but `seed` opens a record, and an empty new one would
 //!   serve nobody.
 //!
@@ -15,12 +15,12 @@
 
 use std::path::{Path, PathBuf};
 
-use super::StoreError;
+use crate::DbError;
 
-/// How [`Store::open_with`](crate::Store::open_with) opens a database file.
+/// How [`Db::open_sqlite`](crate::Db::open_sqlite) opens a database file.
 ///
 /// ```
-/// use answers_store::OpenOptions;
+/// use answers_db::OpenOptions;
 ///
 /// assert!(!OpenOptions::default().allow_shared_permissions);
 /// assert!(!OpenOptions::default().must_exist);
@@ -33,8 +33,8 @@ pub struct OpenOptions {
     /// `-wal` and `-shm` files alone (the CLI's `--allow-shared-permissions`). Off by default:
     /// such a file is refused.
     pub allow_shared_permissions: bool,
-    /// Refuse a database file that does not exist ([`StoreError::Missing`]) instead of
-    /// creating it. Off by default: [`Store::open`](crate::Store::open) creates a new record.
+    /// Refuse a database file that does not exist ([`DbError::Missing`]) instead of
+    /// creating it. Off by default: a new record is created.
     pub must_exist: bool,
 }
 
@@ -45,16 +45,16 @@ const PRIVATE: u32 = 0o600;
 /// Creates the database file `0600` if it does not exist (or refuses it, if `options` say it
 /// must exist), and refuses an existing one that group or others can access unless `options`
 /// allow it.
-pub(crate) fn prepare(path: &Path, options: OpenOptions) -> Result<(), StoreError> {
-    let io = |op| move |e: std::io::Error| StoreError::File { op, kind: e.kind() };
+pub(crate) fn prepare(path: &Path, options: OpenOptions) -> Result<(), DbError> {
+    let io = |op| move |e: std::io::Error| DbError::File { op, kind: e.kind() };
     if options.must_exist {
         return match std::fs::metadata(path) {
             Ok(meta) if meta.is_file() => check(path, options),
-            Ok(_) => Err(StoreError::File {
+            Ok(_) => Err(DbError::File {
                 op: "open",
                 kind: std::io::ErrorKind::InvalidInput,
             }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(StoreError::Missing),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(DbError::Missing),
             Err(e) => Err(io("open")(e)),
         };
     }
@@ -78,30 +78,30 @@ pub(crate) fn prepare(path: &Path, options: OpenOptions) -> Result<(), StoreErro
 
 /// Refuses `path` if group or others can access it and `options` do not allow that.
 #[cfg(unix)]
-fn check(path: &Path, options: OpenOptions) -> Result<(), StoreError> {
+fn check(path: &Path, options: OpenOptions) -> Result<(), DbError> {
     use std::os::unix::fs::PermissionsExt;
     if options.allow_shared_permissions {
         return Ok(());
     }
-    let meta = std::fs::metadata(path).map_err(|e| StoreError::File {
+    let meta = std::fs::metadata(path).map_err(|e| DbError::File {
         op: "open",
         kind: e.kind(),
     })?;
     let mode = meta.permissions().mode() & 0o7777;
     if mode & 0o077 != 0 {
-        return Err(StoreError::SharedPermissions { mode });
+        return Err(DbError::SharedPermissions { mode });
     }
     Ok(())
 }
 
 #[cfg(not(unix))]
-fn check(_path: &Path, _options: OpenOptions) -> Result<(), StoreError> {
+fn check(_path: &Path, _options: OpenOptions) -> Result<(), DbError> {
     Ok(())
 }
 
 /// Sets the `-wal` and `-shm` files of `path` that exist to `0600`, unless `options` allow
 /// shared permissions.
-pub(crate) fn private_companions(path: &Path, options: OpenOptions) -> Result<(), StoreError> {
+pub(crate) fn private_companions(path: &Path, options: OpenOptions) -> Result<(), DbError> {
     if options.allow_shared_permissions {
         return Ok(());
     }
@@ -115,7 +115,7 @@ pub(crate) fn private_companions(path: &Path, options: OpenOptions) -> Result<()
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => {
-                return Err(StoreError::File {
+                return Err(DbError::File {
                     op: "set the mode of",
                     kind: e.kind(),
                 });
@@ -139,7 +139,22 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     use super::*;
-    use crate::Store;
+    use crate::test_support::SCHEMA;
+    use crate::{Args, Db};
+
+    fn open(path: &Path) -> Result<Db, DbError> {
+        Db::open_sqlite(path, OpenOptions::default(), &SCHEMA)
+    }
+
+    /// A row written: `SQLite` makes the `-wal` and `-shm` files.
+    fn write(db: &Db) {
+        db.exec(
+            "write",
+            "INSERT INTO note (body) VALUES ('x')",
+            Args::Pos(&[]),
+        )
+        .unwrap();
+    }
 
     fn mode(path: &Path) -> u32 {
         std::fs::metadata(path).unwrap().permissions().mode() & 0o777
@@ -151,8 +166,8 @@ mod tests {
         // Permissive as a umask goes: the mode must not come from it.
         std::fs::set_permissions(dir.path(), PermissionsExt::from_mode(0o755)).unwrap();
         let path = dir.path().join("answers.db");
-        let store = Store::open(&path).unwrap();
-        store.upsert_subject("s", "you", "UTC").unwrap();
+        let store = open(&path).unwrap();
+        write(&store);
         for file in [
             path.clone(),
             with_suffix(&path, "-wal"),
@@ -167,11 +182,11 @@ mod tests {
     fn a_readable_database_is_refused_unless_allowed() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("answers.db");
-        drop(Store::open(&path).unwrap());
+        drop(open(&path).unwrap());
         std::fs::set_permissions(&path, PermissionsExt::from_mode(0o644)).unwrap();
-        let err = Store::open(&path).unwrap_err();
+        let err = open(&path).unwrap_err();
         assert!(
-            matches!(err, StoreError::SharedPermissions { mode: 0o644 }),
+            matches!(err, DbError::SharedPermissions { mode: 0o644 }),
             "{err}"
         );
         assert!(err.to_string().contains("0644"), "{err}");
@@ -182,8 +197,8 @@ mod tests {
             allow_shared_permissions: true,
             ..OpenOptions::default()
         };
-        let store = Store::open_with(&path, shared).unwrap();
-        assert_eq!(store.schema_version().unwrap(), crate::SCHEMA_VERSION);
+        let store = Db::open_sqlite(&path, shared, &SCHEMA).unwrap();
+        assert_eq!(store.schema_version().unwrap(), SCHEMA.version);
         assert_eq!(mode(&path), 0o644);
     }
 
@@ -195,17 +210,17 @@ mod tests {
             must_exist: true,
             ..OpenOptions::default()
         };
-        let err = Store::open_with(&path, existing).unwrap_err();
-        assert!(matches!(err, StoreError::Missing), "{err}");
+        let err = Db::open_sqlite(&path, existing, &SCHEMA).unwrap_err();
+        assert!(matches!(err, DbError::Missing), "{err}");
         assert!(!path.exists(), "nothing was created");
-        drop(Store::open(&path).unwrap());
-        let store = Store::open_with(&path, existing).unwrap();
-        assert_eq!(store.schema_version().unwrap(), crate::SCHEMA_VERSION);
+        drop(open(&path).unwrap());
+        let store = Db::open_sqlite(&path, existing, &SCHEMA).unwrap();
+        assert_eq!(store.schema_version().unwrap(), SCHEMA.version);
         // A shared file is still refused when it must exist.
         std::fs::set_permissions(&path, PermissionsExt::from_mode(0o640)).unwrap();
-        let err = Store::open_with(&path, existing).unwrap_err();
+        let err = Db::open_sqlite(&path, existing, &SCHEMA).unwrap_err();
         assert!(
-            matches!(err, StoreError::SharedPermissions { mode: 0o640 }),
+            matches!(err, DbError::SharedPermissions { mode: 0o640 }),
             "{err}"
         );
     }
@@ -214,11 +229,11 @@ mod tests {
     fn companions_left_readable_are_made_private() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("answers.db");
-        let store = Store::open(&path).unwrap();
-        store.upsert_subject("s", "you", "UTC").unwrap();
+        let store = open(&path).unwrap();
+        write(&store);
         let wal = with_suffix(&path, "-wal");
         std::fs::set_permissions(&wal, PermissionsExt::from_mode(0o644)).unwrap();
-        let again = Store::open(&path).unwrap();
+        let again = open(&path).unwrap();
         assert_eq!(mode(&wal), 0o600);
         drop((store, again));
     }

@@ -32,7 +32,7 @@ use rustls::client::WebPkiServerVerifier;
 use rustls::client::danger::ServerCertVerifier;
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use crate::StoreError;
+use crate::DbError;
 
 use roots::{root_cert, system_roots};
 pub(crate) use url::{SslMode, TlsUrl, split};
@@ -58,7 +58,7 @@ fn all_local(hosts: &[Host], addrs: &[IpAddr]) -> bool {
 pub(crate) fn configure(
     tls: &TlsUrl,
     config: &mut postgres::Config,
-) -> Result<MakeRustlsConnect, StoreError> {
+) -> Result<MakeRustlsConnect, DbError> {
     let hosts = config.get_hosts();
     // The driver dials `hostaddr` over TCP whenever it is given, whatever `host` says: only
     // sockets with no `hostaddr` stay on the machine.
@@ -118,8 +118,8 @@ pub(crate) fn configure(
     Ok(MakeRustlsConnect::new(client))
 }
 
-fn tls_err(kind: &str) -> StoreError {
-    StoreError::Postgres {
+fn tls_err(kind: &str) -> DbError {
+    DbError::Postgres {
         op: "open",
         kind: kind.to_owned(),
     }
@@ -157,7 +157,7 @@ pub(crate) fn handshake_kind(e: &postgres::Error) -> &'static str {
 mod tests {
     use super::*;
 
-    fn mode_for(url: &str) -> Result<DriverMode, StoreError> {
+    fn mode_for(url: &str) -> Result<DriverMode, DbError> {
         let tls = split(url).unwrap();
         let mut config: postgres::Config = tls.url.parse().unwrap();
         configure(&tls, &mut config).map(|_| config.get_ssl_mode())

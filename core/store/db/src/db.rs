@@ -17,12 +17,15 @@ use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 use rusqlite::Connection;
 
 use crate::pg::{PgConn, pg_err};
-use crate::read::Flow;
-use crate::{Backend, StoreError};
+use crate::{Backend, DbError, Flow};
 
-/// The open connection of a [`Store`](crate::Store).
+/// An open connection, on `SQLite` or `PostgreSQL`, migrated to its [`Schema`](crate::Schema):
+/// what a store holds.
 #[derive(Debug)]
-pub(crate) enum Db {
+pub struct Db(pub(crate) Conn);
+
+#[derive(Debug)]
+pub(crate) enum Conn {
     Sqlite(Connection),
     // Boxed: a client with its statement cache is three times a SQLite handle.
     Postgres(Box<RefCell<PgConn>>),
@@ -30,21 +33,22 @@ pub(crate) enum Db {
 
 /// A statement's text: shared, or one per backend.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Sql<'a> {
+pub enum Sql<'a> {
     /// The same text on both.
     Both(&'a str),
     /// `SQLite`'s, then `PostgreSQL`'s.
     Each(&'a str, &'a str),
-    /// `SQLite`'s text of a read, which [`crate::pg::dialect`] translates once for `PostgreSQL`
-    /// (its planner hints dropped, its blob sentinel and `IS` spelled `PostgreSQL`'s way).
-    Translated(&'static str),
+    /// `SQLite`'s text of a read, which the function translates once for `PostgreSQL` (the
+    /// store's `dialect`: its planner hints dropped, its blob sentinel and `IS` spelled
+    /// `PostgreSQL`'s way).
+    Translated(&'static str, fn(&str) -> String),
 }
 
 impl<'a> Sql<'a> {
     fn on(self, backend: Backend) -> &'a str {
         match (self, backend) {
-            (Sql::Translated(s), Backend::Postgres) => crate::pg::translated(s),
-            (Sql::Both(s) | Sql::Each(s, _) | Sql::Translated(s), Backend::Sqlite)
+            (Sql::Translated(s, dialect), Backend::Postgres) => crate::pg::translated(s, dialect),
+            (Sql::Both(s) | Sql::Each(s, _) | Sql::Translated(s, _), Backend::Sqlite)
             | (Sql::Both(s) | Sql::Each(_, s), Backend::Postgres) => s,
         }
     }
@@ -64,10 +68,14 @@ impl<'a> From<&'a String> for Sql<'a> {
 
 /// A bound value.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Arg<'a> {
+pub enum Arg<'a> {
+    /// `NULL`.
     Null,
+    /// An integer.
     Int(i64),
+    /// A float.
     Real(f64),
+    /// Text.
     Text(&'a str),
 }
 
@@ -162,8 +170,10 @@ impl ToSql for Arg<'_> {
 
 /// A statement's values: by position (`?N`), or by name (`:name`, each name with its colon).
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Args<'a> {
+pub enum Args<'a> {
+    /// By position: the `i`-th value binds `?i+1`.
     Pos(&'a [Arg<'a>]),
+    /// By name, each name with its colon.
     Named(&'a [(&'a str, Arg<'a>)]),
 }
 
@@ -220,44 +230,46 @@ impl Args<'_> {
 }
 
 /// A row of either driver.
-pub(crate) enum Row<'a> {
+pub enum Row<'a> {
+    /// A `SQLite` row.
     Sqlite(&'a rusqlite::Row<'a>),
+    /// A `PostgreSQL` row.
     Postgres(&'a postgres::Row),
 }
 
 impl<'a> Row<'a> {
     /// Text, or `None` for `NULL`; text that is not UTF-8 is a malformed row of `table`.
-    pub(crate) fn opt_text(
+    pub fn opt_text(
         &self,
         i: usize,
         op: &'static str,
         table: &'static str,
-    ) -> Result<Option<&'a str>, StoreError> {
+    ) -> Result<Option<&'a str>, DbError> {
         match self {
             Row::Sqlite(r) => r
                 .get_ref(i)
-                .map_err(|e| StoreError::sqlite(op, &e))?
+                .map_err(|e| DbError::sqlite(op, &e))?
                 .as_str_or_null()
-                .map_err(|_| StoreError::Malformed { table }),
+                .map_err(|_| DbError::Malformed { table }),
             Row::Postgres(r) => r.try_get(i).map_err(|e| pg_err(op, &e)),
         }
     }
 
     /// Text that must be there.
-    pub(crate) fn text(
+    pub fn text(
         &self,
         i: usize,
         op: &'static str,
         table: &'static str,
-    ) -> Result<&'a str, StoreError> {
+    ) -> Result<&'a str, DbError> {
         self.opt_text(i, op, table)?
-            .ok_or(StoreError::Malformed { table })
+            .ok_or(DbError::Malformed { table })
     }
 
     /// An integer, or `None` for `NULL`.
-    pub(crate) fn opt_int(&self, i: usize, op: &'static str) -> Result<Option<i64>, StoreError> {
+    pub fn opt_int(&self, i: usize, op: &'static str) -> Result<Option<i64>, DbError> {
         match self {
-            Row::Sqlite(r) => r.get(i).map_err(|e| StoreError::sqlite(op, &e)),
+            Row::Sqlite(r) => r.get(i).map_err(|e| DbError::sqlite(op, &e)),
             Row::Postgres(r) => {
                 if *r.columns()[i].type_() == Type::INT4 {
                     let n: Option<i32> = r.try_get(i).map_err(|e| pg_err(op, &e))?;
@@ -269,10 +281,10 @@ impl<'a> Row<'a> {
     }
 
     /// An integer that must be there.
-    pub(crate) fn int(&self, i: usize, op: &'static str) -> Result<i64, StoreError> {
+    pub fn int(&self, i: usize, op: &'static str) -> Result<i64, DbError> {
         match self {
-            Row::Sqlite(r) => r.get(i).map_err(|e| StoreError::sqlite(op, &e)),
-            Row::Postgres(_) => self.opt_int(i, op)?.ok_or(StoreError::Postgres {
+            Row::Sqlite(r) => r.get(i).map_err(|e| DbError::sqlite(op, &e)),
+            Row::Postgres(_) => self.opt_int(i, op)?.ok_or(DbError::Postgres {
                 op,
                 kind: "unexpected_null".to_owned(),
             }),
@@ -280,18 +292,18 @@ impl<'a> Row<'a> {
     }
 
     /// A float, or `None` for `NULL`.
-    pub(crate) fn opt_real(&self, i: usize, op: &'static str) -> Result<Option<f64>, StoreError> {
+    pub fn opt_real(&self, i: usize, op: &'static str) -> Result<Option<f64>, DbError> {
         match self {
-            Row::Sqlite(r) => r.get(i).map_err(|e| StoreError::sqlite(op, &e)),
+            Row::Sqlite(r) => r.get(i).map_err(|e| DbError::sqlite(op, &e)),
             Row::Postgres(r) => r.try_get(i).map_err(|e| pg_err(op, &e)),
         }
     }
 
     /// A float that must be there.
-    pub(crate) fn real(&self, i: usize, op: &'static str) -> Result<f64, StoreError> {
+    pub fn real(&self, i: usize, op: &'static str) -> Result<f64, DbError> {
         match self {
-            Row::Sqlite(r) => r.get(i).map_err(|e| StoreError::sqlite(op, &e)),
-            Row::Postgres(_) => self.opt_real(i, op)?.ok_or(StoreError::Postgres {
+            Row::Sqlite(r) => r.get(i).map_err(|e| DbError::sqlite(op, &e)),
+            Row::Postgres(_) => self.opt_real(i, op)?.ok_or(DbError::Postgres {
                 op,
                 kind: "unexpected_null".to_owned(),
             }),
@@ -300,9 +312,9 @@ impl<'a> Row<'a> {
 
     /// A truth value: `PostgreSQL`'s `boolean`, or an integer (non-zero is true) as `SQLite`
     /// stores one.
-    pub(crate) fn flag(&self, i: usize, op: &'static str) -> Result<bool, StoreError> {
+    pub fn flag(&self, i: usize, op: &'static str) -> Result<bool, DbError> {
         match self {
-            Row::Sqlite(r) => r.get(i).map_err(|e| StoreError::sqlite(op, &e)),
+            Row::Sqlite(r) => r.get(i).map_err(|e| DbError::sqlite(op, &e)),
             Row::Postgres(r) if *r.columns()[i].type_() == Type::BOOL => {
                 r.try_get(i).map_err(|e| pg_err(op, &e))
             }
@@ -312,7 +324,7 @@ impl<'a> Row<'a> {
 }
 
 /// A transaction on either backend; dropped uncommitted, it rolls back.
-pub(crate) struct Tx<'s> {
+pub struct Tx<'s> {
     conn: TxConn<'s>,
     open: bool,
 }
@@ -335,7 +347,9 @@ impl Drop for Tx<'_> {
 }
 
 impl Tx<'_> {
-    pub(crate) fn backend(&self) -> Backend {
+    /// The backend the transaction is on.
+    #[must_use]
+    pub fn backend(&self) -> Backend {
         match self.conn {
             TxConn::Sqlite(_) => Backend::Sqlite,
             TxConn::Postgres(_) => Backend::Postgres,
@@ -343,12 +357,12 @@ impl Tx<'_> {
     }
 
     /// Runs one statement; returns the rows it changed.
-    pub(crate) fn exec<'a>(
+    pub fn exec<'a>(
         &mut self,
         op: &'static str,
         sql: impl Into<Sql<'a>>,
         args: impl Into<Args<'a>>,
-    ) -> Result<usize, StoreError> {
+    ) -> Result<usize, DbError> {
         let sql = sql.into().on(self.backend());
         let args = args.into();
         match &mut self.conn {
@@ -359,12 +373,12 @@ impl Tx<'_> {
 
     /// Runs one statement; `None` when the table's primary or unique key refused the row
     /// (every other failure is an error).
-    pub(crate) fn exec_unique<'a>(
+    pub fn exec_unique<'a>(
         &mut self,
         op: &'static str,
         sql: impl Into<Sql<'a>>,
         args: impl Into<Args<'a>>,
-    ) -> Result<Option<usize>, StoreError> {
+    ) -> Result<Option<usize>, DbError> {
         let sql = sql.into().on(self.backend());
         let args = args.into();
         match &mut self.conn {
@@ -382,19 +396,19 @@ impl Tx<'_> {
                     {
                         Ok(None)
                     }
-                    Err(e) => Err(StoreError::sqlite(op, &e)),
+                    Err(e) => Err(DbError::sqlite(op, &e)),
                 }
             }
             TxConn::Postgres(c) => match exec_pg(c, op, sql, args) {
                 Ok(n) => Ok(Some(n)),
-                Err(StoreError::Postgres { kind, .. }) if kind == "unique_violation" => Ok(None),
+                Err(DbError::Postgres { kind, .. }) if kind == "unique_violation" => Ok(None),
                 Err(e) => Err(e),
             },
         }
     }
 
     /// Runs one statement and hands `each` its rows.
-    pub(crate) fn each<'a, E: From<StoreError>>(
+    pub fn each<'a, E: From<DbError>>(
         &mut self,
         op: &'static str,
         sql: impl Into<Sql<'a>>,
@@ -413,29 +427,29 @@ impl Tx<'_> {
     }
 
     /// The first row, read by `read`; `None` when there is none.
-    pub(crate) fn one<'a, T>(
+    pub fn one<'a, T>(
         &mut self,
         op: &'static str,
         sql: impl Into<Sql<'a>>,
         args: impl Into<Args<'a>>,
-        mut read: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
-    ) -> Result<Option<T>, StoreError> {
+        mut read: impl FnMut(&Row<'_>) -> Result<T, DbError>,
+    ) -> Result<Option<T>, DbError> {
         let mut found = None;
         self.each(op, sql, args, |row| {
             found = Some(read(row)?);
-            Ok::<_, StoreError>(Flow::Stop)
+            Ok::<_, DbError>(Flow::Stop)
         })?;
         Ok(found)
     }
 
     /// Runs one `PostgreSQL` statement whose values are of any driver type (the arrays of a
     /// batch), prepared once per connection, and returns its rows; `None` on `SQLite`.
-    pub(crate) fn pg_query(
+    pub fn pg_query(
         &mut self,
         op: &'static str,
         sql: &str,
         values: &[&(dyn ToSql + Sync)],
-    ) -> Option<Result<Vec<postgres::Row>, StoreError>> {
+    ) -> Option<Result<Vec<postgres::Row>, DbError>> {
         let TxConn::Postgres(c) = &mut self.conn else {
             return None;
         };
@@ -447,12 +461,12 @@ impl Tx<'_> {
     }
 
     /// Commits.
-    pub(crate) fn commit(mut self, op: &'static str) -> Result<(), StoreError> {
+    pub fn commit(mut self, op: &'static str) -> Result<(), DbError> {
         self.open = false;
         match &mut self.conn {
             TxConn::Sqlite(c) => c
                 .execute_batch("COMMIT")
-                .map_err(|e| StoreError::sqlite(op, &e)),
+                .map_err(|e| DbError::sqlite(op, &e)),
             TxConn::Postgres(c) => {
                 let done = c.client.batch_execute("COMMIT");
                 done.map_err(|e| c.failed(op, &e))
@@ -466,8 +480,8 @@ fn exec_sqlite(
     op: &'static str,
     sql: &str,
     args: Args<'_>,
-) -> Result<usize, StoreError> {
-    let err = |e: rusqlite::Error| StoreError::sqlite(op, &e);
+) -> Result<usize, DbError> {
+    let err = |e: rusqlite::Error| DbError::sqlite(op, &e);
     let mut stmt = conn.prepare_cached(sql).map_err(err)?;
     args.bind_sqlite(&mut stmt).map_err(err)?;
     stmt.raw_execute().map_err(err)
@@ -478,7 +492,7 @@ fn exec_pg(
     op: &'static str,
     sql: &str,
     args: Args<'_>,
-) -> Result<usize, StoreError> {
+) -> Result<usize, DbError> {
     let stmt = conn.statement(op, sql, &args.names())?;
     let n = conn
         .client
@@ -487,14 +501,14 @@ fn exec_pg(
     Ok(usize::try_from(n).unwrap_or(usize::MAX))
 }
 
-fn each_sqlite<E: From<StoreError>>(
+fn each_sqlite<E: From<DbError>>(
     conn: &Connection,
     op: &'static str,
     sql: &str,
     args: Args<'_>,
     mut each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
 ) -> Result<(), E> {
-    let err = |e: rusqlite::Error| StoreError::sqlite(op, &e);
+    let err = |e: rusqlite::Error| DbError::sqlite(op, &e);
     let mut stmt = conn.prepare_cached(sql).map_err(err)?;
     args.bind_sqlite(&mut stmt).map_err(err)?;
     let mut rows = stmt.raw_query();
@@ -511,7 +525,7 @@ fn query_pg(
     op: &'static str,
     sql: &str,
     args: Args<'_>,
-) -> Result<Vec<postgres::Row>, StoreError> {
+) -> Result<Vec<postgres::Row>, DbError> {
     let stmt = conn.statement(op, sql, &args.names())?;
     conn.client
         .query(&stmt, &args.values())
@@ -520,8 +534,8 @@ fn query_pg(
 
 /// The connection of a `PostgreSQL` store, for one call. A call made while another holds it
 /// (a visitor that used the store it is visiting) is refused, never a panic.
-fn borrow<'c>(c: &'c RefCell<PgConn>, op: &'static str) -> Result<RefMut<'c, PgConn>, StoreError> {
-    c.try_borrow_mut().map_err(|_| StoreError::Postgres {
+fn borrow<'c>(c: &'c RefCell<PgConn>, op: &'static str) -> Result<RefMut<'c, PgConn>, DbError> {
+    c.try_borrow_mut().map_err(|_| DbError::Postgres {
         op,
         kind: "connection_in_use".to_owned(),
     })
@@ -532,7 +546,7 @@ const FETCH: i32 = 1024;
 
 /// Runs a read through a portal, [`FETCH`] rows at a time, in a transaction of its own: a
 /// visitor that stops early stops the read, and memory stays bounded whatever the rows.
-fn each_portal<E: From<StoreError>>(
+fn each_portal<E: From<DbError>>(
     conn: &mut PgConn,
     op: &'static str,
     sql: &str,
@@ -569,7 +583,7 @@ fn each_portal<E: From<StoreError>>(
     outcome
 }
 
-fn each_pg<E: From<StoreError>>(
+fn each_pg<E: From<DbError>>(
     rows: &[postgres::Row],
     mut each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
 ) -> Result<(), E> {
@@ -582,30 +596,23 @@ fn each_pg<E: From<StoreError>>(
 }
 
 impl Db {
-    pub(crate) fn backend(&self) -> Backend {
-        match self {
-            Db::Sqlite(_) => Backend::Sqlite,
-            Db::Postgres(_) => Backend::Postgres,
-        }
-    }
-
     /// Runs one statement outside any transaction; returns the rows it changed.
-    pub(crate) fn exec<'a>(
+    pub fn exec<'a>(
         &self,
         op: &'static str,
         sql: impl Into<Sql<'a>>,
         args: impl Into<Args<'a>>,
-    ) -> Result<usize, StoreError> {
+    ) -> Result<usize, DbError> {
         let sql = sql.into().on(self.backend());
         let args = args.into();
-        match self {
-            Db::Sqlite(c) => exec_sqlite(c, op, sql, args),
-            Db::Postgres(c) => exec_pg(&mut *borrow(c, op)?, op, sql, args),
+        match &self.0 {
+            Conn::Sqlite(c) => exec_sqlite(c, op, sql, args),
+            Conn::Postgres(c) => exec_pg(&mut *borrow(c, op)?, op, sql, args),
         }
     }
 
     /// Runs one statement and hands `each` its rows until it returns [`Flow::Stop`].
-    pub(crate) fn each<'a, E: From<StoreError>>(
+    pub fn each<'a, E: From<DbError>>(
         &self,
         op: &'static str,
         sql: impl Into<Sql<'a>>,
@@ -619,7 +626,7 @@ impl Db {
     /// it returns [`Flow::Stop`]. On `PostgreSQL` it is one round trip (every row fetched at
     /// once), not the four of [`Db::each`]'s portal (begin, bind, fetch, commit): a read of
     /// one row is mostly its round trips.
-    pub(crate) fn each_few<'a, E: From<StoreError>>(
+    pub fn each_few<'a, E: From<DbError>>(
         &self,
         op: &'static str,
         sql: impl Into<Sql<'a>>,
@@ -631,7 +638,7 @@ impl Db {
 
     /// [`each`](Self::each), or with `few` [`each_few`](Self::each_few): the backends differ
     /// only in how `PostgreSQL` fetches the rows.
-    fn each_in<E: From<StoreError>>(
+    fn each_in<E: From<DbError>>(
         &self,
         op: &'static str,
         sql: Sql<'_>,
@@ -640,35 +647,35 @@ impl Db {
         each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
     ) -> Result<(), E> {
         let sql = sql.on(self.backend());
-        match self {
-            Db::Sqlite(c) => each_sqlite(c, op, sql, args, each),
-            Db::Postgres(c) if few => {
+        match &self.0 {
+            Conn::Sqlite(c) => each_sqlite(c, op, sql, args, each),
+            Conn::Postgres(c) if few => {
                 let rows = query_pg(&mut *borrow(c, op)?, op, sql, args)?;
                 each_pg(&rows, each)
             }
-            Db::Postgres(c) => each_portal(&mut *borrow(c, op)?, op, sql, args, each),
+            Conn::Postgres(c) => each_portal(&mut *borrow(c, op)?, op, sql, args, each),
         }
     }
 
     /// The first row, read by `read`; `None` when there is none. The statement should return
     /// one row: on `PostgreSQL` all its rows are read before the first is looked at.
-    pub(crate) fn one<'a, T>(
+    pub fn one<'a, T>(
         &self,
         op: &'static str,
         sql: impl Into<Sql<'a>>,
         args: impl Into<Args<'a>>,
-        mut read: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
-    ) -> Result<Option<T>, StoreError> {
+        mut read: impl FnMut(&Row<'_>) -> Result<T, DbError>,
+    ) -> Result<Option<T>, DbError> {
         let sql = sql.into().on(self.backend());
         let args = args.into();
         let mut found = None;
         let mut first = |row: &Row<'_>| {
             found = Some(read(row)?);
-            Ok::<_, StoreError>(Flow::Stop)
+            Ok::<_, DbError>(Flow::Stop)
         };
-        match self {
-            Db::Sqlite(c) => each_sqlite(c, op, sql, args, first)?,
-            Db::Postgres(c) => {
+        match &self.0 {
+            Conn::Sqlite(c) => each_sqlite(c, op, sql, args, first)?,
+            Conn::Postgres(c) => {
                 let rows = query_pg(&mut *borrow(c, op)?, op, sql, args)?;
                 each_pg(&rows, &mut first)?;
             }
@@ -677,17 +684,17 @@ impl Db {
     }
 
     /// Begins a transaction (`SQLite`'s deferred one; `PostgreSQL`'s read committed).
-    pub(crate) fn transaction(&self, op: &'static str) -> Result<Tx<'_>, StoreError> {
-        match self {
-            Db::Sqlite(c) => {
+    pub fn transaction(&self, op: &'static str) -> Result<Tx<'_>, DbError> {
+        match &self.0 {
+            Conn::Sqlite(c) => {
                 c.execute_batch("BEGIN DEFERRED")
-                    .map_err(|e| StoreError::sqlite(op, &e))?;
+                    .map_err(|e| DbError::sqlite(op, &e))?;
                 Ok(Tx {
                     conn: TxConn::Sqlite(c),
                     open: true,
                 })
             }
-            Db::Postgres(c) => {
+            Conn::Postgres(c) => {
                 let mut conn = borrow(c, op)?;
                 let begun = conn.client.batch_execute("BEGIN");
                 begun.map_err(|e| conn.failed(op, &e))?;

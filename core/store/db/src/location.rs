@@ -20,7 +20,7 @@ pub const DEFAULT_DATABASE: &str = "answers.db";
 /// A store's location, parsed.
 ///
 /// ```
-/// use answers_store::{Backend, Location};
+/// use answers_db::{Backend, Location};
 ///
 /// let pg = Location::parse("postgres://answers:s3cret@db.internal:5432/records")?;
 /// assert_eq!(pg.backend(), Backend::Postgres);
@@ -30,7 +30,7 @@ pub const DEFAULT_DATABASE: &str = "answers.db";
 /// let file = Location::parse("sqlite:records/answers.db")?;
 /// assert_eq!(file.sqlite_path(), Some(std::path::Path::new("records/answers.db")));
 /// assert_eq!(Location::parse("answers.db")?, Location::default());
-/// # Ok::<(), answers_store::LocationError>(())
+/// # Ok::<(), answers_db::LocationError>(())
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct Location(Kind);
@@ -46,10 +46,10 @@ enum Kind {
     },
 }
 
-/// Which database a [`Store`](crate::Store) is on.
+/// Which database a [`Db`](crate::Db) is on.
 ///
 /// ```
-/// assert_eq!(answers_store::Backend::Sqlite.as_str(), "sqlite");
+/// assert_eq!(answers_db::Backend::Sqlite.as_str(), "sqlite");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Backend {
@@ -79,7 +79,7 @@ impl fmt::Display for Backend {
 /// Why a location was refused. Never quotes the location (it may hold a password).
 ///
 /// ```
-/// use answers_store::{Location, LocationError};
+/// use answers_db::{Location, LocationError};
 ///
 /// assert_eq!(Location::parse(""), Err(LocationError::Empty));
 /// assert_eq!(Location::parse("postgres://u:pw@host:99999/db"), Err(LocationError::Malformed));
@@ -261,7 +261,7 @@ fn redact(url: &str) -> String {
 /// ```
 /// use std::time::Duration;
 ///
-/// let options = answers_store::PgOptions::default();
+/// let options = answers_db::PgOptions::default();
 /// assert_eq!(options.connect_timeout, Duration::from_secs(5));
 /// assert_eq!(options.statement_timeout, Duration::from_secs(30));
 /// ```

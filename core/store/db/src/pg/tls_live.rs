@@ -8,8 +8,8 @@ use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::Path;
 
-use crate::test_support::{ClusterTls, PASSWORD, TestDatabase, cluster_tls};
-use crate::{Location, OpenOptions, PgOptions, Store, StoreError};
+use crate::test_support::{ClusterTls, PASSWORD, SCHEMA, TestDatabase, cluster_tls, count};
+use crate::{Db, DbError, Location, OpenOptions, PgOptions};
 
 /// A host name the cluster's certificate does not hold; `hostaddr` dials the cluster.
 const OTHER_HOST: &str = "not-in-the-certificate.invalid";
@@ -37,23 +37,24 @@ fn root(path: &Path) -> String {
     format!("sslrootcert={}", path.display())
 }
 
-fn open(url: &str) -> Result<Store, StoreError> {
-    Store::open_location(
+fn open(url: &str) -> Result<Db, DbError> {
+    Db::open(
         &Location::parse(url).unwrap(),
         OpenOptions::default(),
         &PgOptions::default(),
+        &SCHEMA,
     )
 }
 
-/// Whether the server says this store's session is encrypted (its row in `pg_stat_ssl`).
-fn encrypted(store: &Store) -> bool {
+/// Whether the server says this connection's session is encrypted (its row in `pg_stat_ssl`).
+fn encrypted(db: &Db) -> bool {
     let own = "FROM pg_stat_ssl WHERE pid = pg_backend_pid()";
-    assert_eq!(store.count(&format!("SELECT COUNT(*) {own}")), 1, "one row");
-    store.count(&format!("SELECT COUNT(*) {own} AND ssl")) == 1
+    assert_eq!(count(db, &format!("SELECT COUNT(*) {own}")), 1, "one row");
+    count(db, &format!("SELECT COUNT(*) {own} AND ssl")) == 1
 }
 
 /// The kind of `result`'s refusal, checked to be a lasting one.
-fn refused(result: Result<Store, StoreError>) -> String {
+fn refused(result: Result<Db, DbError>) -> String {
     let Err(err) = result else {
         panic!("not refused")
     };
@@ -152,7 +153,7 @@ fn require_and_prefer_encrypt_and_disable_does_not() {
         &open(&url(&db, "127.0.0.1", "sslmode=prefer")).unwrap()
     ));
     // No sslmode on a loopback host is `prefer`: TLS, since the server offers it.
-    assert!(encrypted(&db.open()));
+    assert!(encrypted(&db.connect(&SCHEMA)));
     assert!(!encrypted(
         &open(&url(&db, "127.0.0.1", "sslmode=disable")).unwrap()
     ));
@@ -162,8 +163,8 @@ fn require_and_prefer_encrypt_and_disable_does_not() {
 const SSL_REQUEST: [u8; 8] = [0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f];
 
 /// Opens `sslmode` against a listener that refuses TLS; what the client sent (the
-/// `SSLRequest`, then the startup message if it went on in cleartext) and the store's answer.
-fn against_a_server_without_tls(sslmode: &str) -> (Vec<u8>, Option<Vec<u8>>, StoreError) {
+/// `SSLRequest`, then the startup message if it went on in cleartext) and the refusal.
+fn against_a_server_without_tls(sslmode: &str) -> (Vec<u8>, Option<Vec<u8>>, DbError) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let server = std::thread::spawn(move || {
@@ -187,12 +188,9 @@ fn against_a_server_without_tls(sslmode: &str) -> (Vec<u8>, Option<Vec<u8>>, Sto
     });
     let url =
         format!("postgres://phi_test@127.0.0.1:{port}/none?sslmode={sslmode}&connect_timeout=10");
-    let err = Store::open_location(
-        &Location::parse(&url).unwrap(),
-        OpenOptions::default(),
-        &PgOptions::default(),
-    )
-    .unwrap_err();
+    let Err(err) = open(&url) else {
+        panic!("a server without TLS was accepted")
+    };
     let (request, startup) = server.join().unwrap();
     (request, startup, err)
 }
