@@ -211,11 +211,9 @@ impl crate::Store {
         &self,
         sql: impl Into<Sql<'a>>,
         args: impl Into<Args<'a>>,
-        mut each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
+        each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
     ) -> Result<(), E> {
-        self.db
-            .each(READ, sql, args, |row| each(row).map_err(Visit))
-            .map_err(|Visit(e)| e)
+        self.visit_rows(false, sql.into(), args.into(), each)
     }
 
     /// As [`Store::each_row`], for a statement whose `LIMIT` keeps its rows few: on
@@ -224,11 +222,26 @@ impl crate::Store {
         &self,
         sql: impl Into<Sql<'a>>,
         args: impl Into<Args<'a>>,
+        each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
+    ) -> Result<(), E> {
+        self.visit_rows(true, sql.into(), args.into(), each)
+    }
+
+    /// [`Store::each_row`], or with `few` [`Store::each_few_rows`].
+    fn visit_rows<E: From<StoreError>>(
+        &self,
+        few: bool,
+        sql: Sql<'_>,
+        args: Args<'_>,
         mut each: impl FnMut(&Row<'_>) -> Result<Flow, E>,
     ) -> Result<(), E> {
-        self.db
-            .each_few(READ, sql, args, |row| each(row).map_err(Visit))
-            .map_err(|Visit(e)| e)
+        let each = |row: &Row<'_>| each(row).map_err(Visit);
+        let rows = if few {
+            self.db.each_few(READ, sql, args, each)
+        } else {
+            self.db.each(READ, sql, args, each)
+        };
+        rows.map_err(|Visit(e)| e)
     }
 }
 
