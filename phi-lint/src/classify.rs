@@ -94,16 +94,7 @@ const PRESERVING: &[&str] = &[
 ];
 /// Zero-argument methods whose result is a count, whatever the receiver holds.
 const COUNTS: &[&str] = &[
-    "len",
-    "count",
-    "capacity",
-    "is_empty",
-    "is_some",
-    "is_none",
-    "is_ok",
-    "is_err",
-    // An iterator's bounds on its length: `(usize, Option<usize>)`.
-    "size_hint",
+    "len", "count", "capacity", "is_empty", "is_some", "is_none", "is_ok", "is_err",
 ];
 /// Zero-argument methods whose result is a duration.
 const DURATIONS: &[&str] = &[
@@ -258,17 +249,11 @@ impl Classifier<'_> {
             Expr::Field(f) => match &f.member {
                 Member::Named(id) => {
                     self.chain_stems(&f.base, core, cx)?;
-                    if is_safe_local(&f.base, cx.scope) {
-                        return Ok(());
-                    }
                     let fact = self.fact(core, cx);
                     self.leaf(core, &id.to_string(), fact, cx)
                 }
                 Member::Unnamed(_) => {
                     self.chain_stems(&f.base, core, cx)?;
-                    if is_safe_local(&f.base, cx.scope) {
-                        return Ok(());
-                    }
                     // `version.0`, `id.0`: the only or a positional field of a newtype or
                     // tuple is what the base holds, so the base's name and the field's type
                     // decide together. A base with no name (`self.0`) leaves the type alone.
@@ -590,19 +575,6 @@ fn value_name(e: &Expr) -> Option<String> {
         Expr::Call(c) => value_name(&c.func),
         _ => None,
     }
-}
-
-/// Whether `base` is a local bound to a safe value (`let bounds = ids.size_hint()`): a field
-/// of it (`bounds.0`) is a part of that value, and as safe.
-fn is_safe_local(base: &Expr, scope: &Scope) -> bool {
-    matches!(
-        peel(base),
-        Expr::Path(p) if p.qself.is_none()
-            && p.path.segments.len() == 1
-            && scope
-                .lookup(&p.path.segments[0].ident.to_string())
-                .is_some_and(|b| b.origin == Origin::Safe)
-    )
 }
 
 /// Whether a peeled expression is an error value or reaches into one.

@@ -18,7 +18,7 @@ use syn::{FnArg, GenericArgument, Item, PathArguments, ReturnType, Type};
 mod facts;
 mod infer;
 
-pub(crate) use facts::{Fact, OS_IO_ERROR, STD_STREAM, fact_of};
+pub(crate) use facts::{Fact, fact_of};
 pub(crate) use infer::{Binding, Origin, Scope, element, ty_of};
 
 /// A type as the index keeps it: references, `Box`, `Arc`, `Rc` and `Cow` peeled, paths cut to
@@ -234,24 +234,6 @@ impl<T: PartialEq + Clone> Table<T> {
     /// Whether crate `krate` defines `k` (even ambiguously).
     fn has_own(&self, krate: &str, k: &str) -> bool {
         self.by_crate.get(krate).is_some_and(|m| m.contains_key(k))
-    }
-
-    /// The definition of `k` in the one crate other than `krate` whose directory is named
-    /// `from` (`atuin_pty_proxy` for `crates/atuin-pty-proxy`), if exactly one such crate
-    /// defines it.
-    fn get_in_crate_named(&self, krate: &str, from: &str, k: &str) -> Option<&T> {
-        let mut found = None;
-        for (c, m) in &self.by_crate {
-            if c == krate || c.rsplit('/').next().unwrap_or(c).replace('-', "_") != from {
-                continue;
-            }
-            match m.get(k) {
-                Some(Entry::One(v)) if found.is_none() => found = Some(v),
-                Some(_) => return None,
-                None => {}
-            }
-        }
-        found
     }
 
     /// The one definition of `k` outside crate `krate`, if exactly one crate defines it;
@@ -525,47 +507,6 @@ impl Types<'_> {
         self.miss(name, found)
     }
 
-    /// The signature of the free function a path names (`crate::util::f`, `self::f`,
-    /// `atuin_pty_proxy::init_script`): its own crate's one function of that name for a path
-    /// from `crate`, `self` or `super`, or the one function of that name of the scanned crate
-    /// whose directory the path's first segment names. A path from any other module (a crate
-    /// that was not scanned, `serde_json::to_string`) is not known, whatever the scanned code
-    /// defines under that name.
-    pub(crate) fn path_function(&self, module: &[String], name: &str) -> Option<&FnSig> {
-        let first = module.first()?;
-        match first.as_str() {
-            "crate" | "self" | "super" => {
-                let at = self.layer(|i| i.fns.has_own(self.krate, name));
-                self.miss(name, at.fns.get_own(self.krate, name))
-            }
-            _ if first.starts_with(char::is_lowercase) => {
-                let found = self.index.fns.get_in_crate_named(self.krate, first, name);
-                self.miss(name, found)
-            }
-            _ => None,
-        }
-    }
-
-    /// Whether module path `module` (`fs`, `std::fs`, `tokio::fs`, a rename of those) names the
-    /// filesystem module of `std` or `tokio`, whose functions fail with the operating system's
-    /// own errors: a bare `fs` must be imported from one of them in this crate (`use std::fs;`);
-    /// a crate that imports another `fs` (`use fs_err as fs;`, whose errors quote the path) or
-    /// both makes it unknown.
-    pub(crate) fn os_module(&self, module: &[String]) -> bool {
-        match module {
-            [root, fs] if fs == "fs" && matches!(root.as_str(), "std" | "tokio") => true,
-            [name] => {
-                let at = self.layer(|i| i.renames.has_own(self.krate, name));
-                matches!(
-                    at.renames.get_own(self.krate, name),
-                    Some((original, Some(root)))
-                        if original == "fs" && matches!(root.as_str(), "std" | "tokio")
-                )
-            }
-            _ => false,
-        }
-    }
-
     /// The type of a const or static.
     pub(crate) fn constant(&self, name: &str) -> Option<&Ty> {
         let found = self
@@ -676,27 +617,11 @@ fn items(list: &[Item], out: &mut FileIndex) {
 #[derive(Clone)]
 struct UseRoot(Option<String>);
 
-/// `use a::B as C;` records `C` as a rename of `B`, and whether `a` is another crate. An import
-/// of the filesystem module of `std` or `tokio` under its own name (`use std::fs;`,
-/// `use tokio::{fs, io};`, `use std::fs::{self, File};`) is recorded as a rename of `fs` from that
-/// crate, so that `fs::remove_file` is known as the standard one ([`Types::os_module`]).
+/// `use a::B as C;` records `C` as a rename of `B`, and whether `a` is another crate.
 fn renames(tree: &syn::UseTree, out: &mut FileIndex) {
-    /// `from`: `None` at the root of the tree, else the crate the path starts in; `path`: the
-    /// segments so far.
-    fn walk(tree: &syn::UseTree, from: Option<&UseRoot>, path: &[String], out: &mut FileIndex) {
+    /// `from`: `None` at the root of the tree, else the crate the path starts in.
+    fn walk(tree: &syn::UseTree, from: Option<&UseRoot>, out: &mut FileIndex) {
         match tree {
-            syn::UseTree::Name(n) => {
-                let name = n.ident.to_string();
-                let full: Vec<&str> = path
-                    .iter()
-                    .map(String::as_str)
-                    .chain((name != "self").then_some(name.as_str()))
-                    .collect();
-                if let [root @ ("std" | "tokio"), "fs"] = full.as_slice() {
-                    out.renames
-                        .push(("fs".to_owned(), ("fs".to_owned(), Some((*root).to_owned()))));
-                }
-            }
             syn::UseTree::Path(p) => {
                 let here = match from {
                     Some(f) => f.clone(),
@@ -708,9 +633,7 @@ fn renames(tree: &syn::UseTree, out: &mut FileIndex) {
                         )
                     }
                 };
-                let mut path = path.to_vec();
-                path.push(p.ident.to_string());
-                walk(&p.tree, Some(&here), &path, out);
+                walk(&p.tree, Some(&here), out);
             }
             syn::UseTree::Rename(r) if r.ident != "self" => {
                 out.renames.push((
@@ -718,25 +641,11 @@ fn renames(tree: &syn::UseTree, out: &mut FileIndex) {
                     (r.ident.to_string(), from.and_then(|f| f.0.clone())),
                 ));
             }
-            // `use std::fs::{self as filesystem}`: a rename of the module the path ends in.
-            syn::UseTree::Rename(r) => {
-                if let [root @ ("std" | "tokio"), "fs"] = path
-                    .iter()
-                    .map(String::as_str)
-                    .collect::<Vec<_>>()
-                    .as_slice()
-                {
-                    out.renames.push((
-                        r.rename.to_string(),
-                        ("fs".to_owned(), Some((*root).to_owned())),
-                    ));
-                }
-            }
-            syn::UseTree::Group(g) => g.items.iter().for_each(|t| walk(t, from, path, out)),
-            syn::UseTree::Glob(_) => {}
+            syn::UseTree::Group(g) => g.items.iter().for_each(|t| walk(t, from, out)),
+            _ => {}
         }
     }
-    walk(tree, None, &[], out);
+    walk(tree, None, out);
 }
 
 /// A signature's parameter and return types, `Self` resolved to the impl's type.

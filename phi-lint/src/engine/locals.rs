@@ -221,12 +221,7 @@ impl Linter<'_> {
     /// `x = v`, `x += v`, `x.push_str(v)`: a local that was safe is only as safe as what it
     /// was given since.
     pub(super) fn mutated(&mut self, target: &Expr, value: Option<&Expr>) {
-        // `x.0 = v`, `x.field.push(v)`: the local at the root is what changed.
-        let mut root = crate::classify::peel(target);
-        while let Expr::Field(f) = root {
-            root = crate::classify::peel(&f.base);
-        }
-        let Expr::Path(p) = root else {
+        let Expr::Path(p) = crate::classify::peel(target) else {
             return;
         };
         if p.path.segments.len() != 1 {

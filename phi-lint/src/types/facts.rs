@@ -71,19 +71,6 @@ const FIXED_MESSAGE_ERRORS: &[&str] = &[
 /// How the index names `&'static str` (see [`Ty::from_syn`](super::Ty::from_syn)).
 pub(crate) const STATIC_STR: &str = "&'static str";
 
-/// How the index names the `io::Error` of a call the operating system answers: a function of
-/// `std::fs` or `tokio::fs` (`fs::remove_file(path)`), or a write to the process's own stdout or
-/// stderr. Its message is the OS's text for an error code (`"No such file or directory (os
-/// error 2)"`) or one of std's fixed messages: std never puts the path or the data in it. An
-/// `io::Error` of any other origin is not this type: `io::Error::new(kind, payload)` carries
-/// whatever a library or the tree gave it (a URL, a parse error quoting the input, `fs_err`'s
-/// path). Not a Rust path, so no type of the scanned code can share the name.
-pub(crate) const OS_IO_ERROR: &str = "io::Error from the OS";
-
-/// How the index names the process's own stdout or stderr (`io::stdout()`, `tokio::io::stderr()`,
-/// their locks), whose writes fail only with [`OS_IO_ERROR`].
-pub(crate) const STD_STREAM: &str = "stdout or stderr of the process";
-
 impl Fact {
     /// Whether the type alone proves the value safe, under any name: an id, a duration, a
     /// status code, text compiled into the program.
@@ -146,7 +133,7 @@ fn fact_depth(ty: &Ty, index: &Types<'_>, depth: u8) -> Fact {
         }
         "HashMap" | "BTreeMap" | "IndexMap" | "HashSet" | "BTreeSet" | "IndexSet" | "Vec"
         | "VecDeque" => return Fact::Composite(name.to_owned()),
-        n if FIXED_MESSAGE_ERRORS.contains(&n) || n == OS_IO_ERROR => return Fact::FixedError,
+        n if FIXED_MESSAGE_ERRORS.contains(&n) => return Fact::FixedError,
         _ => {}
     }
     match index.def(name) {

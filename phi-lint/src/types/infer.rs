@@ -3,7 +3,7 @@
 use syn::punctuated::Punctuated;
 use syn::{BinOp, Expr, Lit, Member, PathSegment, Token};
 
-use super::{OS_IO_ERROR, STD_STREAM, Ty, TypeDef, Types};
+use super::{Ty, TypeDef, Types};
 use crate::classify::Why;
 
 /// Where a local's value came from, judged once when it was bound.
@@ -194,15 +194,6 @@ fn ty_depth(e: &Expr, scope: &Scope, index: &Types<'_>, depth: u8) -> Ty {
             {
                 return args[0].clone();
             }
-            // A write to the process's own stdout or stderr fails with the OS's error alone.
-            if recv.name() == Some(STD_STREAM)
-                && matches!(
-                    method.as_str(),
-                    "write" | "write_all" | "write_fmt" | "flush" | "write_vectored"
-                )
-            {
-                return os_result();
-            }
             match recv.name() {
                 Some(n) => index
                     .method(n, &method)
@@ -333,17 +324,6 @@ fn call_ty(c: &syn::ExprCall, scope: &Scope, index: &Types<'_>, depth: u8) -> Ty
         }
         return Ty::Unknown;
     }
-    let module: Vec<String> = segs
-        .iter()
-        .take(segs.len() - 1)
-        .map(|s| s.ident.to_string())
-        .collect();
-    if let Some(ty) = os_call(&module, &f, index) {
-        return ty;
-    }
-    if let Some(sig) = index.path_function(&module, &f) {
-        return sig.ret.clone();
-    }
     let Some(owner) = path_owner(segs, scope) else {
         return Ty::Unknown;
     };
@@ -354,56 +334,4 @@ fn call_ty(c: &syn::ExprCall, scope: &Scope, index: &Types<'_>, depth: u8) -> Ty
         return Ty::named(&owner);
     }
     Ty::Unknown
-}
-
-/// Functions of `std::fs` (and their `tokio::fs` twins): the OS answers each, and std's
-/// `io::Error` names the error code, never the path.
-const FS_FUNCTIONS: &[&str] = &[
-    "canonicalize",
-    "copy",
-    "create_dir",
-    "create_dir_all",
-    "exists",
-    "hard_link",
-    "metadata",
-    "read",
-    "read_dir",
-    "read_link",
-    "read_to_string",
-    "remove_dir",
-    "remove_dir_all",
-    "remove_file",
-    "rename",
-    "set_permissions",
-    "symlink_metadata",
-    "try_exists",
-    "write",
-];
-
-/// `Result<_, io::Error from the OS>`: the result of a call the operating system answers.
-fn os_result() -> Ty {
-    Ty::Named("Result".into(), vec![Ty::Unknown, Ty::named(OS_IO_ERROR)])
-}
-
-/// The type of a call into `std` that only the OS can fail: a function of `std::fs` or
-/// `tokio::fs` (`fs::remove_file`, with `fs` imported from one of them), or the process's own
-/// stdout or stderr (`io::stdout()`, `tokio::io::stderr()`). `module` is the call's path
-/// without its last segment. Where the scanned code defines a function of the same name
-/// (its own `mod fs` with a `read`, its own `io::stdout`), the call is not known.
-fn os_call(module: &[String], f: &str, index: &Types<'_>) -> Option<Ty> {
-    let [.., last] = module else { return None };
-    if FS_FUNCTIONS.contains(&f) && index.os_module(module) && index.function(f).is_none() {
-        return Some(os_result());
-    }
-    if last == "io"
-        && matches!(f, "stdout" | "stderr")
-        && matches!(module, [_] | [_, _])
-        && module
-            .first()
-            .is_some_and(|r| matches!(r.as_str(), "io" | "std" | "tokio"))
-        && index.function(f).is_none()
-    {
-        return Some(Ty::named(STD_STREAM));
-    }
-    None
 }
