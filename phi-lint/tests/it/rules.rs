@@ -97,19 +97,36 @@ fn config(toml: &str) -> Config {
     Config::parse(toml, Path::new("phi-lint.toml")).expect("valid config")
 }
 
-#[test]
-fn tracing_fields() {
-    insta::assert_snapshot!(check("tracing_fields.rs", &Config::default()));
+/// One test per fixture that is linted with the default configuration, named for what it
+/// covers, each with its own snapshot.
+macro_rules! default_config_fixtures {
+    ($($name:ident => $file:literal,)*) => {$(
+        #[test]
+        fn $name() {
+            insta::assert_snapshot!(check($file, &Config::default()));
+        }
+    )*};
 }
 
-#[test]
-fn format_args() {
-    insta::assert_snapshot!(check("format_args.rs", &Config::default()));
-}
-
-#[test]
-fn log_key_values() {
-    insta::assert_snapshot!(check("log_kv.rs", &Config::default()));
+default_config_fixtures! {
+    tracing_fields => "tracing_fields.rs",
+    format_args => "format_args.rs",
+    log_key_values => "log_kv.rs",
+    errors => "errors.rs",
+    instrument => "instrument.rs",
+    print => "print.rs",
+    renamed_imports => "renamed_imports.rs",
+    instrument_under_cfg_attr => "cfg_attr.rs",
+    macro_rules_at_call_sites => "macro_calls.rs",
+    writers_to_stdout_and_stderr => "writers.rs",
+    test_code_is_skipped_by_default => "test_code.rs",
+    unparsable_calls_fail_closed => "unparsed.rs",
+    name_and_type_decide_together => "types.rs",
+    locals_are_judged_by_their_origin => "origin.rs",
+    grounded_vocabulary => "vocabulary.rs",
+    errors_judged_by_their_fields => "error_types.rs",
+    constants_composed => "composition.rs",
+    static_text_and_capitalised_captures => "static_text.rs",
 }
 
 #[test]
@@ -145,39 +162,9 @@ fn without_safe_functions_they_are_findings() {
 }
 
 #[test]
-fn errors() {
-    insta::assert_snapshot!(check("errors.rs", &Config::default()));
-}
-
-#[test]
-fn instrument() {
-    insta::assert_snapshot!(check("instrument.rs", &Config::default()));
-}
-
-#[test]
-fn print() {
-    insta::assert_snapshot!(check("print.rs", &Config::default()));
-}
-
-#[test]
 fn nested_and_wrappers() {
     let c = config("[wrappers]\nadmin_error = \"tracing::error\"\n");
     insta::assert_snapshot!(check("nested.rs", &c));
-}
-
-#[test]
-fn renamed_imports() {
-    insta::assert_snapshot!(check("renamed_imports.rs", &Config::default()));
-}
-
-#[test]
-fn instrument_under_cfg_attr() {
-    insta::assert_snapshot!(check("cfg_attr.rs", &Config::default()));
-}
-
-#[test]
-fn macro_rules_at_call_sites() {
-    insta::assert_snapshot!(check("macro_calls.rs", &Config::default()));
 }
 
 #[test]
@@ -207,11 +194,6 @@ fn macro_rules_from_another_file() {
 }
 
 #[test]
-fn writers_to_stdout_and_stderr() {
-    insta::assert_snapshot!(check("writers.rs", &Config::default()));
-}
-
-#[test]
 fn suppressions() {
     let text = fixture("suppressions.rs");
     let out = lint_source(&Config::default(), "src/s.rs", &text).expect("parses");
@@ -220,18 +202,8 @@ fn suppressions() {
 }
 
 #[test]
-fn test_code_is_skipped_by_default() {
-    insta::assert_snapshot!(check("test_code.rs", &Config::default()));
-}
-
-#[test]
 fn test_code_is_scanned_on_request() {
     insta::assert_snapshot!(check("test_code.rs", &config("scan-tests = true\n")));
-}
-
-#[test]
-fn unparsable_calls_fail_closed() {
-    insta::assert_snapshot!(check("unparsed.rs", &Config::default()));
 }
 
 #[test]
@@ -264,16 +236,6 @@ fn name_classifier_is_phi_filters() {
             "{name}"
         );
     }
-}
-
-#[test]
-fn name_and_type_decide_together() {
-    insta::assert_snapshot!(check("types.rs", &Config::default()));
-}
-
-#[test]
-fn locals_are_judged_by_their_origin() {
-    insta::assert_snapshot!(check("origin.rs", &Config::default()));
 }
 
 #[test]
@@ -342,22 +304,3 @@ fn types_resolve_across_files_and_crates() {
     );
 }
 
-#[test]
-fn grounded_vocabulary() {
-    insta::assert_snapshot!(check("vocabulary.rs", &Config::default()));
-}
-
-#[test]
-fn errors_judged_by_their_fields() {
-    insta::assert_snapshot!(check("error_types.rs", &Config::default()));
-}
-
-#[test]
-fn constants_composed() {
-    insta::assert_snapshot!(check("composition.rs", &Config::default()));
-}
-
-#[test]
-fn static_text_and_capitalised_captures() {
-    insta::assert_snapshot!(check("static_text.rs", &Config::default()));
-}
