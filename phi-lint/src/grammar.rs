@@ -18,6 +18,17 @@ pub(crate) use format::{FormatArgs, parse_format_args};
 pub(crate) use instrument::parse_instrument;
 pub(crate) use macro_rules::{ExpandError, MAX_EXPANSION, MacroDef};
 
+/// `input.peek(LitStr)`, with the same answer, without its cost on every other token: syn's
+/// peek parses a whole literal on a fresh buffer and, for an identifier or a punctuation, builds
+/// and drops a parse error. A string literal is only ever a literal token, so a cursor that is not
+/// at one answers `false` at once.
+pub(crate) fn peek_lit_str(input: ParseStream) -> bool {
+    input
+        .cursor()
+        .literal()
+        .is_some_and(|(lit, _)| matches!(syn::Lit::new(lit), syn::Lit::Str(_)))
+}
+
 /// The grammar a sink macro's arguments follow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Sink {
@@ -222,7 +233,7 @@ pub(crate) enum FieldMode {
 /// `"lit" = v`, `{CONST} = v`, block form `{ fields }`, then (for events) the message.
 pub(crate) fn fields(input: ParseStream, out: &mut Parsed, mode: FieldMode) -> syn::Result<()> {
     while !input.is_empty() {
-        let starts_message = (input.peek(LitStr) && !input.peek2(Token![=]))
+        let starts_message = (peek_lit_str(input) && !input.peek2(Token![=]))
             || (input.peek(Ident) && input.peek2(Token![!]));
         if starts_message {
             if mode != FieldMode::Event {
@@ -256,7 +267,7 @@ fn field(input: ParseStream, out: &mut Parsed, mode: FieldMode) -> syn::Result<(
         });
         return Ok(());
     }
-    let (key, bare) = if input.peek(LitStr) {
+    let (key, bare) = if peek_lit_str(input) {
         (input.parse::<LitStr>()?.value(), None)
     } else if input.peek(token::Brace) {
         let content;
@@ -430,7 +441,7 @@ fn plain_ident(id: &Ident) -> bool {
 /// `log`'s key-values before `;`: `k = v`, `k:? = v`, `k:% = v`, `k:err = v`, bare `k`, `k:%`.
 fn log_key_values(input: ParseStream, out: &mut Parsed) -> syn::Result<()> {
     while !input.peek(Token![;]) {
-        let (key, bare) = if input.peek(LitStr) {
+        let (key, bare) = if peek_lit_str(input) {
             (input.parse::<LitStr>()?.value(), None)
         } else {
             let id = input.call(Ident::parse_any)?;
