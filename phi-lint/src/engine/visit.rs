@@ -2,6 +2,8 @@
 //! (also under `cfg_attr`), macro calls, `.record("k", v)` calls, writers to stdout and stderr,
 //! and the `use` renames of each module and block.
 
+use std::fmt::Write as _;
+
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 use syn::{Attribute, Expr, ExprLit, Lit, Meta};
@@ -538,7 +540,7 @@ pub(crate) fn path_text(p: &syn::Path) -> String {
         if i > 0 {
             s.push_str("::");
         }
-        s.push_str(&seg.ident.to_string());
+        write!(s, "{}", seg.ident).expect("writing to a `String` cannot fail");
     }
     s
 }
