@@ -47,10 +47,22 @@ pub(crate) enum Why {
 /// The part of an expression that is not allowed, and why.
 #[derive(Clone)]
 pub(crate) struct Unsafe<'e> {
-    pub(crate) span: Span,
+    /// Where the culprit is, when it is not `at`'s span: `Spanned::span` prints an expression
+    /// to tokens, and most verdicts (a local's origin) never read it, so `span()` takes it from
+    /// `at` only when asked.
+    span: Option<Span>,
     /// The culprit, when it is an expression (not an inline capture).
     pub(crate) at: Option<&'e Expr>,
     pub(crate) why: Why,
+}
+
+impl Unsafe<'_> {
+    /// Where the culprit is.
+    pub(crate) fn span(&self) -> Span {
+        self.span
+            .or_else(|| self.at.map(Spanned::span))
+            .unwrap_or_else(Span::call_site)
+    }
 }
 
 /// Methods that return their receiver's class (an id stays an id).
@@ -487,7 +499,7 @@ impl Classifier<'_> {
                     if let Err(u) = self.check(&e, cx) {
                         // The inner culprit's span is in the source; the expression is not kept.
                         return Err(Unsafe {
-                            span: u.span,
+                            span: Some(u.span()),
                             at: None,
                             why: u.why,
                         });
@@ -624,7 +636,7 @@ fn starts_upper(name: &str) -> bool {
 
 fn unsafe_at(e: &Expr, why: Why) -> Unsafe<'_> {
     Unsafe {
-        span: e.span(),
+        span: None,
         at: Some(e),
         why,
     }
