@@ -516,16 +516,17 @@ fn item_attrs(i: &syn::Item) -> Option<&Vec<Attribute>> {
 /// in `test`, or one listed in `test-attributes`), or `#[cfg(test)]` (also inside `all(..)`).
 pub(crate) fn is_test_code(attrs: &[Attribute], config: &crate::config::Config) -> bool {
     attrs.iter().any(|a| {
-        let attr_name = a.path().segments.last().map(|s| s.ident.to_string());
-        match attr_name.as_deref() {
-            Some("cfg") => match &a.meta {
-                Meta::List(list) => list
-                    .parse_args::<Meta>()
-                    .is_ok_and(|pred| cfg_is_test(&pred)),
-                _ => false,
-            },
-            Some(_) => config.is_test_attribute(&path_text(a.path())),
-            None => false,
+        let Some(segment) = a.path().segments.last() else {
+            return false;
+        };
+        if segment.ident != "cfg" {
+            return config.is_test_attribute(&path_text(a.path()));
+        }
+        match &a.meta {
+            Meta::List(list) => list
+                .parse_args::<Meta>()
+                .is_ok_and(|pred| cfg_is_test(&pred)),
+            _ => false,
         }
     })
 }
