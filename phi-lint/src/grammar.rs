@@ -534,3 +534,39 @@ fn push_tokens(out: &mut String, ts: TokenStream) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn peek_lit_str_answers_as_syn_does() {
+        let cases = [
+            ("\"msg\", x", true),
+            ("r#\"raw\"#", true),
+            ("\"suffixed\"s", true),
+            ("b\"bytes\"", false),
+            ("c\"cstr\"", false),
+            ("'c'", false),
+            ("1", false),
+            ("-1", false),
+            ("true", false),
+            ("user_id = 1", false),
+            ("= 1", false),
+            ("(\"in a group\")", false),
+            ("", false),
+        ];
+        for (src, want) in cases {
+            let tokens: TokenStream = src.parse().expect("valid tokens");
+            let (ours, syns) = (|input: ParseStream| {
+                let answers = (peek_lit_str(input), input.peek(LitStr));
+                input.parse::<TokenStream>()?;
+                Ok(answers)
+            })
+            .parse2(tokens)
+            .expect("the parser consumes every token");
+            assert_eq!(ours, syns, "{src}");
+            assert_eq!(ours, want, "{src}");
+        }
+    }
+}
