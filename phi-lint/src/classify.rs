@@ -18,6 +18,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, Member, Stmt};
 
 use crate::grammar::parse_format_args;
+use crate::ident::with_str;
 pub(crate) use crate::types::Origin;
 use crate::types::{Fact, Scope, Types, fact_of, ty_of};
 
@@ -46,10 +47,22 @@ pub(crate) enum Why {
 /// The part of an expression that is not allowed, and why.
 #[derive(Clone)]
 pub(crate) struct Unsafe<'e> {
-    pub(crate) span: Span,
+    /// Where the culprit is, when it is not `at`'s span: `Spanned::span` prints an expression
+    /// to tokens, and most verdicts (a local's origin) never read it, so `span()` takes it from
+    /// `at` only when asked.
+    span: Option<Span>,
     /// The culprit, when it is an expression (not an inline capture).
     pub(crate) at: Option<&'e Expr>,
     pub(crate) why: Why,
+}
+
+impl Unsafe<'_> {
+    /// Where the culprit is.
+    pub(crate) fn span(&self) -> Span {
+        self.span
+            .or_else(|| self.at.map(Spanned::span))
+            .unwrap_or_else(Span::call_site)
+    }
 }
 
 /// Methods that return their receiver's class (an id stays an id).
@@ -192,7 +205,7 @@ impl Classifier<'_> {
         // A sum or product over records is an aggregate, not a record's value: its name and
         // type decide (`let row_count: usize = accounts.iter().map(..).sum()`).
         if let Expr::MethodCall(m) = peel(init)
-            && matches!(m.method.to_string().as_str(), "sum" | "product")
+            && (m.method == "sum" || m.method == "product")
         {
             return Origin::Unknown;
         }
@@ -221,36 +234,37 @@ impl Classifier<'_> {
                 let Some(last) = segs.last() else {
                     return Ok(());
                 };
-                let name = last.ident.to_string();
-                if is_constant_name(&name) || starts_upper(&name) {
-                    return Ok(());
-                }
-                if p.qself.is_none() && segs.len() == 1 && name == "self" {
-                    return Err(unsafe_at(core, Why::Unknown));
-                }
-                if segs.len() == 1
-                    && let Some(b) = cx.scope.lookup(&name)
-                {
-                    return match &b.origin {
-                        Origin::Safe => Ok(()),
-                        Origin::Tainted(why) => Err(unsafe_at(
-                            core,
-                            Why::Bound {
-                                local: name,
-                                source: Box::new(why.clone()),
-                            },
-                        )),
-                        Origin::Unknown => self.leaf(core, &name, self.fact_ty(&b.ty), cx),
-                    };
-                }
-                let fact = self.fact(core, cx);
-                self.leaf(core, &name, fact, cx)
+                with_str(&last.ident, |name| {
+                    if is_constant_name(name) || starts_upper(name) {
+                        return Ok(());
+                    }
+                    if p.qself.is_none() && segs.len() == 1 && name == "self" {
+                        return Err(unsafe_at(core, Why::Unknown));
+                    }
+                    if segs.len() == 1
+                        && let Some(b) = cx.scope.lookup(name)
+                    {
+                        return match &b.origin {
+                            Origin::Safe => Ok(()),
+                            Origin::Tainted(why) => Err(unsafe_at(
+                                core,
+                                Why::Bound {
+                                    local: name.to_owned(),
+                                    source: Box::new(why.clone()),
+                                },
+                            )),
+                            Origin::Unknown => self.leaf(core, name, self.fact_ty(&b.ty), cx),
+                        };
+                    }
+                    let fact = self.fact(core, cx);
+                    self.leaf(core, name, fact, cx)
+                })
             }
             Expr::Field(f) => match &f.member {
                 Member::Named(id) => {
                     self.chain_stems(&f.base, core, cx)?;
                     let fact = self.fact(core, cx);
-                    self.leaf(core, &id.to_string(), fact, cx)
+                    with_str(id, |name| self.leaf(core, name, fact, cx))
                 }
                 Member::Unnamed(_) => {
                     self.chain_stems(&f.base, core, cx)?;
@@ -273,25 +287,26 @@ impl Classifier<'_> {
                 if let Some(args) = literal_chain(core) {
                     return args.into_iter().try_for_each(|a| self.check(a, cx));
                 }
-                let method = m.method.to_string();
-                if m.args.is_empty() {
-                    if COUNTS.contains(&method.as_str()) || DURATIONS.contains(&method.as_str()) {
+                with_str(&m.method, |method| {
+                    if m.args.is_empty() {
+                        if COUNTS.contains(&method) || DURATIONS.contains(&method) {
+                            return Ok(());
+                        }
+                        if STATUSES.contains(&method) {
+                            return self.chain_stems(&m.receiver, core, cx);
+                        }
+                        self.chain_stems(&m.receiver, core, cx)?;
+                        let fact = self.fact(core, cx);
+                        return self.leaf(core, method, fact, cx);
+                    }
+                    if self.is_safe_function(method) {
                         return Ok(());
                     }
-                    if STATUSES.contains(&method.as_str()) {
-                        return self.chain_stems(&m.receiver, core, cx);
+                    match self.fact(core, cx) {
+                        f if f.proves_class() => Ok(()),
+                        _ => Err(unsafe_at(core, Why::Unknown)),
                     }
-                    self.chain_stems(&m.receiver, core, cx)?;
-                    let fact = self.fact(core, cx);
-                    return self.leaf(core, &method, fact, cx);
-                }
-                if self.is_safe_function(&method) {
-                    return Ok(());
-                }
-                match self.fact(core, cx) {
-                    f if f.proves_class() => Ok(()),
-                    _ => Err(unsafe_at(core, Why::Unknown)),
-                }
+                })
             }
             Expr::Call(c) => self.call(core, c, cx),
             Expr::Binary(b) => {
@@ -342,7 +357,7 @@ impl Classifier<'_> {
     /// or is no error at all (a `Uuid`, a `Duration`).
     fn error_value<'e>(&self, core: &'e Expr, cx: Ctx<'_>) -> Result<(), Unsafe<'e>> {
         if let Expr::Path(p) = core
-            && let Some(b) = cx.scope.lookup(&p.path.segments[0].ident.to_string())
+            && let Some(b) = with_str(&p.path.segments[0].ident, |n| cx.scope.lookup(n))
         {
             match &b.origin {
                 Origin::Safe => return Ok(()),
@@ -363,7 +378,7 @@ impl Classifier<'_> {
         loop {
             if let Expr::Path(p) = cur
                 && p.path.segments.len() == 1
-                && let Some(b) = cx.scope.lookup(&p.path.segments[0].ident.to_string())
+                && let Some(b) = with_str(&p.path.segments[0].ident, |n| cx.scope.lookup(n))
                 && let Origin::Tainted(why) = &b.origin
                 && !matches!(why, Why::Refuted { .. })
             {
@@ -376,16 +391,19 @@ impl Classifier<'_> {
                 ));
             }
             let name = match cur {
-                Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+                Expr::Path(p) => p.path.segments.last().map(|s| &s.ident),
                 Expr::Field(f) => match &f.member {
-                    Member::Named(id) => Some(id.to_string()),
+                    Member::Named(id) => Some(id),
                     Member::Unnamed(_) => None,
                 },
-                Expr::MethodCall(m) => Some(m.method.to_string()),
+                Expr::MethodCall(m) => Some(&m.method),
                 _ => None,
             };
             if let Some(name) = name
-                && let NameVerdict::Denied { stem } = self.classify_name(&name)
+                && let Some((name, stem)) = with_str(name, |n| match self.classify_name(n) {
+                    NameVerdict::Denied { stem } => Some((n.to_owned(), stem)),
+                    _ => None,
+                })
             {
                 return Err(unsafe_at(at, Why::Denied { name, stem }));
             }
@@ -481,7 +499,7 @@ impl Classifier<'_> {
                     if let Err(u) = self.check(&e, cx) {
                         // The inner culprit's span is in the source; the expression is not kept.
                         return Err(Unsafe {
-                            span: u.span,
+                            span: Some(u.span()),
                             at: None,
                             why: u.why,
                         });
@@ -514,7 +532,7 @@ pub(crate) fn peel(mut e: &Expr) -> &Expr {
                 _ => return e,
             },
             Expr::MethodCall(m)
-                if (m.args.is_empty() && PRESERVING.contains(&m.method.to_string().as_str()))
+                if (m.args.is_empty() && PRESERVING.iter().any(|n| m.method == n))
                     || (m.method == "expect" && m.args.len() == 1) =>
             {
                 &m.receiver
@@ -527,16 +545,12 @@ pub(crate) fn peel(mut e: &Expr) -> &Expr {
 
 fn is_wrapper_fn(func: &Expr) -> bool {
     let Expr::Path(p) = func else { return false };
-    let last = p
-        .path
-        .segments
-        .last()
-        .map(|s| s.ident.to_string())
-        .unwrap_or_default();
-    matches!(
-        last.as_str(),
-        "display" | "debug" | "Some" | "Ok" | "from" | "Box"
-    )
+    let last = p.path.segments.last().map(|s| &s.ident);
+    last.is_some_and(|l| {
+        ["display", "debug", "Some", "Ok", "from", "Box"]
+            .iter()
+            .any(|n| l == n)
+    })
 }
 
 /// The arguments along a method chain that starts at a literal (`"─".repeat(n).red()` gives
@@ -581,13 +595,13 @@ fn value_name(e: &Expr) -> Option<String> {
 fn is_error(e: &Expr) -> bool {
     match e {
         Expr::Path(p) if p.path.segments.len() == 1 => {
-            is_error_name(&p.path.segments[0].ident.to_string())
+            with_str(&p.path.segments[0].ident, is_error_name)
         }
         Expr::Field(f) => match &f.member {
-            Member::Named(id) => is_error_name(&id.to_string()),
+            Member::Named(id) => with_str(id, is_error_name),
             Member::Unnamed(_) => false,
         },
-        Expr::MethodCall(m) => ERROR_METHODS.contains(&m.method.to_string().as_str()),
+        Expr::MethodCall(m) => ERROR_METHODS.iter().any(|n| m.method == n),
         _ => false,
     }
 }
@@ -622,7 +636,7 @@ fn starts_upper(name: &str) -> bool {
 
 fn unsafe_at(e: &Expr, why: Why) -> Unsafe<'_> {
     Unsafe {
-        span: e.span(),
+        span: None,
         at: Some(e),
         why,
     }

@@ -551,7 +551,7 @@ impl Linter<'_> {
                 } else {
                     self.classifier
                         .check_value(e, &interp.field, &self.scope)
-                        .map_err(|u| (u.span, u.at, u.why))
+                        .map_err(|u| (u.span(), u.at, u.why))
                 }
             }
             Value::Capture { name, .. } => {

@@ -5,6 +5,8 @@
 //! message form is also `log`'s). Fields must precede the message; after the format string,
 //! `x = y` is a named format argument, not a field.
 
+use std::fmt::Write as _;
+
 use proc_macro2::{LineColumn, TokenStream, TokenTree};
 use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream, Parser};
@@ -17,6 +19,17 @@ mod macro_rules;
 pub(crate) use format::{FormatArgs, parse_format_args};
 pub(crate) use instrument::parse_instrument;
 pub(crate) use macro_rules::{ExpandError, MAX_EXPANSION, MacroDef};
+
+/// `input.peek(LitStr)`, with the same answer, without its cost on every other token: syn's
+/// peek parses a whole literal on a fresh buffer and, for an identifier or a punctuation, builds
+/// and drops a parse error. A string literal is only ever a literal token, so a cursor that is not
+/// at one answers `false` at once.
+pub(crate) fn peek_lit_str(input: ParseStream) -> bool {
+    input
+        .cursor()
+        .literal()
+        .is_some_and(|(lit, _)| matches!(syn::Lit::new(lit), syn::Lit::Str(_)))
+}
 
 /// The grammar a sink macro's arguments follow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,10 +120,13 @@ pub(crate) struct Parsed {
 
 /// Parses a sink call's argument tokens.
 pub(crate) fn parse_sink(sink: Sink, tokens: TokenStream) -> syn::Result<Parsed> {
-    let has_semi = tokens
-        .clone()
-        .into_iter()
-        .any(|t| matches!(&t, TokenTree::Punct(p) if p.as_char() == ';'));
+    // Only an event's grammar depends on a top-level `;` (walking a stream the tree shares
+    // copies it).
+    let has_semi = matches!(sink, Sink::Event { .. })
+        && tokens
+            .clone()
+            .into_iter()
+            .any(|t| matches!(&t, TokenTree::Punct(p) if p.as_char() == ';'));
     let parser = |input: ParseStream| -> syn::Result<Parsed> {
         let mut out = Parsed::default();
         match sink {
@@ -185,10 +201,10 @@ fn prefixes(input: ParseStream, out: &mut Parsed) -> syn::Result<()> {
         let Ok(id) = fork.call(Ident::parse_any) else {
             return Ok(());
         };
-        let is_prefix = matches!(
-            id.to_string().as_str(),
-            "name" | "target" | "parent" | "logger"
-        ) && fork.peek(Token![:])
+        let is_prefix = ["name", "target", "parent", "logger"]
+            .iter()
+            .any(|p| id == p)
+            && fork.peek(Token![:])
             && !fork.peek(Token![::]);
         if !is_prefix {
             return Ok(());
@@ -222,8 +238,9 @@ pub(crate) enum FieldMode {
 /// `"lit" = v`, `{CONST} = v`, block form `{ fields }`, then (for events) the message.
 pub(crate) fn fields(input: ParseStream, out: &mut Parsed, mode: FieldMode) -> syn::Result<()> {
     while !input.is_empty() {
-        let starts_message = (input.peek(LitStr) && !input.peek2(Token![=]))
-            || (input.peek(Ident) && input.peek2(Token![!]));
+        let starts_message = (peek_lit_str(input) && !input.peek2(Token![=]))
+            // `!` first: syn's `peek(Ident)` allocates the name to rule out keywords.
+            || (input.peek2(Token![!]) && input.peek(Ident));
         if starts_message {
             if mode != FieldMode::Event {
                 return Err(input.error("expected a field, found a message"));
@@ -256,7 +273,7 @@ fn field(input: ParseStream, out: &mut Parsed, mode: FieldMode) -> syn::Result<(
         });
         return Ok(());
     }
-    let (key, bare) = if input.peek(LitStr) {
+    let (key, bare) = if peek_lit_str(input) {
         (input.parse::<LitStr>()?.value(), None)
     } else if input.peek(token::Brace) {
         let content;
@@ -310,7 +327,7 @@ fn dotted(input: ParseStream) -> syn::Result<(String, Expr)> {
             Some(input.parse::<Token![.]>()?)
         };
         let id = input.call(Ident::parse_any)?;
-        key.push_str(&id.to_string());
+        write!(key, "{id}").expect("writing to a `String` cannot fail");
         segments.push((dot, id));
         if input.peek(Token![.]) && !input.peek(Token![..]) {
             key.push('.');
@@ -362,75 +379,76 @@ fn field_chain(segments: Vec<(Option<Token![.]>, Ident)>) -> syn::Result<Expr> {
 /// Whether syn's expression parser reads `id` as a plain path or field name: not a keyword
 /// (syn's list) nor a word some expression form starts with.
 fn plain_ident(id: &Ident) -> bool {
-    let s = id.to_string();
-    !matches!(
-        s.as_str(),
-        "_" | "abstract"
-            | "as"
-            | "async"
-            | "await"
-            | "become"
-            | "box"
-            | "break"
-            | "const"
-            | "continue"
-            | "crate"
-            | "do"
-            | "dyn"
-            | "else"
-            | "enum"
-            | "extern"
-            | "false"
-            | "final"
-            | "fn"
-            | "for"
-            | "if"
-            | "impl"
-            | "in"
-            | "let"
-            | "loop"
-            | "macro"
-            | "match"
-            | "mod"
-            | "move"
-            | "mut"
-            | "override"
-            | "priv"
-            | "pub"
-            | "ref"
-            | "return"
-            | "Self"
-            | "self"
-            | "static"
-            | "struct"
-            | "super"
-            | "trait"
-            | "true"
-            | "try"
-            | "type"
-            | "typeof"
-            | "unsafe"
-            | "unsized"
-            | "use"
-            | "virtual"
-            | "where"
-            | "while"
-            | "yield"
-            | "union"
-            | "default"
-            | "auto"
-            | "raw"
-            | "gen"
-            | "builtin"
-            | "macro_rules"
-            | "safe"
-    ) && !s.starts_with("r#")
+    crate::ident::with_str(id, |s| {
+        !matches!(
+            s,
+            "_" | "abstract"
+                | "as"
+                | "async"
+                | "await"
+                | "become"
+                | "box"
+                | "break"
+                | "const"
+                | "continue"
+                | "crate"
+                | "do"
+                | "dyn"
+                | "else"
+                | "enum"
+                | "extern"
+                | "false"
+                | "final"
+                | "fn"
+                | "for"
+                | "if"
+                | "impl"
+                | "in"
+                | "let"
+                | "loop"
+                | "macro"
+                | "match"
+                | "mod"
+                | "move"
+                | "mut"
+                | "override"
+                | "priv"
+                | "pub"
+                | "ref"
+                | "return"
+                | "Self"
+                | "self"
+                | "static"
+                | "struct"
+                | "super"
+                | "trait"
+                | "true"
+                | "try"
+                | "type"
+                | "typeof"
+                | "unsafe"
+                | "unsized"
+                | "use"
+                | "virtual"
+                | "where"
+                | "while"
+                | "yield"
+                | "union"
+                | "default"
+                | "auto"
+                | "raw"
+                | "gen"
+                | "builtin"
+                | "macro_rules"
+                | "safe"
+        ) && !s.starts_with("r#")
+    })
 }
 
 /// `log`'s key-values before `;`: `k = v`, `k:? = v`, `k:% = v`, `k:err = v`, bare `k`, `k:%`.
 fn log_key_values(input: ParseStream, out: &mut Parsed) -> syn::Result<()> {
     while !input.peek(Token![;]) {
-        let (key, bare) = if input.peek(LitStr) {
+        let (key, bare) = if peek_lit_str(input) {
             (input.parse::<LitStr>()?.value(), None)
         } else {
             let id = input.call(Ident::parse_any)?;
@@ -513,6 +531,42 @@ fn push_tokens(out: &mut String, ts: TokenStream) {
                 joint = p.spacing() == proc_macro2::Spacing::Joint;
             }
             other => out.push_str(&other.to_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn peek_lit_str_answers_as_syn_does() {
+        let cases = [
+            ("\"msg\", x", true),
+            ("r#\"raw\"#", true),
+            ("\"suffixed\"s", true),
+            ("b\"bytes\"", false),
+            ("c\"cstr\"", false),
+            ("'c'", false),
+            ("1", false),
+            ("-1", false),
+            ("true", false),
+            ("user_id = 1", false),
+            ("= 1", false),
+            ("(\"in a group\")", false),
+            ("", false),
+        ];
+        for (src, want) in cases {
+            let tokens: TokenStream = src.parse().expect("valid tokens");
+            let (ours, syns) = (|input: ParseStream| {
+                let answers = (peek_lit_str(input), input.peek(LitStr));
+                input.parse::<TokenStream>()?;
+                Ok(answers)
+            })
+            .parse2(tokens)
+            .expect("the parser consumes every token");
+            assert_eq!(ours, syns, "{src}");
+            assert_eq!(ours, want, "{src}");
         }
     }
 }

@@ -29,6 +29,7 @@ pub mod finding;
 pub mod fix;
 mod fmtspec;
 mod grammar;
+mod ident;
 pub mod report;
 mod resolve;
 pub mod rules;

@@ -73,8 +73,7 @@ impl Linter<'_> {
         {
             let fn_name_safe = self
                 .classifier
-                .names
-                .classify(&sig.ident.to_string())
+                .classify_name(&sig.ident.to_string())
                 .is_allowed();
             if !self.type_is_safe(ty) && !fn_name_safe {
                 let text = self.shown(ty);
@@ -132,7 +131,7 @@ impl Linter<'_> {
                     if self.classifier.names.pseudonymizes(name) {
                         return;
                     }
-                    let message = match self.classifier.names.classify(name) {
+                    let message = match self.classifier.classify_name(name) {
                         v if v.is_allowed() => return,
                         NameVerdict::Denied { stem } => rules::instrument_arg::denied(name, &stem),
                         _ if self.type_is_safe(&pt.ty) => return,
@@ -202,11 +201,7 @@ impl Linter<'_> {
                         .safe_types
                         .iter()
                         .any(|s| s.rsplit("::").next() == Some(name.as_str()))
-                    || self
-                        .classifier
-                        .names
-                        .classify(&to_snake(&name))
-                        .is_allowed()
+                    || self.classifier.classify_name(&to_snake(&name)).is_allowed()
             }
             _ => false,
         }

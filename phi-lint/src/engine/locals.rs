@@ -9,6 +9,9 @@ use super::Linter;
 use crate::classify::Origin;
 use crate::types::{Binding, Ty, element, ty_of};
 
+/// Methods whose receiver's elements are what they iterate (`accounts.iter()`).
+const ITERATORS: &[&str] = &["iter", "into_iter", "iter_mut", "drain", "values", "keys"];
+
 /// Methods whose closure argument receives the receiver's elements (or the option's value).
 const ELEMENT_CLOSURES: &[&str] = &[
     "map",
@@ -242,10 +245,18 @@ impl Linter<'_> {
 
     /// Method calls that feed a value into their receiver.
     pub(super) fn mutating_call(&mut self, m: &syn::ExprMethodCall) {
-        if matches!(
-            m.method.to_string().as_str(),
-            "push" | "push_str" | "extend" | "insert" | "append" | "write_str" | "write_fmt"
-        ) {
+        if [
+            "push",
+            "push_str",
+            "extend",
+            "insert",
+            "append",
+            "write_str",
+            "write_fmt",
+        ]
+        .iter()
+        .any(|n| m.method == n)
+        {
             let value = if m.args.len() == 1 {
                 m.args.first()
             } else {
@@ -257,17 +268,14 @@ impl Linter<'_> {
 
     /// `recv.map(|x| ..)`: the closure's parameter is bound to the receiver's elements.
     pub(super) fn note_closure_args(&mut self, m: &syn::ExprMethodCall) {
-        if !ELEMENT_CLOSURES.contains(&m.method.to_string().as_str()) {
+        if !ELEMENT_CLOSURES.iter().any(|n| m.method == n) {
             return;
         }
         for arg in &m.args {
             if let Expr::Closure(c) = arg {
                 let mut recv = &*m.receiver;
                 while let Expr::MethodCall(inner) = recv
-                    && matches!(
-                        inner.method.to_string().as_str(),
-                        "iter" | "into_iter" | "iter_mut" | "drain" | "values" | "keys"
-                    )
+                    && ITERATORS.iter().any(|n| inner.method == n)
                 {
                     recv = &inner.receiver;
                 }
@@ -310,10 +318,7 @@ impl Linter<'_> {
         self.visit_expr(&f.expr);
         let mut iter = &*f.expr;
         while let Expr::MethodCall(inner) = iter
-            && matches!(
-                inner.method.to_string().as_str(),
-                "iter" | "into_iter" | "iter_mut" | "drain" | "values" | "keys"
-            )
+            && ITERATORS.iter().any(|n| inner.method == n)
         {
             iter = &inner.receiver;
         }

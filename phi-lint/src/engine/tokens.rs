@@ -3,6 +3,8 @@
 //! bodies, whose `$var` metavariables are read by name. Every token walk here is bounded by
 //! [`MAX_TOKEN_DEPTH`].
 
+use std::fmt::Write as _;
+
 use proc_macro2::{Delimiter, Group, LineColumn, Spacing, TokenStream, TokenTree};
 use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
@@ -308,7 +310,7 @@ fn macro_call_at(tts: &[TokenTree], i: usize) -> Option<(String, &Group, usize)>
         }
         match tts.get(j) {
             Some(TokenTree::Ident(id)) => {
-                path.push_str(&id.to_string());
+                write!(path, "{id}").expect("writing to a `String` cannot fail");
                 j += 1;
             }
             _ => return None,

@@ -2,6 +2,8 @@
 //! (also under `cfg_attr`), macro calls, `.record("k", v)` calls, writers to stdout and stderr,
 //! and the `use` renames of each module and block.
 
+use std::fmt::Write as _;
+
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 use syn::{Attribute, Expr, ExprLit, Lit, Meta};
@@ -514,16 +516,17 @@ fn item_attrs(i: &syn::Item) -> Option<&Vec<Attribute>> {
 /// in `test`, or one listed in `test-attributes`), or `#[cfg(test)]` (also inside `all(..)`).
 pub(crate) fn is_test_code(attrs: &[Attribute], config: &crate::config::Config) -> bool {
     attrs.iter().any(|a| {
-        let attr_name = a.path().segments.last().map(|s| s.ident.to_string());
-        match attr_name.as_deref() {
-            Some("cfg") => match &a.meta {
-                Meta::List(list) => list
-                    .parse_args::<Meta>()
-                    .is_ok_and(|pred| cfg_is_test(&pred)),
-                _ => false,
-            },
-            Some(_) => config.is_test_attribute(&path_text(a.path())),
-            None => false,
+        let Some(segment) = a.path().segments.last() else {
+            return false;
+        };
+        if segment.ident != "cfg" {
+            return config.is_test_attribute(&path_text(a.path()));
+        }
+        match &a.meta {
+            Meta::List(list) => list
+                .parse_args::<Meta>()
+                .is_ok_and(|pred| cfg_is_test(&pred)),
+            _ => false,
         }
     })
 }
@@ -538,7 +541,7 @@ pub(crate) fn path_text(p: &syn::Path) -> String {
         if i > 0 {
             s.push_str("::");
         }
-        s.push_str(&seg.ident.to_string());
+        write!(s, "{}", seg.ident).expect("writing to a `String` cannot fail");
     }
     s
 }

@@ -25,7 +25,7 @@ enum Fmt {
 
 /// Parses `"fmt", a, b, name = c` (a trailing comma allowed).
 pub(crate) fn parse_format_args(input: ParseStream) -> syn::Result<FormatArgs> {
-    let fmt = if input.peek(LitStr) {
+    let fmt = if super::peek_lit_str(input) {
         Fmt::Lit(input.parse()?)
     } else {
         Fmt::Other(Box::new(input.parse()?))

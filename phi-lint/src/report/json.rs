@@ -175,6 +175,10 @@ pub(super) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         errors: report.errors.iter().map(ErrorOut::from).collect(),
         excluded: &report.excluded,
     };
-    serde_json::to_writer_pretty(&mut *out, &document)?;
-    writeln!(out)
+    // Serialized into memory first: through `&mut dyn Write`, every one of the serializer's
+    // small writes is a dynamic call; into a `Vec` they inline.
+    let mut buf = Vec::new();
+    serde_json::to_writer_pretty(&mut buf, &document)?;
+    buf.push(b'\n');
+    out.write_all(&buf)
 }
