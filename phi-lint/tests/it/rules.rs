@@ -303,4 +303,3 @@ fn types_resolve_across_files_and_crates() {
         render(&result.findings)
     );
 }
-

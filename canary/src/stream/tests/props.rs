@@ -86,6 +86,11 @@ fn mixed_fragment() -> impl Strategy<Value = Vec<u8>> {
         Just(b"-3f9-3F9-3f".to_vec()),
         Just(b"-3".to_vec()),
         Just(b"F9a ".to_vec()),
+        // A window's first 3 bytes (Teddy's prefix) without its 4th, and with it in the next
+        // piece.
+        Just(b"-3f8-3Fx".to_vec()),
+        Just(b"-3F".to_vec()),
+        Just(b"9".to_vec()),
         Just(b"pHi-cAnArY".to_vec()),
     ]
 }
