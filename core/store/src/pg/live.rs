@@ -62,3 +62,35 @@ fn a_read_longer_than_a_fetch_is_read_whole_or_stopped_early_and_may_not_reenter
     assert!(err.to_string().contains("connection_in_use"), "{err}");
     assert_eq!(store.subjects().unwrap().len(), 1);
 }
+
+#[test]
+fn the_records_schema_migrates_once_under_racing_opens_to_every_version() {
+    use crate::{SCHEMA, SCHEMA_VERSION, Store};
+    use answers_db::{OpenOptions, PgOptions};
+
+    // Every version has its step on both backends: a shorter list would stop short silently.
+    let versions = usize::try_from(SCHEMA_VERSION).unwrap();
+    assert_eq!(SCHEMA.sqlite.len(), versions);
+    assert_eq!(SCHEMA.postgres.len(), versions);
+    let Some(db) = TestDatabase::create() else {
+        return;
+    };
+    // Two first opens of the record's own schema at once: one migrates, the other waits.
+    let racers: Vec<_> = (0..2)
+        .map(|_| {
+            let location = db.location().clone();
+            std::thread::spawn(move || {
+                Store::open_location(&location, OpenOptions::default(), &PgOptions::default())
+                    .map(|s| s.schema_version())
+            })
+        })
+        .collect();
+    for r in racers {
+        assert_eq!(r.join().unwrap().unwrap().unwrap(), SCHEMA_VERSION);
+    }
+    let store = db.open();
+    assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+    // Opened again, nothing migrates twice: the store still reads and writes.
+    let again = db.open();
+    again.upsert_subject("s", "you", "UTC").unwrap();
+}
