@@ -206,13 +206,15 @@ impl PgConn {
 
 /// The `PostgreSQL` text of a read written in `SQLite`'s, translated by `dialect` once.
 pub(crate) fn translated(sqlite: &'static str, dialect: fn(&str) -> String) -> &'static str {
-    static CACHE: LazyLock<Mutex<HashMap<usize, &'static str>>> = LazyLock::new(Mutex::default);
+    type Key = (usize, usize, usize);
+    static CACHE: LazyLock<Mutex<HashMap<Key, &'static str>>> = LazyLock::new(Mutex::default);
     let mut cache = CACHE
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    // Keyed by address: the statements are statics, a bounded set.
+    // Keyed by the text's address and length and by the dialect: the statements are statics,
+    // a bounded set, and a substring at the same address or another dialect is its own entry.
     cache
-        .entry(sqlite.as_ptr() as usize)
+        .entry((sqlite.as_ptr() as usize, sqlite.len(), dialect as usize))
         .or_insert_with(|| Box::leak(dialect(sqlite).into_boxed_str()))
 }
 
@@ -382,6 +384,21 @@ pub(crate) fn transient(op: &str, kind: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_translation_is_kept_per_text_and_dialect() {
+        static TEXT: &str = "SELECT ?1";
+        fn upper(s: &str) -> String {
+            s.to_uppercase()
+        }
+        fn lower(s: &str) -> String {
+            s.to_lowercase()
+        }
+        assert_eq!(super::translated(TEXT, upper), "SELECT ?1");
+        assert_eq!(super::translated(TEXT, lower), "select ?1");
+        assert_eq!(super::translated(&TEXT[..6], upper), "SELECT");
+        assert_eq!(super::translated(TEXT, upper), "SELECT ?1");
+    }
 
     #[test]
     fn placeholders_become_dollars() {
