@@ -49,7 +49,7 @@ impl Db {
         let conn = Connection::open(path).map_err(|e| DbError::sqlite("open", &e))?;
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(|e| DbError::sqlite("open", &e))?;
-        let db = Db::from_sqlite(conn, schema)?;
+        let db = Db::set_up(conn, schema)?;
         open::private_companions(path, options)?;
         Ok(db)
     }
@@ -57,12 +57,24 @@ impl Db {
     /// An in-memory `SQLite` database, migrated: for tests and examples.
     pub fn open_in_memory(schema: &Schema) -> Result<Db, DbError> {
         let conn = Connection::open_in_memory().map_err(|e| DbError::sqlite("open", &e))?;
-        Db::from_sqlite(conn, schema)
+        Db::set_up(conn, schema)
+    }
+
+    /// A database on `conn`, which a test has already written to (an old schema version, say),
+    /// set up and migrated to `schema` as [`Db::open_in_memory`] does. It skips the checks a
+    /// file gets on open (its mode, its existence), so only tests have it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Db::open_in_memory`].
+    #[cfg(any(test, feature = "test-support"))]
+    pub fn from_sqlite(conn: Connection, schema: &Schema) -> Result<Db, DbError> {
+        Db::set_up(conn, schema)
     }
 
     /// `conn`, set up (foreign keys, a busy timeout, a stable query plan) and migrated to
     /// `schema`.
-    pub fn from_sqlite(mut conn: Connection, schema: &Schema) -> Result<Db, DbError> {
+    fn set_up(mut conn: Connection, schema: &Schema) -> Result<Db, DbError> {
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(|e| DbError::sqlite("open", &e))?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
