@@ -115,6 +115,26 @@ impl TestDatabase {
         &self.location
     }
 
+    /// What `open` gives on two threads that open the database at once: the first opens of a
+    /// fresh database race, and one must migrate while the other waits for it.
+    ///
+    /// # Panics
+    ///
+    /// When a thread panics.
+    #[must_use]
+    pub fn race_first_opens<T: Send + 'static>(&self, open: fn(&Location) -> T) -> Vec<T> {
+        let racers: Vec<_> = (0..2)
+            .map(|_| {
+                let location = self.location.clone();
+                std::thread::spawn(move || open(&location))
+            })
+            .collect();
+        racers
+            .into_iter()
+            .map(|r| r.join().expect("a racing open panicked"))
+            .collect()
+    }
+
     /// A new handle on the database, migrated to `schema` (on first open).
     ///
     /// # Panics

@@ -76,17 +76,12 @@ fn the_records_schema_migrates_once_under_racing_opens_to_every_version() {
         return;
     };
     // Two first opens of the record's own schema at once: one migrates, the other waits.
-    let racers: Vec<_> = (0..2)
-        .map(|_| {
-            let location = db.location().clone();
-            std::thread::spawn(move || {
-                Store::open_location(&location, OpenOptions::default(), &PgOptions::default())
-                    .map(|s| s.schema_version())
-            })
-        })
-        .collect();
-    for r in racers {
-        assert_eq!(r.join().unwrap().unwrap().unwrap(), SCHEMA_VERSION);
+    let versions = db.race_first_opens(|l| {
+        Store::open_location(l, OpenOptions::default(), &PgOptions::default())
+            .map(|s| s.schema_version())
+    });
+    for v in versions {
+        assert_eq!(v.unwrap().unwrap(), SCHEMA_VERSION);
     }
     let store = db.open();
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);

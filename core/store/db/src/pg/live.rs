@@ -33,16 +33,10 @@ fn migrations_are_idempotent_and_versioned_in_a_table() {
         return;
     };
     // Two first opens at once: one migrates, the other waits and finds the schema done.
-    let racers: Vec<_> = (0..2)
-        .map(|_| {
-            let location = db.location().clone();
-            std::thread::spawn(move || {
-                open(&location, &PgOptions::default()).map(|d| d.schema_version())
-            })
-        })
-        .collect();
-    for r in racers {
-        assert_eq!(r.join().unwrap().unwrap().unwrap(), SCHEMA.version);
+    let versions =
+        db.race_first_opens(|l| open(l, &PgOptions::default()).map(|d| d.schema_version()));
+    for v in versions {
+        assert_eq!(v.unwrap().unwrap(), SCHEMA.version);
     }
     let conn = db.connect(&SCHEMA);
     assert_eq!(conn.backend(), Backend::Postgres);
