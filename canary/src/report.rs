@@ -241,8 +241,8 @@ impl Report {
     }
 
     /// The preconditions not proven, one sentence each, for the sources that were read: a
-    /// source that gave no bytes (an OTLP receiver that got no request), and with `--expect-marker` every expecting stream without a
-    /// start line followed by an end line.
+    /// source that gave no bytes (an OTLP receiver that got no request), and with `--expect-marker`
+    /// every expecting stream without a start line followed by an end line.
     #[must_use]
     pub fn unproven(&self) -> Vec<String> {
         let mut out = Vec::new();

@@ -1,7 +1,7 @@
 //! The runtime drive: every view of `query_health_indicators` and every error path, over HTTP,
-//! for each demo account, then every tool over MCP (`crate::mcp`). Each [`Call`] says what it sends and what it must get back; the list
-//! is [`http_calls`], so an MCP list (`POST /mcp`) can be added beside it and run by the same
-//! loop.
+//! for each demo account, then every tool over MCP (`crate::mcp`). Each [`Call`] says what it sends
+//! and what it must get back; the list is [`http_calls`], so an MCP list (`POST /mcp`) can be added
+//! beside it and run by the same loop.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;

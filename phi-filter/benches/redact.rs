@@ -1,8 +1,8 @@
 //! The cost of redaction, measured in one run: the registry alone, a plain JSON fmt layer, the
 //! same layer wrapped by the default policy, and the policy over a no-op layer (the pure rewrite
 //! cost), the walk of the event's `ValueSet` alone (the floor under any rewrite), and the policy
-//! with one pseudonymized field over a no-op layer. Output goes to `io::sink`. Variants: 5 fields plus a message, 32 fields, an event in a
-//! nested span, and a 10 KB message.
+//! with one pseudonymized field over a no-op layer. Output goes to `io::sink`. Variants: 5 fields
+//! plus a message, 32 fields, an event in a nested span, and a 10 KB message.
 //!
 //! `cargo bench -p phi-filter --bench redact`
 

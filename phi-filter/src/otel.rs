@@ -1,12 +1,12 @@
 //! OpenTelemetry's own API, covered: processors that apply a [`PhiPolicy`](crate::PhiPolicy) to
 //! spans and log records as they leave the SDK, whichever API wrote them.
 //!
-//! `OpenTelemetrySpanExt::set_attribute`, events added with the OpenTelemetry API and attributes set on an
-//! OpenTelemetry span directly never pass through a tracing layer. [`PhiSpanProcessor`] wraps the
-//! exporter's processor and judges the span when it ends: its name, attributes, event names and
-//! attributes, link attributes and error status. [`PhiLogProcessor`] does the same for log
-//! records (body and attributes). The rules are the layer's: the same names, shapes, pseudonyms,
-//! tripwire, message bound and counters.
+//! `OpenTelemetrySpanExt::set_attribute`, events added with the OpenTelemetry API and attributes
+//! set on an OpenTelemetry span directly never pass through a tracing layer. [`PhiSpanProcessor`]
+//! wraps the exporter's processor and judges the span when it ends: its name, attributes, event
+//! names and attributes, link attributes and error status. [`PhiLogProcessor`] does the same for
+//! log records (body and attributes). The rules are the layer's: the same names, shapes,
+//! pseudonyms, tripwire, message bound and counters.
 
 /// The processor methods that [`PhiLogProcessor`] and [`PhiSpanProcessor`] hand unchanged to
 /// the processor they wrap (`self.inner`): flushing, shutting down and the resource.

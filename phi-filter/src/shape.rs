@@ -198,7 +198,8 @@ fn mixed_case(segment: &[u8]) -> bool {
 }
 
 /// An opaque id: a UUID, a ULID, digits, hex, base32 or base64url of at least 16 characters, or
-/// a lower-case prefix of up to 6 characters and `_`/`-` before one of those (`usr_01h…`, `req-9f3…`).
+/// a lower-case prefix of up to 6 characters and `_`/`-` before one of those (`usr_01h…`,
+/// `req-9f3…`).
 ///
 /// Hex passes as it is. Base32 and base64url text must also mix letters and digits (at least two
 /// of each), so a long login name or a word cannot pass for a token; a random token of that

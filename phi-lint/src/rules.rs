@@ -34,8 +34,8 @@ pub struct RuleInfo {
 
 /// A rule phi-lint checks. The codes are stable: baselines, suppressions and SARIF alerts use
 /// them. The wire name (`as_str`, `Display`, serde) is the code without `phi::`
-/// (`error-message`); [`Rule::code`] is the full code. Declaration order is importance order (the order of GitHub annotations and SARIF's
-/// `ruleIndex`).
+/// (`error-message`); [`Rule::code`] is the full code. Declaration order is importance order (the
+/// order of GitHub annotations and SARIF's `ruleIndex`).
 #[derive(ClosedEnum, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[closed(rename_all = "kebab-case")]
 pub enum Rule {

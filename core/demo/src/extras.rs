@@ -43,8 +43,8 @@ impl Writer<'_> {
     /// The lab panel, printed in mg/dL where the vocabulary's unit for the code is mmol/L,
     /// under the names the report prints. That is on purpose, as in the original's demo: the
     /// readings tool converts such a reading to its code's unit when it answers, so a later
-    /// panel printed in mmol/L is the same series. The first reading carries `extra_canary`, the last
-    /// `last_comment`.
+    /// panel printed in mmol/L is the same series. The first reading carries `extra_canary`, the
+    /// last `last_comment`.
     pub(crate) fn lab_panel(&mut self, extra_canary: Option<&str>, last_comment: Option<&str>) {
         let vocab = Vocabulary::bundled();
         let (hba1c, fbg, tc) = self.profile.lab;

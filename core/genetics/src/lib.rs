@@ -3,8 +3,8 @@
 //!
 //! - [`import`]: [`import::parse`] reads a 23andMe-style or `AncestryDNA` raw-data file into
 //!   [`import::ParsedGenotypes`], refusing a malformed line by its number, never its text.
-//! - [`sites`]: [`sites::SiteIndex`], each shipped rsid's gene, chromosome and `GRCh37` and `GRCh38`
-//!   positions.
+//! - [`sites`]: [`sites::SiteIndex`], each shipped rsid's gene, chromosome and `GRCh37` and
+//!   `GRCh38` positions.
 //! - [`cpic`]: [`cpic::CpicPairs`], the CPIC gene–drug pairs with their level, and the key
 //!   variants whose coverage a pharmacogenomics answer reports.
 //! - [`Build`]: which coordinates a position is in.

@@ -12,8 +12,8 @@ use crate::tool::ToolId;
 /// and that tool alone is removed for the rest of the turn); the same call at most twice per
 /// turn; and the whole text. Each is configurable ([`GovernanceConfig::with_model_limit`],
 /// [`GovernanceConfig::without_tool_limits`] and [`GovernanceConfig::with_tool_limit`],
-/// [`GovernanceConfig::with_same_call_limit`]). Governance does not know which tools a chat offers: the caller says
-/// (`answers_server::chat::config` offers the registry's chat tools).
+/// [`GovernanceConfig::with_same_call_limit`]). Governance does not know which tools a chat offers:
+/// the caller says (`answers_server::chat::config` offers the registry's chat tools).
 ///
 /// ```
 /// use answers_governance::GovernanceConfig;

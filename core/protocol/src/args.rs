@@ -89,8 +89,8 @@ impl Domain {
 pub enum ParamType {
     /// A string with a non-space character.
     Text,
-    /// A non-empty list of strings with a non-space character. Leniently, also a string holding a JSON array, or
-    /// a bare string split on commas.
+    /// A non-empty list of strings with a non-space character. Leniently, also a string holding a
+    /// JSON array, or a bare string split on commas.
     TextList,
     /// A local date, `YYYY-MM-DD`.
     Date,

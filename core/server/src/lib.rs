@@ -46,8 +46,8 @@ pub use self::serve::{Limits, RouterHook, ServeError, ServeOptions, serve, serve
 
 // What the `answers` command reaches through the server, so that the binary depends on the
 // server and the demo only (ARCHITECTURE.md, `core/src`): where a record lives and how it is
-// opened (`db`), the record it opens, seeds, imports into, copies and queries, the registry it prints and calls, the renderings it prints, and
-// the marker nonce of `serve`.
+// opened (`db`), the record it opens, seeds, imports into, copies and queries, the registry it
+// prints and calls, the renderings it prints, and the marker nonce of `serve`.
 pub use answers_db as db;
 pub use answers_fhir as fhir;
 pub use answers_protocol as protocol;

@@ -2,11 +2,11 @@
 //!
 //! - [`RecordMcp`]: the record server mounted at `/mcp` by [`router`](crate::router), one person
 //!   per request (the HTTP layer authenticates a bearer token or a personal URL secret and
-//!   hands the [`Authenticated`](crate::Authenticated) subject down). `tools/list` shows the seven tools less the data
-//!   tools the person has no data for (all seven when the store cannot tell, as the original
-//!   does; a call then answers with the store's real fault); `tools/call` answers with the compact rendering as text,
-//!   the [`Envelope`](answers_protocol::Envelope) as `structuredContent`, and `isError` for an error
-//!   envelope.
+//!   hands the [`Authenticated`](crate::Authenticated) subject down). `tools/list` shows the seven
+//!   tools less the data tools the person has no data for (all seven when the store cannot tell, as
+//!   the original does; a call then answers with the store's real fault); `tools/call` answers with
+//!   the compact rendering as text, the [`Envelope`](answers_protocol::Envelope) as
+//!   `structuredContent`, and `isError` for an error envelope.
 //! - [`VocabMcp`]: the vocabulary server `answers mcp` speaks on stdio, with no database and no
 //!   key.
 //!

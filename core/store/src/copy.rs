@@ -16,9 +16,10 @@
 //!   compared with the source's like every table's.
 //!
 //! The checksum of a table is SHA-256 over its rows in key order (text keys by bytes on both
-//! backends: `PostgreSQL`'s text columns are `COLLATE "C"`), computed as the rows stream, each value tagged with its
-//! type and length, floats by their bits: the same rows give the same checksum on either
-//! backend. Progress is told in counts ([`Progress`]); no value leaves the two stores.
+//! backends: `PostgreSQL`'s text columns are `COLLATE "C"`), computed as the rows stream, each
+//! value tagged with its type and length, floats by their bits: the same rows give the same
+//! checksum on either backend. Progress is told in counts ([`Progress`]); no value leaves the two
+//! stores.
 
 mod row;
 mod scan;

@@ -13,8 +13,8 @@
 //!
 //! **The priority.** One list, [`DEVICE_PRIORITY`], with per-code overrides where a device is
 //! the better witness ([`day_rule`]): for steps watch > ring > phone; for weight the scale
-//! first; for blood pressure the cuff; for oxygen saturation the pulse oximeter; for temperature the
-//! thermometer; for glucose the CGM (a whole day of readings) before the finger-prick meter;
+//! first; for blood pressure the cuff; for oxygen saturation the pulse oximeter; for temperature
+//! the thermometer; for glucose the CGM (a whole day of readings) before the finger-prick meter;
 //! for sleep the ring. A device a rule does not list ranks after the listed ones, in
 //! [`DEVICE_PRIORITY`] order.
 

@@ -44,7 +44,8 @@ pub(crate) fn ask(store: &Store, who: &Subject, args: &Value) -> Envelope {
 }
 
 /// Asserts every next step of `env` is a medications call the validator accepts, with the
-/// caller's values (dates, each view, keywords) filled in where it must supply them. Returns how many were checked.
+/// caller's values (dates, each view, keywords) filled in where it must supply them. Returns how
+/// many were checked.
 pub(crate) fn assert_steps_accepted(env: &Envelope) -> usize {
     let mut checked = 0;
     for step in env.next_steps() {

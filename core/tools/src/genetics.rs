@@ -8,9 +8,9 @@
 //!
 //! Rows: `rsid, gene, chromosome, position, build, genotype, call` (`called`, `no_call`,
 //! `not_typed`); a second table, `genotype_set`, says what the file is (`format`,
-//! `header_build`, `calls`, `no_calls`). Positions are in the asked build (`GRCh38` by default); for `GRCh37` and `GRCh38`
-//! they come from the bundled site index, for `raw` from the file. No row interprets a genotype.
-//! The tool never raises: a store fault or a panic is an error envelope.
+//! `header_build`, `calls`, `no_calls`). Positions are in the asked build (`GRCh38` by default);
+//! for `GRCh37` and `GRCh38` they come from the bundled site index, for `raw` from the file. No row
+//! interprets a genotype. The tool never raises: a store fault or a panic is an error envelope.
 
 use std::collections::HashMap;
 

@@ -1,5 +1,5 @@
-//! `answers-tools`, the tools of the answers layer: each reads one subject's record and answers with an
-//! [`Envelope`](answers_protocol::Envelope), never with an `Err` and never with a panic.
+//! `answers-tools`, the tools of the answers layer: each reads one subject's record and answers
+//! with an [`Envelope`](answers_protocol::Envelope), never with an `Err` and never with a panic.
 //!
 //! - [`readings`]: [`query_health_indicators`], the readings tool: the catalogue, keyword search
 //!   and values in one of eight views.

@@ -208,7 +208,8 @@ pub fn query_health_indicators_within(
 
 /// The same tool answering only the `entries` asked for: what the registry's REST run
 /// (`registry::rest_call`) calls for the browser's Indicators tab (readings only, as the design
-/// and the original have it) and its journal tab (reported entries only). The catalogue, the keywords and every view leave the other kind out.
+/// and the original have it) and its journal tab (reported entries only). The catalogue, the
+/// keywords and every view leave the other kind out.
 ///
 /// ```
 /// use answers_store::{EntryKind, NewReading, Store};

@@ -4,9 +4,10 @@
 //!   (parse-only floor and phi-lint, alternating, over the rounds), and a directory that does not
 //!   exist is skipped with a message, so the benchmark never depends on these files;
 //! - `PHI_LINT_BIN=/path/to/phi-lint[:/another/phi-lint…]`: also time each binary's
-//!   `check --format json` as a process, over the same files and against the same floor. This measures another build of
-//!   phi-lint (a branch, a release) without rebuilding the benchmark; its ratio includes process
-//!   start-up and the JSON report, so it is a little above the in-process one.
+//!   `check --format json` as a process, over the same files and against the same floor. This
+//!   measures another build of phi-lint (a branch, a release) without rebuilding the benchmark; its
+//!   ratio includes process start-up and the JSON report, so it is a little above the in-process
+//!   one.
 //!
 //! The floor reads and parses every `.rs` file under the directory (skipping `target/` and
 //! hidden directories), which is what phi-lint reads when no configuration excludes any.

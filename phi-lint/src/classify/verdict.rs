@@ -14,10 +14,11 @@
 //! | unknown                                            | allowed (today's name rule) | finding  |
 //!
 //! A tuple field (`version.0`) is judged under its base's name with its own type, and passes
-//! where its base's type proves a class. A deny stem beats everything. An explicit `allow-names` entry beats the type. The field key
-//! counts where the value's own name says nothing but its type agrees with the key: in
-//! `count = n` with `n: usize`, or `status = s` with `s: Phase` (fieldless), the key's class
-//! holds, as the runtime layer (which sees only the key) will also judge it.
+//! where its base's type proves a class. A deny stem beats everything. An explicit `allow-names`
+//! entry beats the type. The field key counts where the value's own name says nothing but its type
+//! agrees with the key: in `count = n` with `n: usize`, or `status = s` with `s: Phase`
+//! (fieldless), the key's class holds, as the runtime layer (which sees only the key) will also
+//! judge it.
 
 use phi_filter::names::{NameClass, NameVerdict};
 use syn::Expr;

@@ -2,9 +2,9 @@
 //!
 //! Findings and stale baseline entries are results; baseline growth and unreadable files are
 //! tool execution notifications. A finding with a machine-applicable rewrite carries it as
-//! `fixes` (the edits `phi-lint fix` applies). **Invariant:** no source text reaches SARIF (no `snippet`, no
-//! `contextRegion`): the line of a finding may hold protected health information in a literal,
-//! and SARIF is uploaded to a third party. Messages name expressions, never values.
+//! `fixes` (the edits `phi-lint fix` applies). **Invariant:** no source text reaches SARIF (no
+//! `snippet`, no `contextRegion`): the line of a finding may hold protected health information in a
+//! literal, and SARIF is uploaded to a third party. Messages name expressions, never values.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};

@@ -1,5 +1,5 @@
-//! Compile-fail cases, one per refusal, with their diagnostics snapshotted in `tests/ui/fail/*.stderr`
-//! (regenerate with `TRYBUILD=overwrite`), and compile-pass cases.
+//! Compile-fail cases, one per refusal, with their diagnostics snapshotted in
+//! `tests/ui/fail/*.stderr` (regenerate with `TRYBUILD=overwrite`), and compile-pass cases.
 
 #[test]
 fn ui() {

@@ -16,8 +16,8 @@
 //! server nobody authenticated. The system's roots are the PEM bundle `SSL_CERT_FILE` names and
 //! the files of the directories `SSL_CERT_DIR` lists, as `OpenSSL` reads them (within
 //! [`DIR_CAPS`](roots::DIR_CAPS)), else the first of the distributions' bundles that exists
-//! ([`SYSTEM_BUNDLES`](roots::SYSTEM_BUNDLES)). A Unix socket never uses TLS (the server offers none there), whatever
-//! the mode, as `libpq` does.
+//! ([`SYSTEM_BUNDLES`](roots::SYSTEM_BUNDLES)). A Unix socket never uses TLS (the server offers
+//! none there), whatever the mode, as `libpq` does.
 
 pub(super) mod roots;
 mod url;
