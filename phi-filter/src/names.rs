@@ -252,11 +252,11 @@ const TYPE_NAME_COMPOUNDS: &[&str] = &[
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum NameClass {
-    /// An opaque identifier: `id`, `*_id`, `*_ids`, `*_uuid`, and the machine's own ids: `pid`,
-    /// `*_pid`, `port`, `*_port`.
+    /// An opaque identifier: `id`, `*_id`, `*_ids`, `*_uuid`, an object identifier (`oid`,
+    /// `*_oid`), and the machine's own ids: `pid`, `*_pid`, `port`, `*_port`.
     OpaqueId,
     /// A count or size: `count`, `*_count`, `n_*`, `len`, `bytes`, `limit`, `index`, `*_idx`,
-    /// `indent`.
+    /// `indent`, `size_hint`.
     Count,
     /// A duration: `elapsed`, `*_ms`, `latency`, `timeout`, `backoff`.
     Duration,
@@ -372,10 +372,13 @@ fn class_of_snake(n: &str) -> Option<NameClass> {
 
     // Opaque identifiers. A process id or a port number is an id of the machine, not of a person
     // (Safe Harbor lists IP addresses, not ports; a `String` under either name is still refuted
-    // by its type).
-    if ["id", "ids", "uuid", "uuids", "pid", "pids", "port", "ports"]
-        .iter()
-        .any(|w| exact_or_suffix(w))
+    // by its type). An `oid` is an object identifier: an ASN.1/LDAP OID, a database row's
+    // object id, or a directory's object GUID, opaque as a `user_id` is.
+    if [
+        "id", "ids", "uuid", "uuids", "oid", "oids", "pid", "pids", "port", "ports",
+    ]
+    .iter()
+    .any(|w| exact_or_suffix(w))
     {
         return Some(NameClass::OpaqueId);
     }
@@ -393,6 +396,9 @@ fn class_of_snake(n: &str) -> Option<NameClass> {
         .iter()
         .any(|w| exact_or_suffix(w))
         || matches!(n, "attempt" | "attempts" | "retries" | "limit" | "index")
+        // `Iterator::size_hint`'s bounds on how many items are left.
+        || n == "size_hint"
+        || n.ends_with("_size_hint")
         || (n.starts_with("n_") && n.len() > 2)
         || (n.starts_with("num_") && n.len() > 4)
     {
@@ -698,6 +704,14 @@ mod tests {
             ("indent", Some(NameClass::Count)),
             ("pid", Some(NameClass::OpaqueId)),
             ("child_pid", Some(NameClass::OpaqueId)),
+            ("oid", Some(NameClass::OpaqueId)),
+            ("control_oid", Some(NameClass::OpaqueId)),
+            ("paranoid", None),
+            ("void", None),
+            ("size_hint", Some(NameClass::Count)),
+            ("iter_size_hint", Some(NameClass::Count)),
+            ("hint", None),
+            ("password_hint", None),
             ("port", Some(NameClass::OpaqueId)),
             ("http_port", Some(NameClass::OpaqueId)),
             ("height", None),

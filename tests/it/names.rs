@@ -19,7 +19,8 @@ const TABLE: &[Row] = table![
     userId => true,
     row_count => true, n_rows => true, num_files => true, total => true, body_bytes => true,
     retries => true, limit => true, index => true, page_size => true, pack_idx => true, indent => true,
-    pid => true, child_pid => true, port => true, http_port => true,
+    pid => true, child_pid => true, port => true, http_port => true, oid => true, control_oid => true,
+    size_hint => true,
     elapsed => true, elapsed_ms => true, latency => true, timeout => true, backoff => true,
     status => true, http_status => true, exit_code => true, status_code => true,
     error_kind => true, kind => true, level => true, row_type => true,
@@ -27,7 +28,7 @@ const TABLE: &[Row] = table![
     member_id => false, patient_id => false, mrn => false, blood_type => false, email_count => false,
     comment_len => false, first_name => false, dob => false, zip => false, diagnosis_code => false,
     medication_id => false,
-    passport => false, height => false, width => false, year => false,
+    passport => false, paranoid => false, hint => false, height => false, width => false, year => false,
     value => false, glucose => false, note => false, reading => false, n => false, ms => false,
 ];
 

@@ -147,13 +147,19 @@ impl Linter<'_> {
         let types = self.classifier.types;
         match pat {
             Pat::Ident(id) => {
+                let mut origin = origin.clone();
                 if let Some((_, sub)) = &id.subpat {
-                    self.bind_pat(sub, origin, ty.clone());
+                    self.bind_pat(sub, &origin, ty.clone());
+                    // `refusal @ Error::Unsupported`, `c @ b'a'`: the value is that constant. Not
+                    // for `ref` or `mut` bindings, which can be changed after the match.
+                    if id.by_ref.is_none() && id.mutability.is_none() && is_constant_pat(sub) {
+                        origin = Origin::Safe;
+                    }
                 }
                 self.scope.push(Binding {
                     name: id.ident.to_string(),
                     ty,
-                    origin: origin.clone(),
+                    origin,
                 });
             }
             Pat::Type(t) => {
@@ -357,5 +363,18 @@ impl Linter<'_> {
         let mark = self.scope.mark();
         visit::visit_block(self, b);
         self.scope.truncate(mark);
+    }
+}
+
+/// A pattern that only a constant matches: a path of two or more segments (a unit variant, a
+/// unit struct or an associated const: `Error::Unsupported`), a literal, or alternatives of
+/// those. A one-segment name is not one: `x @ FOO` may bind a new name.
+fn is_constant_pat(p: &Pat) -> bool {
+    match p {
+        Pat::Path(path) => path.qself.is_none() && path.path.segments.len() > 1,
+        Pat::Lit(_) => true,
+        Pat::Paren(inner) => is_constant_pat(&inner.pat),
+        Pat::Or(o) => o.cases.iter().all(is_constant_pat),
+        _ => false,
     }
 }
