@@ -12,7 +12,10 @@
 //! a row are then found with shifts by constants and ands on the block's mask (a const generic
 //! per power of two, so no shift count is kept in a register), plus the run bytes in a row
 //! before the block for a window across its edge: each block is classified once, and a log with
-//! no run costs one classification per byte and one branch per block. JSON text is mostly made
+//! no run costs one classification per byte and one branch per block. With AVX2 and a window of
+//! at most 33 bits, two blocks are tested at once: their masks and the 64 bits around each of
+//! their bottom edges (where any window across an edge lies) as four lanes of one vector, so a
+//! log without runs or special bytes costs one vector window test per 128 bytes. JSON text is mostly made
 //! of run bytes, so sampling bytes cannot tell a run from text; a window of set bits can.
 //!
 //! **Invariant:** the runs and special bytes found are exactly those of a byte-by-byte search,
@@ -28,9 +31,15 @@ pub(super) struct RunFinder {
     doublings: u32,
     /// `window − 2^doublings`: the last shift of the window test.
     rest: u32,
+    /// The same shifts as a list (the doublings, then `rest`), padded with zeros (no-ops), for
+    /// the window test on four masks at once.
+    steps: [i64; 7],
     /// The classification to use: AVX2 when the CPU has it.
     path: Path,
 }
+
+/// Four masks whose windows are tested at once.
+type Lanes = [u64; 4];
 
 /// Which classification runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,11 +80,17 @@ impl RunFinder {
         // Doubling `covered` while it fits, then one shift of the rest: 64 takes 6.
         let doublings = window.ilog2();
         let rest = u32::try_from(window - (1 << doublings)).expect("below 64");
+        let mut steps = [0; 7];
+        for k in 0..doublings {
+            steps[k as usize] = 1 << k;
+        }
+        steps[doublings as usize] = i64::from(rest);
         RunFinder {
             min,
             window,
             doublings,
             rest,
+            steps,
             path,
         }
     }
@@ -98,14 +113,24 @@ impl RunFinder {
                     self.find_avx2(hay, on, specials);
                 }
             }
-            Path::Portable => self.dispatch(hay, portable::mask, on, specials),
+            Path::Portable => {
+                self.dispatch(
+                    hay,
+                    portable::mask,
+                    None::<&fn(&Lanes) -> bool>,
+                    on,
+                    specials,
+                );
+            }
         }
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn find_avx2(&self, hay: &[u8], on: &mut dyn FnMut(usize, usize), specials: &mut Vec<usize>) {
-        self.dispatch(hay, |h, at| avx2::mask(h, at), on, specials);
+        let steps = avx2::steps(&self.steps);
+        let quad = |lanes: &Lanes| avx2::any_window(lanes, &steps);
+        self.dispatch(hay, |h, at| avx2::mask(h, at), Some(&quad), on, specials);
     }
 
     /// [`blocks`](Self::blocks) with the window test's doublings as constants, so its shifts
@@ -117,17 +142,18 @@ impl RunFinder {
         &self,
         hay: &[u8],
         mask: impl Fn(&[u8], usize) -> (u64, u64),
+        quad: Option<&impl Fn(&Lanes) -> bool>,
         on: &mut dyn FnMut(usize, usize),
         specials: &mut Vec<usize>,
     ) {
         match self.doublings {
-            0 => self.blocks::<0>(hay, mask, on, specials),
-            1 => self.blocks::<1>(hay, mask, on, specials),
-            2 => self.blocks::<2>(hay, mask, on, specials),
-            3 => self.blocks::<3>(hay, mask, on, specials),
-            4 => self.blocks::<4>(hay, mask, on, specials),
-            5 => self.blocks::<5>(hay, mask, on, specials),
-            _ => self.blocks::<6>(hay, mask, on, specials),
+            0 => self.blocks::<0>(hay, mask, quad, on, specials),
+            1 => self.blocks::<1>(hay, mask, quad, on, specials),
+            2 => self.blocks::<2>(hay, mask, quad, on, specials),
+            3 => self.blocks::<3>(hay, mask, quad, on, specials),
+            4 => self.blocks::<4>(hay, mask, quad, on, specials),
+            5 => self.blocks::<5>(hay, mask, quad, on, specials),
+            _ => self.blocks::<6>(hay, mask, quad, on, specials),
         }
     }
 
@@ -146,6 +172,7 @@ impl RunFinder {
         &self,
         hay: &[u8],
         mask: impl Fn(&[u8], usize) -> (u64, u64),
+        quad: Option<&impl Fn(&Lanes) -> bool>,
         on: &mut dyn FnMut(usize, usize),
         specials: &mut Vec<usize>,
     ) {
@@ -153,6 +180,32 @@ impl RunFinder {
         let mut pos = 0;
         let mut carry = 0;
         while pos < len {
+            // Two blocks at once, when `quad` can test four masks for a window in one go and a
+            // window (at most 33 bits) crossing an edge lies inside the 64 bits around it: the
+            // masks of the two blocks, and of the 64 bits around each of their bottom edges.
+            if let Some(quad) = quad
+                && self.window <= 33
+                && pos + 128 <= len
+            {
+                let (low, low_special) = mask(hay, pos);
+                let (high, high_special) = mask(hay, pos + 64);
+                // The `carry` run bytes before `pos` as the top bits of the mask before it: a
+                // window across the edge at `pos` is made of them and the bottom run of `low`.
+                let before = if carry == 0 {
+                    0
+                } else {
+                    u64::MAX << (64 - carry)
+                };
+                let lanes = [before >> 32 | low << 32, low, low >> 32 | high << 32, high];
+                if low_special | high_special == 0 && !quad(&lanes) {
+                    // No window in `high`, so it is not all run bytes: its top run ends it.
+                    carry = high.leading_ones() as usize;
+                    pos += 128;
+                    continue;
+                }
+                // A window or a special byte: the block at `pos` is done one by one below
+                // (it is classified again, which a log's blocks seldom need).
+            }
             let (current, special) = mask(hay, pos);
             let inside = self.window_starts::<DOUBLINGS>(current);
             let bottom = current.trailing_ones() as usize;
@@ -341,12 +394,33 @@ fn nibble_class(b: u8) -> u8 {
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use std::arch::x86_64::{
-        __m256i, _mm256_adds_epu8, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256,
-        _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_setzero_si256,
-        _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_testz_si256,
+        __m128i, __m256i, _mm_cvtsi64_si128, _mm256_adds_epu8, _mm256_and_si256, _mm256_cmpeq_epi8,
+        _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set_epi64x,
+        _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srl_epi64,
+        _mm256_srli_epi16, _mm256_testz_si256,
     };
 
-    use super::{HIGH_TABLE, LOW_TABLE};
+    use super::{HIGH_TABLE, LOW_TABLE, Lanes};
+
+    /// The window test's shifts as shift counts for `vpsrlq`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn steps(steps: &[i64; 7]) -> [__m128i; 7] {
+        steps.map(|s| _mm_cvtsi64_si128(s))
+    }
+
+    /// Whether any of the four masks holds a window: the shifts and ands of
+    /// [`window_starts`](super::RunFinder::window_starts), on the four at once.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn any_window(lanes: &Lanes, steps: &[__m128i; 7]) -> bool {
+        let lane = |i: usize| lanes[i].cast_signed();
+        let mut x = _mm256_set_epi64x(lane(3), lane(2), lane(1), lane(0));
+        for &s in steps {
+            x = _mm256_and_si256(x, _mm256_srl_epi64(x, s));
+        }
+        _mm256_testz_si256(x, x) == 0
+    }
 
     /// The (run, special) masks of the 64 bytes of `hay` from `at`; bits past its end clear.
     #[target_feature(enable = "avx2")]
@@ -574,32 +648,47 @@ mod tests {
         out
     }
 
-    #[test]
-    fn every_window_length_finds_the_runs_of_a_naive_search() {
-        // Runs of every length up to 200 at pseudo-random places, cut by a blank or a special
-        // byte, so each window test (one per power of two, up to 64) and the carry across
-        // block edges are checked for every minimum from 1 to 130.
+    /// Runs of pseudo-random lengths below `longest`, each cut by one of `cuts`.
+    fn runs_of(longest: u64, cuts: &[u8], count: usize) -> Vec<u8> {
         let mut rng = 0x2545_f491_4f6c_dd1d_u64;
         let mut hay = Vec::new();
-        for _ in 0..400 {
+        for _ in 0..count {
             rng ^= rng << 13;
             rng ^= rng >> 7;
             rng ^= rng << 17;
-            let len = usize::try_from(rng % 200).expect("small");
+            let len = usize::try_from(rng % longest).expect("small");
             hay.extend((0..len).map(|i| b"Qz9+/-_=:"[i % 9]));
-            hay.push([b' ', b'%', b'"', 0][usize::try_from(rng >> 60).expect("small") % 4]);
+            hay.push(cuts[usize::try_from(rng >> 58).expect("small") % cuts.len()]);
         }
-        let expected_specials: Vec<usize> = (0..hay.len())
-            .filter(|&i| class(hay[i]) == SPECIAL)
-            .collect();
-        for path in paths() {
-            for min in 1..=130 {
-                let finder = RunFinder::with_path(min, path);
-                let mut found = Vec::new();
-                let mut specials = Vec::new();
-                finder.find(&hay, &mut |s, e| found.push((s, e)), &mut specials);
-                assert_eq!(found, naive(&hay, min), "{path:?}, min {min}");
-                assert_eq!(specials, expected_specials, "{path:?}, min {min}");
+        hay
+    }
+
+    #[test]
+    fn every_window_length_finds_the_runs_of_a_naive_search() {
+        // Runs of every length up to 200 cut by a blank or a special byte, and runs mostly
+        // shorter than the window cut by blanks and quotes (one special byte in 64 cuts), where
+        // two blocks at a time are tested at once and a run across their edges decides: each
+        // window test (one per power of two, up to 64), the carry across block edges and the
+        // test on two blocks are checked for every minimum from 1 to 130.
+        let mut cuts = vec![b' '; 40];
+        cuts.extend([b'"'; 23]);
+        cuts.push(b'&');
+        for hay in [
+            runs_of(200, &[b' ', b'%', b'"', 0], 400),
+            runs_of(40, &cuts, 4000),
+        ] {
+            let expected_specials: Vec<usize> = (0..hay.len())
+                .filter(|&i| class(hay[i]) == SPECIAL)
+                .collect();
+            for path in paths() {
+                for min in 1..=130 {
+                    let finder = RunFinder::with_path(min, path);
+                    let mut found = Vec::new();
+                    let mut specials = Vec::new();
+                    finder.find(&hay, &mut |s, e| found.push((s, e)), &mut specials);
+                    assert_eq!(found, naive(&hay, min), "{path:?}, min {min}");
+                    assert_eq!(specials, expected_specials, "{path:?}, min {min}");
+                }
             }
         }
     }
