@@ -6,11 +6,17 @@
 //! With AVX2 (detected at run time) that is a nibble-table lookup, 32 bytes per instruction: each
 //! byte's low and high nibbles index two 16-entry tables (`vpshufb`) whose AND has a bit set for
 //! every class rectangle the byte is in, so run bytes and the four special bytes come out of one
-//! classification of 12 instructions per 32 bytes. Without AVX2, SSE2 comparisons (part of every
+//! classification; the special bytes' own mask is computed only for a block that holds one (one
+//! `vptest` tells), which a log's blocks seldom do. Without AVX2, SSE2 comparisons (part of every
 //! x86-64 CPU), 16 bytes at a time; elsewhere a table. The starts of windows of `t` run bytes in
-//! a row are then found with shifts and ands on the block's mask and the next one's: a log with
-//! no run costs one classification per byte and no branch per byte. JSON text is mostly made of
-//! run bytes, so sampling bytes cannot tell a run from text; a window of set bits can.
+//! a row are then found with shifts by constants and ands on the block's mask (a const generic
+//! per power of two, so no shift count is kept in a register), plus the run bytes in a row
+//! before the block for a window across its edge: each block is classified once, and a log with
+//! no run costs one classification per byte and one branch per block. With AVX2 and a window of
+//! at most 33 bits, two blocks are tested at once: their masks and the 64 bits around each of
+//! their bottom edges (where any window across an edge lies) as four lanes of one vector, so a
+//! log without runs or special bytes costs one vector window test per 128 bytes. JSON text is mostly made
+//! of run bytes, so sampling bytes cannot tell a run from text; a window of set bits can.
 //!
 //! **Invariant:** the runs and special bytes found are exactly those of a byte-by-byte search,
 //! whatever their position in a block and wherever the haystack ends, on every path (a property
@@ -21,15 +27,19 @@ pub(super) struct RunFinder {
     min: usize,
     /// The window looked for: `min`, at most 64 (a longer run holds a window of 64).
     window: usize,
-    /// Shifts that turn a mask into the starts of windows of `window` set bits, padded with
-    /// zeros (a no-op) to a fixed count the compiler unrolls.
-    shifts: [u32; SHIFTS],
+    /// The window test's doublings: `2^doublings` is the largest power of two up to `window`.
+    doublings: u32,
+    /// `window − 2^doublings`: the last shift of the window test.
+    rest: u32,
+    /// The same shifts as a list (the doublings, then `rest`), padded with zeros (no-ops), for
+    /// the window test on four masks at once.
+    steps: [i64; 7],
     /// The classification to use: AVX2 when the CPU has it.
     path: Path,
 }
 
-/// The most shifts a window of up to 64 bits needs.
-const SHIFTS: usize = 6;
+/// Four masks whose windows are tested at once.
+type Lanes = [u64; 4];
 
 /// Which classification runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,22 +75,22 @@ impl RunFinder {
             other => other,
         };
         let window = min.clamp(1, 64);
-        let mut shifts = [0; SHIFTS];
         // Bit i of `r` means bits i..i+covered are all set; ANDing with `r >> s` (s ≤ covered)
-        // extends that to covered + s. Inside one block: bits past it shift in as clear. Each
-        // step at least doubles `covered` until the last, so 64 takes 6.
-        let mut covered = 1;
-        let mut k = 0;
-        while covered < window {
-            let s = covered.min(window - covered);
-            shifts[k] = u32::try_from(s).expect("at most 64");
-            k += 1;
-            covered += s;
+        // extends that to covered + s. Inside one block: bits past it shift in as clear.
+        // Doubling `covered` while it fits, then one shift of the rest: 64 takes 6.
+        let doublings = window.ilog2();
+        let rest = u32::try_from(window - (1 << doublings)).expect("below 64");
+        let mut steps = [0; 7];
+        for k in 0..doublings {
+            steps[k as usize] = 1 << k;
         }
+        steps[doublings as usize] = i64::from(rest);
         RunFinder {
             min,
             window,
-            shifts,
+            doublings,
+            rest,
+            steps,
             path,
         }
     }
@@ -103,84 +113,157 @@ impl RunFinder {
                     self.find_avx2(hay, on, specials);
                 }
             }
-            Path::Portable => self.blocks(hay, portable::mask, on, specials),
+            Path::Portable => {
+                self.dispatch(
+                    hay,
+                    portable::mask,
+                    None::<&fn(&Lanes) -> bool>,
+                    on,
+                    specials,
+                );
+            }
         }
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn find_avx2(&self, hay: &[u8], on: &mut dyn FnMut(usize, usize), specials: &mut Vec<usize>) {
-        self.blocks(hay, |h, at| avx2::mask(h, at), on, specials);
+        let steps = avx2::steps(&self.steps);
+        let quad = |lanes: &Lanes| avx2::any_window(lanes, &steps);
+        self.dispatch(hay, |h, at| avx2::mask(h, at), Some(&quad), on, specials);
+    }
+
+    /// [`blocks`](Self::blocks) with the window test's doublings as constants, so its shifts
+    /// are by immediates rather than counts kept in registers (or spilled).
+    // Always: inlined into the AVX2 function, like `blocks`.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn dispatch(
+        &self,
+        hay: &[u8],
+        mask: impl Fn(&[u8], usize) -> (u64, u64),
+        quad: Option<&impl Fn(&Lanes) -> bool>,
+        on: &mut dyn FnMut(usize, usize),
+        specials: &mut Vec<usize>,
+    ) {
+        match self.doublings {
+            0 => self.blocks::<0>(hay, mask, quad, on, specials),
+            1 => self.blocks::<1>(hay, mask, quad, on, specials),
+            2 => self.blocks::<2>(hay, mask, quad, on, specials),
+            3 => self.blocks::<3>(hay, mask, quad, on, specials),
+            4 => self.blocks::<4>(hay, mask, quad, on, specials),
+            5 => self.blocks::<5>(hay, mask, quad, on, specials),
+            _ => self.blocks::<6>(hay, mask, quad, on, specials),
+        }
     }
 
     /// The block loop, with `mask(hay, at)` giving the (run, special) masks of the 64 bytes
     /// from `at`.
+    ///
+    /// Each block is classified once. `carry` is the number of run bytes in a row just before
+    /// `pos`: a window across a block's edge is then `carry` plus the bottom run of the block,
+    /// so no block is looked at before the one before it is done with. A block with no window
+    /// and no special byte (all of a JSON log but its runs) costs the classification, the
+    /// shifts of the window test and one branch.
     // Always: inlined into the AVX2 function, the classification is compiled with AVX2.
     #[allow(clippy::inline_always)]
     #[inline(always)]
-    fn blocks(
+    fn blocks<const DOUBLINGS: u32>(
         &self,
         hay: &[u8],
         mask: impl Fn(&[u8], usize) -> (u64, u64),
+        quad: Option<&impl Fn(&Lanes) -> bool>,
         on: &mut dyn FnMut(usize, usize),
         specials: &mut Vec<usize>,
     ) {
         let len = hay.len();
         let mut pos = 0;
-        let (mut current, mut special) = mask(hay, 0);
+        let mut carry = 0;
         while pos < len {
-            let (next, next_special) = mask(hay, pos + 64);
-            let Some(first) = self.first_window(current, next) else {
-                push_bits(specials, pos, special);
-                pos += 64;
-                (current, special) = (next, next_special);
-                continue;
-            };
-            // The special bytes before the run (a run holds none).
-            push_bits(specials, pos, special & ((1u64 << first) - 1));
-            // The first window start at or after `pos` is a run's start: a run starting earlier
-            // and covering it would hold an earlier window, found in the block before (or it
-            // ends at the non-run byte where `pos` was put).
-            let start = pos + first;
-            let mut end = start + self.window;
-            loop {
-                if end >= len {
-                    end = len;
-                    break;
+            // Two blocks at once, when `quad` can test four masks for a window in one go and a
+            // window (at most 33 bits) crossing an edge lies inside the 64 bits around it: the
+            // masks of the two blocks, and of the 64 bits around each of their bottom edges.
+            if let Some(quad) = quad
+                && self.window <= 33
+                && pos + 128 <= len
+            {
+                let (low, low_special) = mask(hay, pos);
+                let (high, high_special) = mask(hay, pos + 64);
+                // The `carry` run bytes before `pos` as the top bits of the mask before it: a
+                // window across the edge at `pos` is made of them and the bottom run of `low`.
+                let before = if carry == 0 {
+                    0
+                } else {
+                    u64::MAX << (64 - carry)
+                };
+                let lanes = [before >> 32 | low << 32, low, low >> 32 | high << 32, high];
+                if low_special | high_special == 0 && !quad(&lanes) {
+                    // No window in `high`, so it is not all run bytes: its top run ends it.
+                    carry = high.leading_ones() as usize;
+                    pos += 128;
+                    continue;
                 }
-                let (m, _) = mask(hay, end);
-                if m != u64::MAX {
-                    end = (end + (!m).trailing_zeros() as usize).min(len);
-                    break;
-                }
-                end += 64;
+                // A window or a special byte: the block at `pos` is done one by one below
+                // (it is classified again, which a log's blocks seldom need).
             }
+            let (current, special) = mask(hay, pos);
+            let inside = self.window_starts::<DOUBLINGS>(current);
+            let bottom = current.trailing_ones() as usize;
+            // A run from before `pos` long enough with this block's bottom run. (A `carry` is
+            // always shorter than the window: a longer one holds a window found before.)
+            let across = carry > 0 && carry + bottom >= self.window;
+            if inside == 0 && !across {
+                push_bits(specials, pos, special);
+                // No window in the block, so it is not all run bytes: its top run ends it.
+                carry = current.leading_ones() as usize;
+                pos += 64;
+                continue;
+            }
+            // The first window is a run's start: one starting earlier and covering it would
+            // hold an earlier window, found before (or ending at the byte where `pos` was put).
+            let (start, from) = if across {
+                (pos - carry, 0)
+            } else {
+                let first = inside.trailing_zeros() as usize;
+                // The special bytes before the run (a run holds none).
+                push_bits(specials, pos, special & ((1u64 << first) - 1));
+                (pos + first, first)
+            };
+            let after = !current & (u64::MAX << from);
+            let mut end = pos + 64;
+            if after != 0 {
+                end = pos + after.trailing_zeros() as usize;
+            } else {
+                loop {
+                    if end >= len {
+                        break;
+                    }
+                    let (m, _) = mask(hay, end);
+                    if m != u64::MAX {
+                        end += (!m).trailing_zeros() as usize;
+                        break;
+                    }
+                    end += 64;
+                }
+            }
+            let end = end.min(len);
             if end - start >= self.min {
                 on(start, end);
             }
+            // The byte at `end` is not a run byte; the search goes on from it.
             pos = end;
-            (current, special) = mask(hay, pos);
+            carry = 0;
         }
     }
 
-    /// The first bit i of `current` (below 64) such that `window` bits from i are all set, in
-    /// `current` followed by `next`.
+    /// The bits i of `mask` such that `window` bits from i are all set, inside the mask.
     #[inline]
-    fn first_window(&self, current: u64, next: u64) -> Option<usize> {
-        let mut inside = current;
-        for &s in &self.shifts {
-            inside &= inside >> s;
+    fn window_starts<const DOUBLINGS: u32>(&self, mask: u64) -> u64 {
+        let mut inside = mask;
+        for k in 0..DOUBLINGS {
+            inside &= inside >> (1 << k);
         }
-        // A window across the edge starts at the top run of `current`, if that run and the
-        // bottom run of `next` are long enough together.
-        let top = current.leading_ones() as usize;
-        let bottom = next.trailing_ones() as usize;
-        let across = top > 0 && top + bottom >= self.window;
-        match (inside, across) {
-            (0, false) => None,
-            (0, true) => Some(64 - top),
-            (bits, _) => Some(bits.trailing_zeros() as usize),
-        }
+        inside & inside >> self.rest
     }
 }
 
@@ -311,12 +394,33 @@ fn nibble_class(b: u8) -> u8 {
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use std::arch::x86_64::{
-        __m256i, _mm256_adds_epu8, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256,
-        _mm256_movemask_epi8, _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8,
-        _mm256_srli_epi16,
+        __m128i, __m256i, _mm_cvtsi64_si128, _mm256_adds_epu8, _mm256_and_si256, _mm256_cmpeq_epi8,
+        _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set_epi64x,
+        _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srl_epi64,
+        _mm256_srli_epi16, _mm256_testz_si256,
     };
 
-    use super::{HIGH_TABLE, LOW_TABLE};
+    use super::{HIGH_TABLE, LOW_TABLE, Lanes};
+
+    /// The window test's shifts as shift counts for `vpsrlq`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn steps(steps: &[i64; 7]) -> [__m128i; 7] {
+        steps.map(|s| _mm_cvtsi64_si128(s))
+    }
+
+    /// Whether any of the four masks holds a window: the shifts and ands of
+    /// [`window_starts`](super::RunFinder::window_starts), on the four at once.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn any_window(lanes: &Lanes, steps: &[__m128i; 7]) -> bool {
+        let lane = |i: usize| lanes[i].cast_signed();
+        let mut x = _mm256_set_epi64x(lane(3), lane(2), lane(1), lane(0));
+        for &s in steps {
+            x = _mm256_and_si256(x, _mm256_srl_epi64(x, s));
+        }
+        _mm256_testz_si256(x, x) == 0
+    }
 
     /// The (run, special) masks of the 64 bytes of `hay` from `at`; bits past its end clear.
     #[target_feature(enable = "avx2")]
@@ -328,15 +432,26 @@ mod avx2 {
         }
     }
 
+    /// A special byte is rare in a log, so their mask is computed only when a block holds one.
     #[target_feature(enable = "avx2")]
     #[inline]
     fn mask64(block: &[u8; 64]) -> (u64, u64) {
-        let (low_run, low_special) = mask32(&block[..32]);
-        let (high_run, high_special) = mask32(&block[32..]);
-        (
-            u64::from(low_run) | u64::from(high_run) << 32,
-            u64::from(low_special) | u64::from(high_special) << 32,
-        )
+        let low = classes(&block[..32]);
+        let high = classes(&block[32..]);
+        let none = |bits| _mm256_movemask_epi8(_mm256_cmpeq_epi8(bits, _mm256_setzero_si256()));
+        // A byte in either class.
+        let any =
+            !(u64::from(none(low).cast_unsigned()) | u64::from(none(high).cast_unsigned()) << 32);
+        // Special bits are 0x20 and up (`RECTANGLES`).
+        if _mm256_testz_si256(_mm256_or_si256(low, high), _mm256_set1_epi8(-0x20)) == 1 {
+            return (any, 0);
+        }
+        // A byte is in at most one class. Adding 0x60 (saturating) sets the top bit exactly
+        // for the special ones; any other byte in a class is a run byte.
+        let special = |bits| _mm256_movemask_epi8(_mm256_adds_epu8(bits, _mm256_set1_epi8(0x60)));
+        let special = u64::from(special(low).cast_unsigned())
+            | u64::from(special(high).cast_unsigned()) << 32;
+        (any & !special, special)
     }
 
     #[target_feature(enable = "avx2")]
@@ -351,10 +466,10 @@ mod avx2 {
         }
     }
 
-    /// Bit i of the first value: `chunk[i]` is a run byte; of the second: a special byte.
+    /// The class bits of each byte of `chunk` (its first 32): the AND of its nibbles' lookups.
     #[target_feature(enable = "avx2")]
     #[inline]
-    fn mask32(chunk: &[u8]) -> (u32, u32) {
+    fn classes(chunk: &[u8]) -> __m256i {
         let x = load(chunk);
         let low_table = load(&LOW_TABLE);
         let high_table = load(&HIGH_TABLE);
@@ -362,13 +477,7 @@ mod avx2 {
         let low = _mm256_shuffle_epi8(low_table, x);
         let high_nibble = _mm256_and_si256(_mm256_srli_epi16::<4>(x), _mm256_set1_epi8(0x0F));
         let high = _mm256_shuffle_epi8(high_table, high_nibble);
-        let bits = _mm256_and_si256(low, high);
-        // A byte is in at most one class. Special bits are 0x20 and up, so adding 0x60
-        // (saturating) sets the top bit exactly for them; any other nonzero byte is a run byte.
-        let none = _mm256_movemask_epi8(_mm256_cmpeq_epi8(bits, _mm256_setzero_si256()));
-        let special = _mm256_movemask_epi8(_mm256_adds_epu8(bits, _mm256_set1_epi8(0x60)));
-        let special = special.cast_unsigned();
-        (!none.cast_unsigned() & !special, special)
+        _mm256_and_si256(low, high)
     }
 }
 
@@ -519,6 +628,68 @@ mod tests {
             assert_eq!(mask_on(path, &hay, 1000), (0, 0));
             let nul = [0u8; 100];
             assert_eq!(mask_on(path, &nul, 40), (0, (1 << 60) - 1), "{path:?}");
+        }
+    }
+
+    /// The maximal runs of at least `min` run bytes, byte by byte.
+    fn naive(hay: &[u8], min: usize) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < hay.len() {
+            let start = i;
+            while i < hay.len() && class(hay[i]) == RUN {
+                i += 1;
+            }
+            if i - start >= min {
+                out.push((start, i));
+            }
+            i += usize::from(i == start);
+        }
+        out
+    }
+
+    /// Runs of pseudo-random lengths below `longest`, each cut by one of `cuts`.
+    fn runs_of(longest: u64, cuts: &[u8], count: usize) -> Vec<u8> {
+        let mut rng = 0x2545_f491_4f6c_dd1d_u64;
+        let mut hay = Vec::new();
+        for _ in 0..count {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let len = usize::try_from(rng % longest).expect("small");
+            hay.extend((0..len).map(|i| b"Qz9+/-_=:"[i % 9]));
+            hay.push(cuts[usize::try_from(rng >> 58).expect("small") % cuts.len()]);
+        }
+        hay
+    }
+
+    #[test]
+    fn every_window_length_finds_the_runs_of_a_naive_search() {
+        // Runs of every length up to 200 cut by a blank or a special byte, and runs mostly
+        // shorter than the window cut by blanks and quotes (one special byte in 64 cuts), where
+        // two blocks at a time are tested at once and a run across their edges decides: each
+        // window test (one per power of two, up to 64), the carry across block edges and the
+        // test on two blocks are checked for every minimum from 1 to 130.
+        let mut cuts = vec![b' '; 40];
+        cuts.extend([b'"'; 23]);
+        cuts.push(b'&');
+        for hay in [
+            runs_of(200, &[b' ', b'%', b'"', 0], 400),
+            runs_of(40, &cuts, 4000),
+        ] {
+            let expected_specials: Vec<usize> = (0..hay.len())
+                .filter(|&i| class(hay[i]) == SPECIAL)
+                .collect();
+            for path in paths() {
+                for min in 1..=130 {
+                    let finder = RunFinder::with_path(min, path);
+                    let mut found = Vec::new();
+                    let mut specials = Vec::new();
+                    finder.find(&hay, &mut |s, e| found.push((s, e)), &mut specials);
+                    assert_eq!(found, naive(&hay, min), "{path:?}, min {min}");
+                    assert_eq!(specials, expected_specials, "{path:?}, min {min}");
+                }
+            }
         }
     }
 
