@@ -327,6 +327,25 @@ pub(super) fn is_run_byte(b: u8) -> bool {
     class(b) == RUN
 }
 
+/// The maximal runs of at least `min` run bytes, byte by byte: what the block-wise search must
+/// find, for its tests.
+#[cfg(test)]
+pub(super) fn naive_runs(hay: &[u8], min: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < hay.len() {
+        let start = i;
+        while i < hay.len() && is_run_byte(hay[i]) {
+            i += 1;
+        }
+        if i - start >= min {
+            out.push((start, i));
+        }
+        i += usize::from(i == start);
+    }
+    out
+}
+
 /// The class rectangles of the nibble tables: bit `bit` of a byte's lookup is set when its high
 /// nibble is in `high` and its low nibble in `low` (both as bit sets). The run bytes are five
 /// rectangles (bits 0–4), the special bytes three (bits 5–7).
@@ -631,23 +650,6 @@ mod tests {
         }
     }
 
-    /// The maximal runs of at least `min` run bytes, byte by byte.
-    fn naive(hay: &[u8], min: usize) -> Vec<(usize, usize)> {
-        let mut out = Vec::new();
-        let mut i = 0;
-        while i < hay.len() {
-            let start = i;
-            while i < hay.len() && class(hay[i]) == RUN {
-                i += 1;
-            }
-            if i - start >= min {
-                out.push((start, i));
-            }
-            i += usize::from(i == start);
-        }
-        out
-    }
-
     /// Runs of pseudo-random lengths below `longest`, each cut by one of `cuts`.
     fn runs_of(longest: u64, cuts: &[u8], count: usize) -> Vec<u8> {
         let mut rng = 0x2545_f491_4f6c_dd1d_u64;
@@ -686,7 +688,7 @@ mod tests {
                     let mut found = Vec::new();
                     let mut specials = Vec::new();
                     finder.find(&hay, &mut |s, e| found.push((s, e)), &mut specials);
-                    assert_eq!(found, naive(&hay, min), "{path:?}, min {min}");
+                    assert_eq!(found, naive_runs(&hay, min), "{path:?}, min {min}");
                     assert_eq!(specials, expected_specials, "{path:?}, min {min}");
                 }
             }

@@ -256,26 +256,6 @@ fn a_long_line_is_decoded_in_parts_cut_at_a_quote() {
     );
 }
 
-/// The maximal runs of run bytes of at least `min` bytes, byte by byte.
-fn naive_runs(hay: &[u8], min: usize) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < hay.len() {
-        if super::runs::is_run_byte(hay[i]) {
-            let start = i;
-            while i < hay.len() && super::runs::is_run_byte(hay[i]) {
-                i += 1;
-            }
-            if i - start >= min {
-                out.push((start, i));
-            }
-        } else {
-            i += 1;
-        }
-    }
-    out
-}
-
 proptest::proptest! {
     /// The block-wise run search finds exactly the maximal runs a byte-by-byte search finds,
     /// for runs shorter and longer than a block and at every position in a block, cut by bytes
@@ -300,7 +280,7 @@ proptest::proptest! {
             let mut found = Vec::new();
             let mut specials = Vec::new();
             finder.find(&hay, &mut |s, e| found.push((s, e)), &mut specials);
-            proptest::prop_assert_eq!(&found, &naive_runs(&hay, d.min_run), "{:?}", path);
+            proptest::prop_assert_eq!(&found, &runs::naive_runs(&hay, d.min_run), "{:?}", path);
             proptest::prop_assert_eq!(&specials, &expected_specials, "{:?}", path);
         }
         let mut found = Vec::new();
@@ -310,7 +290,7 @@ proptest::proptest! {
             .filter(|c| c.2 == Step::Base64)
             .map(|(s, e, _)| (s, e))
             .collect();
-        proptest::prop_assert_eq!(found, naive_runs(&hay, d.min_run));
+        proptest::prop_assert_eq!(found, runs::naive_runs(&hay, d.min_run));
         proptest::prop_assert_eq!(specials, expected_specials);
     }
 }
