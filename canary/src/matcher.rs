@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 
+mod packed;
 mod search;
 
 pub(crate) use search::{WINDOW_CAP, WindowCursor};

@@ -25,7 +25,9 @@
 //! patterns also reports, to a [`WindowCursor`], every place a window occurs — overlapping ones,
 //! and those inside a match, included — instead of a second pass of the decoder's own.
 
-use aho_corasick::{AhoCorasick, Input, MatchKind, Span, packed};
+use aho_corasick::{AhoCorasick, Input, MatchKind};
+
+use super::packed::{PREFIX, Packed};
 
 /// The engine, the patterns it looks for, and what each found pattern may extend to.
 pub(super) struct Search {
@@ -208,13 +210,6 @@ fn alone(patterns: &[Vec<u8>], p: usize, q: usize) -> bool {
     true
 }
 
-/// How many leading bytes of each pattern and window Teddy looks for (patterns are at least 8
-/// bytes). Three, not four: aho-corasick's Teddy takes its mask length from the shortest pattern,
-/// and with 3-byte masks it ran the bench's log 2.5 times faster than with 4 (`perf stat -e
-/// task-clock`, `--no-decode --threads 1`, 512 MiB: 95 ms against 236), while finding the same
-/// matches: every candidate is compared in full anyway.
-const PREFIX: usize = 3;
-
 /// The length of the decoder's mixed-case windows.
 const WINDOW: usize = 4;
 
@@ -257,7 +252,7 @@ impl WindowCursor {
 /// Teddy over the distinct prefixes of the searched patterns and the windows, and for each
 /// prefix the patterns that start with it, longest first, and the windows that start with it.
 struct Prefixes {
-    teddy: packed::Searcher,
+    teddy: Packed,
     by_prefix: Vec<Vec<usize>>,
     /// For each prefix, the windows starting with it: (window index, its bytes).
     window_of: Vec<Vec<(usize, [u8; WINDOW])>>,
@@ -296,7 +291,7 @@ impl Prefixes {
             }
         }
         // All prefixes have the same length, so at most one occurs at any position.
-        let teddy = packed::Config::new().builder().extend(&prefixes).build()?;
+        let teddy = Packed::new(&prefixes)?;
         Some(Prefixes {
             teddy,
             by_prefix,
@@ -320,14 +315,12 @@ impl Prefixes {
         // A window starting from here would be cut by the end: it is left to the next search.
         let fits = haystack.len().saturating_sub(WINDOW - 1);
         loop {
-            let Some(m) = self.teddy.find_in(haystack, Span::from(at..haystack.len())) else {
+            let Some((start, prefix)) = self.teddy.find_in(haystack, at, haystack.len()) else {
                 if let Some(cursor) = windows {
                     cursor.reach(fits);
                 }
                 return None;
             };
-            let start = m.start();
-            let prefix = m.pattern().as_usize();
             if let Some(cursor) = windows.as_deref_mut() {
                 self.record_window(haystack, start, prefix, fits, cursor);
                 cursor.reach((start + 1).min(fits));
@@ -349,14 +342,14 @@ impl Prefixes {
         let end = (to + PREFIX - 1).min(haystack.len());
         let mut at = from;
         while at < to {
-            let Some(m) = self.teddy.find_in(haystack, Span::from(at..end)) else {
+            let Some((start, prefix)) = self.teddy.find_in(haystack, at, end) else {
                 break;
             };
-            if m.start() >= to {
+            if start >= to {
                 break;
             }
-            self.record_window(haystack, m.start(), m.pattern().as_usize(), fits, cursor);
-            at = m.start() + 1;
+            self.record_window(haystack, start, prefix, fits, cursor);
+            at = start + 1;
         }
         cursor.reach(to);
     }
