@@ -11,13 +11,13 @@
 //! - hence the first pattern found at or after a position is the full set's leftmost match, or
 //!   the `Q` of a `P` starting before it, which the lookbehind restores.
 //!
-//! **Engines.** With two patterns or more, aho-corasick's packed (Teddy) SIMD searcher finds the
-//! leftmost place where a pattern's first 3 bytes occur, and the patterns starting with those
-//! bytes are compared there, longest first. Teddy over short, distinct prefixes was measured 30%
-//! faster than over whole patterns, 3-byte prefixes 2.5 times faster than 4-byte ones, and unlike
-//! the automaton's own prefilter choice (start or rare bytes, measured at 0.3 GB/s on JSON logs for
-//! some pattern sets) its speed does not depend on the log. One pattern, or a CPU without Teddy,
-//! uses the automaton (memmem for one pattern).
+//! **Engines.** With two patterns or more, a Teddy SIMD searcher (`packed.rs`: our own on AVX-512
+//! or AVX2, else aho-corasick's) finds the leftmost place where a pattern's first 3 bytes occur,
+//! and the patterns starting with those bytes are compared there, longest first. Teddy over short,
+//! distinct prefixes was measured 30% faster than over whole patterns, 3-byte prefixes 2.5 times
+//! faster than 4-byte ones, and unlike the automaton's own prefilter choice (start or rare bytes,
+//! measured at 0.3 GB/s on JSON logs for some pattern sets) its speed does not depend on the log.
+//! One pattern, or a CPU without Teddy, uses the automaton (memmem for one pattern).
 //!
 //! **Windows.** The decoder's mixed-case windows (`-3f9`, `-3F9`: see `decode.rs`) are 4 bytes;
 //! their first 3 are prefixes like the patterns', and the 4th is compared where one is found, so
