@@ -102,9 +102,8 @@ pub(super) mod own {
         __m256i, __m512i, _MM_HINT_T0, _mm_loadu_si128, _mm_prefetch, _mm256_and_si256,
         _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8,
         _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
-        _mm256_storeu_si256, _mm512_and_si512, _mm512_broadcast_i32x4, _mm512_loadu_si512,
-        _mm512_set1_epi8, _mm512_shuffle_epi8, _mm512_srli_epi16, _mm512_storeu_si512,
-        _mm512_test_epi8_mask,
+        _mm512_and_si512, _mm512_broadcast_i32x4, _mm512_loadu_si512, _mm512_set1_epi8,
+        _mm512_shuffle_epi8, _mm512_srli_epi16, _mm512_test_epi8_mask,
     };
 
     use super::{BUCKETS, PREFIX};
@@ -143,7 +142,7 @@ pub(super) mod own {
         fn runs(self) -> bool {
             match self {
                 Simd::Avx512 => Simd::detect() == Some(Simd::Avx512),
-                Simd::Avx2 => Simd::detect().is_some(),
+                Simd::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
             }
         }
     }
@@ -154,6 +153,8 @@ pub(super) mod own {
         low: [[u8; 16]; PREFIX],
         high: [[u8; 16]; PREFIX],
         simd: Simd,
+        /// The prefixes, by bucket: which one starts at a found start.
+        prefixes: Vec<[u8; PREFIX]>,
     }
 
     impl Teddy {
@@ -179,6 +180,10 @@ pub(super) mod own {
                 low: [[0; 16]; PREFIX],
                 high: [[0; 16]; PREFIX],
                 simd,
+                prefixes: prefixes
+                    .iter()
+                    .map(|p| <[u8; PREFIX]>::try_from(*p).expect("checked above"))
+                    .collect(),
             };
             for (bucket, prefix) in prefixes.iter().enumerate() {
                 let bit = 1u8 << bucket;
@@ -217,31 +222,36 @@ pub(super) mod own {
         #[target_feature(enable = "avx512f,avx512bw")]
         fn find_avx512(&self, hay: &[u8], at: usize) -> Option<(usize, usize)> {
             let tables = Wide::new(self);
-            search::<64>(hay, at, |bytes| tables.block(bytes))
+            search::<64>(hay, at, &self.prefixes, |bytes| tables.block(bytes))
         }
 
         #[target_feature(enable = "avx2")]
         fn find_avx2(&self, hay: &[u8], at: usize) -> Option<(usize, usize)> {
             let tables = Narrow::new(self);
-            search::<32>(hay, at, |bytes| tables.block(bytes))
+            search::<32>(hay, at, &self.prefixes, |bytes| tables.block(bytes))
         }
     }
 
     /// The block loop over `hay` from `at`, `block(bytes)` giving the mask of the `N` starts of
-    /// `bytes` (which holds `N + PREFIX − 1`) and their buckets.
+    /// `bytes` (which holds `N + PREFIX − 1`).
     // Always: inlined into the functions compiled for a width.
     #[allow(clippy::inline_always)]
     #[inline(always)]
     fn search<const N: usize>(
         hay: &[u8],
         at: usize,
-        block: impl Fn(&[u8]) -> (u64, [u8; 64]),
+        prefixes: &[[u8; PREFIX]],
+        block: impl Fn(&[u8]) -> u64,
     ) -> Option<(usize, usize)> {
-        let first = |i: usize, (starts, buckets): (u64, [u8; 64])| {
-            let j = starts.trailing_zeros() as usize;
-            // One prefix per bucket, and two distinct prefixes of one length cannot start at
-            // one place: the byte has one bit set.
-            (i + j, buckets[j].trailing_zeros() as usize)
+        // A set bit is a match (one prefix per bucket), so the prefix there is the one whose
+        // bytes are there: two distinct prefixes of one length cannot start at one place.
+        let first = |i: usize, starts: u64| {
+            let start = i + starts.trailing_zeros() as usize;
+            let prefix = prefixes
+                .iter()
+                .position(|p| hay[start..].starts_with(p))
+                .expect("a start found is a match");
+            (start, prefix)
         };
         let mut i = at;
         // Whole blocks: the loads at offsets 1 and 2 read up to `i + N + PREFIX − 1`.
@@ -252,9 +262,9 @@ pub(super) mod own {
             unsafe {
                 _mm_prefetch::<_MM_HINT_T0>(hay.as_ptr().wrapping_add(i + AHEAD).cast());
             }
-            let found = block(&hay[i..]);
-            if found.0 != 0 {
-                return Some(first(i, found));
+            let starts = block(&hay[i..]);
+            if starts != 0 {
+                return Some(first(i, starts));
             }
             i += N;
         }
@@ -262,9 +272,8 @@ pub(super) mod own {
         let left = hay.len().checked_sub(i + PREFIX - 1).filter(|&n| n > 0)?;
         let mut padded = [0u8; 64 + PREFIX - 1];
         padded[..hay.len() - i].copy_from_slice(&hay[i..]);
-        let (starts, buckets) = block(&padded);
-        let starts = starts & ((1u64 << left) - 1);
-        (starts != 0).then(|| first(i, (starts, buckets)))
+        let starts = block(&padded) & ((1u64 << left) - 1);
+        (starts != 0).then(|| first(i, starts))
     }
 
     /// The bytes of a 16-byte table.
@@ -292,11 +301,11 @@ pub(super) mod own {
             }
         }
 
-        /// The 64 starts of `bytes`, which holds at least `64 + PREFIX − 1`, and their buckets
-        /// (bit `b` of byte `j` set when prefix `b` starts at `j`).
+        /// The 64 starts of `bytes`, which holds at least `64 + PREFIX − 1`: bit `j` set when a
+        /// prefix starts at `j`.
         #[target_feature(enable = "avx512f,avx512bw")]
         #[inline]
-        fn block(&self, bytes: &[u8]) -> (u64, [u8; 64]) {
+        fn block(&self, bytes: &[u8]) -> u64 {
             assert!(
                 bytes.len() >= 64 + PREFIX - 1,
                 "a block and its prefix's overhang"
@@ -316,16 +325,8 @@ pub(super) mod own {
                 );
                 all = _mm512_and_si512(all, hit);
             }
-            let starts = _mm512_test_epi8_mask(all, all);
-            let mut buckets = [0u8; 64];
-            if starts != 0 {
-                #[allow(unsafe_code)]
-                // SAFETY: `buckets` is 64 bytes, what an unaligned 512-bit store writes.
-                unsafe {
-                    _mm512_storeu_si512(buckets.as_mut_ptr().cast(), all);
-                }
-            }
-            (starts, buckets)
+            // Bit `b` of byte `j` of `all` is set when prefix `b` starts at `j`.
+            _mm512_test_epi8_mask(all, all)
         }
     }
 
@@ -345,11 +346,11 @@ pub(super) mod own {
             }
         }
 
-        /// The 32 starts of `bytes`, which holds at least `32 + PREFIX − 1`, and their buckets
-        /// (in the first 32 bytes).
+        /// The 32 starts of `bytes`, which holds at least `32 + PREFIX − 1`: bit `j` set when a
+        /// prefix starts at `j`.
         #[target_feature(enable = "avx2")]
         #[inline]
-        fn block(&self, bytes: &[u8]) -> (u64, [u8; 64]) {
+        fn block(&self, bytes: &[u8]) -> u64 {
             assert!(
                 bytes.len() >= 32 + PREFIX - 1,
                 "a block and its prefix's overhang"
@@ -370,16 +371,7 @@ pub(super) mod own {
                 all = _mm256_and_si256(all, hit);
             }
             let none = _mm256_movemask_epi8(_mm256_cmpeq_epi8(all, _mm256_setzero_si256()));
-            let starts = u64::from(!none.cast_unsigned());
-            let mut buckets = [0u8; 64];
-            if starts != 0 {
-                #[allow(unsafe_code)]
-                // SAFETY: `buckets` is 64 bytes; an unaligned 256-bit store writes its first 32.
-                unsafe {
-                    _mm256_storeu_si256(buckets.as_mut_ptr().cast(), all);
-                }
-            }
-            (starts, buckets)
+            u64::from(!none.cast_unsigned())
         }
     }
 }
