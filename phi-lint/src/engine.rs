@@ -85,6 +85,7 @@ pub fn lint(scan: &Scan) -> LintResult {
     let results = two_phase::run(
         &scan.files,
         (STACK_SIZE, two_phase::KEEP_BUDGET),
+        Some(&scan.item_names),
         |(path, rel)| parse_path(path, rel),
         parse_text,
         (

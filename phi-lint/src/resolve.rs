@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use syn::{Attribute, Expr, ExprLit, Lit, Meta};
 
 use crate::finding::{FileError, Pos};
-use outline::{Inline, Outline};
+use outline::{Inline, ItemNames, Outline};
 
 mod manifest;
 pub(crate) mod outline;
@@ -53,6 +53,8 @@ pub(crate) struct Resolved {
     pub(crate) errors: Vec<FileError>,
     /// Every file the resolver tried, errors included, so the walk does not report them again.
     pub(crate) seen: BTreeSet<String>,
+    /// What the items of the files read may define.
+    pub(crate) names: ItemNames,
 }
 
 /// A file to load, and where its child modules live.
@@ -175,6 +177,7 @@ pub(crate) fn resolve(
             let entry = out.files.entry(node.rel.clone()).or_insert(node.role);
             *entry = entry.stronger(node.role);
             children(root, &node, &outline, &mut queue, &mut out.errors);
+            out.names.add(outline);
         }
     }
     // A file that failed once is an error, however else it was reached.

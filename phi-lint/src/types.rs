@@ -154,6 +154,22 @@ pub(crate) struct FileIndex {
 }
 
 impl FileIndex {
+    /// Every name the index holds: types, functions, methods (`Type::method`), consts and
+    /// renames.
+    #[cfg(test)]
+    pub(crate) fn keys(&self) -> Vec<&str> {
+        let types = self.types.iter().map(|(k, _)| k);
+        let fns = self.fns.iter().chain(&self.methods).map(|(k, _)| k);
+        let rest = self.consts.iter().map(|(k, _)| k);
+        let renames = self.renames.iter().map(|(k, _)| k);
+        types
+            .chain(fns)
+            .chain(rest)
+            .chain(renames)
+            .map(String::as_str)
+            .collect()
+    }
+
     /// Adds another part of the same file (a chunk of a large one).
     pub(crate) fn append(&mut self, other: FileIndex) {
         if self.krate.is_empty() {

@@ -23,6 +23,7 @@ use rayon::prelude::*;
 use crate::Error;
 use crate::config::{Config, Source};
 use crate::finding::FileError;
+use crate::resolve::outline::{ItemNames, Outline};
 use crate::resolve::{self, Role};
 
 /// Directories whose unreached files are test code.
@@ -48,6 +49,9 @@ pub struct Scan {
     pub excluded: Vec<String>,
     /// Build scripts and their modules (root-relative), whose `cargo:` lines are not logs.
     pub build_scripts: BTreeSet<String>,
+    /// What the items of the files may define: a file whose first lint missed none of these
+    /// names needs no second (see `engine::two_phase`).
+    pub(crate) item_names: ItemNames,
 }
 
 /// How many files of each kind a scan found.
@@ -129,20 +133,23 @@ impl Scan {
                 unreached.push(rel);
             }
         }
-        let checked: Vec<Result<(), FileError>> = unreached
+        let mut item_names = resolved.names;
+        let checked: Vec<Result<Outline, FileError>> = unreached
             .par_iter()
             .chain(given.par_iter())
-            .map(|rel| resolve::load(&root, rel, max).map(|_| ()))
+            .map(|rel| resolve::load(&root, rel, max))
             .collect();
         let n_unreached = unreached.len();
         for (i, (rel, ok)) in unreached.into_iter().chain(given).zip(checked).enumerate() {
             match ok {
                 Err(e) => walk_errors.push(e),
-                Ok(()) if i < n_unreached => {
+                Ok(names) if i < n_unreached => {
+                    item_names.add(names);
                     counts.unreached += 1;
                     files.push((root.join(&rel), rel));
                 }
-                Ok(()) => {
+                Ok(names) => {
+                    item_names.add(names);
                     counts.given += 1;
                     files.push((root.join(&rel), rel));
                 }
@@ -173,6 +180,7 @@ impl Scan {
             counts,
             excluded: excluded.into_iter().collect(),
             build_scripts,
+            item_names,
         })
     }
 }

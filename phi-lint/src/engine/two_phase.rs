@@ -11,6 +11,10 @@
 //!    file's macro, a function whose own misses the merged index does not define is not walked
 //!    again; its first findings and counts are taken over.
 //!
+//! A file whose misses no item of the scan may define (by the names the resolver's lexer saw,
+//! [`ItemNames`]) needs no second lint and is finished at once: a miss is often another
+//! crate's type (`HashMap`, `PgPool`), and keeping such a tree only costs memory.
+//!
 //! A file that may need the second lint keeps its tree for it, as long as the worker's kept
 //! trees stay within [`KEEP_BUDGET`] bytes of source (a tree is about 100 times its source):
 //! parsing it again cost as much as the first parse, a third of the whole scan on real code.
@@ -36,6 +40,7 @@ enum Kept {
     Text(String),
 }
 use crate::finding::FileError;
+use crate::resolve::outline::ItemNames;
 use crate::types::{FileIndex, TypeIndex};
 
 /// Runs `parse` on every file and then `lint` on every parsed file, on all cores, keeping up to
@@ -44,6 +49,7 @@ use crate::types::{FileIndex, TypeIndex};
 pub(super) fn run<P, R, L>(
     files: &[(PathBuf, String)],
     (stack_size, keep_budget): (usize, usize),
+    defined: Option<&ItemNames>,
     parse: P,
     reparse: R,
     (lint, finish): (L, fn(&Parsed, Collected) -> FileLint),
@@ -99,7 +105,7 @@ where
                     if !out.macro_defs().is_empty() {
                         local_macros.push((i, out.macro_defs().to_vec()));
                     }
-                    if misses.is_empty() && out.wanted.is_empty() {
+                    if !may_change(&misses, &out.wanted, defined) {
                         done.push((i, Ok(finish(&parsed, out))));
                         continue;
                     }
@@ -202,6 +208,14 @@ where
             })
         })
         .collect()
+}
+
+/// Whether the merged index or another file's macros may change a first lint that missed
+/// `misses` and called the macros `wanted`: not if it missed nothing, nor if no item of the scan
+/// may define what it missed (`defined`, when known).
+fn may_change(misses: &[String], wanted: &[String], defined: Option<&ItemNames>) -> bool {
+    let all = || misses.iter().chain(wanted);
+    all().next().is_some() && defined.is_none_or(|d| all().any(|m| d.could_define(m)))
 }
 
 /// Marks the functions of a first lint whose verdicts the merged index can change: those that
@@ -331,9 +345,14 @@ mod tests {
             .iter()
             .map(|(rel, _)| (PathBuf::from(rel), (*rel).to_owned()))
             .collect();
+        let mut defined = super::ItemNames::default();
+        for (_, text) in files {
+            defined.add(crate::resolve::outline::outline(text).expect("in bounds"));
+        }
         super::run(
             &list,
             (8 << 20, budget),
+            Some(&defined),
             |(_, rel)| parse_text(rel, texts[rel].clone()),
             parse_text,
             (
@@ -356,6 +375,35 @@ mod tests {
         .into_iter()
         .map(|r| r.unwrap_or_else(|e| panic!("{}", e.message)))
         .collect()
+    }
+
+    #[test]
+    fn a_first_lint_changes_only_if_some_item_may_define_what_it_missed() {
+        let defined = {
+            let mut d = super::ItemNames::default();
+            let text = "pub struct User; impl Display for User { fn fmt() {} }\n\
+                        macro_rules! audit { () => {} }";
+            d.add(crate::resolve::outline::outline(text).expect("in bounds"));
+            d
+        };
+        let s = |v: &[&str]| v.iter().map(|x| (*x).to_owned()).collect::<Vec<String>>();
+        let may =
+            |misses: &[&str], wanted: &[&str], d| super::may_change(&s(misses), &s(wanted), d);
+        assert!(!may(&[], &[], Some(&defined)));
+        assert!(!may(&[], &[], None));
+        assert!(may(&["User"], &[], Some(&defined)));
+        assert!(may(&["User::fmt"], &[], Some(&defined)));
+        assert!(may(&["Page", "r#User"], &[], Some(&defined)));
+        assert!(may(&[], &["audit"], Some(&defined)));
+        // Without the names, any miss may change it.
+        assert!(may(&["Page"], &[], None));
+        // Names no item defines: another crate's type and method, a method of a type no
+        // `impl` names, a method no `fn` defines, a macro nobody defines.
+        assert!(!may(
+            &["HashMap", "HashMap::new", "Page::fmt", "User::new"],
+            &["info"],
+            Some(&defined)
+        ));
     }
 
     #[test]

@@ -24,6 +24,45 @@ pub(crate) struct Outline {
     pub(crate) mods: Vec<ModDecl>,
     /// `include!("path")` calls with a string-literal path.
     pub(crate) includes: Vec<Include>,
+    /// Every name an item of the file may define, anywhere in it (bodies and macro arguments
+    /// included): the identifier after `struct`, `enum`, `union`, `type`, `trait`, `fn`,
+    /// `const`, `static` (and `static mut`), `macro` and `macro_rules!`, and after `as` in a
+    /// `use`. A superset of what the type index and the `macro_rules!` table hold for the file
+    /// (raw identifiers without their `r#`), so a name missing here is defined by no item of it.
+    pub(crate) names: Vec<String>,
+    /// Every identifier between an `impl` and the next `{` or `;`: a superset of the self types
+    /// whose methods the type index holds for the file.
+    pub(crate) impl_names: Vec<String>,
+}
+
+/// The names that items of the scanned files may define ([`Outline::names`] of every file).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct ItemNames {
+    items: std::collections::HashSet<String>,
+    impls: std::collections::HashSet<String>,
+}
+
+impl ItemNames {
+    /// Adds a file's names.
+    pub(crate) fn add(&mut self, outline: Outline) {
+        self.items.extend(outline.names);
+        self.impls.extend(outline.impl_names);
+    }
+
+    /// Whether some item may define `miss`, a name the type index or the macro table was asked
+    /// for and did not have: a type, function, const, `use` rename or macro (`User`), or a
+    /// method (`User::display_name`: an `impl` naming `User` and a `fn display_name`). `false`
+    /// means no file defines it, so no index merged from these files can.
+    pub(crate) fn could_define(&self, miss: &str) -> bool {
+        let bare = |s: &'_ str| s.strip_prefix("r#").unwrap_or(s).to_owned();
+        match miss.rsplit_once("::") {
+            Some((ty, method)) => {
+                let ty = ty.rsplit("::").next().unwrap_or(ty);
+                self.impls.contains(&bare(ty)) && self.items.contains(&bare(method))
+            }
+            None => self.items.contains(&bare(miss)),
+        }
+    }
 }
 
 /// An inline `mod NAME { .. }` enclosing a declaration.
@@ -378,7 +417,41 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
     let mut stack: Vec<Frame<'_>> = vec![Frame::new(Kind::Root, false)];
     // Open `macro_rules!` bodies and other macros' arguments around the current token.
     let (mut macro_rules_depth, mut macro_depth) = (0usize, 0usize);
+    // Whether the next identifier is a name an item defines, whether a `use` is open, and
+    // whether an `impl` header is.
+    let (mut names_next, mut in_use, mut in_impl) = (false, false, false);
     while let Some((tok, line)) = lx.next() {
+        match tok {
+            Tok::Ident(word) => {
+                if names_next && word != "mut" {
+                    out.names.push(word.to_owned());
+                }
+                if in_impl {
+                    out.impl_names.push(word.to_owned());
+                }
+                in_impl |= word == "impl";
+                names_next = matches!(
+                    word,
+                    "struct"
+                        | "enum"
+                        | "union"
+                        | "type"
+                        | "trait"
+                        | "fn"
+                        | "const"
+                        | "static"
+                        | "macro"
+                        | "macro_rules"
+                ) || (word == "as" && in_use)
+                    || (word == "mut" && names_next);
+                in_use |= word == "use";
+            }
+            // `macro_rules! NAME`.
+            Tok::Punct(b'!') if names_next => {}
+            Tok::Punct(b';') => (names_next, in_use, in_impl) = (false, false, false),
+            Tok::Open(b'{') => (names_next, in_impl) = (false, false),
+            _ => names_next = false,
+        }
         let top = stack.last_mut().expect("the root frame is never popped");
         if tok != Tok::Close
             && top.include.1 < 2
@@ -730,6 +803,60 @@ mod tests {
         }
         assert_eq!(next, text.len());
         assert_eq!(super::chunks("fn f() {}\n", 100), [(0..10, 0)]);
+    }
+
+    #[test]
+    fn names_items_may_define() {
+        let o = outline(
+            "use a::{B as C, d::E};\nstatic mut COUNTER: u8 = 0;\npub const fn make() {}\n\
+             struct r#Type; enum Kind {} union U {} type Alias = u8; trait T { type Item; }\n\
+             #[macro_export] macro_rules! audit { () => { struct Hidden; } }\n\
+             impl<X: Into<String>> T for Wrapper<X> where X: Send { fn method(&self) {} }\n\
+             fn f() { let x = 1 as u32; let s = \"struct Quoted\"; // fn commented\n}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            o.names,
+            [
+                "C", "COUNTER", "fn", "make", "Type", "Kind", "U", "Alias", "T", "Item", "audit",
+                "Hidden", "method", "f"
+            ]
+        );
+        assert_eq!(
+            o.impl_names,
+            [
+                "X", "Into", "String", "T", "for", "Wrapper", "X", "where", "X", "Send"
+            ]
+        );
+    }
+
+    /// On real code (this crate's sources, tests and benches), every name the type index records for a file
+    /// is among the names its outline may define, so a miss the outline does not name cannot
+    /// be found by any merged index.
+    #[test]
+    fn the_type_index_defines_nothing_the_outline_does_not_name() {
+        let mut files = vec![std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))];
+        let mut checked = 0;
+        while let Some(p) = files.pop() {
+            if p.is_dir() {
+                files.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+                continue;
+            }
+            if p.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            let (Ok(o), Ok(file)) = (outline(&text), syn::parse_file(&text)) else {
+                continue; // a fixture of a file the lint refuses
+            };
+            let mut names = ItemNames::default();
+            names.add(o);
+            for key in crate::types::index_file("src/x.rs", &file).keys() {
+                assert!(names.could_define(key), "{}: {key}", p.display());
+                checked += 1;
+            }
+        }
+        assert!(checked > 1000, "{checked}");
     }
 
     #[test]
