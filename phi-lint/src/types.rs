@@ -311,6 +311,10 @@ pub(crate) struct Types<'a> {
     misses: Option<&'a RefCell<Vec<String>>>,
 }
 
+/// Marks a missed name that was looked up in the other crates (through a `use` of another
+/// crate's item), not in the file's own.
+pub(crate) const FOREIGN: char = '@';
+
 /// The crate of a file: its path up to the last `src/` component, or `""`.
 pub(crate) fn crate_of(rel: &str) -> &str {
     match rel.rfind("/src/") {
@@ -361,14 +365,25 @@ impl TypeIndex {
         }
     }
 
-    /// Whether the index defines any of `names` (types, functions, methods or consts).
-    pub(crate) fn defines_any(&self, names: &[String]) -> bool {
-        names.iter().any(|n| {
-            self.types.global.contains_key(n)
-                || self.fns.global.contains_key(n)
-                || self.methods.global.contains_key(n)
-                || self.consts.global.contains_key(n)
-                || self.renames.global.contains_key(n)
+    /// Whether the lint of a file of crate `krate` that missed `names` (with its own index)
+    /// may find one of them in this index: a type, function, method or const it resolves for
+    /// the crate, a `use` rename of the crate, or, for a [`FOREIGN`] miss, a definition in any
+    /// other crate. A name this index still cannot resolve (defined nowhere, or ambiguously)
+    /// leaves every verdict that asked for it as it was.
+    pub(crate) fn resolves_any(&self, krate: &str, names: &[String]) -> bool {
+        names.iter().any(|n| match n.strip_prefix(FOREIGN) {
+            Some(original) => self
+                .types
+                .by_crate
+                .iter()
+                .any(|(c, m)| c != krate && m.contains_key(original)),
+            None => {
+                self.types.get(krate, n).is_some()
+                    || self.fns.get(krate, n).is_some()
+                    || self.methods.get(krate, n).is_some()
+                    || self.consts.get(krate, n).is_some()
+                    || self.renames.has_own(krate, n)
+            }
         })
     }
 }
@@ -438,7 +453,7 @@ impl Types<'_> {
             {
                 if let Some(from) = from {
                     let foreign = self.index.types.get_foreign(self.krate, from, original);
-                    return match self.miss(original, foreign) {
+                    return match self.miss(&format!("{FOREIGN}{original}"), foreign) {
                         Some(TypeDef::Alias(Ty::Named(target, _))) => self.type_def(target),
                         other => other,
                     };

@@ -4,12 +4,13 @@
 //!    and lints it at once with that file's own index, while its tree is hot in the cache; it
 //!    notes the names the lint asked the index for and did not find, and drops the tree.
 //! 2. The per-file indexes merge, and so do the files' `macro_rules!`. A file whose missed names
-//!    the merged index defines (a type from another file or crate), or that calls a macro only
-//!    another file defines, is linted once more, with the merged index and those macros; the
-//!    others keep their first result, which neither can change. Only the type-dependent
-//!    verdicts are deferred: in the second lint of a file of one chunk that calls no other
-//!    file's macro, a function whose own misses the merged index does not define is not walked
-//!    again; its first findings and counts are taken over.
+//!    the merged index resolves for its crate (a type from another file or crate), or that calls
+//!    a macro only another file defines, is linted once more, with the merged index and those
+//!    macros; the others keep their first result, which neither can change. A name defined
+//!    nowhere, or twice where the file looks (two crates' `type Result`), resolves no better
+//!    than before. Only the type-dependent verdicts are deferred: in the second lint of a file
+//!    of one chunk that calls no other file's macro, a function none of whose own misses the
+//!    merged index resolves is not walked again; its first findings and counts are taken over.
 //!
 //! A file whose misses no item of the scan may define (by the names the resolver's lexer saw,
 //! [`ItemNames`]) needs no second lint and is finished at once: a miss is often another
@@ -41,7 +42,7 @@ enum Kept {
 }
 use crate::finding::FileError;
 use crate::resolve::outline::ItemNames;
-use crate::types::{FileIndex, TypeIndex};
+use crate::types::{FileIndex, TypeIndex, crate_of};
 
 /// Runs `parse` on every file and then `lint` on every parsed file, on all cores, keeping up to
 /// `keep_budget` bytes of trees per worker (see [`KEEP_BUDGET`]); the results are in the order
@@ -146,14 +147,14 @@ where
                     .unwrap_or_default(),
             };
             let foreign = foreign_macros(i, &wanted, &merged.macros);
-            let types_matter = merged.types.defines_any(&misses);
+            let types_matter = merged.types.resolves_any(crate_of(rel), &misses);
             if foreign.is_empty() && !types_matter && matches!(kept, Kept::Text(_)) {
                 continue;
             }
             let result = catch_unwind(AssertUnwindSafe(|| match kept {
                 Kept::Tree(p) if foreign.is_empty() && !types_matter => Ok(finish(&p, first)),
                 Kept::Tree(p) => {
-                    mark_dependent(&mut first, &merged.types);
+                    mark_dependent(&mut first, &merged.types, crate_of(rel));
                     let reuse = foreign.is_empty().then_some(&first);
                     let second = lint(&p, &merged.types, Pass::Final(reuse), &foreign);
                     Ok(finish(&p, second))
@@ -218,12 +219,12 @@ fn may_change(misses: &[String], wanted: &[String], defined: Option<&ItemNames>)
     all().next().is_some() && defined.is_none_or(|d| all().any(|m| d.could_define(m)))
 }
 
-/// Marks the functions of a first lint whose verdicts the merged index can change: those that
-/// missed a name it defines, and any whose key is not unique.
-fn mark_dependent(first: &mut Collected, types: &TypeIndex) {
+/// Marks the functions of a first lint (of a file of crate `krate`) whose verdicts the merged
+/// index can change: those that missed a name it resolves, and any whose key is not unique.
+fn mark_dependent(first: &mut Collected, types: &TypeIndex, krate: &str) {
     let mut seen = std::collections::HashSet::new();
     for r in &first.functions {
-        if !seen.insert(r.body) || types.defines_any(&r.misses) {
+        if !seen.insert(r.body) || types.resolves_any(krate, &r.misses) {
             first.dependent.insert(r.body);
         }
     }
@@ -404,6 +405,43 @@ mod tests {
             &["info"],
             Some(&defined)
         ));
+    }
+
+    /// A name the merged index still cannot resolve for the file's crate (defined twice, or
+    /// nowhere) leaves the first verdicts as they were; one it resolves may change them.
+    #[test]
+    fn only_names_the_merged_index_resolves_may_change_a_verdict() {
+        let index = |rel, text| crate::types::index_file(rel, &syn::parse_file(text).unwrap());
+        let merged = super::TypeIndex::merge([
+            index(
+                "a/src/x.rs",
+                "type Result<T> = std::result::Result<T, E1>; pub struct User { id: u64 }",
+            ),
+            index("a/src/y.rs", "type Result<T> = std::result::Result<T, E2>;"),
+            index(
+                "b/src/z.rs",
+                "pub struct Page; fn helper() {} impl Page { fn n() {} }",
+            ),
+            index(
+                "c/src/w.rs",
+                "use std::fmt::Write as _; use b::Page as Sheet;",
+            ),
+        ]);
+        let s = |v: &[&str]| v.iter().map(|x| (*x).to_owned()).collect::<Vec<String>>();
+        let resolves = |krate, names: &[&str]| merged.resolves_any(krate, &s(names));
+        assert!(!resolves("a", &["Result"]), "ambiguous in its crate");
+        assert!(resolves("a", &["User"]));
+        assert!(resolves("a", &["Page"]), "one definition in the workspace");
+        assert!(resolves("a", &["Page::n"]));
+        assert!(resolves("a", &["helper"]));
+        assert!(resolves("c", &["Sheet"]), "the crate's own rename");
+        assert!(!resolves("a", &["Sheet"]), "renames stay in their crate");
+        assert!(!resolves(
+            "a",
+            &["HashMap", "HashMap::new", "Page::m", "nothing"]
+        ));
+        assert!(resolves("c", &["@Page"]), "another crate defines it");
+        assert!(!resolves("b", &["@Page"]), "only the file's own crate does");
     }
 
     #[test]

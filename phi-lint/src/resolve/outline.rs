@@ -54,6 +54,7 @@ impl ItemNames {
     /// method (`User::display_name`: an `impl` naming `User` and a `fn display_name`). `false`
     /// means no file defines it, so no index merged from these files can.
     pub(crate) fn could_define(&self, miss: &str) -> bool {
+        let miss = miss.trim_start_matches(crate::types::FOREIGN);
         let bare = |s: &'_ str| s.strip_prefix("r#").unwrap_or(s).to_owned();
         match miss.rsplit_once("::") {
             Some((ty, method)) => {
@@ -138,8 +139,28 @@ struct Lexer<'a> {
     line: u32,
 }
 
+/// Bytes that may continue an identifier (or a number's suffix): ASCII letters, digits, `_`,
+/// and every byte of a non-ASCII character.
+const IDENT: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
+        c += 1;
+    }
+    t
+};
+
 fn is_ident_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
+    IDENT[c as usize]
+}
+
+/// The end of the run of identifier bytes starting at `from`.
+fn ident_end(b: &[u8], from: usize) -> usize {
+    b.get(from..)
+        .and_then(|rest| rest.iter().position(|&c| !is_ident_byte(c)))
+        .map_or(b.len(), |p| from + p)
 }
 
 impl<'a> Lexer<'a> {
@@ -163,16 +184,18 @@ impl<'a> Lexer<'a> {
                 }
                 (c, _) if c.is_ascii_whitespace() => self.i += 1,
                 (b'/', b'/') => {
-                    let end = self.b[self.i..]
-                        .iter()
-                        .position(|&c| c == b'\n')
+                    self.i = memchr::memchr(b'\n', &self.b[self.i..])
                         .map_or(self.b.len(), |p| self.i + p);
-                    self.i = end;
                 }
                 (b'/', b'*') => {
                     let mut depth = 0usize;
                     let mut j = self.i;
-                    while j < self.b.len() {
+                    loop {
+                        let Some(p) = memchr::memchr2(b'/', b'*', &self.b[j..]) else {
+                            j = self.b.len(); // unterminated: syn reports it
+                            break;
+                        };
+                        j += p;
                         match (self.b[j], self.b.get(j + 1).copied().unwrap_or(0)) {
                             (b'/', b'*') => {
                                 depth += 1;
@@ -198,12 +221,16 @@ impl<'a> Lexer<'a> {
     /// A quoted string starting at the `"` at `self.i`; returns the end (after the quote).
     fn string_end(&self, from: usize) -> usize {
         let mut j = from + 1;
-        while j < self.b.len() {
-            match self.b[j] {
-                b'\\' => j += 2,
-                b'"' => return j + 1,
-                _ => j += 1,
+        while let Some(p) = self
+            .b
+            .get(j..)
+            .and_then(|rest| memchr::memchr2(b'\\', b'"', rest))
+        {
+            j += p;
+            if self.b[j] == b'"' {
+                return j + 1;
             }
+            j += 2;
         }
         self.b.len()
     }
@@ -285,10 +312,7 @@ impl<'a> Lexer<'a> {
                 Tok::Lit
             }
             c if is_ident_byte(c) => {
-                let mut j = start;
-                while j < self.b.len() && is_ident_byte(self.b[j]) {
-                    j += 1;
-                }
+                let j = ident_end(self.b, start);
                 let word = &self.text[start..j];
                 let after = self.b.get(j).copied().unwrap_or(0);
                 match (word, after) {
@@ -342,9 +366,8 @@ fn utf8_width(lead: u8) -> usize {
     }
 }
 
-#[allow(clippy::naive_bytecount)] // spans of a few bytes to a comment; not worth a dependency
 fn memchr_count(b: &[u8]) -> u32 {
-    b.iter().filter(|&&c| c == b'\n').count() as u32
+    memchr::memchr_iter(b'\n', b).count() as u32
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
