@@ -262,7 +262,7 @@ fn parse_text(rel: &str, text: String) -> Result<Parsed, FileError> {
 /// ```
 pub fn lint_source(config: &Config, rel: &str, text: &str) -> Result<FileLint, FileError> {
     let parsed = parse_text(rel, text.to_owned())?;
-    let index = TypeIndex::merge([parsed.index()]);
+    let index = TypeIndex::of_file(&parsed.index());
     let collected = collect(
         config,
         (&config.name_policy(), &NameCache::default()),
@@ -349,7 +349,7 @@ fn collect(
     };
     // With the merged index, the file's own definitions answer first, as they did in its first
     // lint: the verdicts must not depend on whether a function is taken over or judged again.
-    let own = matches!(pass, Pass::Final(_)).then(|| TypeIndex::merge([parsed.index()]));
+    let own = matches!(pass, Pass::Final(_)).then(|| TypeIndex::of_file(&parsed.index()));
     let mut out = Collected::default();
     let (mut raw, mut skipped, mut wanted) = (Vec::new(), Vec::new(), HashSet::new());
     for chunk in &parsed.chunks {

@@ -231,6 +231,16 @@ impl<T: PartialEq + Clone> Table<T> {
         insert(&mut self.global, k, v);
     }
 
+    /// Adds to crate `krate`'s table only: for an index of one crate, where the workspace-wide
+    /// table would hold the same entries.
+    fn add_own(&mut self, krate: &str, k: String, v: T) {
+        let own = match self.by_crate.get_mut(krate) {
+            Some(m) => m,
+            None => self.by_crate.entry(krate.to_owned()).or_default(),
+        };
+        insert(own, k, v);
+    }
+
     fn get(&self, krate: &str, k: &str) -> Option<&T> {
         let own = self.by_crate.get(krate).and_then(|m| m.get(k));
         match own.or_else(|| self.global.get(k))? {
@@ -344,6 +354,30 @@ impl TypeIndex {
             for (n, v) in f.renames {
                 out.renames.add(k, n, v);
             }
+        }
+        out
+    }
+
+    /// The index of one file alone, for lookups from the file's own crate: they are answered
+    /// as `merge([file.clone()])` answers them (with one crate, the crate's table and the
+    /// workspace's hold the same entries), for a third of the copies.
+    pub(crate) fn of_file(f: &FileIndex) -> TypeIndex {
+        let mut out = TypeIndex::default();
+        let k = f.krate.as_str();
+        for (n, v) in &f.types {
+            out.types.add_own(k, n.clone(), v.clone());
+        }
+        for (n, v) in &f.fns {
+            out.fns.add_own(k, n.clone(), v.clone());
+        }
+        for (n, v) in &f.methods {
+            out.methods.add_own(k, n.clone(), v.clone());
+        }
+        for (n, v) in &f.consts {
+            out.consts.add_own(k, n.clone(), v.clone());
+        }
+        for (n, v) in &f.renames {
+            out.renames.add_own(k, n.clone(), v.clone());
         }
         out
     }

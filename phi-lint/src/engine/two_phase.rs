@@ -91,7 +91,7 @@ where
             let first = catch_unwind(AssertUnwindSafe(|| {
                 let parsed = parse((path, rel))?;
                 let own = parsed.index();
-                let index = TypeIndex::merge([own.clone()]);
+                let index = TypeIndex::of_file(&own);
                 let misses = RefCell::new(Vec::new());
                 let out = lint(&parsed, &index, Pass::First(&misses), &HashMap::new());
                 let mut misses = misses.into_inner();
@@ -442,6 +442,44 @@ mod tests {
         ));
         assert!(resolves("c", &["@Page"]), "another crate defines it");
         assert!(!resolves("b", &["@Page"]), "only the file's own crate does");
+    }
+
+    /// The first lint's index of one file answers every lookup from the file's crate as the merge
+    /// of that file alone.
+    #[test]
+    fn a_files_own_index_answers_as_its_merge() {
+        let text = "use other::Page as Sheet; type Id = u64; pub struct User { id: Id }\n\
+                    enum Kind { A } const MAX: usize = 3; fn make() -> User { todo!() }\n\
+                    impl User { fn name(&self) -> String { todo!() } }\n\
+                    mod a { pub struct Twice(u8); } mod b { pub struct Twice(u16); }";
+        let file = crate::types::index_file("app/src/lib.rs", &syn::parse_file(text).unwrap());
+        let single = super::TypeIndex::of_file(&file);
+        let merged = super::TypeIndex::merge([file]);
+        let names = ["Sheet", "Page", "Id", "User", "Kind", "Twice", "Nothing"];
+        for krate_file in ["app/src/lib.rs", "app/src/x.rs"] {
+            let (a, b) = (
+                single.view(krate_file, None, None),
+                merged.view(krate_file, None, None),
+            );
+            for n in names {
+                assert_eq!(a.def(n), b.def(n), "{krate_file} {n}");
+                assert_eq!(a.method(n, "name"), b.method(n, "name"), "{krate_file} {n}");
+            }
+            assert_eq!(a.function("make"), b.function("make"));
+            assert_eq!(a.constant("MAX"), b.constant("MAX"));
+        }
+        assert!(
+            single
+                .view("app/src/x.rs", None, None)
+                .def("User")
+                .is_some()
+        );
+        assert!(
+            single
+                .view("app/src/x.rs", None, None)
+                .def("Twice")
+                .is_none()
+        );
     }
 
     #[test]
