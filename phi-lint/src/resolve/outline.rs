@@ -176,46 +176,53 @@ impl<'a> Lexer<'a> {
     }
 
     fn skip_trivia(&mut self) {
+        let b = self.b;
+        let mut i = self.i;
         loop {
-            match (self.peek(0), self.peek(1)) {
-                (b'\n', _) => {
+            match b.get(i) {
+                Some(b' ' | b'\t' | b'\r') => i += 1,
+                Some(b'\n') => {
                     self.line += 1;
-                    self.i += 1;
+                    i += 1;
                 }
-                (c, _) if c.is_ascii_whitespace() => self.i += 1,
-                (b'/', b'/') => {
-                    self.i = memchr::memchr(b'\n', &self.b[self.i..])
-                        .map_or(self.b.len(), |p| self.i + p);
-                }
-                (b'/', b'*') => {
-                    let mut depth = 0usize;
-                    let mut j = self.i;
-                    loop {
-                        let Some(p) = memchr::memchr2(b'/', b'*', &self.b[j..]) else {
-                            j = self.b.len(); // unterminated: syn reports it
-                            break;
-                        };
-                        j += p;
-                        match (self.b[j], self.b.get(j + 1).copied().unwrap_or(0)) {
-                            (b'/', b'*') => {
-                                depth += 1;
-                                j += 2;
-                            }
-                            (b'*', b'/') => {
-                                depth -= 1;
-                                j += 2;
-                                if depth == 0 {
-                                    break;
-                                }
-                            }
-                            _ => j += 1,
-                        }
+                Some(b'/') => match b.get(i + 1) {
+                    Some(b'/') => {
+                        i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |p| i + p);
                     }
-                    self.bump_to(j);
-                }
-                _ => return,
+                    Some(b'*') => {
+                        let mut depth = 0usize;
+                        let mut j = i;
+                        loop {
+                            let Some(p) = memchr::memchr2(b'/', b'*', &b[j..]) else {
+                                j = b.len(); // unterminated: syn reports it
+                                break;
+                            };
+                            j += p;
+                            match (b[j], b.get(j + 1).copied().unwrap_or(0)) {
+                                (b'/', b'*') => {
+                                    depth += 1;
+                                    j += 2;
+                                }
+                                (b'*', b'/') => {
+                                    depth -= 1;
+                                    j += 2;
+                                    if depth == 0 {
+                                        break;
+                                    }
+                                }
+                                _ => j += 1,
+                            }
+                        }
+                        self.line += memchr_count(&b[i..j]);
+                        i = j;
+                    }
+                    _ => break,
+                },
+                Some(c) if c.is_ascii_whitespace() => i += 1,
+                _ => break,
             }
         }
+        self.i = i;
     }
 
     /// A quoted string starting at the `"` at `self.i`; returns the end (after the quote).
@@ -886,5 +893,12 @@ mod tests {
     fn lines_count_across_strings_and_comments() {
         let o = outline("/* a\nb */\nconst S: &str = \"x\ny\";\nmod m;\n").unwrap();
         assert_eq!(o.mods[0].line, 5);
+        // `/*/` opens a comment and does not close it; `//` inside a block comment is text.
+        let o = outline("/*/ mod x; // */\n/* a /* b */ mod y; */\tmod z;\r\n").unwrap();
+        let names: Vec<&str> = o.mods.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["z"]);
+        assert_eq!(o.mods[0].line, 2);
+        // An unterminated comment ends the file.
+        assert!(outline("fn f() {}\n/* mod w;").unwrap().mods.is_empty());
     }
 }
