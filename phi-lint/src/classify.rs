@@ -164,7 +164,7 @@ pub(crate) struct Classifier<'a> {
 /// Verdicts on names already classified, under one [`NamePolicy`]: names repeat within a
 /// file and across files, and a verdict matches them against every deny stem. A worker keeps
 /// one for all the files of a run.
-pub(crate) type NameCache = std::cell::RefCell<std::collections::HashMap<String, NameVerdict>>;
+pub(crate) type NameCache = std::cell::RefCell<crate::types::Map<String, NameVerdict>>;
 
 /// What one check knows besides the expression: the locals in scope and the field key.
 #[derive(Clone, Copy)]

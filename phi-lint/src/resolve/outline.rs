@@ -38,8 +38,8 @@ pub(crate) struct Outline {
 /// The names that items of the scanned files may define ([`Outline::names`] of every file).
 #[derive(Debug, Default, Clone)]
 pub(crate) struct ItemNames {
-    items: std::collections::HashSet<String>,
-    impls: std::collections::HashSet<String>,
+    items: std::collections::HashSet<String, foldhash::fast::RandomState>,
+    impls: std::collections::HashSet<String, foldhash::fast::RandomState>,
 }
 
 impl ItemNames {
