@@ -153,8 +153,9 @@ impl TestDatabase {
 }
 
 impl TestDatabase {
-    /// Ends every session on the database (as a restart or `pg_terminate_backend` would), and
-    /// says how many it ended.
+    /// Ends every client session on the database (as a restart or `pg_terminate_backend`
+    /// would), and says how many it ended. An autovacuum worker there is left alone: only a
+    /// superuser may end it, and the test role is not one.
     ///
     /// # Panics
     ///
@@ -164,7 +165,8 @@ impl TestDatabase {
         let mut client = admin_client(&self.admin);
         let rows = client
             .query(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1",
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                 WHERE datname = $1 AND backend_type = 'client backend'",
                 &[&self.name],
             )
             .unwrap_or_else(|e| {

@@ -131,7 +131,8 @@ fn a_connection_the_server_ends_is_transient_and_broken_and_a_new_one_works() {
         .exec(
             "test",
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-              WHERE datname = current_database() AND pid <> pg_backend_pid()",
+              WHERE datname = current_database() AND pid <> pg_backend_pid()
+                AND backend_type = 'client backend'",
             Args::Pos(&[]),
         )
         .unwrap();
