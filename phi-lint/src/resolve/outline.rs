@@ -54,14 +54,16 @@ impl ItemNames {
     /// method (`User::display_name`: an `impl` naming `User` and a `fn display_name`). `false`
     /// means no file defines it, so no index merged from these files can.
     pub(crate) fn could_define(&self, miss: &str) -> bool {
+        fn bare(s: &str) -> &str {
+            s.strip_prefix("r#").unwrap_or(s)
+        }
         let miss = miss.trim_start_matches(crate::types::FOREIGN);
-        let bare = |s: &'_ str| s.strip_prefix("r#").unwrap_or(s).to_owned();
         match miss.rsplit_once("::") {
             Some((ty, method)) => {
                 let ty = ty.rsplit("::").next().unwrap_or(ty);
-                self.impls.contains(&bare(ty)) && self.items.contains(&bare(method))
+                self.impls.contains(bare(ty)) && self.items.contains(bare(method))
             }
-            None => self.items.contains(&bare(miss)),
+            None => self.items.contains(bare(miss)),
         }
     }
 }
