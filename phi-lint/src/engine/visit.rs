@@ -427,20 +427,16 @@ fn last_token(i: &syn::Item) -> Option<proc_macro2::Span> {
 }
 
 /// Whether a function body's text may hold anything the lint judges: a macro call (`name!(`,
-/// `name! [`, `name!{`), a method or call that writes, logs or records (`write_all`, `.log(`,
-/// `.record(`, `print`), or a suppression comment. A body with none of these produces no
-/// finding, no statement and no macro call, so its walk is skipped (a cheap byte scan instead of
-/// the lint's walk, which binds and judges every local).
+/// `name! [`, `name!{`, comments allowed between the tokens), a method or call that writes,
+/// logs or records (`write_all`, `.log(`, `.record(`, `print`), or a suppression comment. A
+/// body with none of these produces no finding, no statement and no macro call, so its walk is
+/// skipped (a cheap byte scan instead of the lint's walk, which binds and judges every local).
 fn may_reach_a_sink(text: &str) -> bool {
     let bytes = text.as_bytes();
-    for i in memchr::memchr_iter(b'!', bytes) {
-        let before = bytes[..i].iter().rev().find(|b| !b.is_ascii_whitespace());
-        let after = bytes[i + 1..].iter().find(|b| !b.is_ascii_whitespace());
-        if before.is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
-            && after.is_some_and(|b| matches!(b, b'(' | b'[' | b'{'))
-        {
-            return true;
-        }
+    if memchr::memchr_iter(b'!', bytes)
+        .any(|i| may_end_a_name(&bytes[..i]) && opens_a_group(&bytes[i + 1..]))
+    {
+        return true;
     }
     [
         "write",
@@ -456,16 +452,72 @@ fn may_reach_a_sink(text: &str) -> bool {
         || has_attribute(bytes)
 }
 
-/// Any attribute, `#[…]` or `#![…]`, spaces allowed: a nested item's renamed `#[instrument]`
-/// (`use tracing::instrument as trace_fn`) or a `cfg_attr` that carries one.
+/// Whether `before` may end with an identifier, past whitespace and comments: a backwards scan
+/// cannot tell a comment's text from code, so a line break or a `/` (the end of `*/`) answers
+/// yes.
+fn may_end_a_name(before: &[u8]) -> bool {
+    match before
+        .iter()
+        .rev()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\r'))
+    {
+        Some(b'\n' | b'/') => true,
+        Some(&b) => b.is_ascii_alphanumeric() || b == b'_' || !b.is_ascii(),
+        None => false,
+    }
+}
+
+/// Whether `after` starts with `(`, `[` or `{`, past whitespace and comments (`info!/* */(..)`
+/// is a call as much as `info!(..)`).
+fn opens_a_group(after: &[u8]) -> bool {
+    let mut i = 0;
+    while let Some(&b) = after.get(i) {
+        match b {
+            b'(' | b'[' | b'{' => return true,
+            b' ' | b'\t' | b'\r' | b'\n' => i += 1,
+            b'/' if after.get(i + 1) == Some(&b'/') => {
+                i = memchr::memchr(b'\n', &after[i..]).map_or(after.len(), |p| i + p);
+            }
+            b'/' if after.get(i + 1) == Some(&b'*') => i = skip_block_comment(after, i),
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// The index after the block comment that starts at `at` (nested, as Rust's are), or the end.
+fn skip_block_comment(bytes: &[u8], at: usize) -> usize {
+    let mut depth = 0usize;
+    let mut i = at;
+    while i + 1 < bytes.len() {
+        match (bytes[i], bytes[i + 1]) {
+            (b'/', b'*') => {
+                depth += 1;
+                i += 2;
+            }
+            (b'*', b'/') => {
+                depth -= 1;
+                i += 2;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// Any attribute, `#[…]` or `#![…]`, spaces and comments allowed: a nested item's renamed
+/// `#[instrument]` (`use tracing::instrument as trace_fn`) or a `cfg_attr` that carries one.
 fn has_attribute(bytes: &[u8]) -> bool {
     memchr::memchr_iter(b'#', bytes).any(|i| {
-        let mut rest = bytes[i + 1..]
-            .iter()
-            .skip_while(|b| b.is_ascii_whitespace());
-        match rest.next() {
-            Some(b'[') => true,
-            Some(b'!') => rest.find(|b| !b.is_ascii_whitespace()) == Some(&b'['),
+        let rest = &bytes[i + 1..];
+        let first = rest.iter().position(|b| !b.is_ascii_whitespace());
+        match first.map(|p| (p, rest[p])) {
+            // `/`: a comment may come between the tokens, judged as an attribute.
+            Some((_, b'[' | b'/')) => true,
+            Some((p, b'!')) => opens_a_group(&rest[p + 1..]),
             _ => false,
         }
     })
@@ -624,6 +676,12 @@ mod tests {
             "{ #[trace_fn] fn inner(p: &Patient) {} }",
             "{ #[cfg_attr(feature = \"t\", traced)] fn inner() {} }",
             "{ # [trace_fn] fn inner() {} }",
+            "{ info!/* a comment */(name = %p.name) }",
+            "{ info! // a comment\n (name = %p.name) }",
+            "{ info /* a comment */ !(name = %p.name) }",
+            "{ info // a comment\n !(name = %p.name) }",
+            "{ m!/* a /* nested */ comment */[p] }",
+            "{ #/* a comment */[trace_fn] fn inner() {} }",
         ] {
             assert!(may_reach_a_sink(body), "{body}");
         }
