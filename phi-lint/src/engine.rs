@@ -18,6 +18,7 @@ use crate::suppress;
 use crate::types::{FileIndex, Scope, TypeIndex, index_file};
 use crate::walk::{Scan, io_message};
 
+mod bodies;
 mod expand;
 mod formats;
 mod imports;
@@ -227,7 +228,7 @@ fn parse_path(path: &Path, rel: &str) -> Result<Parsed, FileError> {
 fn parse_text(rel: &str, text: String) -> Result<Parsed, FileError> {
     let mut chunks = Vec::new();
     for (range, lines_before) in crate::resolve::outline::chunks(&text, CHUNK_BYTES) {
-        let file = syn::parse_file(&text[range.clone()]).map_err(|e| {
+        let file = bodies::parse_file(&text[range.clone()]).map_err(|e| {
             let start = e.span().start();
             FileError {
                 file: rel.to_owned(),
