@@ -223,7 +223,42 @@ fn insert<T: PartialEq>(map: &mut Map<String, Entry<T>>, k: String, v: T) {
     }
 }
 
+/// Merges `e` into `map`'s entry for `k`: two different definitions, or an ambiguous one, make
+/// the name ambiguous. The result does not depend on the order of the merges.
+fn merge_entry<T: PartialEq>(map: &mut Map<String, Entry<T>>, k: String, e: Entry<T>) {
+    use std::collections::hash_map::Entry as E;
+    match map.entry(k) {
+        E::Vacant(slot) => {
+            slot.insert(e);
+        }
+        E::Occupied(mut slot) => {
+            if !matches!((slot.get(), &e), (Entry::One(old), Entry::One(new)) if old == new) {
+                slot.insert(Entry::Ambiguous);
+            }
+        }
+    }
+}
+
 impl<T: PartialEq + Clone> Table<T> {
+    /// Takes in every entry of `other`, as if its definitions had been added one by one.
+    fn absorb(&mut self, other: Table<T>) {
+        fn into<T: PartialEq>(map: &mut Map<String, Entry<T>>, other: Map<String, Entry<T>>) {
+            map.reserve(other.len());
+            for (k, e) in other {
+                merge_entry(map, k, e);
+            }
+        }
+        into(&mut self.global, other.global);
+        for (krate, map) in other.by_crate {
+            match self.by_crate.get_mut(&krate) {
+                Some(own) => into(own, map),
+                None => {
+                    self.by_crate.insert(krate, map);
+                }
+            }
+        }
+    }
+
     fn add(&mut self, krate: &str, k: String, v: T) {
         let own = match self.by_crate.get_mut(krate) {
             Some(m) => m,
@@ -337,27 +372,62 @@ pub(crate) fn crate_of(rel: &str) -> &str {
 
 impl TypeIndex {
     /// Merges per-file indexes; the result does not depend on their order.
+    #[cfg(test)]
     pub(crate) fn merge(files: impl IntoIterator<Item = FileIndex>) -> TypeIndex {
         let mut out = TypeIndex::default();
         for f in files {
-            let k = f.krate.as_str();
-            for (n, v) in f.types {
-                out.types.add(k, n, v);
-            }
-            for (n, v) in f.fns {
-                out.fns.add(k, n, v);
-            }
-            for (n, v) in f.methods {
-                out.methods.add(k, n, v);
-            }
-            for (n, v) in f.consts {
-                out.consts.add(k, n, v);
-            }
-            for (n, v) in f.renames {
-                out.renames.add(k, n, v);
-            }
+            out.add_file(f);
         }
         out
+    }
+
+    /// Adds one file's definitions, as [`merge`](Self::merge) does.
+    pub(crate) fn add_file(&mut self, f: FileIndex) {
+        let k = f.krate.as_str();
+        for (n, v) in f.types {
+            self.types.add(k, n, v);
+        }
+        for (n, v) in f.fns {
+            self.fns.add(k, n, v);
+        }
+        for (n, v) in f.methods {
+            self.methods.add(k, n, v);
+        }
+        for (n, v) in f.consts {
+            self.consts.add(k, n, v);
+        }
+        for (n, v) in f.renames {
+            self.renames.add(k, n, v);
+        }
+    }
+
+    /// Indexes merged from disjoint sets of files, combined: the index [`merge`](Self::merge)
+    /// builds from all their files, whatever the grouping and order. Workers merge their own
+    /// files while the others still lint, so only this step waits for all of them.
+    pub(crate) fn combine(parts: impl IntoIterator<Item = TypeIndex>) -> TypeIndex {
+        let mut parts: Vec<TypeIndex> = parts.into_iter().collect();
+        // The largest absorbs the others: the fewest entries are moved.
+        let Some(largest) = (0..parts.len()).max_by_key(|&i| parts[i].len()) else {
+            return TypeIndex::default();
+        };
+        let mut out = parts.swap_remove(largest);
+        for p in parts {
+            out.types.absorb(p.types);
+            out.fns.absorb(p.fns);
+            out.methods.absorb(p.methods);
+            out.consts.absorb(p.consts);
+            out.renames.absorb(p.renames);
+        }
+        out
+    }
+
+    /// How many workspace-wide names the index holds.
+    fn len(&self) -> usize {
+        self.types.global.len()
+            + self.fns.global.len()
+            + self.methods.global.len()
+            + self.consts.global.len()
+            + self.renames.global.len()
     }
 
     /// The index of one file alone, for lookups from the file's own crate: they are answered

@@ -42,7 +42,7 @@ enum Kept {
 }
 use crate::finding::FileError;
 use crate::resolve::outline::ItemNames;
-use crate::types::{FileIndex, TypeIndex, crate_of};
+use crate::types::{TypeIndex, crate_of};
 
 /// Runs `parse` on every file and then `lint` on every parsed file, on all cores, keeping up to
 /// `keep_budget` bytes of trees per worker (see [`KEEP_BUDGET`]); the results are in the order
@@ -81,7 +81,8 @@ where
         // lint's result, not yet finished).
         let mut again: Vec<(usize, Kept, Vec<String>, Collected)> = Vec::new();
         let mut kept_bytes = 0;
-        let mut local = Vec::new();
+        // This worker's files' indexes, merged as they come.
+        let mut local = TypeIndex::default();
         let mut local_macros: Vec<(usize, Vec<(String, String)>)> = Vec::new();
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
@@ -102,7 +103,7 @@ where
             .unwrap_or_else(|_| Err(panicked(rel)));
             match first {
                 Ok((out, own, misses, parsed)) => {
-                    local.push(own);
+                    local.add_file(own);
                     if !out.macro_defs().is_empty() {
                         local_macros.push((i, out.macro_defs().to_vec()));
                     }
@@ -251,7 +252,8 @@ struct Gate {
 struct GateState {
     arrived: usize,
     expected: usize,
-    indexes: Vec<FileIndex>,
+    /// Each worker's files' indexes, merged.
+    indexes: Vec<TypeIndex>,
     /// `macro_rules!` by name: the files defining one and the text of its rules.
     macros: HashMap<String, Vec<(usize, String)>>,
 }
@@ -266,16 +268,12 @@ struct Merged {
 impl Gate {
     /// Hands in a worker's indexes and macros and waits until every worker has; returns them
     /// merged.
-    fn arrive(
-        &self,
-        local: Vec<FileIndex>,
-        macros: Vec<(usize, Vec<(String, String)>)>,
-    ) -> &Merged {
+    fn arrive(&self, local: TypeIndex, macros: Vec<(usize, Vec<(String, String)>)>) -> &Merged {
         let mut st = self
             .state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        st.indexes.extend(local);
+        st.indexes.push(local);
         for (i, defs) in macros {
             for (name, text) in defs {
                 st.macros.entry(name).or_default().push((i, text));
@@ -311,7 +309,7 @@ impl Gate {
                 defs.sort_unstable();
             }
             let _ = self.merged.set(Merged {
-                types: TypeIndex::merge(std::mem::take(&mut st.indexes)),
+                types: TypeIndex::combine(std::mem::take(&mut st.indexes)),
                 macros,
             });
             self.opened.notify_all();
@@ -442,6 +440,79 @@ mod tests {
         ));
         assert!(resolves("c", &["@Page"]), "another crate defines it");
         assert!(!resolves("b", &["@Page"]), "only the file's own crate does");
+    }
+
+    /// Workers merge their own files' indexes and the gate combines those: whatever the grouping
+    /// and order, every lookup is answered as by the merge of all the files.
+    #[test]
+    fn combined_partial_indexes_answer_as_the_merge_of_all() {
+        let index = |rel, text| crate::types::index_file(rel, &syn::parse_file(text).unwrap());
+        let files = || {
+            vec![
+                index(
+                    "a/src/x.rs",
+                    "type Result<T> = std::result::Result<T, E1>; pub struct User { id: u64 }\n\
+                     impl User { fn name(&self) -> String { todo!() } } const MAX: u8 = 1;",
+                ),
+                index(
+                    "a/src/y.rs",
+                    "type Result<T> = std::result::Result<T, E2>; struct Id(u64);",
+                ),
+                index(
+                    "b/src/z.rs",
+                    "pub struct User { id: u64 } pub struct Page; fn helper() -> Page { todo!() }\n\
+                     impl Page { fn n(&self) -> usize { 0 } } const MAX: u16 = 2;",
+                ),
+                index(
+                    "b/src/w.rs",
+                    "pub struct Page; use b::Page as Sheet; struct Id(u64);",
+                ),
+                index(
+                    "c/src/v.rs",
+                    "impl User { fn name(&self) -> u32 { 0 } } use x::Y as Z;",
+                ),
+            ]
+        };
+        let all = super::TypeIndex::merge(files());
+        let names = [
+            "Result", "User", "Id", "Page", "Sheet", "Z", "MAX", "Nothing",
+        ];
+        let groupings: [&[&[usize]]; 4] = [
+            &[&[0, 1, 2, 3, 4]],
+            &[&[0, 1], &[2, 3, 4]],
+            &[&[4, 2], &[0], &[3, 1]],
+            &[&[3], &[1, 4], &[], &[2, 0]],
+        ];
+        for grouping in groupings {
+            let mut each: Vec<Option<crate::types::FileIndex>> =
+                files().into_iter().map(Some).collect();
+            let parts = grouping.iter().map(|group| {
+                let mut part = super::TypeIndex::default();
+                for &i in *group {
+                    part.add_file(each[i].take().expect("each file once"));
+                }
+                part
+            });
+            let combined = super::TypeIndex::combine(parts.collect::<Vec<_>>());
+            for file in ["a/src/q.rs", "b/src/q.rs", "c/src/q.rs", "d/src/q.rs"] {
+                let (x, y) = (all.view(file, None, None), combined.view(file, None, None));
+                for n in names {
+                    assert_eq!(x.def(n), y.def(n), "{grouping:?} {file} {n}");
+                    assert_eq!(x.function(n), y.function(n), "{grouping:?} {file} {n}");
+                    for m in ["name", "n"] {
+                        assert_eq!(x.method(n, m), y.method(n, m), "{grouping:?} {file} {n}");
+                    }
+                    let krate = crate::types::crate_of(file);
+                    let one = [n.to_owned()];
+                    assert_eq!(
+                        all.resolves_any(krate, &one),
+                        combined.resolves_any(krate, &one),
+                        "{grouping:?} {file} {n}"
+                    );
+                }
+                assert_eq!(x.function("helper"), y.function("helper"));
+            }
+        }
     }
 
     /// The first lint's index of one file answers every lookup from the file's crate as the merge
