@@ -198,10 +198,25 @@ struct Calls {
     imports: Imports,
 }
 
+/// The visit finds `use` items and the macro calls of expressions, statements and items; it does
+/// not enter types, patterns, paths, signatures, generics or attributes, where no logging call
+/// can be.
 impl<'ast> Visit<'ast> for Calls {
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
         self.imports.walk(&u.tree, None);
     }
+
+    fn visit_type(&mut self, _: &'ast syn::Type) {}
+
+    fn visit_pat(&mut self, _: &'ast syn::Pat) {}
+
+    fn visit_path(&mut self, _: &'ast syn::Path) {}
+
+    fn visit_signature(&mut self, _: &'ast syn::Signature) {}
+
+    fn visit_generics(&mut self, _: &'ast syn::Generics) {}
+
+    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
         let close = match &mac.delimiter {
