@@ -16,6 +16,7 @@
 use proc_macro2::{Delimiter, Group, Spacing, TokenStream, TokenTree};
 
 use super::visit::may_reach_a_sink;
+use crate::source::SourceFile;
 
 /// How deep inline `mod`s, `impl`s and `trait`s are followed; deeper ones are parsed whole. The
 /// resolver's nesting bound ([`MAX_DEPTH`](crate::resolve::outline::MAX_DEPTH)) keeps syn's
@@ -30,7 +31,7 @@ pub(super) fn parse_file(text: &str) -> syn::Result<syn::File> {
         return syn::parse_file(text);
     }
     let tokens: TokenStream = content.parse().map_err(syn::Error::from)?;
-    syn::parse2(quiet_items(tokens, content, 0))
+    syn::parse2(quiet_items(tokens, &SourceFile::new(content), 0))
 }
 
 /// Where the scan of an item list is.
@@ -49,8 +50,9 @@ enum State {
 
 /// The tokens of an item list, each quiet function body emptied and each inline item list
 /// (`mod`, `impl`, `trait`) treated the same way.
-fn quiet_items(tokens: TokenStream, text: &str, depth: usize) -> TokenStream {
-    let mut out: Vec<TokenTree> = Vec::new();
+fn quiet_items(tokens: TokenStream, text: &SourceFile<'_>, depth: usize) -> TokenStream {
+    let tokens = tokens.into_iter();
+    let mut out: Vec<TokenTree> = Vec::with_capacity(tokens.size_hint().0);
     let mut state = State::Item;
     // Angle brackets open in a signature or header (`<{ N }>` holds a brace group that is
     // neither body nor list), and whether the last token was the `-` of `->`.
@@ -85,8 +87,13 @@ fn quiet_items(tokens: TokenStream, text: &str, depth: usize) -> TokenStream {
                 match state {
                     State::Signature => {
                         state = State::Item;
-                        let range = g.span().byte_range();
-                        if text.get(range).is_some_and(|body| !may_reach_a_sink(body)) {
+                        // The text as the lint's walk slices it, through the line index
+                        // (`Span::byte_range` counts every char of the file up to the body).
+                        let span = g.span();
+                        if text
+                            .slice(span.start(), span.end())
+                            .is_some_and(|body| !may_reach_a_sink(body))
+                        {
                             let mut empty = Group::new(Delimiter::Brace, TokenStream::new());
                             empty.set_span(g.span());
                             out.push(TokenTree::Group(empty));
