@@ -27,6 +27,8 @@ mod locals;
 mod tokens;
 mod two_phase;
 mod visit;
+
+pub(crate) use visit::may_reach_a_sink;
 mod writers;
 
 /// Stack size of the lint's worker threads.
@@ -79,6 +81,7 @@ pub struct FileLint {
 pub fn lint(scan: &Scan) -> LintResult {
     let names = scan.config.name_policy();
     let run = NEXT_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let quiet = |rel: &str| scan.quiet_bodies.get(rel).map_or(&[][..], Vec::as_slice);
     // Two phases on the same worker threads: each parses a file, indexes its items and lints
     // it at once with its own index; the indexes (and the files' `macro_rules!`) merge; a file
     // whose missed names the merged index defines, or that calls a macro another file defines,
@@ -87,8 +90,8 @@ pub fn lint(scan: &Scan) -> LintResult {
         &scan.files,
         (STACK_SIZE, two_phase::KEEP_BUDGET),
         Some(&scan.item_names),
-        |(path, rel)| parse_path(path, rel),
-        parse_text,
+        |(path, rel)| parse_path(path, rel, quiet(rel)),
+        |rel, text| parse_quiet(rel, text, quiet(rel)),
         (
             |parsed: &Parsed,
              index: &TypeIndex,
@@ -209,7 +212,7 @@ impl Parsed {
     }
 }
 
-fn parse_path(path: &Path, rel: &str) -> Result<Parsed, FileError> {
+fn parse_path(path: &Path, rel: &str, quiet: &[(usize, usize)]) -> Result<Parsed, FileError> {
     let bytes = std::fs::read(path).map_err(|e| FileError {
         file: rel.to_owned(),
         pos: None,
@@ -220,15 +223,37 @@ fn parse_path(path: &Path, rel: &str) -> Result<Parsed, FileError> {
         pos: None,
         message: "not valid UTF-8".into(),
     })?;
-    parse_text(rel, text)
+    parse_quiet(rel, text, quiet)
 }
 
 /// Parses a file's text. A large file is parsed one run of whole top-level items at a time, so
 /// syn's tree (about 100 times the size of the source) stays bounded by the chunk, not the file.
 fn parse_text(rel: &str, text: String) -> Result<Parsed, FileError> {
+    parse_quiet(rel, text, &[])
+}
+
+/// [`parse_text`], blanking first the quiet function bodies the resolver's outline found
+/// (`quiet`: byte ranges of their insides, see `bodies::parse_blanking`).
+fn parse_quiet(rel: &str, text: String, quiet: &[(usize, usize)]) -> Result<Parsed, FileError> {
+    let blanked = if quiet.is_empty() {
+        None
+    } else {
+        bodies::blank(&text, quiet)
+    };
     let mut chunks = Vec::new();
     for (range, lines_before) in crate::resolve::outline::chunks(&text, CHUNK_BYTES) {
-        let file = bodies::parse_file(&text[range.clone()]).map_err(|e| {
+        let parsed = match &blanked {
+            Some(b) => {
+                let inside: Vec<(usize, usize)> = quiet
+                    .iter()
+                    .filter(|(s, e)| range.start < *s && *e < range.end)
+                    .map(|(s, e)| (s - range.start, e - range.start))
+                    .collect();
+                bodies::parse_blanking(&text[range.clone()], &b[range.clone()], &inside)
+            }
+            None => bodies::parse_file(&text[range.clone()]),
+        };
+        let file = parsed.map_err(|e| {
             let start = e.span().start();
             FileError {
                 file: rel.to_owned(),

@@ -55,7 +55,12 @@ pub(crate) struct Resolved {
     pub(crate) seen: BTreeSet<String>,
     /// What the items of the files read may define.
     pub(crate) names: ItemNames,
+    /// Each file's quiet function bodies ([`Outline::quiet_bodies`]), for files that have any.
+    pub(crate) quiet_bodies: QuietBodies,
 }
+
+/// Root-relative file -> the byte ranges of its quiet function bodies' insides.
+pub(crate) type QuietBodies = std::collections::HashMap<String, Vec<(usize, usize)>>;
 
 /// A file to load, and where its child modules live.
 #[derive(Debug, Clone)]
@@ -162,7 +167,7 @@ pub(crate) fn resolve(
             .collect();
         for (node, result) in level.into_iter().zip(loaded) {
             out.seen.insert(node.rel.clone());
-            let outline = match result {
+            let mut outline = match result {
                 Ok(o) => o,
                 Err(e) => {
                     out.errors.push(e);
@@ -177,6 +182,10 @@ pub(crate) fn resolve(
             let entry = out.files.entry(node.rel.clone()).or_insert(node.role);
             *entry = entry.stronger(node.role);
             children(root, &node, &outline, &mut queue, &mut out.errors);
+            if !outline.quiet_bodies.is_empty() {
+                let quiet = std::mem::take(&mut outline.quiet_bodies);
+                out.quiet_bodies.insert(node.rel.clone(), quiet);
+            }
             out.names.add(outline);
         }
     }

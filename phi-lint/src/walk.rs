@@ -52,6 +52,9 @@ pub struct Scan {
     /// What the items of the files may define: a file whose first lint missed none of these
     /// names needs no second (see `engine::two_phase`).
     pub(crate) item_names: ItemNames,
+    /// The byte ranges of each file's quiet function bodies, which the lint's parse blanks
+    /// (see `engine::bodies`).
+    pub(crate) quiet_bodies: crate::resolve::QuietBodies,
 }
 
 /// How many files of each kind a scan found.
@@ -134,6 +137,7 @@ impl Scan {
             }
         }
         let mut item_names = resolved.names;
+        let mut quiet_bodies = resolved.quiet_bodies;
         let checked: Vec<Result<Outline, FileError>> = unreached
             .par_iter()
             .chain(given.par_iter())
@@ -143,12 +147,14 @@ impl Scan {
         for (i, (rel, ok)) in unreached.into_iter().chain(given).zip(checked).enumerate() {
             match ok {
                 Err(e) => walk_errors.push(e),
-                Ok(names) if i < n_unreached => {
+                Ok(mut names) if i < n_unreached => {
+                    take_quiet(&mut quiet_bodies, &rel, &mut names);
                     item_names.add(names);
                     counts.unreached += 1;
                     files.push((root.join(&rel), rel));
                 }
-                Ok(names) => {
+                Ok(mut names) => {
+                    take_quiet(&mut quiet_bodies, &rel, &mut names);
                     item_names.add(names);
                     counts.given += 1;
                     files.push((root.join(&rel), rel));
@@ -181,7 +187,19 @@ impl Scan {
             excluded: excluded.into_iter().collect(),
             build_scripts,
             item_names,
+            quiet_bodies,
         })
+    }
+}
+
+/// Keeps a file's quiet function bodies, found by its outline.
+fn take_quiet(
+    all: &mut crate::resolve::QuietBodies,
+    rel: &str,
+    outline: &mut crate::resolve::outline::Outline,
+) {
+    if !outline.quiet_bodies.is_empty() {
+        all.insert(rel.to_owned(), std::mem::take(&mut outline.quiet_bodies));
     }
 }
 

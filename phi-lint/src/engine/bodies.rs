@@ -25,13 +25,72 @@ const MAX_ITEM_DEPTH: usize = 32;
 
 /// `syn::parse_file`, with the bodies described in the module docs left empty.
 pub(super) fn parse_file(text: &str) -> syn::Result<syn::File> {
+    parse_emptying(text).map(|(file, _)| file)
+}
+
+/// `parse_file` of `original` with the insides of some of its quiet bodies (byte ranges, as
+/// the resolver's outline found them: `Outline::quiet_bodies`) blanked first, so that they are
+/// not even lexed. Every char in them becomes a space, every line break stays, so every
+/// position is the same; the ranges are ASCII, so byte offsets are too.
+///
+/// The outline's lexer is not syn's: the result is taken only if the parse found each blanked
+/// range to be the inside of a body it leaves empty. Otherwise (a file edited since the outline
+/// read it, a lexer disagreement) `original` is parsed as it is.
+pub(super) fn parse_blanking(
+    original: &str,
+    blanked: &str,
+    ranges: &[(usize, usize)],
+) -> syn::Result<syn::File> {
+    if !ranges.is_empty()
+        && let Ok((file, emptied)) = parse_emptying(blanked)
+    {
+        let emptied: std::collections::HashSet<(usize, usize)> = emptied.into_iter().collect();
+        if ranges
+            .iter()
+            .all(|&(start, end)| emptied.contains(&(start - 1, end + 1)))
+        {
+            return Ok(file);
+        }
+    }
+    parse_file(original)
+}
+
+/// Blanks `ranges` of `text` (see [`parse_blanking`]): `None` if a range is not ASCII, does not
+/// lie inside `text` or is not between braces.
+pub(super) fn blank(text: &str, ranges: &[(usize, usize)]) -> Option<String> {
+    let mut bytes = text.as_bytes().to_vec();
+    for &(start, end) in ranges {
+        let inside = bytes.get_mut(start..end)?;
+        if !inside.is_ascii()
+            || text.as_bytes().get(start.checked_sub(1)?) != Some(&b'{')
+            || text.as_bytes().get(end) != Some(&b'}')
+        {
+            return None;
+        }
+        for b in inside.iter_mut().filter(|b| **b != b'\n') {
+            *b = b' ';
+        }
+    }
+    // Only ASCII bytes were replaced, by ASCII.
+    String::from_utf8(bytes).ok()
+}
+
+/// The parse, and the bodies it left empty: the byte offsets of each one's `{` and past its `}`.
+fn parse_emptying(text: &str) -> syn::Result<(syn::File, Vec<(usize, usize)>)> {
     let content = text.strip_prefix('\u{feff}').unwrap_or(text);
     if content.starts_with("#!") {
         // A shebang line or an inner attribute: syn tells them apart.
-        return syn::parse_file(text);
+        return syn::parse_file(text).map(|f| (f, Vec::new()));
     }
+    let bom = text.len() - content.len();
     let tokens: TokenStream = content.parse().map_err(syn::Error::from)?;
-    syn::parse2(quiet_items(tokens, &SourceFile::new(content), 0))
+    let mut emptied = Vec::new();
+    let tokens = quiet_items(tokens, &SourceFile::new(content), &mut emptied, 0);
+    let emptied = emptied
+        .into_iter()
+        .map(|(open, end)| (open + bom, end + bom))
+        .collect();
+    Ok((syn::parse2(tokens)?, emptied))
 }
 
 /// Where the scan of an item list is.
@@ -50,7 +109,12 @@ enum State {
 
 /// The tokens of an item list, each quiet function body emptied and each inline item list
 /// (`mod`, `impl`, `trait`) treated the same way.
-fn quiet_items(tokens: TokenStream, text: &SourceFile<'_>, depth: usize) -> TokenStream {
+fn quiet_items(
+    tokens: TokenStream,
+    text: &SourceFile<'_>,
+    emptied: &mut Vec<(usize, usize)>,
+    depth: usize,
+) -> TokenStream {
     let tokens = tokens.into_iter();
     let mut out: Vec<TokenTree> = Vec::with_capacity(tokens.size_hint().0);
     let mut state = State::Item;
@@ -90,10 +154,13 @@ fn quiet_items(tokens: TokenStream, text: &SourceFile<'_>, depth: usize) -> Toke
                         // The text as the lint's walk slices it, through the line index
                         // (`Span::byte_range` counts every char of the file up to the body).
                         let span = g.span();
+                        let (open, end) = (text.offset(span.start()), text.offset(span.end()));
                         if text
-                            .slice(span.start(), span.end())
-                            .is_some_and(|body| !may_reach_a_sink(body))
+                            .text()
+                            .get(open..end)
+                            .is_some_and(|body| open < end && !may_reach_a_sink(body))
                         {
+                            emptied.push((open, end));
                             let mut empty = Group::new(Delimiter::Brace, TokenStream::new());
                             empty.set_span(g.span());
                             out.push(TokenTree::Group(empty));
@@ -108,8 +175,10 @@ fn quiet_items(tokens: TokenStream, text: &SourceFile<'_>, depth: usize) -> Toke
                         let span = g.span();
                         let inner = g.stream();
                         drop(g);
-                        let mut list =
-                            Group::new(Delimiter::Brace, quiet_items(inner, text, depth + 1));
+                        let mut list = Group::new(
+                            Delimiter::Brace,
+                            quiet_items(inner, text, emptied, depth + 1),
+                        );
                         list.set_span(span);
                         out.push(TokenTree::Group(list));
                         continue;
@@ -245,6 +314,92 @@ fn tagged() { #[allow(unused)] let x = 1; }
             emptied(text),
             ["quiet", "abi", "get", "provided", "deep", "m"]
         );
+    }
+
+    /// The resolver's outline finds the quiet bodies this parse empties (ASCII ones), with its
+    /// own lexer; blanking them first gives the same tree.
+    #[test]
+    fn the_outline_finds_the_bodies_the_parse_empties() {
+        let text = r##"
+use tracing::info;
+pub fn quiet(a: u8) -> u8 { let s = "} { fn x() {"; let c = '{'; s.len() as u8 + a }
+pub fn raw() -> &'static str { r#"} "{ info!(x)"#; /* } { */ "x" }
+pub fn loud(p: &Patient) { info!(name = %p.name); }
+fn generic<T: Fn(u8) -> u8, const N: usize>(t: T) -> Arr<{ N }> where T: Clone { t(1); todo() }
+fn lifetimes<'a>(x: &'a str) -> &'a str { x }
+fn unicode() -> &'static str { "é" }
+static F: fn(u8) -> u8 = quiet;
+impl<T: Into<Vec<u8>>> Store<T> where T: Clone {
+    fn get(&self) -> Option<&T> { self.items.first() }
+    fn put(&self, p: Patient) { println!("{}", p.name) }
+}
+trait Api: Fn() -> u8 {
+    fn required(&self);
+    fn provided(&self) -> u8 { 3 }
+}
+mod inner {
+    fn deep() -> u32 { 40 + 2 }
+    mod deeper { impl super::X { fn m(&self) -> u8 { 0 } } }
+}
+m! { fn in_macro() -> u8 { 1 } }
+const C: u8 = { fn nested() -> u8 { 1 } nested() };
+fn commented() { info!/* c */(a = 1) }
+"##;
+        let outline = crate::resolve::outline::outline(text).expect("outlined");
+        let (_, emptied) = super::parse_emptying(text).expect("parses");
+        let ascii: Vec<(usize, usize)> = emptied
+            .into_iter()
+            .filter(|&(open, end)| text[open..end].is_ascii())
+            .map(|(open, end)| (open + 1, end - 1))
+            .collect();
+        assert_eq!(outline.quiet_bodies, ascii);
+        let names: Vec<&str> = ascii
+            .iter()
+            .map(|&(start, _)| {
+                let after_fn = &text[text[..start].rfind("fn ").expect("a signature") + 3..];
+                let end = after_fn
+                    .find(|c: char| !c.is_alphanumeric() && c != '_')
+                    .expect("a name");
+                &after_fn[..end]
+            })
+            .collect();
+        assert_eq!(
+            names,
+            // `raw`'s string holds `info!(`: the text scan cannot tell, so it is parsed.
+            [
+                "quiet",
+                "generic",
+                "lifetimes",
+                "get",
+                "provided",
+                "deep",
+                "m"
+            ]
+        );
+        let blanked = super::blank(text, &outline.quiet_bodies).expect("ASCII, between braces");
+        assert_eq!(blanked.len(), text.len());
+        assert_eq!(blanked.lines().count(), text.lines().count());
+        let from_blanked = super::parse_blanking(text, &blanked, &outline.quiet_bodies).unwrap();
+        assert_eq!(tokens(&from_blanked), tokens(&parse_file(text).unwrap()));
+    }
+
+    /// Ranges that are not a quiet body's inside are not taken: the original text is parsed.
+    #[test]
+    fn blanking_that_the_parse_does_not_confirm_is_not_taken() {
+        let text = "struct User { name: String }\nfn f() -> u8 { 1 }\n";
+        let fields = (text.find('{').unwrap() + 1, text.find('}').unwrap());
+        let blanked = super::blank(text, &[fields]).expect("between braces");
+        assert!(blanked.starts_with("struct User {              }"));
+        let file = super::parse_blanking(text, &blanked, &[fields]).unwrap();
+        assert_eq!(tokens(&file), tokens(&parse_file(text).unwrap()));
+        assert!(tokens(&file).contains("name : String"));
+        // Not between braces, out of the text, or not ASCII: nothing is blanked.
+        assert_eq!(super::blank(text, &[(1, 3)]), None);
+        assert_eq!(super::blank(text, &[(40, 400)]), None);
+        assert_eq!(super::blank("fn f() { \"é\" }", &[(8, 13)]), None);
+        // A parse error of the blanked text is not taken either.
+        let broken = "fn f() -> u8 { 1 }";
+        assert!(super::parse_blanking(broken, "fn f() -> u8 { 1 ", &[(14, 16)]).is_ok());
     }
 
     #[test]

@@ -431,7 +431,7 @@ fn last_token(i: &syn::Item) -> Option<proc_macro2::Span> {
 /// logs or records (`write_all`, `.log(`, `.record(`, `print`), or a suppression comment. A
 /// body with none of these produces no finding, no statement and no macro call, so its walk is
 /// skipped (a cheap byte scan instead of the lint's walk, which binds and judges every local).
-pub(super) fn may_reach_a_sink(text: &str) -> bool {
+pub(crate) fn may_reach_a_sink(text: &str) -> bool {
     let bytes = text.as_bytes();
     if memchr::memchr_iter(b'!', bytes)
         .any(|i| may_end_a_name(&bytes[..i]) && opens_a_group(&bytes[i + 1..]))

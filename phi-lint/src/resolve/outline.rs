@@ -33,6 +33,11 @@ pub(crate) struct Outline {
     /// Every identifier between an `impl` and the next `{` or `;`: a superset of the self types
     /// whose methods the type index holds for the file.
     pub(crate) impl_names: Vec<String>,
+    /// The insides (between the braces) of the ASCII function bodies at an item level (the
+    /// file, an inline `mod`, an `impl`, a `trait`) whose text cannot reach a sink
+    /// ([`may_reach_a_sink`](crate::engine::may_reach_a_sink)): byte ranges the lint's parse
+    /// may blank, since it would leave those bodies empty anyway (`engine::bodies`).
+    pub(crate) quiet_bodies: Vec<(usize, usize)>,
 }
 
 /// The names that items of the scanned files may define ([`Outline::names`] of every file).
@@ -393,7 +398,26 @@ enum Kind {
     Macro {
         include: bool,
     },
+    /// The item list of an `impl` or a `trait`.
+    ItemList,
+    /// A function body at an item level, opened at byte `open`.
+    FnBody {
+        open: usize,
+    },
     Other,
+}
+
+/// Where an item list's scan for function bodies is (as `engine::bodies` scans tokens).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ItemScan {
+    /// Between items, or in an item with no body or list to find.
+    Start,
+    /// After `fn`: a name follows if this is a function item.
+    FnKeyword,
+    /// In a function's signature: its body is the first `{` outside `<…>`.
+    Signature,
+    /// In an `impl` or `trait` header: its list is the first `{` outside `<…>`.
+    Header,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -417,6 +441,10 @@ struct Frame<'a> {
     include: (Option<&'a str>, usize),
     /// Whether the state before this frame opened was `Pub` (a `pub(crate)` group).
     after_pub: bool,
+    /// In an item list: where the scan for function bodies is, and the `<` open in a
+    /// signature or header.
+    items: ItemScan,
+    angles: u32,
 }
 
 impl<'a> Frame<'a> {
@@ -429,7 +457,45 @@ impl<'a> Frame<'a> {
             last: [None; 3],
             include: (None, 0),
             after_pub,
+            items: ItemScan::Start,
+            angles: 0,
         }
+    }
+
+    /// Whether the frame is an item list, where function items and `impl`s are looked for.
+    fn lists_items(&self) -> bool {
+        matches!(self.kind, Kind::Root | Kind::InlineMod(_) | Kind::ItemList)
+    }
+
+    /// Moves the scan for function bodies past `tok` (the frame lists items), which starts at
+    /// byte `start`; `arrow` when it is the `>` of `->`. Returns the kind of frame a `{` opens.
+    fn scan_items(&mut self, tok: Tok<'_>, arrow: bool, open_at: usize) -> Option<Kind> {
+        let header = matches!(self.items, ItemScan::Signature | ItemScan::Header);
+        match tok {
+            Tok::Punct(b';') => self.items = ItemScan::Start,
+            Tok::Punct(b'<') if header => self.angles += 1,
+            Tok::Punct(b'>') if header && !arrow => self.angles = self.angles.saturating_sub(1),
+            Tok::Ident(word) => match self.items {
+                ItemScan::Start if word == "fn" => self.items = ItemScan::FnKeyword,
+                ItemScan::Start if word == "impl" || word == "trait" => {
+                    (self.items, self.angles) = (ItemScan::Header, 0);
+                }
+                ItemScan::FnKeyword => (self.items, self.angles) = (ItemScan::Signature, 0),
+                _ => {}
+            },
+            Tok::Open(b'{') if self.angles == 0 || !header => {
+                let opens = match self.items {
+                    ItemScan::Signature => Some(Kind::FnBody { open: open_at }),
+                    ItemScan::Header => Some(Kind::ItemList),
+                    _ => None,
+                };
+                self.items = ItemScan::Start;
+                return opens;
+            }
+            _ if self.items == ItemScan::FnKeyword => self.items = ItemScan::Start,
+            _ => {}
+        }
+        None
     }
 
     fn push_last(&mut self, t: Tok<'a>) {
@@ -452,7 +518,15 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
     // Whether the next identifier is a name an item defines, whether a `use` is open, and
     // whether an `impl` header is.
     let (mut names_next, mut in_use, mut in_impl) = (false, false, false);
+    // The byte after the last `-`, to tell the `>` of `->` from a closing angle bracket.
+    let mut after_minus = usize::MAX;
     while let Some((tok, line)) = lx.next() {
+        let arrow = tok == Tok::Punct(b'>') && lx.i - 1 == after_minus;
+        after_minus = if tok == Tok::Punct(b'-') {
+            lx.i
+        } else {
+            usize::MAX
+        };
         match tok {
             Tok::Ident(word) => {
                 if names_next && word != "mut" {
@@ -485,6 +559,11 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
             _ => names_next = false,
         }
         let top = stack.last_mut().expect("the root frame is never popped");
+        let body_or_list = if top.lists_items() {
+            top.scan_items(tok, arrow, lx.i - 1)
+        } else {
+            None
+        };
         if tok != Tok::Close
             && top.include.1 < 2
             && matches!(top.kind, Kind::Macro { include: true })
@@ -516,7 +595,7 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                     (_, [Some(Tok::Punct(b'!')), Some(Tok::Ident(name)), _]) => Kind::Macro {
                         include: name == "include" && delim == b'(',
                     },
-                    _ => Kind::Other,
+                    _ => body_or_list.unwrap_or(Kind::Other),
                 };
                 let after_pub = top.state == State::Pub;
                 top.push_last(tok);
@@ -538,6 +617,13 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                 match frame.kind {
                     Kind::MacroRules => macro_rules_depth -= 1,
                     Kind::Macro { .. } => macro_depth -= 1,
+                    Kind::FnBody { open } => {
+                        // `lx.i` is just past the `}`.
+                        let body = &text[open..lx.i];
+                        if body.is_ascii() && !crate::engine::may_reach_a_sink(body) {
+                            out.quiet_bodies.push((open + 1, lx.i - 1));
+                        }
+                    }
                     _ => {}
                 }
                 let inline = if matches!(frame.kind, Kind::Macro { include: true }) {
