@@ -59,8 +59,8 @@ pub(crate) struct Resolved {
     pub(crate) quiet_bodies: QuietBodies,
 }
 
-/// Root-relative file -> the byte ranges of its quiet function bodies' insides.
-pub(crate) type QuietBodies = std::collections::HashMap<String, Vec<(usize, usize)>>;
+/// Root-relative file -> its quiet function bodies, as the outline found them.
+pub(crate) type QuietBodies = std::collections::HashMap<String, Vec<outline::QuietBody>>;
 
 /// A file to load, and where its child modules live.
 #[derive(Debug, Clone)]

@@ -52,9 +52,9 @@ pub struct Scan {
     /// What the items of the files may define: a file whose first lint missed none of these
     /// names needs no second (see `engine::two_phase`).
     pub(crate) item_names: ItemNames,
-    /// The byte ranges of each file's quiet function bodies, which the lint's parse blanks
-    /// (see `engine::bodies`).
-    pub(crate) quiet_bodies: crate::resolve::QuietBodies,
+    /// The byte ranges of each file's quiet function bodies (their insides), which the lint's
+    /// parse blanks (see `engine::bodies`).
+    pub(crate) quiet_bodies: std::collections::HashMap<String, Vec<(usize, usize)>>,
 }
 
 /// How many files of each kind a scan found.
@@ -177,6 +177,7 @@ impl Scan {
                     .join(", "),
             });
         }
+        let quiet_bodies = neutral_only(quiet_bodies, &config, &item_names);
         Ok(Scan {
             root,
             config,
@@ -186,10 +187,33 @@ impl Scan {
             counts,
             excluded: excluded.into_iter().collect(),
             build_scripts,
-            item_names,
             quiet_bodies,
+            item_names,
         })
     }
+}
+
+/// The quiet bodies whose macros are all neutral: no item of the scan may define one (a
+/// `macro_rules!`, a `use … as` rename) and none is a configured wrapper.
+fn neutral_only(
+    all: crate::resolve::QuietBodies,
+    config: &Config,
+    names: &ItemNames,
+) -> std::collections::HashMap<String, Vec<(usize, usize)>> {
+    all.into_iter()
+        .filter_map(|(rel, bodies)| {
+            let kept: Vec<(usize, usize)> = bodies
+                .into_iter()
+                .filter(|b| {
+                    b.macros
+                        .iter()
+                        .all(|m| config.wrapper(m).is_none() && !names.could_define(m))
+                })
+                .map(|b| b.inside)
+                .collect();
+            (!kept.is_empty()).then_some((rel, kept))
+        })
+        .collect()
 }
 
 /// Keeps a file's quiet function bodies, found by its outline.

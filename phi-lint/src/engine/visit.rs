@@ -452,6 +452,60 @@ pub(crate) fn may_reach_a_sink(text: &str) -> bool {
         || has_attribute(bytes)
 }
 
+/// For the outline's choice of bodies to blank (see `engine::bodies`): `None` if a function
+/// body's text may reach a sink other than through macros this scan may yet show to be neutral,
+/// else the names of the macros it calls (none for a body [`may_reach_a_sink`] rejects). A macro
+/// is neutral when nothing makes it a sink: not by name (`info`, `println`, `assert`, `write`,
+/// …), not as a configured wrapper, and not as a macro or `use … as` rename some item of the scan
+/// defines; the caller checks the last two once every file is outlined. The lint finds nothing
+/// in a body whose only macros are neutral, so leaving it unparsed changes no report.
+pub(crate) fn neutral_macros(text: &str) -> Option<Vec<&str>> {
+    let bytes = text.as_bytes();
+    let trigger = [
+        "write",
+        "log",
+        "record",
+        "print",
+        "phi-lint",
+        "instrument",
+        "macro_rules",
+    ]
+    .iter()
+    .any(|w| memchr::memmem::find(bytes, w.as_bytes()).is_some());
+    if trigger || has_attribute(bytes) {
+        return None;
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for i in memchr::memchr_iter(b'!', bytes) {
+        if !(may_end_a_name(&bytes[..i]) && opens_a_group(&bytes[i + 1..])) {
+            continue;
+        }
+        // The name right before the `!` (spaces allowed); a comment or a line break between
+        // them hides it, and then the body counts as one that may log.
+        let end = bytes[..i]
+            .iter()
+            .rposition(|b| !matches!(b, b' ' | b'\t'))
+            .map_or(0, |p| p + 1);
+        let start = bytes[..end]
+            .iter()
+            .rposition(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+            .map_or(0, |p| p + 1);
+        let name = &text[start..end];
+        let plain = name.bytes().next().is_some_and(|b| !b.is_ascii_digit())
+            && bytes.get(start.wrapping_sub(1)).is_none_or(u8::is_ascii);
+        if !plain
+            || crate::grammar::sink_for(name, None).is_some()
+            || matches!(name, "write" | "writeln" | "include" | "macro_rules")
+        {
+            return None;
+        }
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    Some(names)
+}
+
 /// Whether `before` may end with an identifier, past whitespace and comments: a backwards scan
 /// cannot tell a comment's text from code, so a line break or a `/` (the end of `*/`) answers
 /// yes.
@@ -651,6 +705,31 @@ mod tests {
                 "item at line {}",
                 span.start().line
             );
+        }
+    }
+
+    #[test]
+    fn neutral_macros_are_named_and_others_refused() {
+        use super::neutral_macros;
+        assert_eq!(neutral_macros("{ let n = a.len(); n + 1 }"), Some(vec![]));
+        assert_eq!(
+            neutral_macros("{ let v = vec![1]; bail!(\"x {}\", format!(\"{v:?}\")); m ! {} }"),
+            Some(vec!["vec", "bail", "format", "m"])
+        );
+        for loud in [
+            "{ info!(\"x\") }",
+            "{ tracing::warn!(a = 1) }",
+            "{ assert!(ok, \"{}\", p.name) }",
+            "{ println!(\"{}\", p) }",
+            "{ write!(w, \"{}\", p) }",
+            "{ include!(\"gen.rs\") }",
+            "{ let x = format!(\"{}\", p); span.record(\"k\", x) }",
+            "{ #[traced] fn inner() {} }",
+            "{ // phi-lint: allow(reason = \"x\")\n }",
+            "{ m/* hides the name */!(x) }",
+            "{ m\n!(x) }",
+        ] {
+            assert_eq!(neutral_macros(loud), None, "{loud}");
         }
     }
 

@@ -33,11 +33,21 @@ pub(crate) struct Outline {
     /// Every identifier between an `impl` and the next `{` or `;`: a superset of the self types
     /// whose methods the type index holds for the file.
     pub(crate) impl_names: Vec<String>,
-    /// The insides (between the braces) of the ASCII function bodies at an item level (the
-    /// file, an inline `mod`, an `impl`, a `trait`) whose text cannot reach a sink
-    /// ([`may_reach_a_sink`](crate::engine::may_reach_a_sink)): byte ranges the lint's parse
-    /// may blank, since it would leave those bodies empty anyway (`engine::bodies`).
-    pub(crate) quiet_bodies: Vec<(usize, usize)>,
+    /// The ASCII function bodies at an item level (the file, an inline `mod`, an `impl`, a
+    /// `trait`) whose text cannot reach a sink but through macros that may be neutral
+    /// ([`neutral_macros`](crate::engine::neutral_macros)): the lint's parse may blank them
+    /// (`engine::bodies`) once the scan shows those macros neutral.
+    pub(crate) quiet_bodies: Vec<QuietBody>,
+}
+
+/// A function body whose inside the lint's parse may blank (see [`Outline::quiet_bodies`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct QuietBody {
+    /// The byte range between its braces.
+    pub(crate) inside: (usize, usize),
+    /// The macros it calls, by name: it is quiet only if no item of the scan defines one, and
+    /// none is a configured wrapper.
+    pub(crate) macros: Vec<String>,
 }
 
 /// The names that items of the scanned files may define ([`Outline::names`] of every file).
@@ -620,8 +630,13 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                     Kind::FnBody { open } => {
                         // `lx.i` is just past the `}`.
                         let body = &text[open..lx.i];
-                        if body.is_ascii() && !crate::engine::may_reach_a_sink(body) {
-                            out.quiet_bodies.push((open + 1, lx.i - 1));
+                        if body.is_ascii()
+                            && let Some(macros) = crate::engine::neutral_macros(body)
+                        {
+                            out.quiet_bodies.push(QuietBody {
+                                inside: (open + 1, lx.i - 1),
+                                macros: macros.into_iter().map(str::to_owned).collect(),
+                            });
                         }
                     }
                     _ => {}

@@ -486,3 +486,58 @@ fn a_large_file_is_linted_in_chunks_with_exact_positions() {
     assert_eq!(json["summary"]["statements"], 6_000);
     assert_eq!(json["summary"]["suppressions"], 4);
 }
+
+/// Function bodies that cannot reach a sink are not parsed. One whose only macros might be
+/// neutral is left unparsed only if nothing in the scan makes one of them a sink: a
+/// `macro_rules!` another file defines, a `use … as` rename, a configured wrapper.
+#[test]
+fn bodies_calling_macros_the_scan_makes_sinks_are_linted() {
+    let lib = r#"#[macro_use]
+mod shadow;
+mod renamed;
+
+pub fn neutral(p: &Patient) -> String {
+    format!("{}", vec![p.id].len())
+}
+
+pub fn shadowed(p: &Patient) {
+    shout!(p.name);
+}
+
+pub fn wrapped(p: &Patient) {
+    audit!("{}", p.name);
+}
+"#;
+    let shadow =
+        "macro_rules! shout {\n    ($e:expr) => {\n        tracing::info!(\"{}\", $e)\n    };\n}\n";
+    let renamed = "pub fn via_rename(p: &Patient) {\n    use tracing::info as note;\n    note!(name = %p.name);\n}\n";
+    let config = "[lint.wrappers]\naudit = \"tracing::info\"\n";
+    let tree = Tree::new(&[
+        ("Cargo.toml", MANIFEST),
+        ("phiguard.toml", config),
+        ("src/lib.rs", lib),
+        ("src/shadow.rs", shadow),
+        ("src/renamed.rs", renamed),
+    ]);
+    let json = tree.json(&[], 1);
+    let mut found: Vec<(String, String)> = json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            let text = |k: &str| f[k].as_str().expect(k).to_owned();
+            (text("file"), text("function"))
+        })
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            ("src/lib.rs".to_owned(), "shadowed".to_owned()),
+            ("src/lib.rs".to_owned(), "wrapped".to_owned()),
+            ("src/renamed.rs".to_owned(), "via_rename".to_owned()),
+            ("src/shadow.rs".to_owned(), "macro_rules! shout".to_owned()),
+        ],
+        "{json:#}"
+    );
+}
