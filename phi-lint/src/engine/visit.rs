@@ -438,18 +438,38 @@ pub(crate) fn may_reach_a_sink(text: &str) -> bool {
     {
         return true;
     }
-    [
-        "write",
-        "log",
-        "record",
-        "print",
-        "phi-lint",
-        "instrument",
-        "macro_rules",
-    ]
-    .iter()
-    .any(|w| memchr::memmem::find(bytes, w.as_bytes()).is_some())
-        || has_attribute(bytes)
+    has_trigger_word(bytes) || has_attribute(bytes)
+}
+
+/// The words of every sink that is not a macro call (a writer, `log::logger().log`, a
+/// `Record` built with `.args(..)`, `span.record`), of `#[instrument]`, `macro_rules!` and
+/// suppression comments. Case matters to Rust, so both cases are listed where both occur.
+const TRIGGER_WORDS: [&str; 11] = [
+    "write",
+    "log",
+    "record",
+    "Record",
+    "print",
+    "stdout",
+    "Stdout",
+    "stderr",
+    "Stderr",
+    "phi-lint",
+    "instrument",
+];
+
+/// Whether `bytes` hold a [`TRIGGER_WORDS`] word or `macro_rules`.
+fn has_trigger_word(bytes: &[u8]) -> bool {
+    TRIGGER_WORDS
+        .iter()
+        .chain(&["macro_rules"])
+        .any(|w| memchr::memmem::find(bytes, w.as_bytes()).is_some())
+}
+
+/// Whitespace to Rust (`Pattern_White_Space`) that is ASCII: space, tab, line feed, vertical
+/// tab, form feed and carriage return.
+fn is_rust_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
 }
 
 /// For the outline's choice of bodies to blank (see `engine::bodies`): `None` if a function
@@ -461,18 +481,7 @@ pub(crate) fn may_reach_a_sink(text: &str) -> bool {
 /// in a body whose only macros are neutral, so leaving it unparsed changes no report.
 pub(crate) fn neutral_macros(text: &str) -> Option<Vec<&str>> {
     let bytes = text.as_bytes();
-    let trigger = [
-        "write",
-        "log",
-        "record",
-        "print",
-        "phi-lint",
-        "instrument",
-        "macro_rules",
-    ]
-    .iter()
-    .any(|w| memchr::memmem::find(bytes, w.as_bytes()).is_some());
-    if trigger || has_attribute(bytes) {
+    if has_trigger_word(bytes) || has_attribute(bytes) {
         return None;
     }
     let mut names: Vec<&str> = Vec::new();
@@ -493,9 +502,14 @@ pub(crate) fn neutral_macros(text: &str) -> Option<Vec<&str>> {
         let name = &text[start..end];
         let plain = name.bytes().next().is_some_and(|b| !b.is_ascii_digit())
             && bytes.get(start.wrapping_sub(1)).is_none_or(u8::is_ascii);
+        // `format_args!` only ever feeds a sink (a writer, a `Record`), whose words may be
+        // spelt in ways the scan does not know: it never counts as neutral.
         if !plain
             || crate::grammar::sink_for(name, None).is_some()
-            || matches!(name, "write" | "writeln" | "include" | "macro_rules")
+            || matches!(
+                name,
+                "write" | "writeln" | "include" | "macro_rules" | "format_args"
+            )
         {
             return None;
         }
@@ -513,8 +527,9 @@ fn may_end_a_name(before: &[u8]) -> bool {
     match before
         .iter()
         .rev()
-        .find(|b| !matches!(b, b' ' | b'\t' | b'\r'))
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c'))
     {
+        // A non-ASCII byte may be a letter or Unicode whitespace (U+2028, U+200E, ...).
         Some(b'\n' | b'/') => true,
         Some(&b) => b.is_ascii_alphanumeric() || b == b'_' || !b.is_ascii(),
         None => false,
@@ -528,7 +543,9 @@ fn opens_a_group(after: &[u8]) -> bool {
     while let Some(&b) = after.get(i) {
         match b {
             b'(' | b'[' | b'{' => return true,
-            b' ' | b'\t' | b'\r' | b'\n' => i += 1,
+            b if is_rust_space(b) => i += 1,
+            // Unicode whitespace (U+2028, U+200E, ...) or not: judged as a call.
+            b if !b.is_ascii() => return true,
             b'/' if after.get(i + 1) == Some(&b'/') => {
                 i = memchr::memchr(b'\n', &after[i..]).map_or(after.len(), |p| i + p);
             }
@@ -567,10 +584,12 @@ fn skip_block_comment(bytes: &[u8], at: usize) -> usize {
 fn has_attribute(bytes: &[u8]) -> bool {
     memchr::memchr_iter(b'#', bytes).any(|i| {
         let rest = &bytes[i + 1..];
-        let first = rest.iter().position(|b| !b.is_ascii_whitespace());
+        let first = rest.iter().position(|b| !is_rust_space(*b));
         match first.map(|p| (p, rest[p])) {
-            // `/`: a comment may come between the tokens, judged as an attribute.
+            // `/`: a comment may come between the tokens, and a non-ASCII byte may be Unicode
+            // whitespace: judged as an attribute.
             Some((_, b'[' | b'/')) => true,
+            Some((_, b)) if !b.is_ascii() => true,
             Some((p, b'!')) => opens_a_group(&rest[p + 1..]),
             _ => false,
         }
@@ -728,6 +747,10 @@ mod tests {
             "{ // phi-lint: allow(reason = \"x\")\n }",
             "{ m/* hides the name */!(x) }",
             "{ m\n!(x) }",
+            "{ let r = Record::builder().args(format_args!(\"{}\", p.name)).build(); }",
+            "{ let r = Record::builder().args(args).build(); }",
+            "{ let a = format_args!(\"{}\", p.name); }",
+            "{ m\u{2028}!(x) }",
         ] {
             assert_eq!(neutral_macros(loud), None, "{loud}");
         }
@@ -761,6 +784,15 @@ mod tests {
             "{ info // a comment\n !(name = %p.name) }",
             "{ m!/* a /* nested */ comment */[p] }",
             "{ #/* a comment */[trace_fn] fn inner() {} }",
+            "{ info!\x0c(name = %p.name) }",
+            "{ info\x0c!(name = %p.name) }",
+            "{ info!\x0b(name = %p.name) }",
+            "{ info\x0b!(name = %p.name) }",
+            "{ info!\u{2028}(name = %p.name) }",
+            "{ info\u{200e}!(name = %p.name) }",
+            "{ #\x0c[trace_fn] fn inner() {} }",
+            "{ #\u{2028}[trace_fn] fn inner() {} }",
+            "{ let r = Record::builder().args(args).build(); }",
         ] {
             assert!(may_reach_a_sink(body), "{body}");
         }
