@@ -12,6 +12,7 @@ use crate::classify::{Classifier, NameCache, Why};
 use crate::config::Config;
 use crate::finding::{FileError, Finding, assign_fingerprints};
 use crate::grammar::{Interp, Sink, Value, parse_sink, sink_for, tokens_text};
+use crate::resolve::outline::QuietBody;
 use crate::rules::{self, Rule};
 use crate::source::{SourceFile, pos};
 use crate::suppress;
@@ -212,7 +213,7 @@ impl Parsed {
     }
 }
 
-fn parse_path(path: &Path, rel: &str, quiet: &[(usize, usize)]) -> Result<Parsed, FileError> {
+fn parse_path(path: &Path, rel: &str, quiet: &[QuietBody]) -> Result<Parsed, FileError> {
     let bytes = std::fs::read(path).map_err(|e| FileError {
         file: rel.to_owned(),
         pos: None,
@@ -234,7 +235,7 @@ fn parse_text(rel: &str, text: String) -> Result<Parsed, FileError> {
 
 /// [`parse_text`], blanking first the quiet function bodies the resolver's outline found
 /// (`quiet`: byte ranges of their insides, see `bodies::parse_blanking`).
-fn parse_quiet(rel: &str, text: String, quiet: &[(usize, usize)]) -> Result<Parsed, FileError> {
+fn parse_quiet(rel: &str, text: String, quiet: &[QuietBody]) -> Result<Parsed, FileError> {
     let blanked = if quiet.is_empty() {
         None
     } else {
@@ -246,6 +247,7 @@ fn parse_quiet(rel: &str, text: String, quiet: &[(usize, usize)]) -> Result<Pars
             Some(b) => {
                 let inside: Vec<(usize, usize)> = quiet
                     .iter()
+                    .map(|q| q.inside)
                     .filter(|(s, e)| range.start < *s && *e < range.end)
                     .map(|(s, e)| (s - range.start, e - range.start))
                     .collect();

@@ -52,9 +52,9 @@ pub struct Scan {
     /// What the items of the files may define: a file whose first lint missed none of these
     /// names needs no second (see `engine::two_phase`).
     pub(crate) item_names: ItemNames,
-    /// The byte ranges of each file's quiet function bodies (their insides), which the lint's
-    /// parse blanks (see `engine::bodies`).
-    pub(crate) quiet_bodies: std::collections::HashMap<String, Vec<(usize, usize)>>,
+    /// Each file's quiet function bodies, whose insides the lint's parse blanks (see
+    /// `engine::bodies`): those whose macros the whole scan shows neutral.
+    pub(crate) quiet_bodies: crate::resolve::QuietBodies,
 }
 
 /// How many files of each kind a scan found.
@@ -199,17 +199,16 @@ fn neutral_only(
     all: crate::resolve::QuietBodies,
     config: &Config,
     names: &ItemNames,
-) -> std::collections::HashMap<String, Vec<(usize, usize)>> {
+) -> crate::resolve::QuietBodies {
     all.into_iter()
         .filter_map(|(rel, bodies)| {
-            let kept: Vec<(usize, usize)> = bodies
+            let kept: Vec<_> = bodies
                 .into_iter()
                 .filter(|b| {
                     b.macros
                         .iter()
                         .all(|m| config.wrapper(m).is_none() && !names.could_define(m))
                 })
-                .map(|b| b.inside)
                 .collect();
             (!kept.is_empty()).then_some((rel, kept))
         })

@@ -16,6 +16,7 @@
 use proc_macro2::{Delimiter, Group, Spacing, TokenStream, TokenTree};
 
 use super::visit::may_reach_a_sink;
+use crate::resolve::outline::QuietBody;
 use crate::source::SourceFile;
 
 /// How deep inline `mod`s, `impl`s and `trait`s are followed; deeper ones are parsed whole. The
@@ -55,19 +56,23 @@ pub(super) fn parse_blanking(
     parse_file(original)
 }
 
-/// Blanks `ranges` of `text` (see [`parse_blanking`]): `None` if a range is not ASCII, does not
-/// lie inside `text` or is not between braces.
-pub(super) fn blank(text: &str, ranges: &[(usize, usize)]) -> Option<String> {
+/// Blanks the insides of `bodies` in `text` (see [`parse_blanking`]): `None` if one is not
+/// ASCII, does not lie inside `text` or between braces, or is no longer a body the outline
+/// would blank (the file changed since it was read: a body must still call only macros the
+/// scan showed neutral).
+pub(super) fn blank(text: &str, bodies: &[QuietBody]) -> Option<String> {
     let mut bytes = text.as_bytes().to_vec();
-    for &(start, end) in ranges {
-        let inside = bytes.get_mut(start..end)?;
-        if !inside.is_ascii()
-            || text.as_bytes().get(start.checked_sub(1)?) != Some(&b'{')
-            || text.as_bytes().get(end) != Some(&b'}')
-        {
+    for body in bodies {
+        let (start, end) = body.inside;
+        let whole = text.get(start.checked_sub(1)?..end.checked_add(1)?)?;
+        if !whole.is_ascii() || !whole.starts_with('{') || !whole.ends_with('}') {
             return None;
         }
-        for b in inside.iter_mut().filter(|b| **b != b'\n') {
+        let calls = super::neutral_macros(whole)?;
+        if !calls.iter().all(|m| body.macros.iter().any(|k| k == m)) {
+            return None;
+        }
+        for b in bytes[start..end].iter_mut().filter(|b| **b != b'\n') {
             *b = b' ';
         }
     }
@@ -200,6 +205,7 @@ fn quiet_items(
 #[cfg(test)]
 mod tests {
     use super::parse_file;
+    use crate::resolve::outline::QuietBody;
     use quote::ToTokens;
 
     fn tokens(t: &impl ToTokens) -> String {
@@ -371,7 +377,7 @@ fn neutral() -> String { format!("{}", vec![1].len()) }
         );
         let file = super::parse_blanking(
             text,
-            &super::blank(text, &[with_macros[0].inside]).expect("blanked"),
+            &super::blank(text, &[with_macros[0].clone()]).expect("blanked"),
             &[with_macros[0].inside],
         )
         .unwrap();
@@ -402,11 +408,109 @@ fn neutral() -> String { format!("{}", vec![1].len()) }
                 "m"
             ]
         );
-        let blanked = super::blank(text, &plain).expect("ASCII, between braces");
+        let quiet: Vec<QuietBody> = plain.iter().map(|&inside| quiet(inside, &[])).collect();
+        let blanked = super::blank(text, &quiet).expect("ASCII, between braces");
         assert_eq!(blanked.len(), text.len());
         assert_eq!(blanked.lines().count(), text.lines().count());
         let from_blanked = super::parse_blanking(text, &blanked, &plain).unwrap();
         assert_eq!(tokens(&from_blanked), tokens(&parse_file(text).unwrap()));
+    }
+
+    fn quiet(inside: (usize, usize), macros: &[&str]) -> QuietBody {
+        QuietBody {
+            inside,
+            macros: macros.iter().map(|m| (*m).to_owned()).collect(),
+        }
+    }
+
+    /// The outline's lexer and proc-macro2's agree on where each body ends, through every
+    /// literal and comment form: generated bodies of tricky pieces, each quiet, must be found
+    /// with the span proc-macro2 gives their group (a disagreement would blank a wrong range).
+    #[test]
+    fn the_outline_ends_bodies_where_proc_macro2_does() {
+        const PIECES: [&str; 34] = [
+            "\"\"",
+            "\"}\"",
+            "\"{\"",
+            "\"\\\"\"",
+            "\"\\\\\"",
+            "r\"}\"",
+            "r#\"\"}\"#",
+            "br\"{\"",
+            "b\"}\"",
+            "c\"{\"",
+            "'}'",
+            "'{'",
+            "'\\''",
+            "'\"'",
+            "b'}'",
+            "'a",
+            "'static",
+            "\"x\"r",
+            "\"\"r",
+            "'c'x",
+            "r\"x\"_s",
+            "1u8",
+            "1.0e5",
+            "x",
+            "_",
+            "r#x",
+            "{",
+            "}",
+            "/* } */",
+            "/* /* { */ */",
+            "// }\n",
+            "\n",
+            "-> u8",
+            "<{ 1 }>",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut checked = 0;
+        for _ in 0..20_000 {
+            let n = (next() % 8) as usize;
+            // Pieces side by side, or apart: a suffix is only one when it touches its literal.
+            let mut inner = String::new();
+            for _ in 0..n {
+                inner.push_str(PIECES[(next() % PIECES.len() as u64) as usize]);
+                if next() % 2 == 0 {
+                    inner.push(' ');
+                }
+            }
+            let text = format!("fn f() {{ {inner} }}\nfn g() {{ 1 }}\n");
+            let Ok(tokens) = text.parse::<proc_macro2::TokenStream>() else {
+                continue; // unbalanced: the parse fails whatever the outline says
+            };
+            let groups: Vec<(usize, usize)> = tokens
+                .into_iter()
+                .filter_map(|t| match t {
+                    proc_macro2::TokenTree::Group(g)
+                        if g.delimiter() == proc_macro2::Delimiter::Brace =>
+                    {
+                        let r = g.span().byte_range();
+                        Some((r.start + 1, r.end - 1))
+                    }
+                    _ => None,
+                })
+                .collect();
+            let Ok(outline) = crate::resolve::outline::outline(&text) else {
+                continue;
+            };
+            // Every body the outline would blank is one of proc-macro2's groups.
+            for q in &outline.quiet_bodies {
+                assert!(
+                    groups.contains(&q.inside),
+                    "{text:?}: {q:?} not in {groups:?}"
+                );
+            }
+            checked += 1;
+        }
+        assert!(checked > 5000, "only {checked} texts lexed");
     }
 
     /// Ranges that are not a quiet body's inside are not taken: the original text is parsed.
@@ -414,15 +518,24 @@ fn neutral() -> String { format!("{}", vec![1].len()) }
     fn blanking_that_the_parse_does_not_confirm_is_not_taken() {
         let text = "struct User { name: String }\nfn f() -> u8 { 1 }\n";
         let fields = (text.find('{').unwrap() + 1, text.find('}').unwrap());
-        let blanked = super::blank(text, &[fields]).expect("between braces");
+        let blanked = super::blank(text, &[quiet(fields, &[])]).expect("between braces");
         assert!(blanked.starts_with("struct User {              }"));
         let file = super::parse_blanking(text, &blanked, &[fields]).unwrap();
         assert_eq!(tokens(&file), tokens(&parse_file(text).unwrap()));
         assert!(tokens(&file).contains("name : String"));
         // Not between braces, out of the text, or not ASCII: nothing is blanked.
-        assert_eq!(super::blank(text, &[(1, 3)]), None);
-        assert_eq!(super::blank(text, &[(40, 400)]), None);
-        assert_eq!(super::blank("fn f() { \"é\" }", &[(8, 13)]), None);
+        assert_eq!(super::blank(text, &[quiet((1, 3), &[])]), None);
+        assert_eq!(super::blank(text, &[quiet((40, 400), &[])]), None);
+        assert_eq!(
+            super::blank("fn f() { \"é\" }", &[quiet((8, 13), &[])]),
+            None
+        );
+        // A body that changed since the outline read it: a sink now, or another macro.
+        let now = "fn f() { info!(a = 1) }";
+        assert_eq!(super::blank(now, &[quiet((8, 22), &[])]), None);
+        let other = "fn f() { shout!(p.name) }";
+        assert_eq!(super::blank(other, &[quiet((8, 24), &["vec"])]), None);
+        assert!(super::blank(other, &[quiet((8, 24), &["shout"])]).is_some());
         // A parse error of the blanked text is not taken either.
         let broken = "fn f() -> u8 { 1 }";
         assert!(super::parse_blanking(broken, "fn f() -> u8 { 1 ", &[(14, 16)]).is_ok());

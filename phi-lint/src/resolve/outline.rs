@@ -181,6 +181,16 @@ fn ident_end(b: &[u8], from: usize) -> usize {
 }
 
 impl<'a> Lexer<'a> {
+    /// A lexer at the start of `text`, past a byte-order mark (which rustc and syn skip).
+    fn new(text: &'a str) -> Self {
+        Lexer {
+            b: text.as_bytes(),
+            text,
+            i: if text.starts_with('\u{feff}') { 3 } else { 0 },
+            line: 1,
+        }
+    }
+
     fn peek(&self, k: usize) -> u8 {
         self.b.get(self.i + k).copied().unwrap_or(0)
     }
@@ -242,6 +252,17 @@ impl<'a> Lexer<'a> {
         self.i = i;
     }
 
+    /// The end of a literal that ends at `end`, with its suffix (`"a"suffix`, `'c'x`, `r"s"_t`):
+    /// an identifier right after it that starts with an ASCII letter or `_`, as proc-macro2
+    /// lexes it. Without this `""r"\""` would read as `""` and the raw string `r"\"`, where
+    /// rustc reads `""r` and `"\""`.
+    fn suffix_end(&self, end: usize) -> usize {
+        match self.b.get(end) {
+            Some(&c) if c.is_ascii_alphabetic() || c == b'_' => ident_end(self.b, end),
+            _ => end,
+        }
+    }
+
     /// A quoted string starting at the `"` at `self.i`; returns the end (after the quote).
     fn string_end(&self, from: usize) -> usize {
         let mut j = from + 1;
@@ -289,7 +310,7 @@ impl<'a> Lexer<'a> {
         let tok = match c {
             b'"' => {
                 let end = self.string_end(start);
-                self.bump_to(end);
+                self.bump_to(self.suffix_end(end));
                 Tok::Str(&self.text[start..end])
             }
             b'\'' => {
@@ -300,11 +321,11 @@ impl<'a> Lexer<'a> {
                     while j < self.b.len() && self.b[j] != b'\'' {
                         j += 1;
                     }
-                    j + 1
+                    self.suffix_end(j + 1)
                 } else {
                     let width = utf8_width(next);
                     if self.b.get(start + 1 + width) == Some(&b'\'') {
-                        start + 2 + width
+                        self.suffix_end(start + 2 + width)
                     } else {
                         let mut j = start + 1;
                         while j < self.b.len() && is_ident_byte(self.b[j]) {
@@ -342,7 +363,7 @@ impl<'a> Lexer<'a> {
                 match (word, after) {
                     ("r" | "br" | "cr", b'"' | b'#') => {
                         if let Some(end) = self.raw_string_end(j) {
-                            self.bump_to(end);
+                            self.bump_to(self.suffix_end(end));
                             return Some((Tok::Str(&self.text[start..end]), line));
                         }
                         if word == "r" && after == b'#' {
@@ -359,7 +380,7 @@ impl<'a> Lexer<'a> {
                     }
                     ("b" | "c", b'"') => {
                         let end = self.string_end(j);
-                        self.bump_to(end);
+                        self.bump_to(self.suffix_end(end));
                         Tok::Lit
                     }
                     ("b", b'\'') => {
@@ -515,12 +536,7 @@ impl<'a> Frame<'a> {
 
 /// Reads `text`'s outline, or the bound it breaks.
 pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
-    let mut lx = Lexer {
-        b: text.as_bytes(),
-        text,
-        i: 0,
-        line: 1,
-    };
+    let mut lx = Lexer::new(text);
     let mut out = Outline::default();
     let mut stack: Vec<Frame<'_>> = vec![Frame::new(Kind::Root, false)];
     // Open `macro_rules!` bodies and other macros' arguments around the current token.
@@ -757,12 +773,7 @@ pub(crate) fn chunks(text: &str, target: usize) -> Vec<(std::ops::Range<usize>, 
     if text.len() <= target {
         return vec![(0..text.len(), 0)];
     }
-    let mut lx = Lexer {
-        b: text.as_bytes(),
-        text,
-        i: 0,
-        line: 1,
-    };
+    let mut lx = Lexer::new(text);
     let mut out = Vec::new();
     let (mut chunk_start, mut chunk_lines) = (0usize, 0u32);
     let mut open: Vec<u8> = Vec::new();

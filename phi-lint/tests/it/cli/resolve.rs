@@ -541,3 +541,45 @@ pub fn wrapped(p: &Patient) {
         "{json:#}"
     );
 }
+
+/// Ways a body that logs could pass for one that cannot (found in review, each once a miss):
+/// a `Record` built from `format_args!`, a byte-order mark before a `use … as` rename, string
+/// suffixes that make the resolver's lexer and rustc's disagree on where a string ends, and a
+/// form feed between a macro and its arguments. Every file must keep its finding.
+#[test]
+fn a_body_that_logs_cannot_pass_for_a_quiet_one() {
+    let record = "use log::Record;\npub fn f(p: &Patient) -> u32 {\n    let r = \
+                  Record::builder().args(format_args!(\"{}\", p.name)).build();\n    \
+                  r.line().unwrap_or(0)\n}\n";
+    // Each rename has its own name: the scan's names are shared by every file.
+    let bom = "\u{feff}use tracing::info as note_a;\npub fn f(p: &Patient) {\n    note_a!(name = %p.name);\n}\n";
+    let hidden_use = "const _: &str = stringify!(\"\"r\"\\\")\"); use tracing::info as note_b; // \"\n\
+                      pub fn f(p: &Patient) {\n    note_b!(name = %p.name);\n}\n";
+    let swallowed = "pub fn quiet() { let _ = stringify!(\"\"r\"\\\" {\"); // \"\n}\n\
+                     use tracing::info as note_c;\n\
+                     pub fn tail() { let _ = stringify!(\"\"r\"\\\" ) } }\"); // \"\n}\n\
+                     pub fn loud(p: &Patient) {\n    note_c!(name = %p.name);\n}\n";
+    let form_feed = "pub fn f(p: &Patient) {\n    tracing::info!\x0c(name = %p.name);\n}\n";
+    let lib = "mod record;\nmod bom;\nmod hidden_use;\nmod swallowed;\nmod form_feed;\n";
+    let tree = Tree::new(&[
+        ("Cargo.toml", MANIFEST),
+        ("src/lib.rs", lib),
+        ("src/record.rs", record),
+        ("src/bom.rs", bom),
+        ("src/hidden_use.rs", hidden_use),
+        ("src/swallowed.rs", swallowed),
+        ("src/form_feed.rs", form_feed),
+    ]);
+    let json = tree.json(&[], 1);
+    assert_eq!(
+        files_with_findings(&json),
+        [
+            "src/bom.rs",
+            "src/form_feed.rs",
+            "src/hidden_use.rs",
+            "src/record.rs",
+            "src/swallowed.rs",
+        ],
+        "{json:#}"
+    );
+}
