@@ -458,12 +458,18 @@ const TRIGGER_WORDS: [&str; 11] = [
     "instrument",
 ];
 
-/// Whether `bytes` hold a [`TRIGGER_WORDS`] word or `macro_rules`.
+/// Whether `bytes` hold a [`TRIGGER_WORDS`] word or `macro_rules` (searchers built once: each
+/// body of a scan is searched).
 fn has_trigger_word(bytes: &[u8]) -> bool {
-    TRIGGER_WORDS
-        .iter()
-        .chain(&["macro_rules"])
-        .any(|w| memchr::memmem::find(bytes, w.as_bytes()).is_some())
+    static FINDERS: std::sync::LazyLock<Vec<memchr::memmem::Finder<'static>>> =
+        std::sync::LazyLock::new(|| {
+            TRIGGER_WORDS
+                .iter()
+                .chain(&["macro_rules"])
+                .map(|w| memchr::memmem::Finder::new(w.as_bytes()))
+                .collect()
+        });
+    FINDERS.iter().any(|f| f.find(bytes).is_some())
 }
 
 /// Whitespace to Rust (`Pattern_White_Space`) that is ASCII: space, tab, line feed, vertical
@@ -481,9 +487,7 @@ fn is_rust_space(b: u8) -> bool {
 /// in a body whose only macros are neutral, so leaving it unparsed changes no report.
 pub(crate) fn neutral_macros(text: &str) -> Option<Vec<&str>> {
     let bytes = text.as_bytes();
-    if has_trigger_word(bytes) || has_attribute(bytes) {
-        return None;
-    }
+    // Macro calls first: in most bodies that log, a sink's name ends the search early.
     let mut names: Vec<&str> = Vec::new();
     for i in memchr::memchr_iter(b'!', bytes) {
         if !(may_end_a_name(&bytes[..i]) && opens_a_group(&bytes[i + 1..])) {
@@ -516,6 +520,9 @@ pub(crate) fn neutral_macros(text: &str) -> Option<Vec<&str>> {
         if !names.contains(&name) {
             names.push(name);
         }
+    }
+    if has_trigger_word(bytes) || has_attribute(bytes) {
+        return None;
     }
     Some(names)
 }
