@@ -556,34 +556,13 @@ fn opens_a_group(after: &[u8]) -> bool {
             b'/' if after.get(i + 1) == Some(&b'/') => {
                 i = memchr::memchr(b'\n', &after[i..]).map_or(after.len(), |p| i + p);
             }
-            b'/' if after.get(i + 1) == Some(&b'*') => i = skip_block_comment(after, i),
+            b'/' if after.get(i + 1) == Some(&b'*') => {
+                i = crate::resolve::outline::block_comment_end(after, i);
+            }
             _ => return false,
         }
     }
     false
-}
-
-/// The index after the block comment that starts at `at` (nested, as Rust's are), or the end.
-fn skip_block_comment(bytes: &[u8], at: usize) -> usize {
-    let mut depth = 0usize;
-    let mut i = at;
-    while i + 1 < bytes.len() {
-        match (bytes[i], bytes[i + 1]) {
-            (b'/', b'*') => {
-                depth += 1;
-                i += 2;
-            }
-            (b'*', b'/') => {
-                depth -= 1;
-                i += 2;
-                if depth == 0 {
-                    return i;
-                }
-            }
-            _ => i += 1,
-        }
-    }
-    bytes.len()
 }
 
 /// Any attribute, `#[…]` or `#![…]`, spaces and comments allowed: a nested item's renamed

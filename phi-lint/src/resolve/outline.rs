@@ -217,29 +217,7 @@ impl<'a> Lexer<'a> {
                         i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |p| i + p);
                     }
                     Some(b'*') => {
-                        let mut depth = 0usize;
-                        let mut j = i;
-                        loop {
-                            let Some(p) = memchr::memchr2(b'/', b'*', &b[j..]) else {
-                                j = b.len(); // unterminated: syn reports it
-                                break;
-                            };
-                            j += p;
-                            match (b[j], b.get(j + 1).copied().unwrap_or(0)) {
-                                (b'/', b'*') => {
-                                    depth += 1;
-                                    j += 2;
-                                }
-                                (b'*', b'/') => {
-                                    depth -= 1;
-                                    j += 2;
-                                    if depth == 0 {
-                                        break;
-                                    }
-                                }
-                                _ => j += 1,
-                            }
-                        }
+                        let j = block_comment_end(b, i);
                         self.line += memchr_count(&b[i..j]);
                         i = j;
                     }
@@ -399,6 +377,33 @@ impl<'a> Lexer<'a> {
             }
         };
         Some((tok, line))
+    }
+}
+
+/// The index just past the block comment that starts with the `/*` at `at`, nested as Rust's
+/// are, or the end of `b` if it is unterminated (syn reports that).
+pub(crate) fn block_comment_end(b: &[u8], at: usize) -> usize {
+    let mut depth = 0usize;
+    let mut j = at;
+    loop {
+        let Some(p) = memchr::memchr2(b'/', b'*', &b[j..]) else {
+            return b.len();
+        };
+        j += p;
+        match (b[j], b.get(j + 1).copied().unwrap_or(0)) {
+            (b'/', b'*') => {
+                depth += 1;
+                j += 2;
+            }
+            (b'*', b'/') if depth > 0 => {
+                depth -= 1;
+                j += 2;
+                if depth == 0 {
+                    return j;
+                }
+            }
+            _ => j += 1,
+        }
     }
 }
 
