@@ -340,6 +340,54 @@ mod tests {
         assert!(!in_test_dir("tests.rs"));
     }
 
+    /// The scan hands the lint the bodies to blank: quiet ones, and those whose macros no item
+    /// of the scan defines and no wrapper names, in reached and unreached files alike.
+    #[test]
+    fn the_scan_keeps_the_quiet_bodies_whose_macros_are_neutral() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let files = [
+            (
+                "Cargo.toml",
+                "[package]\nname = \"a\"\nversion = \"0.1.0\"\n",
+            ),
+            (
+                "phiguard.toml",
+                "[lint.wrappers]\naudit = \"tracing::info\"\n",
+            ),
+            (
+                "src/lib.rs",
+                "#[macro_use]\nmod shadow;\n\
+                 fn plain() -> u8 { 1 }\n\
+                 fn neutral() -> String { format!(\"{}\", 1) }\n\
+                 fn shadowed(p: &P) { shout!(p.name) }\n\
+                 fn wrapped(p: &P) { audit!(\"{}\", p.name) }\n\
+                 fn loud(p: &P) { tracing::info!(a = %p.name) }\n",
+            ),
+            (
+                "src/shadow.rs",
+                "macro_rules! shout { ($e:expr) => { $e } }\n",
+            ),
+            ("other/loose.rs", "fn alone() -> u8 { 2 }\n"),
+        ];
+        for (rel, text) in files {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("a directory");
+            std::fs::write(path, text).expect("a file");
+        }
+        let scan = Scan::new(&[dir.path().to_path_buf()], None).expect("a scan");
+        let bodies = |rel: &str| -> Vec<String> {
+            let text = files.iter().find(|(r, _)| *r == rel).expect("a file").1;
+            scan.quiet_bodies.get(rel).map_or_else(Vec::new, |b| {
+                b.iter()
+                    .map(|q| text[q.inside.0..q.inside.1].trim().to_owned())
+                    .collect()
+            })
+        };
+        assert_eq!(bodies("src/lib.rs"), ["1", "format!(\"{}\", 1)"]);
+        assert_eq!(bodies("other/loose.rs"), ["2"]);
+        assert!(bodies("src/shadow.rs").is_empty());
+    }
+
     #[test]
     fn relative_paths() {
         assert_eq!(
