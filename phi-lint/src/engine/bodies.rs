@@ -46,10 +46,12 @@ pub(super) fn parse_blanking(
         && let Ok((file, emptied)) = parse_emptying(blanked)
     {
         let emptied: std::collections::HashSet<(usize, usize)> = emptied.into_iter().collect();
-        if ranges
-            .iter()
-            .all(|&(start, end)| emptied.contains(&(start - 1, end + 1)))
-        {
+        if ranges.iter().all(|&(start, end)| {
+            start
+                .checked_sub(1)
+                .zip(end.checked_add(1))
+                .is_some_and(|body| emptied.contains(&body))
+        }) {
             return Ok(file);
         }
     }
@@ -536,6 +538,8 @@ fn neutral() -> String { format!("{}", vec![1].len()) }
         let other = "fn f() { shout!(p.name) }";
         assert_eq!(super::blank(other, &[quiet((8, 24), &["vec"])]), None);
         assert!(super::blank(other, &[quiet((8, 24), &["shout"])]).is_some());
+        // A range at the very start (no brace before it) is not a body.
+        assert!(super::parse_blanking(text, text, &[(0, 3)]).is_ok());
         // A parse error of the blanked text is not taken either.
         let broken = "fn f() -> u8 { 1 }";
         assert!(super::parse_blanking(broken, "fn f() -> u8 { 1 ", &[(14, 16)]).is_ok());
