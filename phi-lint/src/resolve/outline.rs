@@ -481,6 +481,11 @@ struct Frame<'a> {
     /// signature or header.
     items: ItemScan,
     angles: u32,
+    /// Whether the frame was opened by `{`.
+    braced: bool,
+    /// In an item list: whether an `=` came since the last `;` (a `const` or `static`
+    /// initializer, where a `{}` may be one operand of a longer expression).
+    initializer: bool,
 }
 
 impl<'a> Frame<'a> {
@@ -495,6 +500,8 @@ impl<'a> Frame<'a> {
             after_pub,
             items: ItemScan::Start,
             angles: 0,
+            braced: false,
+            initializer: false,
         }
     }
 
@@ -635,7 +642,10 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                     Kind::Macro { .. } => macro_depth += 1,
                     _ => {}
                 }
-                stack.push(Frame::new(kind, after_pub));
+                stack.push(Frame {
+                    braced: delim == b'{',
+                    ..Frame::new(kind, after_pub)
+                });
                 if stack.len() > MAX_DEPTH + 1 {
                     return Err(Bound::Depth(line));
                 }
@@ -669,6 +679,18 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                 };
                 let parent = stack.last_mut().expect("the root");
                 parent.push_last(tok);
+                // A `{}` in an item list ends an item (a function, an `impl`, a `struct`),
+                // unless it is an operand of an initializer: the operators before it and
+                // after it belong to no one expression.
+                if matches!(
+                    frame.kind,
+                    Kind::FnBody { .. } | Kind::ItemList | Kind::InlineMod(_)
+                ) {
+                    parent.initializer = false;
+                }
+                if frame.braced && parent.lists_items() && !parent.initializer {
+                    parent.run = 0;
+                }
                 match frame.kind {
                     Kind::Attr { start, inner } => {
                         let attr = text[start..lx.i].to_owned();
@@ -703,6 +725,13 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                 match c {
                     b',' | b';' => top.run = 0,
                     _ => top.run += 1,
+                }
+                if top.lists_items() {
+                    top.initializer = match c {
+                        b'=' => true,
+                        b';' => false,
+                        _ => top.initializer,
+                    };
                 }
                 if top.run > MAX_CHAIN {
                     return Err(Bound::Chain(line));
@@ -924,6 +953,17 @@ mod tests {
         assert_eq!(outline(&chain), Err(Bound::Chain(1)));
         let long_but_separated = format!("fn f() {{ {} }}", "a.b.c;".repeat(5000));
         assert!(outline(&long_but_separated).is_ok());
+        // Many items in one list are no chain, though no `;` comes between them: functions
+        // with `->`, an `impl` of many methods, structs under attributes.
+        let fns = "fn f() -> u8 { 1 }\n".repeat(5000);
+        assert!(outline(&fns).is_ok());
+        let methods = format!("impl S {{ {} }}", "fn m(&self) -> u8 { 1 }\n".repeat(5000));
+        assert!(outline(&methods).is_ok());
+        let structs = "#[derive(Debug)]\n#[allow(dead_code)]\nstruct S { a: u8 }\n".repeat(3000);
+        assert!(outline(&structs).is_ok());
+        // A chain whose operands are blocks, in an initializer, is still one.
+        let blocks = format!("const C: u8 = {};", "{ 1 } + ".repeat(5000) + "1");
+        assert_eq!(outline(&blocks), Err(Bound::Chain(1)));
         // Brackets in strings, chars and comments do not count.
         let quoted = format!(
             "const S: &str = \"{}\"; // {}\n",
