@@ -188,10 +188,17 @@ pub(crate) fn foreign_macros(
 }
 
 /// A file parsed in the first phase: its text, and the tree of each chunk of it.
+///
+/// A file of one chunk keeps its tree. A larger file keeps none: the trees of all its chunks
+/// together are about 100 times its source, so each chunk is parsed, indexed and dropped, and
+/// parsed again, one at a time, when the file is walked ([`Parsed::each_tree`]). Its index is
+/// kept instead, built as the chunks were first parsed.
 pub(crate) struct Parsed {
     rel: String,
     text: String,
     chunks: Vec<Chunk>,
+    /// For a file of more than one chunk: what parsing a chunk again needs.
+    streamed: Option<Box<Streamed>>,
 }
 
 /// A run of whole top-level items of a file, parsed on its own.
@@ -199,17 +206,93 @@ struct Chunk {
     range: std::ops::Range<usize>,
     /// Lines of the file before the chunk.
     lines_before: u32,
-    file: syn::File,
+    /// The tree, in a file of one chunk.
+    file: Option<syn::File>,
+}
+
+/// A file of many chunks: the text with its quiet bodies blanked, their ranges, and the index
+/// of the whole file, until the first phase takes it.
+struct Streamed {
+    blanked: Option<String>,
+    quiet: Vec<(usize, usize)>,
+    index: Option<FileIndex>,
+}
+
+/// A chunk's tree: kept, or parsed again for this walk and dropped after it.
+enum Tree<'a> {
+    Kept(&'a syn::File),
+    Fresh(syn::File),
+}
+
+impl std::ops::Deref for Tree<'_> {
+    type Target = syn::File;
+
+    fn deref(&self) -> &syn::File {
+        match self {
+            Tree::Kept(f) => f,
+            Tree::Fresh(f) => f,
+        }
+    }
 }
 
 impl Parsed {
-    /// The file's contribution to the type index, every chunk included.
-    pub(crate) fn index(&self) -> FileIndex {
-        let mut out = FileIndex::default();
-        for c in &self.chunks {
-            out.append(index_file(&self.rel, &c.file));
+    /// The file's contribution to the type index, every chunk included. For a file of many
+    /// chunks the index built at its parse is handed over (and built again if asked twice).
+    pub(crate) fn take_index(&mut self) -> FileIndex {
+        match self.streamed.as_mut().and_then(|s| s.index.take()) {
+            Some(index) => index,
+            None => self.index().into_owned(),
         }
-        out
+    }
+
+    /// The file's contribution to the type index, every chunk included.
+    pub(crate) fn index(&self) -> std::borrow::Cow<'_, FileIndex> {
+        if let Some(index) = self.streamed.as_ref().and_then(|s| s.index.as_ref()) {
+            return std::borrow::Cow::Borrowed(index);
+        }
+        let mut out = FileIndex::default();
+        self.each_tree(|_, file| out.append(index_file(&self.rel, file)));
+        std::borrow::Cow::Owned(out)
+    }
+
+    /// Calls `f` with each chunk and its tree, in order; a tree that is not kept is parsed
+    /// again and dropped before the next one is parsed.
+    fn each_tree(&self, mut f: impl FnMut(&Chunk, &syn::File)) {
+        for chunk in &self.chunks {
+            let tree = match (&chunk.file, &self.streamed) {
+                (Some(file), _) => Tree::Kept(file),
+                (None, streamed) => {
+                    let (blanked, quiet) = streamed
+                        .as_ref()
+                        .map_or((None, &[][..]), |s| (s.blanked.as_deref(), &s.quiet[..]));
+                    Tree::Fresh(
+                        parse_chunk(&self.text, blanked, quiet, &chunk.range)
+                            .expect("this chunk of this text parsed when the file was read"),
+                    )
+                }
+            };
+            f(chunk, &tree);
+        }
+    }
+}
+
+/// Parses one chunk of `text` (`blanked`: the text with the `quiet` body insides blanked).
+fn parse_chunk(
+    text: &str,
+    blanked: Option<&str>,
+    quiet: &[(usize, usize)],
+    range: &std::ops::Range<usize>,
+) -> syn::Result<syn::File> {
+    match blanked {
+        Some(b) => {
+            let inside: Vec<(usize, usize)> = quiet
+                .iter()
+                .filter(|(s, e)| range.start < *s && *e < range.end)
+                .map(|(s, e)| (s - range.start, e - range.start))
+                .collect();
+            bodies::parse_blanking(&text[range.clone()], &b[range.clone()], &inside)
+        }
+        None => bodies::parse_file(&text[range.clone()]),
     }
 }
 
@@ -241,21 +324,13 @@ fn parse_quiet(rel: &str, text: String, quiet: &[QuietBody]) -> Result<Parsed, F
     } else {
         bodies::blank(&text, quiet)
     };
-    let mut chunks = Vec::new();
-    for (range, lines_before) in crate::resolve::outline::chunks(&text, CHUNK_BYTES) {
-        let parsed = match &blanked {
-            Some(b) => {
-                let inside: Vec<(usize, usize)> = quiet
-                    .iter()
-                    .map(|q| q.inside)
-                    .filter(|(s, e)| range.start < *s && *e < range.end)
-                    .map(|(s, e)| (s - range.start, e - range.start))
-                    .collect();
-                bodies::parse_blanking(&text[range.clone()], &b[range.clone()], &inside)
-            }
-            None => bodies::parse_file(&text[range.clone()]),
-        };
-        let file = parsed.map_err(|e| {
+    let quiet: Vec<(usize, usize)> = quiet.iter().map(|q| q.inside).collect();
+    let ranges = crate::resolve::outline::chunks(&text, CHUNK_BYTES);
+    let many = ranges.len() > 1;
+    let mut index = FileIndex::default();
+    let mut chunks = Vec::with_capacity(ranges.len());
+    for (range, lines_before) in ranges {
+        let file = parse_chunk(&text, blanked.as_deref(), &quiet, &range).map_err(|e| {
             let start = e.span().start();
             FileError {
                 file: rel.to_owned(),
@@ -267,6 +342,12 @@ fn parse_quiet(rel: &str, text: String, quiet: &[QuietBody]) -> Result<Parsed, F
                 message: format!("cannot parse: {e}"),
             }
         })?;
+        let file = if many {
+            index.append(index_file(rel, &file));
+            None
+        } else {
+            Some(file)
+        };
         chunks.push(Chunk {
             range,
             lines_before,
@@ -277,6 +358,15 @@ fn parse_quiet(rel: &str, text: String, quiet: &[QuietBody]) -> Result<Parsed, F
         rel: rel.to_owned(),
         text,
         chunks,
+        streamed: if many {
+            Some(Box::new(Streamed {
+                blanked,
+                quiet,
+                index: Some(index),
+            }))
+        } else {
+            None
+        },
     })
 }
 
@@ -380,7 +470,7 @@ fn collect(
     let own = matches!(pass, Pass::Final(_)).then(|| TypeIndex::of_file(&parsed.index()));
     let mut out = Collected::default();
     let (mut raw, mut skipped, mut wanted) = (Vec::new(), Vec::new(), HashSet::new());
-    for chunk in &parsed.chunks {
+    parsed.each_tree(|chunk, file| {
         let lines_before = chunk.lines_before;
         let source = SourceFile::new(&text[chunk.range.clone()]);
         let mut linter = Linter {
@@ -419,7 +509,6 @@ fn collect(
             reuse,
             judged: 0,
         };
-        let file = &chunk.file;
         linter.imports.push(file.items.iter());
         if text[chunk.range.clone()].contains("macro_rules") || !foreign.is_empty() {
             linter.collect_macros(file, foreign);
@@ -444,7 +533,7 @@ fn collect(
         out.functions.extend(linter.functions.unwrap_or_default());
         out.judged += linter.judged;
         wanted.extend(linter.wanted);
-    }
+    });
     let mut wanted: Vec<String> = wanted.into_iter().collect();
     wanted.sort_unstable();
     out.wanted = wanted;
@@ -482,14 +571,14 @@ fn finish(parsed: &Parsed, collected: Collected) -> FileLint {
     let (mut findings, suppressions, suppressed) = apply_suppressions(text, rel, raw, &skipped);
     findings.sort_by(|a, b| (a.start, a.rule, &a.field).cmp(&(b.start, b.rule, &b.field)));
     assign_fingerprints(&mut findings);
-    if let [chunk] = parsed.chunks.as_slice()
+    if let [
+        Chunk {
+            file: Some(file), ..
+        },
+    ] = parsed.chunks.as_slice()
         && findings.iter().any(|f| f.rule == Rule::ErrorMessage)
     {
-        crate::rules::error_message::fix::attach(
-            &chunk.file,
-            &SourceFile::new(text),
-            &mut findings,
-        );
+        crate::rules::error_message::fix::attach(file, &SourceFile::new(text), &mut findings);
     }
     out.findings = findings;
     out.suppressions = suppressions;

@@ -90,8 +90,8 @@ where
                 break;
             };
             let first = catch_unwind(AssertUnwindSafe(|| {
-                let parsed = parse((path, rel))?;
-                let own = parsed.index();
+                let mut parsed = parse((path, rel))?;
+                let own = parsed.take_index();
                 let index = TypeIndex::of_file(&own);
                 let misses = RefCell::new(Vec::new());
                 let out = lint(&parsed, &index, Pass::First(&misses), &HashMap::new());

@@ -3,6 +3,7 @@
 //! `cfg(test)`, test attributes and test targets; everything that cannot be resolved fails
 //! closed, by name.
 
+use std::fmt::Write as _;
 use std::os::unix::fs::symlink;
 use std::process;
 
@@ -485,6 +486,48 @@ fn a_large_file_is_linted_in_chunks_with_exact_positions() {
     assert_eq!(json["findings"][0]["column"], 29);
     assert_eq!(json["summary"]["statements"], 6_000);
     assert_eq!(json["summary"]["suppressions"], 4);
+}
+
+/// A large file's chunks are parsed again one at a time when it is walked (their trees are not
+/// kept); the type index still spans the whole file, and a syntax error in a late chunk still
+/// fails the file.
+#[test]
+fn a_large_files_type_index_spans_its_chunks() {
+    let mut source = String::from(
+        "pub fn first(s: &AccountStatus, v: &Visit) {\n    \
+         tracing::info!(status = ?s);\n    tracing::info!(state = ?v.state);\n}\n",
+    );
+    for i in 0..6_000 {
+        let _ = writeln!(
+            source,
+            "/// Item {i}.\npub fn f{i}(n: u32) -> u32 {{ n.wrapping_add({i}) }}"
+        );
+    }
+    source.push_str("pub struct AccountStatus {\n    pub name: String,\n}\n");
+    source.push_str("pub struct Visit {\n    pub state: VisitState,\n}\n");
+    source.push_str("pub enum VisitState {\n    Open,\n    Closed,\n}\n");
+    assert!(source.len() > 400_000, "{}", source.len());
+    let tree = Tree::new(&[("src/lib.rs", &source)]);
+    let json = tree.json(&[], 1);
+    let found: Vec<(u64, &str)> = json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["line"].as_u64().expect("line"),
+                f["field"].as_str().expect("field"),
+            )
+        })
+        .collect();
+    // `AccountStatus`, defined some 400 kB later, refutes the status name; `VisitState`, a
+    // fieldless enum under a state name, proves it.
+    assert_eq!(found, [(2, "status")], "{:#}", json["summary"]);
+
+    let broken = format!("{source}pub fn broken( {{\n");
+    let tree = Tree::new(&[("src/lib.rs", &broken)]);
+    tree.run(&["check", "."])
+        .assert_out(2, &["error: src/lib.rs:12015:16: cannot parse"]);
 }
 
 /// Function bodies that cannot reach a sink are not parsed. One whose only macros might be
