@@ -11,6 +11,7 @@
 //! its own index and in its lint with the merged one alike.
 
 use std::cell::RefCell;
+use std::sync::Arc;
 /// phi-lint's hash tables: keyed by identifiers from the scanned code, hashed with a per-process
 /// random seed (foldhash), several times faster than the standard `SipHash` on short keys.
 pub(crate) type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
@@ -141,18 +142,23 @@ pub(crate) struct FnSig {
     pub(crate) ret: Ty,
 }
 
-/// One file's contribution to the index, in the order found.
+/// What `use a::B as C` renames `C` to: `B`, and the crate `a` if it is another one.
+type Rename = (String, Option<String>);
+
+/// One file's contribution to the index, in the order found. Each definition is shared: the
+/// file's own index, its worker's and the merged one hold the same `Arc`, not a copy each (a
+/// file of many small functions would otherwise keep several copies of every signature).
 #[derive(Debug, Default, Clone)]
 pub(crate) struct FileIndex {
     /// The crate the file belongs to: its path up to the last `src/` (`crates/auth`), or `""`.
     krate: String,
-    types: Vec<(String, TypeDef)>,
-    fns: Vec<(String, FnSig)>,
+    types: Vec<(String, Arc<TypeDef>)>,
+    fns: Vec<(String, Arc<FnSig>)>,
     /// Keyed `Type::method`.
-    methods: Vec<(String, FnSig)>,
-    consts: Vec<(String, Ty)>,
+    methods: Vec<(String, Arc<FnSig>)>,
+    consts: Vec<(String, Arc<Ty>)>,
     /// `use a::B as C` gives `(C, (B, Some(a)))`, with `None` for `crate`, `self`, `super`.
-    renames: Vec<(String, (String, Option<String>))>,
+    renames: Vec<(String, Arc<Rename>)>,
 }
 
 impl FileIndex {
@@ -188,7 +194,7 @@ impl FileIndex {
 /// A definition, or two different ones under one name.
 #[derive(Debug, Clone)]
 enum Entry<T> {
-    One(T),
+    One(Arc<T>),
     Ambiguous,
 }
 
@@ -209,7 +215,7 @@ impl<T> Default for Table<T> {
     }
 }
 
-fn insert<T: PartialEq>(map: &mut Map<String, Entry<T>>, k: String, v: T) {
+fn insert<T: PartialEq>(map: &mut Map<String, Entry<T>>, k: String, v: Arc<T>) {
     use std::collections::hash_map::Entry as E;
     match map.entry(k) {
         E::Vacant(e) => {
@@ -259,18 +265,18 @@ impl<T: PartialEq + Clone> Table<T> {
         }
     }
 
-    fn add(&mut self, krate: &str, k: String, v: T) {
+    fn add(&mut self, krate: &str, k: String, v: Arc<T>) {
         let own = match self.by_crate.get_mut(krate) {
             Some(m) => m,
             None => self.by_crate.entry(krate.to_owned()).or_default(),
         };
-        insert(own, k.clone(), v.clone());
+        insert(own, k.clone(), Arc::clone(&v));
         insert(&mut self.global, k, v);
     }
 
     /// Adds to crate `krate`'s table only: for an index of one crate, where the workspace-wide
     /// table would hold the same entries.
-    fn add_own(&mut self, krate: &str, k: String, v: T) {
+    fn add_own(&mut self, krate: &str, k: String, v: Arc<T>) {
         let own = match self.by_crate.get_mut(krate) {
             Some(m) => m,
             None => self.by_crate.entry(krate.to_owned()).or_default(),
@@ -314,7 +320,7 @@ impl<T: PartialEq + Clone> Table<T> {
             .iter()
             .filter(|(c, _)| c.as_str() != krate && named(c))
             .filter_map(|(_, m)| match m.get(k) {
-                Some(Entry::One(v)) => Some(v),
+                Some(Entry::One(v)) => Some(&**v),
                 _ => None,
             })
             .collect();
@@ -327,7 +333,7 @@ impl<T: PartialEq + Clone> Table<T> {
                 continue;
             }
             match m.get(k) {
-                Some(Entry::One(v)) if found.is_none() => found = Some(v),
+                Some(Entry::One(v)) if found.is_none() => found = Some(&**v),
                 Some(_) => return None,
                 None => {}
             }
@@ -343,7 +349,7 @@ pub(crate) struct TypeIndex {
     fns: Table<FnSig>,
     methods: Table<FnSig>,
     consts: Table<Ty>,
-    renames: Table<(String, Option<String>)>,
+    renames: Table<Rename>,
 }
 
 /// The index as seen from one crate.
@@ -688,8 +694,10 @@ fn items(list: &[Item], out: &mut FileIndex) {
                     ),
                     syn::Fields::Unit => (Vec::new(), true),
                 };
-                out.types
-                    .push((s.ident.to_string(), TypeDef::Struct { fields, tuple }));
+                out.types.push((
+                    s.ident.to_string(),
+                    Arc::new(TypeDef::Struct { fields, tuple }),
+                ));
             }
             Item::Enum(e) => {
                 let fieldless = e
@@ -708,22 +716,24 @@ fn items(list: &[Item], out: &mut FileIndex) {
                         (name, Ty::from_syn(&f.ty, None))
                     })
                     .collect();
-                out.types
-                    .push((e.ident.to_string(), TypeDef::Enum { fieldless, fields }));
+                out.types.push((
+                    e.ident.to_string(),
+                    Arc::new(TypeDef::Enum { fieldless, fields }),
+                ));
             }
             Item::Type(t) => out.types.push((
                 t.ident.to_string(),
-                TypeDef::Alias(Ty::from_syn(&t.ty, None)),
+                Arc::new(TypeDef::Alias(Ty::from_syn(&t.ty, None))),
             )),
             Item::Const(c) => out
                 .consts
-                .push((c.ident.to_string(), Ty::from_syn(&c.ty, None))),
+                .push((c.ident.to_string(), Arc::new(Ty::from_syn(&c.ty, None)))),
             Item::Static(s) => out
                 .consts
-                .push((s.ident.to_string(), Ty::from_syn(&s.ty, None))),
+                .push((s.ident.to_string(), Arc::new(Ty::from_syn(&s.ty, None)))),
             Item::Fn(f) => out
                 .fns
-                .push((f.sig.ident.to_string(), signature(&f.sig, None))),
+                .push((f.sig.ident.to_string(), Arc::new(signature(&f.sig, None)))),
             Item::Impl(i) => {
                 let Type::Path(p) = &*i.self_ty else { continue };
                 let Some(self_ty) = p.path.segments.last().map(|s| s.ident.to_string()) else {
@@ -733,7 +743,7 @@ fn items(list: &[Item], out: &mut FileIndex) {
                     if let syn::ImplItem::Fn(f) = it {
                         out.methods.push((
                             format!("{self_ty}::{}", f.sig.ident),
-                            signature(&f.sig, Some(&self_ty)),
+                            Arc::new(signature(&f.sig, Some(&self_ty))),
                         ));
                     }
                 }
@@ -775,7 +785,7 @@ fn renames(tree: &syn::UseTree, out: &mut FileIndex) {
             syn::UseTree::Rename(r) if r.ident != "self" => {
                 out.renames.push((
                     r.rename.to_string(),
-                    (r.ident.to_string(), from.and_then(|f| f.0.clone())),
+                    Arc::new((r.ident.to_string(), from.and_then(|f| f.0.clone()))),
                 ));
             }
             syn::UseTree::Group(g) => g.items.iter().for_each(|t| walk(t, from, out)),
