@@ -175,10 +175,11 @@ pub(super) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         errors: report.errors.iter().map(ErrorOut::from).collect(),
         excluded: &report.excluded,
     };
-    // Serialized into memory first: through `&mut dyn Write`, every one of the serializer's
-    // small writes is a dynamic call; into a `Vec` they inline.
-    let mut buf = Vec::new();
+    // Through a buffer: straight into `&mut dyn Write`, every one of the serializer's small
+    // writes would be a dynamic call; into the buffer they inline. Not the whole document in
+    // memory: a report is often ten times the size of the source it is about.
+    let mut buf = io::BufWriter::with_capacity(64 << 10, out);
     serde_json::to_writer_pretty(&mut buf, &document)?;
-    buf.push(b'\n');
-    out.write_all(&buf)
+    buf.write_all(b"\n")?;
+    buf.flush()
 }
