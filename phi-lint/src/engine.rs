@@ -210,12 +210,44 @@ struct Chunk {
     file: Option<syn::File>,
 }
 
-/// A file of many chunks: the text with its quiet bodies blanked, their ranges, and the index
-/// of the whole file, until the first phase takes it.
+/// A file of many chunks: the text with its quiet bodies blanked, their ranges, the index of
+/// the whole file (until the first phase takes it), and what each chunk must see of the others.
 struct Streamed {
     blanked: Option<String>,
     quiet: Vec<(usize, usize)>,
     index: Option<FileIndex>,
+    /// The `use` renames of every chunk's top-level items: `(alias, full path)`.
+    renames: Vec<(String, String)>,
+    /// The `macro_rules!` of every chunk: the chunk's number, the name, the text of its rules.
+    macros: Vec<(usize, String, String)>,
+}
+
+impl Streamed {
+    /// The macros other files define (`foreign`), with those the other chunks of this file
+    /// define added for the chunk numbered `at`, if its text (`chunk`) names them. A chunk is
+    /// a run of top-level items, so a macro defined in one and called in another is called
+    /// from the same file, as a renamed import declared in one is in scope in the others.
+    fn foreign_for(
+        &self,
+        at: usize,
+        chunk: &str,
+        foreign: &HashMap<String, Vec<String>>,
+    ) -> Option<HashMap<String, Vec<String>>> {
+        if self.macros.iter().all(|(c, _, _)| *c == at) {
+            return None;
+        }
+        let words: HashSet<&str> = chunk
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let mut out = foreign.clone();
+        for (_, name, text) in self.macros.iter().filter(|(c, _, _)| *c != at) {
+            if words.contains(name.as_str()) {
+                out.entry(name.clone()).or_default().push(text.clone());
+            }
+        }
+        Some(out)
+    }
 }
 
 /// A chunk's tree: kept, or parsed again for this walk and dropped after it.
@@ -327,9 +359,9 @@ fn parse_quiet(rel: &str, text: String, quiet: &[QuietBody]) -> Result<Parsed, F
     let quiet: Vec<(usize, usize)> = quiet.iter().map(|q| q.inside).collect();
     let ranges = crate::resolve::outline::chunks(&text, CHUNK_BYTES);
     let many = ranges.len() > 1;
-    let mut index = FileIndex::default();
+    let (mut index, mut renames, mut macros) = (FileIndex::default(), Vec::new(), Vec::new());
     let mut chunks = Vec::with_capacity(ranges.len());
-    for (range, lines_before) in ranges {
+    for (at, (range, lines_before)) in ranges.into_iter().enumerate() {
         let file = parse_chunk(&text, blanked.as_deref(), &quiet, &range).map_err(|e| {
             let start = e.span().start();
             FileError {
@@ -344,6 +376,11 @@ fn parse_quiet(rel: &str, text: String, quiet: &[QuietBody]) -> Result<Parsed, F
         })?;
         let file = if many {
             index.append(index_file(rel, &file));
+            renames.extend(imports::renames(file.items.iter()));
+            if text[range.clone()].contains("macro_rules") {
+                let defs = expand::definitions(&file);
+                macros.extend(defs.into_iter().map(|(name, rules)| (at, name, rules)));
+            }
             None
         } else {
             Some(file)
@@ -363,6 +400,8 @@ fn parse_quiet(rel: &str, text: String, quiet: &[QuietBody]) -> Result<Parsed, F
                 blanked,
                 quiet,
                 index: Some(index),
+                renames,
+                macros,
             }))
         } else {
             None
@@ -451,7 +490,8 @@ fn collect(
     (types, pass): (&TypeIndex, Pass<'_>),
     foreign: &HashMap<String, Vec<String>>,
 ) -> Collected {
-    // Each chunk sees its own `use` renames and `macro_rules!`.
+    // Each chunk sees its own `use` renames and `macro_rules!`, and in a file of many chunks
+    // those the other chunks declare at their top level ([`Streamed`]).
     let (rel, text) = (parsed.rel.as_str(), parsed.text.as_str());
     let misses = match pass {
         Pass::First(m) => Some(m),
@@ -470,7 +510,13 @@ fn collect(
     let own = matches!(pass, Pass::Final(_)).then(|| TypeIndex::of_file(&parsed.index()));
     let mut out = Collected::default();
     let (mut raw, mut skipped, mut wanted) = (Vec::new(), Vec::new(), HashSet::new());
+    let streamed = parsed.streamed.as_deref();
+    let mut at = 0;
     parsed.each_tree(|chunk, file| {
+        let chunk_text = &text[chunk.range.clone()];
+        let with_siblings = streamed.and_then(|s| s.foreign_for(at, chunk_text, foreign));
+        let foreign = with_siblings.as_ref().unwrap_or(foreign);
+        at += 1;
         let lines_before = chunk.lines_before;
         let source = SourceFile::new(&text[chunk.range.clone()]);
         let mut linter = Linter {
@@ -509,8 +555,11 @@ fn collect(
             reuse,
             judged: 0,
         };
+        if let Some(s) = streamed {
+            linter.imports.push_renames(s.renames.clone());
+        }
         linter.imports.push(file.items.iter());
-        if text[chunk.range.clone()].contains("macro_rules") || !foreign.is_empty() {
+        if chunk_text.contains("macro_rules") || !foreign.is_empty() {
             linter.collect_macros(file, foreign);
         }
         syn::visit::Visit::visit_file(&mut linter, file);

@@ -76,6 +76,17 @@ impl<'ast> Visit<'ast> for Defs {
     }
 }
 
+/// The `macro_rules!` a tree defines, anywhere in it: each one's name and the text of its
+/// rules, as other files are handed them (at most [`MAX_MACROS`]).
+pub(super) fn definitions(file: &syn::File) -> Vec<(String, String)> {
+    let mut defs = Defs(Vec::new());
+    defs.visit_file(file);
+    defs.0
+        .into_iter()
+        .map(|(name, _, tokens)| (name, tokens.to_string()))
+        .collect()
+}
+
 impl Linter<'_> {
     /// Reads the file's `macro_rules!` definitions, and those of other files it calls
     /// (`foreign`: name → the text of its rules), before it is linted.

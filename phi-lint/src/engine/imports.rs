@@ -19,18 +19,11 @@ pub(super) struct Imports {
 impl Imports {
     /// Opens a scope holding the renames these items declare.
     pub(super) fn push<'a>(&mut self, items: impl Iterator<Item = &'a Item>) {
-        let mut renames = Vec::new();
-        for item in items {
-            match item {
-                Item::Use(u) => collect(&u.tree, &mut Vec::new(), &mut renames, 0),
-                Item::ExternCrate(e) => {
-                    if let Some((_, alias)) = &e.rename {
-                        renames.push((alias.to_string(), e.ident.to_string()));
-                    }
-                }
-                _ => {}
-            }
-        }
+        self.scopes.push(renames(items));
+    }
+
+    /// Opens a scope holding these renames (`(alias, full path)`, as [`renames`] gives them).
+    pub(super) fn push_renames(&mut self, renames: Vec<(String, String)>) {
         self.scopes.push(renames);
     }
 
@@ -74,6 +67,23 @@ impl Imports {
         }
         changed.then_some(cur)
     }
+}
+
+/// The renames these items declare: `(alias, full path)`.
+pub(super) fn renames<'a>(items: impl Iterator<Item = &'a Item>) -> Vec<(String, String)> {
+    let mut renames = Vec::new();
+    for item in items {
+        match item {
+            Item::Use(u) => collect(&u.tree, &mut Vec::new(), &mut renames, 0),
+            Item::ExternCrate(e) => {
+                if let Some((_, alias)) = &e.rename {
+                    renames.push((alias.to_string(), e.ident.to_string()));
+                }
+            }
+            _ => {}
+        }
+    }
+    renames
 }
 
 /// The renames in one `use` tree: `(alias, full path)`.

@@ -530,6 +530,55 @@ fn a_large_files_type_index_spans_its_chunks() {
         .assert_out(2, &["error: src/lib.rs:12015:16: cannot parse"]);
 }
 
+/// A renamed import or a `macro_rules!` declared in one chunk of a large file is in scope in
+/// the others: a file over 256 KiB must not hide a logging macro behind a rename far above it.
+#[test]
+fn a_large_files_renames_and_macros_reach_every_chunk() {
+    let mut source = String::from(
+        "use tracing::info as note;\n\
+         macro_rules! shout {\n    ($v:expr) => {\n        tracing::info!(\"{}\", $v)\n    };\n}\n",
+    );
+    for i in 0..6_000 {
+        let _ = writeln!(
+            source,
+            "/// Item {i}.\npub fn f{i}(n: u32) -> u32 {{ n.wrapping_add({i}) }}"
+        );
+    }
+    source.push_str(
+        "pub fn late(patient: &Patient) {\n    note!(\"{}\", patient.name);\n    \
+         shout!(patient.name);\n}\n",
+    );
+    source.push_str(
+        "macro_rules! whisper {\n    ($v:expr) => {\n        eprintln!(\"{}\", $v)\n    };\n}\n",
+    );
+    let mut early =
+        String::from("pub fn early(patient: &Patient) {\n    whisper!(patient.name);\n}\n");
+    early.push_str(&source);
+    assert!(early.len() > 400_000, "{}", early.len());
+    let tree = Tree::new(&[("src/lib.rs", &early)]);
+    let json = tree.json(&[], 1);
+    let found: Vec<(u64, u64)> = json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["line"].as_u64().expect("line"),
+                f["column"].as_u64().expect("column"),
+            )
+        })
+        .collect();
+    // `whisper!` is defined in the last chunk, after the first one that calls it; `note` and
+    // `shout!` in the first chunk, 400 kB above their calls. Each definition's body is also
+    // judged on its own (`$v`, lines 7 and 12016).
+    assert_eq!(
+        found,
+        [(2, 14), (7, 31), (12011, 17), (12012, 12), (12016, 26)],
+        "{:#}",
+        json["findings"]
+    );
+}
+
 /// Function bodies that cannot reach a sink are not parsed. One whose only macros might be
 /// neutral is left unparsed only if nothing in the scan makes one of them a sink: a
 /// `macro_rules!` another file defines, a `use … as` rename, a configured wrapper.
