@@ -12,7 +12,7 @@ use crate::classify::{Classifier, NameCache, Why};
 use crate::config::Config;
 use crate::finding::{FileError, Finding, assign_fingerprints};
 use crate::grammar::{Interp, Sink, Value, parse_sink, sink_for, tokens_text};
-use crate::resolve::outline::QuietBody;
+use crate::resolve::outline::{QuietBody, Wrap};
 use crate::rules::{self, Rule};
 use crate::source::{SourceFile, pos};
 use crate::suppress;
@@ -201,13 +201,33 @@ pub(crate) struct Parsed {
     streamed: Option<Box<Streamed>>,
 }
 
-/// A run of whole top-level items of a file, parsed on its own.
+/// A run of whole top-level items of a file (or of an inline module's items, see
+/// [`ChunkSpec`](crate::resolve::outline::ChunkSpec)), parsed on its own.
 struct Chunk {
     range: std::ops::Range<usize>,
-    /// Lines of the file before the chunk.
+    /// Lines of the file before the chunk (before its module's header, if wrapped).
     lines_before: u32,
+    /// The module the chunk is cut from, if it is.
+    wrap: Option<Wrap>,
     /// The tree, in a file of one chunk.
     file: Option<syn::File>,
+}
+
+impl Chunk {
+    /// The text parsed for this chunk: its slice of `text`, under its module's header if it is
+    /// wrapped, where every line and column is the file's, `lines_before` lines down.
+    fn source<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        crate::resolve::outline::chunk_source(text, &self.range, self.wrap.as_ref())
+    }
+
+    /// Where the file's byte `at` (inside the chunk) is in [`source`](Self::source).
+    fn offset(&self, at: usize) -> usize {
+        let before = self
+            .wrap
+            .as_ref()
+            .map_or(0, |w| w.header.len() + usize::try_from(w.pad).unwrap_or(0));
+        at - self.range.start + before
+    }
 }
 
 /// A file of many chunks: the text with its quiet bodies blanked, their ranges, the index of
@@ -298,7 +318,7 @@ impl Parsed {
                         .as_ref()
                         .map_or((None, &[][..]), |s| (s.blanked.as_deref(), &s.quiet[..]));
                     Tree::Fresh(
-                        parse_chunk(&self.text, blanked, quiet, &chunk.range)
+                        parse_chunk(&self.text, blanked, quiet, chunk)
                             .expect("this chunk of this text parsed when the file was read"),
                     )
                 }
@@ -313,18 +333,19 @@ fn parse_chunk(
     text: &str,
     blanked: Option<&str>,
     quiet: &[(usize, usize)],
-    range: &std::ops::Range<usize>,
+    chunk: &Chunk,
 ) -> syn::Result<syn::File> {
+    let range = &chunk.range;
     match blanked {
         Some(b) => {
             let inside: Vec<(usize, usize)> = quiet
                 .iter()
                 .filter(|(s, e)| range.start < *s && *e < range.end)
-                .map(|(s, e)| (s - range.start, e - range.start))
+                .map(|&(s, e)| (chunk.offset(s), chunk.offset(e)))
                 .collect();
-            bodies::parse_blanking(&text[range.clone()], &b[range.clone()], &inside)
+            bodies::parse_blanking(&chunk.source(text), &chunk.source(b), &inside)
         }
-        None => bodies::parse_file(&text[range.clone()]),
+        None => bodies::parse_file(&chunk.source(text)),
     }
 }
 
@@ -357,12 +378,19 @@ fn parse_quiet(rel: &str, text: String, quiet: &[QuietBody]) -> Result<Parsed, F
         bodies::blank(&text, quiet)
     };
     let quiet: Vec<(usize, usize)> = quiet.iter().map(|q| q.inside).collect();
-    let ranges = crate::resolve::outline::chunks(&text, CHUNK_BYTES);
-    let many = ranges.len() > 1;
+    let specs = crate::resolve::outline::chunk_specs(&text, CHUNK_BYTES);
+    let many = specs.len() > 1;
     let (mut index, mut renames, mut macros) = (FileIndex::default(), Vec::new(), Vec::new());
-    let mut chunks = Vec::with_capacity(ranges.len());
-    for (at, (range, lines_before)) in ranges.into_iter().enumerate() {
-        let file = parse_chunk(&text, blanked.as_deref(), &quiet, &range).map_err(|e| {
+    let mut chunks = Vec::with_capacity(specs.len());
+    for (at, spec) in specs.into_iter().enumerate() {
+        let mut chunk = Chunk {
+            range: spec.range,
+            lines_before: spec.lines_before,
+            wrap: spec.wrap,
+            file: None,
+        };
+        let lines_before = chunk.lines_before;
+        let file = parse_chunk(&text, blanked.as_deref(), &quiet, &chunk).map_err(|e| {
             let start = e.span().start();
             FileError {
                 file: rel.to_owned(),
@@ -374,22 +402,25 @@ fn parse_quiet(rel: &str, text: String, quiet: &[QuietBody]) -> Result<Parsed, F
                 message: format!("cannot parse: {e}"),
             }
         })?;
-        let file = if many {
+        if many {
             index.append(index_file(rel, &file));
             renames.extend(imports::renames(file.items.iter()));
-            if text[range.clone()].contains("macro_rules") {
+            if chunk.wrap.is_some() {
+                // A module's renames are in scope in all of its chunks.
+                let inner = file.items.iter().filter_map(|i| match i {
+                    syn::Item::Mod(m) => m.content.as_ref(),
+                    _ => None,
+                });
+                renames.extend(imports::renames(inner.flat_map(|(_, items)| items)));
+            }
+            if text[chunk.range.clone()].contains("macro_rules") {
                 let defs = expand::definitions(&file);
                 macros.extend(defs.into_iter().map(|(name, rules)| (at, name, rules)));
             }
-            None
         } else {
-            Some(file)
-        };
-        chunks.push(Chunk {
-            range,
-            lines_before,
-            file,
-        });
+            chunk.file = Some(file);
+        }
+        chunks.push(chunk);
     }
     Ok(Parsed {
         rel: rel.to_owned(),
@@ -513,12 +544,13 @@ fn collect(
     let streamed = parsed.streamed.as_deref();
     let mut at = 0;
     parsed.each_tree(|chunk, file| {
-        let chunk_text = &text[chunk.range.clone()];
+        let chunk_source = chunk.source(text);
+        let chunk_text: &str = &chunk_source;
         let with_siblings = streamed.and_then(|s| s.foreign_for(at, chunk_text, foreign));
         let foreign = with_siblings.as_ref().unwrap_or(foreign);
         at += 1;
         let lines_before = chunk.lines_before;
-        let source = SourceFile::new(&text[chunk.range.clone()]);
+        let source = SourceFile::new(chunk_text);
         let mut linter = Linter {
             config,
             classifier: Classifier {

@@ -149,6 +149,7 @@ enum Tok<'a> {
     Close,
 }
 
+#[derive(Clone)]
 struct Lexer<'a> {
     b: &'a [u8],
     text: &'a str,
@@ -841,6 +842,182 @@ pub(crate) fn chunks(text: &str, target: usize) -> Vec<(std::ops::Range<usize>, 
     out
 }
 
+/// A chunk of a file to parse on its own: a byte range of the file and the lines before it.
+/// A chunk cut from inside an inline module larger than a chunk is `wrap`ped: it is parsed as
+/// the module's own header (its attributes, `mod name {` and inner attributes, `header`, a
+/// range of the file), `pad` line breaks, the chunk's text and a closing `}`. The header keeps
+/// its lines and the chunk starts on its own line (or right after the header), so every
+/// position in the parsed text is the file's, shifted by `lines_before` lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ChunkSpec {
+    pub(crate) range: std::ops::Range<usize>,
+    pub(crate) lines_before: u32,
+    pub(crate) wrap: Option<Wrap>,
+}
+
+/// The module a wrapped chunk is cut from (see [`ChunkSpec`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Wrap {
+    pub(crate) header: std::ops::Range<usize>,
+    pub(crate) pad: u32,
+}
+
+/// [`chunks`], with each top-level inline module larger than `target` cut into chunks of its
+/// own items (one level: a module inside it is kept whole). Generated code often wraps
+/// everything in one `pub mod … { }`, whose tree would otherwise be parsed, and held, whole.
+pub(crate) fn chunk_specs(text: &str, target: usize) -> Vec<ChunkSpec> {
+    let plain = |range, lines_before| ChunkSpec {
+        range,
+        lines_before,
+        wrap: None,
+    };
+    let mut out = Vec::new();
+    for (range, lines_before) in chunks(text, target) {
+        if range.len() <= target.saturating_mul(2) {
+            out.push(plain(range, lines_before));
+            continue;
+        }
+        // The chunk's items, one by one: a run of them before a large module stays one chunk.
+        let (mut run, mut run_lines) = (range.start, lines_before);
+        for (item, lines) in chunks(&text[range.clone()], 1) {
+            let item = range.start + item.start..range.start + item.end;
+            let lines = lines_before + lines;
+            if item.len() <= target {
+                continue;
+            }
+            let Some(pieces) = split_module(text, item.clone(), lines, target) else {
+                continue;
+            };
+            if run < item.start {
+                out.push(plain(run..item.start, run_lines));
+            }
+            out.extend(pieces);
+            run = item.end;
+            run_lines = lines + newlines(&text[item]);
+        }
+        if run < range.end {
+            out.push(plain(run..range.end, run_lines));
+        }
+    }
+    out
+}
+
+/// The text parsed for the chunk `range` of `text`: the slice itself, or under its module's
+/// header if it is wrapped (see [`ChunkSpec`]).
+pub(crate) fn chunk_source<'a>(
+    text: &'a str,
+    range: &std::ops::Range<usize>,
+    wrap: Option<&Wrap>,
+) -> std::borrow::Cow<'a, str> {
+    let Some(w) = wrap else {
+        return std::borrow::Cow::Borrowed(&text[range.clone()]);
+    };
+    let pad = usize::try_from(w.pad).unwrap_or(usize::MAX);
+    let mut out = String::with_capacity(w.header.len() + pad + range.len() + 3);
+    out.push_str(&text[w.header.clone()]);
+    out.extend(std::iter::repeat_n('\n', pad));
+    out.push_str(&text[range.clone()]);
+    out.push_str("\n}\n");
+    std::borrow::Cow::Owned(out)
+}
+
+fn newlines(text: &str) -> u32 {
+    u32::try_from(memchr::memchr_iter(b'\n', text.as_bytes()).count()).unwrap_or(u32::MAX)
+}
+
+/// Skips the rest of a group whose opening bracket `lx` just read.
+fn skip_group(lx: &mut Lexer<'_>) -> Option<()> {
+    let mut depth = 1usize;
+    while depth > 0 {
+        match lx.next()?.0 {
+            Tok::Open(_) => depth += 1,
+            Tok::Close => depth -= 1,
+            _ => {}
+        }
+    }
+    Some(())
+}
+
+/// The chunks of the items of the inline module `item` (a range of `text` holding one item,
+/// at a line start, with `lines` lines before it), or `None` if it is not an inline module or
+/// its items make one chunk.
+fn split_module(
+    text: &str,
+    item: std::ops::Range<usize>,
+    lines: u32,
+    target: usize,
+) -> Option<Vec<ChunkSpec>> {
+    let s = &text[item.clone()];
+    let mut lx = Lexer::new(s);
+    // Outer attributes, visibility, `mod`, the name and `{`.
+    loop {
+        match lx.next()?.0 {
+            Tok::Punct(b'#') => {
+                if lx.next()?.0 != Tok::Open(b'[') {
+                    return None;
+                }
+                skip_group(&mut lx)?;
+            }
+            Tok::Ident("pub") => match lx.next()?.0 {
+                Tok::Open(b'(') => skip_group(&mut lx)?,
+                Tok::Ident("mod") => break,
+                _ => return None,
+            },
+            Tok::Ident("mod") => break,
+            _ => return None,
+        }
+    }
+    if !matches!(lx.next()?.0, Tok::Ident(_)) || lx.next()?.0 != Tok::Open(b'{') {
+        return None;
+    }
+    // Inner attributes belong to the header: each chunk of the module is under them.
+    let mut header_end = lx.i;
+    loop {
+        let mut ahead = lx.clone();
+        if ahead.next()?.0 != Tok::Punct(b'#')
+            || ahead.next()?.0 != Tok::Punct(b'!')
+            || ahead.next()?.0 != Tok::Open(b'[')
+        {
+            break;
+        }
+        skip_group(&mut ahead)?;
+        header_end = ahead.i;
+        lx = ahead;
+    }
+    // The module's closing brace.
+    let mut depth = 0usize;
+    let close = loop {
+        match lx.next()?.0 {
+            Tok::Open(_) => depth += 1,
+            Tok::Close if depth == 0 => break lx.i - 1,
+            Tok::Close => depth -= 1,
+            _ => {}
+        }
+    };
+    if s.as_bytes().get(close) != Some(&b'}') || close < header_end {
+        return None;
+    }
+    let body = &s[header_end..close];
+    let pieces = chunks(body, target);
+    if pieces.len() < 2 {
+        return None;
+    }
+    let header = item.start..item.start + header_end;
+    Some(
+        pieces
+            .into_iter()
+            .map(|(r, pad)| ChunkSpec {
+                range: header.end + r.start..header.end + r.end,
+                lines_before: lines,
+                wrap: Some(Wrap {
+                    header: header.clone(),
+                    pad,
+                }),
+            })
+            .collect(),
+    )
+}
+
 /// The inline modules enclosing the innermost frame, outermost first.
 fn inline_stack(stack: &[Frame<'_>]) -> Vec<Inline> {
     stack
@@ -992,6 +1169,63 @@ mod tests {
         }
         assert_eq!(next, text.len());
         assert_eq!(super::chunks("fn f() {}\n", 100), [(0..10, 0)]);
+    }
+
+    /// A module larger than a chunk is cut into chunks of its items, each parsed under the
+    /// module's header (outer and inner attributes included) where every line is the file's.
+    #[test]
+    fn large_modules_are_cut_under_their_header() {
+        let items =
+            "    /// doc\n    pub fn f() -> u8 { 1 }\n    struct S; const X: u8 = {\n 2 };\n";
+        let text = format!(
+            "fn before() {{}}\n/// outer\n#[cfg(feature = \"x\")]\npub(in crate::a) mod m {{ #![allow(x)]\n    \
+             #![doc = \"inner\"] // after\n{}}} // end\nfn after() {{}}\nmod small {{ fn g() {{}} }}\n",
+            items.repeat(100)
+        );
+        let specs = chunk_specs(&text, 200);
+        let wrapped: Vec<&ChunkSpec> = specs.iter().filter(|c| c.wrap.is_some()).collect();
+        assert!(wrapped.len() > 10, "{specs:?}");
+        let header = &wrapped[0].wrap.as_ref().unwrap().header;
+        assert!(
+            text[header.clone()].starts_with("/// outer\n#[cfg"),
+            "{specs:?}"
+        );
+        assert!(
+            text[header.clone()].ends_with("#![doc = \"inner\"]"),
+            "{specs:?}"
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        let mut next = 0;
+        for spec in &specs {
+            // The chunks cover the file in order, but for the headers and the closing brace.
+            assert!(spec.range.start >= next, "{specs:?}");
+            next = spec.range.end;
+            let source = chunk_source(&text, &spec.range, spec.wrap.as_ref());
+            let file = syn::parse_file(&source).unwrap_or_else(|e| panic!("{e}: {source}"));
+            if spec.wrap.is_some() {
+                assert!(matches!(&file.items[..], [syn::Item::Mod(_)]), "{source}");
+            }
+            let first = spec.lines_before as usize;
+            for (k, line) in source.lines().enumerate() {
+                let want = lines.get(first + k).copied().unwrap_or_default();
+                // Blank padding lines, and the closing brace past the chunk, are not the file's.
+                if !line.trim().is_empty() && line != "}" {
+                    assert!(want.starts_with(line), "{k}: {line:?} vs {want:?}");
+                }
+            }
+        }
+        assert!(text[next..].trim().is_empty(), "{:?}", &text[next..]);
+        // Not a module, or small: as `chunks` cuts it.
+        let plain = "fn f() {}\n".repeat(100);
+        let as_chunks: Vec<_> = chunks(&plain, 200)
+            .into_iter()
+            .map(|(range, lines_before)| ChunkSpec {
+                range,
+                lines_before,
+                wrap: None,
+            })
+            .collect();
+        assert_eq!(chunk_specs(&plain, 200), as_chunks);
     }
 
     #[test]

@@ -579,6 +579,61 @@ fn a_large_files_renames_and_macros_reach_every_chunk() {
     );
 }
 
+/// A module larger than a chunk (generated code often wraps everything in one) is parsed a run
+/// of its items at a time, each under the module's header: its renames reach every run, a test
+/// module stays test code, and positions are exact.
+#[test]
+fn a_large_module_is_linted_in_chunks_of_its_items() {
+    // Five thousand items, a leak through the renamed macro in every thousandth: its line and
+    // column are noted in `leaks`, if given.
+    fn items(source: &mut String, line: &mut usize, mut leaks: Option<&mut Vec<(usize, u64)>>) {
+        for i in 0..5_000 {
+            let item = if i % 1_000 == 7 {
+                if let Some(l) = leaks.as_deref_mut() {
+                    l.push((*line + 1, 21));
+                }
+                format!(
+                    "    pub fn f{i}(p: &Patient) {{\n        note!(\"{{}}\", p.name);\n    }}\n"
+                )
+            } else {
+                format!(
+                    "    /// Item {i}.\n    pub fn f{i}(n: u32) -> u32 {{ n.wrapping_add({i}) }}\n"
+                )
+            };
+            *line += item.matches('\n').count();
+            source.push_str(&item);
+        }
+    }
+    let mut source = String::from(
+        "#[doc = \"generated\"]\npub mod generated {\n    #![allow(dead_code)]\n    \
+         use tracing::info as note;\n",
+    );
+    let mut leaks = Vec::new();
+    // The line the next item starts on.
+    let mut line = 5;
+    items(&mut source, &mut line, Some(&mut leaks));
+    source.push_str("}\n#[cfg(test)]\nmod tests {\n");
+    line += 3;
+    items(&mut source, &mut line, None);
+    source.push_str("}\npub fn after(p: &Patient) { tracing::warn!(email = %p.email); }\n");
+    leaks.push((line + 1, 53));
+    assert!(source.len() > 600_000, "{}", source.len());
+    let tree = Tree::new(&[("src/lib.rs", &source)]);
+    let json = tree.json(&[], 1);
+    let found: Vec<(usize, u64)> = json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            let line = usize::try_from(f["line"].as_u64().expect("line")).expect("small");
+            (line, f["column"].as_u64().expect("column"))
+        })
+        .collect();
+    assert_eq!(found, leaks, "{:#}", json["summary"]);
+    // The module's five `note!` calls and `after`'s; the test module's are not counted.
+    assert_eq!(json["summary"]["statements"], 6);
+}
+
 /// Function bodies that cannot reach a sink are not parsed. One whose only macros might be
 /// neutral is left unparsed only if nothing in the scan makes one of them a sink: a
 /// `macro_rules!` another file defines, a `use … as` rename, a configured wrapper.
