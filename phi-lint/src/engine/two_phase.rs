@@ -84,11 +84,16 @@ where
         // This worker's files' indexes, merged as they come.
         let mut local = TypeIndex::default();
         let mut local_macros: Vec<(usize, Vec<(String, String)>)> = Vec::new();
+        // Trees this worker keeps: while there is one, the spans of its parses must stay valid.
+        let mut kept_trees = 0usize;
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some((path, rel)) = files.get(i) else {
                 break;
             };
+            if kept_trees == 0 {
+                forget_spans();
+            }
             let first = catch_unwind(AssertUnwindSafe(|| {
                 let mut parsed = parse((path, rel))?;
                 let own = parsed.take_index();
@@ -128,6 +133,7 @@ where
                         ));
                         continue;
                     };
+                    kept_trees += 1;
                     // Placeholder, replaced below.
                     done.push((i, Ok(FileLint::default())));
                     again.push((done.len() - 1, kept, misses, out));
@@ -137,6 +143,12 @@ where
         }
         let merged = gate.arrive(local, local_macros);
         for (at, kept, misses, mut first) in again {
+            if kept_trees == 0 {
+                forget_spans();
+            }
+            if matches!(kept, Kept::Tree(_)) {
+                kept_trees -= 1;
+            }
             let i = done[at].0;
             let rel = &files[i].1;
             let wanted = match &kept {
@@ -229,6 +241,14 @@ fn mark_dependent(first: &mut Collected, types: &TypeIndex, krate: &str) {
             first.dependent.insert(r.body);
         }
     }
+}
+
+/// Frees proc-macro2's record of every text this thread has parsed: each parse adds the text and
+/// its line table, kept until the thread ends, and the 32-bit offsets into them wrap once a
+/// thread has parsed 4 GiB. Called only while the thread holds no tree, so that no span is
+/// left to read them.
+fn forget_spans() {
+    proc_macro2::extra::invalidate_current_thread_spans();
 }
 
 fn panicked(rel: &str) -> FileError {
