@@ -12,7 +12,7 @@ use crate::classify::{Classifier, NameCache, Why};
 use crate::config::Config;
 use crate::finding::{FileError, Finding, assign_fingerprints};
 use crate::grammar::{Interp, Sink, Value, parse_sink, sink_for, tokens_text};
-use crate::resolve::outline::{QuietBody, Wrap};
+use crate::resolve::outline::{BodyRun, QuietBody, Wrap};
 use crate::rules::{self, Rule};
 use crate::source::{SourceFile, pos};
 use crate::suppress;
@@ -222,11 +222,13 @@ impl Chunk {
 
     /// Where the file's byte `at` (inside the chunk) is in [`source`](Self::source).
     fn offset(&self, at: usize) -> usize {
-        let before = self
-            .wrap
-            .as_ref()
-            .map_or(0, |w| w.header.len() + usize::try_from(w.pad).unwrap_or(0));
+        let before = self.wrap.as_ref().map_or(0, Wrap::before);
         at - self.range.start + before
+    }
+
+    /// The run of a function body this chunk is, if it is one.
+    fn body_run(&self) -> Option<BodyRun> {
+        self.wrap.as_ref().and_then(|w| w.body)
     }
 }
 
@@ -240,6 +242,8 @@ struct Streamed {
     renames: Vec<(String, String)>,
     /// The `macro_rules!` of every chunk: the chunk's number, the name, the text of its rules.
     macros: Vec<(usize, String, String)>,
+    /// The `use` renames of each function body cut into runs, by its `{` (see [`BodyRun`]).
+    body_renames: Vec<(usize, Vec<(String, String)>)>,
 }
 
 impl Streamed {
@@ -303,7 +307,11 @@ impl Parsed {
             return std::borrow::Cow::Borrowed(index);
         }
         let mut out = FileIndex::default();
-        self.each_tree(|_, file| out.append(index_file(&self.rel, file)));
+        self.each_tree(|chunk, file| {
+            if chunk.body_run().is_none_or(|r| r.first) {
+                out.append(index_file(&self.rel, file));
+            }
+        });
         std::borrow::Cow::Owned(out)
     }
 
@@ -349,6 +357,36 @@ fn parse_chunk(
     }
 }
 
+/// What a wrapped chunk's tree holds inside its `headers` headers (see
+/// [`Wrap`](crate::resolve::outline::Wrap)): the items of each inline module it is cut from,
+/// pushed to `modules`, and the body of the function whose run it is, if it is one.
+fn inside_headers<'f>(
+    file: &'f syn::File,
+    headers: usize,
+    modules: &mut Vec<&'f [syn::Item]>,
+) -> Option<&'f syn::Block> {
+    let mut items: &[syn::Item] = &file.items;
+    for level in 0..headers {
+        let last = level + 1 == headers;
+        match items {
+            [syn::Item::Mod(m)] => {
+                let (_, inner) = m.content.as_ref()?;
+                modules.push(inner);
+                items = inner;
+            }
+            [syn::Item::Fn(f)] if last => return Some(&f.block),
+            [syn::Item::Impl(i)] if level + 2 == headers => {
+                return match &i.items[..] {
+                    [syn::ImplItem::Fn(f)] => Some(&f.block),
+                    _ => None,
+                };
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
 fn parse_path(path: &Path, rel: &str, quiet: &[QuietBody]) -> Result<Parsed, FileError> {
     let bytes = std::fs::read(path).map_err(|e| FileError {
         file: rel.to_owned(),
@@ -377,10 +415,14 @@ fn parse_quiet(rel: &str, text: String, quiet: &[QuietBody]) -> Result<Parsed, F
     } else {
         bodies::blank(&text, quiet)
     };
-    let quiet: Vec<(usize, usize)> = quiet.iter().map(|q| q.inside).collect();
-    let specs = crate::resolve::outline::chunk_specs(&text, CHUNK_BYTES);
+    let mut quiet: Vec<(usize, usize)> = quiet.iter().map(|q| q.inside).collect();
+    quiet.sort_unstable();
+    // A body that is blanked is not cut into runs: it will be empty.
+    let blanked_bodies = if blanked.is_some() { &quiet[..] } else { &[] };
+    let specs = crate::resolve::outline::chunk_specs(&text, CHUNK_BYTES, blanked_bodies);
     let many = specs.len() > 1;
     let (mut index, mut renames, mut macros) = (FileIndex::default(), Vec::new(), Vec::new());
+    let mut body_renames: Vec<(usize, Vec<(String, String)>)> = Vec::new();
     let mut chunks = Vec::with_capacity(specs.len());
     for (at, spec) in specs.into_iter().enumerate() {
         let mut chunk = Chunk {
@@ -403,15 +445,31 @@ fn parse_quiet(rel: &str, text: String, quiet: &[QuietBody]) -> Result<Parsed, F
             }
         })?;
         if many {
-            index.append(index_file(rel, &file));
+            // A function cut into runs is indexed (its signature) with its first run.
+            let run = chunk.body_run();
+            if run.is_none_or(|r| r.first) {
+                index.append(index_file(rel, &file));
+            }
             renames.extend(imports::renames(file.items.iter()));
-            if chunk.wrap.is_some() {
-                // A module's renames are in scope in all of its chunks.
-                let inner = file.items.iter().filter_map(|i| match i {
-                    syn::Item::Mod(m) => m.content.as_ref(),
-                    _ => None,
-                });
-                renames.extend(imports::renames(inner.flat_map(|(_, items)| items)));
+            if let Some(w) = &chunk.wrap {
+                // A module's renames are in scope in all of its chunks; a body's `use` items in
+                // all of its runs.
+                let mut modules = Vec::new();
+                let body = inside_headers(&file, w.headers.len(), &mut modules);
+                for items in modules {
+                    renames.extend(imports::renames(items.iter()));
+                }
+                if let (Some(run), Some(body)) = (run, body) {
+                    let items = body.stmts.iter().filter_map(|s| match s {
+                        syn::Stmt::Item(i) => Some(i),
+                        _ => None,
+                    });
+                    let found = imports::renames(items);
+                    match body_renames.iter_mut().find(|(open, _)| *open == run.open) {
+                        Some((_, list)) => list.extend(found),
+                        None => body_renames.push((run.open, found)),
+                    }
+                }
             }
             if text[chunk.range.clone()].contains("macro_rules") {
                 let defs = expand::definitions(&file);
@@ -433,6 +491,7 @@ fn parse_quiet(rel: &str, text: String, quiet: &[QuietBody]) -> Result<Parsed, F
                 index: Some(index),
                 renames,
                 macros,
+                body_renames,
             }))
         } else {
             None
@@ -543,6 +602,10 @@ fn collect(
     let (mut raw, mut skipped, mut wanted) = (Vec::new(), Vec::new(), HashSet::new());
     let streamed = parsed.streamed.as_deref();
     let mut at = 0;
+    // What a run of a function body cut into runs hands the next (see `BodyRun`).
+    let mut carry: Option<locals::Carry> = None;
+    // A run's closures may come from an earlier run, whose text is not in this one's.
+    let whole = SourceFile::new(text);
     parsed.each_tree(|chunk, file| {
         let chunk_source = chunk.source(text);
         let chunk_text: &str = &chunk_source;
@@ -551,6 +614,7 @@ fn collect(
         at += 1;
         let lines_before = chunk.lines_before;
         let source = SourceFile::new(chunk_text);
+        let split = split_body(chunk, chunk_text, streamed);
         let mut linter = Linter {
             config,
             classifier: Classifier {
@@ -586,6 +650,12 @@ fn collect(
             functions: record.then(Vec::new),
             reuse,
             judged: 0,
+            carry: split
+                .as_ref()
+                .filter(|s| !s.first)
+                .and_then(|_| carry.take()),
+            whole: split.is_some().then_some((&whole, lines_before as usize)),
+            split,
         };
         if let Some(s) = streamed {
             linter.imports.push_renames(s.renames.clone());
@@ -595,6 +665,7 @@ fn collect(
             linter.collect_macros(file, foreign);
         }
         syn::visit::Visit::visit_file(&mut linter, file);
+        carry = linter.carry.take();
         for mut f in linter.raw {
             f.start.line += lines_before;
             f.end.line += lines_before;
@@ -718,6 +789,40 @@ pub(crate) struct Linter<'a> {
     reuse: Option<&'a Collected>,
     /// Function bodies walked.
     judged: usize,
+    /// If the chunk is a run of a function body cut into runs: which body it is.
+    split: Option<locals::SplitBody<'a>>,
+    /// What the body's previous run handed this one, until its walk starts; then what this
+    /// run hands the next.
+    carry: Option<locals::Carry>,
+    /// For a run of a body cut into runs: the file's whole text and the lines before the run's
+    /// text, where expressions are read (a closure carried from an earlier run is not in this
+    /// run's text).
+    whole: Option<(&'a SourceFile<'a>, usize)>,
+}
+
+/// The body a chunk is a run of, if it is one: where its `{` is in the chunk's text.
+fn split_body<'a>(
+    chunk: &Chunk,
+    chunk_text: &str,
+    streamed: Option<&'a Streamed>,
+) -> Option<locals::SplitBody<'a>> {
+    let run = chunk.body_run()?;
+    let at = chunk.wrap.as_ref()?.in_last_header(run.open)?;
+    let before = chunk_text.get(..at)?;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let open = LineColumn {
+        line: 1 + memchr::memchr_iter(b'\n', before.as_bytes()).count(),
+        column: before[line_start..].chars().count(),
+    };
+    let renames = streamed
+        .and_then(|s| s.body_renames.iter().find(|(o, _)| *o == run.open))
+        .map_or(&[][..], |(_, r)| &r[..]);
+    Some(locals::SplitBody {
+        open,
+        first: run.first,
+        last: run.last,
+        renames,
+    })
 }
 
 impl Linter<'_> {
@@ -868,6 +973,13 @@ impl Linter<'_> {
             && !(start >= e.call.0 && end <= e.call.1)
         {
             return None; // a transcriber's token, at `Span::call_site()`
+        }
+        if let Some((whole, lines_before)) = self.whole {
+            let shift = |lc: LineColumn| LineColumn {
+                line: lc.line + lines_before,
+                ..lc
+            };
+            return whole.slice(shift(start), shift(end));
         }
         self.source.slice(start, end)
     }

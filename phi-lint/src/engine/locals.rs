@@ -52,7 +52,39 @@ pub(super) struct ClosureSource {
     ty: Ty,
 }
 
+/// A function body cut into runs, parsed one at a time (see `outline::BodyRun`): the run being
+/// walked.
+pub(super) struct SplitBody<'a> {
+    /// Where the body's `{` is in the run's text: which function is the one cut.
+    pub(super) open: proc_macro2::LineColumn,
+    /// Whether this is the first run, where the function's attributes are judged.
+    pub(super) first: bool,
+    /// Whether this is the last run, which hands nothing on.
+    pub(super) last: bool,
+    /// The `use` renames the body declares in any of its runs: in scope in all of them.
+    pub(super) renames: &'a [(String, String)],
+}
+
+/// What one run of a body cut into runs hands the next, as if the body were one: the locals
+/// bound so far (with their origins), the closures bound to them, and the locals bound to
+/// stdout or stderr.
+pub(super) struct Carry {
+    bindings: Vec<Binding>,
+    closures: Vec<LocalClosure>,
+    std_streams: Vec<String>,
+}
+
 impl Linter<'_> {
+    /// Whether `b` is the body of the function this chunk is a run of.
+    pub(super) fn is_split_body(&self, b: &syn::Block) -> bool {
+        self.expansion.is_none()
+            && self.replaying == 0
+            && self
+                .split
+                .as_ref()
+                .is_some_and(|s| b.brace_token.span.open().start() == s.open)
+    }
+
     /// Enters a function: a new frame with its parameters.
     pub(super) fn enter_fn(&mut self, sig: &syn::Signature) {
         let self_ty = self.self_ty.clone();
@@ -361,7 +393,27 @@ impl Linter<'_> {
     /// A block: its `let`s end with it.
     pub(super) fn block(&mut self, b: &syn::Block) {
         let mark = self.scope.mark();
+        let split = self.is_split_body(b);
+        if split && let Some(c) = self.carry.take() {
+            // The parameters are bound again by the same signature, so `mark` is where the
+            // previous run's locals started too, and its closures' places hold.
+            for binding in c.bindings {
+                self.scope.push(binding);
+            }
+            self.local_closures.extend(c.closures);
+            self.std_streams = c.std_streams;
+        }
         visit::visit_block(self, b);
+        if split && self.split.as_ref().is_some_and(|s| !s.last) {
+            let closures = std::mem::take(&mut self.local_closures);
+            let (kept, carried) = closures.into_iter().partition(|c| c.at < mark);
+            self.local_closures = kept;
+            self.carry = Some(Carry {
+                bindings: self.scope.split_off(mark),
+                closures: carried,
+                std_streams: self.std_streams.clone(),
+            });
+        }
         self.scope.truncate(mark);
     }
 }

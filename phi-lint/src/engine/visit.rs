@@ -36,12 +36,20 @@ impl<'ast> Visit<'ast> for Linter<'_> {
     }
 
     fn visit_block(&mut self, b: &'ast syn::Block) {
+        // A body cut into runs: the `use` items of its other runs are in scope too.
+        let split = self.is_split_body(b);
+        if split && let Some(s) = &self.split {
+            self.imports.push_renames(s.renames.to_vec());
+        }
         self.imports.push(b.stmts.iter().filter_map(|s| match s {
             syn::Stmt::Item(i) => Some(i),
             _ => None,
         }));
         self.block(b);
         self.imports.pop();
+        if split {
+            self.imports.pop();
+        }
     }
 
     fn visit_item_fn(&mut self, i: &'ast syn::ItemFn) {
@@ -228,7 +236,10 @@ impl Linter<'_> {
         self.context.push(sig.ident.to_string());
         // The parameters are in scope for `#[instrument(fields(..))]` as for the body.
         self.enter_fn(sig);
-        for attr in attrs {
+        // A body cut into runs: its attributes are judged with its first run only.
+        let later_run = body.is_some_and(|b| self.is_split_body(b))
+            && self.split.as_ref().is_some_and(|s| !s.first);
+        for attr in attrs.iter().filter(|_| !later_run) {
             let mut metas = Vec::new();
             self.instrument_metas(&attr.meta, &mut metas, 0);
             for meta in &metas {
@@ -248,7 +259,10 @@ impl Linter<'_> {
     /// function the first lint judged with no name another file defines, since the merged
     /// index cannot change its verdicts. Not in a macro's expansion, whose positions repeat.
     fn walk_body(&mut self, body: Option<&syn::Block>, walk: impl FnOnce(&mut Self)) {
+        // A run of a body cut into runs is always walked: its locals are the next run's.
+        let split = body.is_some_and(|b| self.is_split_body(b));
         if let Some(b) = body
+            && !split
             && self.expansion.is_none()
             && let Some(text) = self.source.slice(
                 b.brace_token.span.open().start(),
@@ -284,7 +298,9 @@ impl Linter<'_> {
             self.expanded,
             self.classifier.types.missed(),
         );
-        self.judged += usize::from(body.is_some());
+        self.judged += usize::from(
+            body.is_some() && !(split && self.split.as_ref().is_some_and(|s| !s.first)),
+        );
         walk(self);
         let Some(body) = recording else { return };
         let mut misses = self.classifier.types.misses_since(before.4);

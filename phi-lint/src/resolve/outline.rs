@@ -843,67 +843,389 @@ pub(crate) fn chunks(text: &str, target: usize) -> Vec<(std::ops::Range<usize>, 
 }
 
 /// A chunk of a file to parse on its own: a byte range of the file and the lines before it.
-/// A chunk cut from inside an inline module larger than a chunk is `wrap`ped: it is parsed as
-/// the module's own header (its attributes, `mod name {` and inner attributes, `header`, a
-/// range of the file), `pad` line breaks, the chunk's text and a closing `}`. The header keeps
-/// its lines and the chunk starts on its own line (or right after the header), so every
-/// position in the parsed text is the file's, shifted by `lines_before` lines.
+/// A chunk cut from inside an item larger than a chunk (an inline module, an `impl`, or a
+/// function's body) is `wrap`ped: it is parsed under the headers of the items it is cut from
+/// (each item's attributes, its text up to its `{` and its inner attributes), with the line
+/// breaks between them, then the chunk's text and a closing `}` for each header. Every header
+/// keeps its lines and the chunk starts on its own line (or right after the last header), so
+/// every position in the parsed text is the file's, shifted by `lines_before` lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ChunkSpec {
     pub(crate) range: std::ops::Range<usize>,
+    /// Lines of the file before the chunk, or before its outermost header if it is wrapped.
     pub(crate) lines_before: u32,
     pub(crate) wrap: Option<Wrap>,
 }
 
-/// The module a wrapped chunk is cut from (see [`ChunkSpec`]).
+/// The items a wrapped chunk is cut from (see [`ChunkSpec`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Wrap {
-    pub(crate) header: std::ops::Range<usize>,
-    pub(crate) pad: u32,
+    /// Each enclosing item's header, outermost first: a range of the file, starting at a line
+    /// start, and the line breaks between its end and the next header (or the chunk).
+    pub(crate) headers: Vec<(std::ops::Range<usize>, u32)>,
+    /// Set if the innermost header is a function's: the chunk is a run of its statements.
+    pub(crate) body: Option<BodyRun>,
 }
 
-/// [`chunks`], with each top-level inline module larger than `target` cut into chunks of its
-/// own items (one level: a module inside it is kept whole). Generated code often wraps
-/// everything in one `pub mod … { }`, whose tree would otherwise be parsed, and held, whole.
-pub(crate) fn chunk_specs(text: &str, target: usize) -> Vec<ChunkSpec> {
-    let plain = |range, lines_before| ChunkSpec {
-        range,
-        lines_before,
-        wrap: None,
-    };
+/// A run of the statements of a function body larger than a chunk: the body's locals, `use`
+/// items and closures are carried from one run to the next (see `engine`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BodyRun {
+    /// The file's byte offset of the body's `{`: which function the run belongs to.
+    pub(crate) open: usize,
+    /// Whether this is the body's first run (its attributes and signature are judged there).
+    pub(crate) first: bool,
+    /// Whether this is the body's last run.
+    pub(crate) last: bool,
+}
+
+impl Wrap {
+    /// How many bytes of the chunk's source come before the chunk's own text.
+    pub(crate) fn before(&self) -> usize {
+        headers_len(&self.headers)
+    }
+
+    /// Where the file's byte `at`, inside the innermost header, is in the chunk's source.
+    pub(crate) fn in_last_header(&self, at: usize) -> Option<usize> {
+        let ((last, _), outer) = self.headers.split_last()?;
+        last.contains(&at)
+            .then(|| headers_len(outer) + at - last.start)
+    }
+}
+
+/// The length of these headers in a chunk's source, with the line breaks after each.
+fn headers_len(headers: &[(std::ops::Range<usize>, u32)]) -> usize {
+    headers
+        .iter()
+        .map(|(h, pad)| h.len() + usize::try_from(*pad).unwrap_or(0))
+        .sum()
+}
+
+/// How deep the splitter enters items inside items; deeper ones are parsed whole.
+const MAX_SPLIT_DEPTH: usize = 8;
+
+/// [`chunks`], with each item larger than `target` cut into chunks of its own: an inline
+/// module or an `impl` into runs of its items, a function into runs of its body's statements,
+/// entering items inside them too (to [`MAX_SPLIT_DEPTH`]). Generated code often wraps
+/// everything in one `pub mod … { }` or one long function, whose tree would otherwise be
+/// parsed, and held, whole. A function whose body's inside is one of `quiet` (byte ranges
+/// that will be blanked before parsing) is not cut: its body is empty by then.
+pub(crate) fn chunk_specs(text: &str, target: usize, quiet: &[(usize, usize)]) -> Vec<ChunkSpec> {
     let mut out = Vec::new();
+    let top = Nest {
+        lines_before: 0,
+        headers: Vec::new(),
+    };
     for (range, lines_before) in chunks(text, target) {
         if range.len() <= target.saturating_mul(2) {
-            out.push(plain(range, lines_before));
+            top.emit(range, lines_before, None, &mut out);
             continue;
         }
-        // The chunk's items, one by one: a run of them before a large module stays one chunk.
-        let (mut run, mut run_lines) = (range.start, lines_before);
-        for (item, lines) in chunks(&text[range.clone()], 1) {
-            let item = range.start + item.start..range.start + item.end;
-            let lines = lines_before + lines;
-            if item.len() <= target {
-                continue;
-            }
-            let Some(pieces) = split_module(text, item.clone(), lines, target) else {
-                continue;
-            };
-            if run < item.start {
-                out.push(plain(run..item.start, run_lines));
-            }
-            out.extend(pieces);
-            run = item.end;
-            run_lines = lines + newlines(&text[item]);
-        }
-        if run < range.end {
-            out.push(plain(run..range.end, run_lines));
-        }
+        let split = Splitter {
+            text,
+            target,
+            quiet,
+        };
+        split.items(range, lines_before, &top, 0, &mut out);
     }
     out
 }
 
-/// The text parsed for the chunk `range` of `text`: the slice itself, or under its module's
-/// header if it is wrapped (see [`ChunkSpec`]).
+/// The headers a chunk is cut under so far, and the lines before the outermost.
+#[derive(Clone)]
+struct Nest {
+    lines_before: u32,
+    /// All but the innermost header's pad are known; the innermost's is the chunk's.
+    headers: Vec<(std::ops::Range<usize>, u32)>,
+}
+
+impl Nest {
+    /// A chunk `range` with `lines` line breaks before it: in the file if there is no header,
+    /// else after the innermost header.
+    fn emit(
+        &self,
+        range: std::ops::Range<usize>,
+        lines: u32,
+        body: Option<BodyRun>,
+        out: &mut Vec<ChunkSpec>,
+    ) {
+        let Some(((last, _), outer)) = self.headers.split_last() else {
+            out.push(ChunkSpec {
+                range,
+                lines_before: lines,
+                wrap: None,
+            });
+            return;
+        };
+        let mut headers = outer.to_vec();
+        headers.push((last.clone(), lines));
+        out.push(ChunkSpec {
+            range,
+            lines_before: self.lines_before,
+            wrap: Some(Wrap { headers, body }),
+        });
+    }
+
+    /// This nest with one more header, which `lines` line breaks follow after the previous one.
+    fn enter(&self, header: std::ops::Range<usize>, lines: u32) -> Nest {
+        let mut next = self.clone();
+        match next.headers.last_mut() {
+            Some((_, pad)) => *pad = lines,
+            None => next.lines_before = lines,
+        }
+        next.headers.push((header, 0));
+        next
+    }
+}
+
+struct Splitter<'a> {
+    text: &'a str,
+    target: usize,
+    quiet: &'a [(usize, usize)],
+}
+
+impl Splitter<'_> {
+    /// The items of `range` (`lines` line breaks before it, as [`Nest::emit`] counts them):
+    /// runs of them as chunks, and each item larger than the target cut on its own.
+    fn items(
+        &self,
+        range: std::ops::Range<usize>,
+        lines: u32,
+        nest: &Nest,
+        depth: usize,
+        out: &mut Vec<ChunkSpec>,
+    ) {
+        let (mut run, mut run_lines) = (range.start, lines);
+        for (item, item_lines) in chunks(&self.text[range.clone()], 1) {
+            let item = range.start + item.start..range.start + item.end;
+            let item_lines = lines + item_lines;
+            let mut pieces = Vec::new();
+            if item.len() <= self.target
+                || !self.split(item.clone(), item_lines, nest, depth, &mut pieces)
+            {
+                continue;
+            }
+            if run < item.start {
+                nest.emit(run..item.start, run_lines, None, out);
+            }
+            out.append(&mut pieces);
+            run = item.end;
+            run_lines = item_lines + newlines(&self.text[item]);
+        }
+        if run < range.end {
+            nest.emit(run..range.end, run_lines, None, out);
+        }
+    }
+
+    /// Cuts the item `item` (`lines` line breaks before it) into chunks under its header, if
+    /// it is an inline module, an `impl` or a function with a body, and can be cut.
+    fn split(
+        &self,
+        item: std::ops::Range<usize>,
+        lines: u32,
+        nest: &Nest,
+        depth: usize,
+        out: &mut Vec<ChunkSpec>,
+    ) -> bool {
+        if depth >= MAX_SPLIT_DEPTH {
+            return false;
+        }
+        let Some(h) = item_header(&self.text[item.clone()]) else {
+            return false;
+        };
+        let (open, header_end, close) = (
+            item.start + h.open,
+            item.start + h.end,
+            item.start + h.close,
+        );
+        let body = &self.text[header_end..close];
+        let inner = nest.enter(item.start..header_end, lines);
+        match h.kind {
+            Inside::Items => {
+                let pieces = chunks(body, self.target);
+                if pieces.len() < 2 && pieces.iter().all(|(r, _)| r.len() <= self.target) {
+                    return false;
+                }
+                for (r, plines) in pieces {
+                    let r = header_end + r.start..header_end + r.end;
+                    if r.len() <= self.target.saturating_mul(2) {
+                        inner.emit(r, plines, None, out);
+                    } else {
+                        self.items(r, plines, &inner, depth + 1, out);
+                    }
+                }
+                true
+            }
+            Inside::Statements => {
+                if self.quiet.binary_search(&(open + 1, close)).is_ok() {
+                    return false;
+                }
+                let runs = statement_runs(body, self.target);
+                if runs.len() < 2 {
+                    return false;
+                }
+                let n = runs.len();
+                for (k, (r, plines)) in runs.into_iter().enumerate() {
+                    let run = BodyRun {
+                        open,
+                        first: k == 0,
+                        last: k + 1 == n,
+                    };
+                    inner.emit(
+                        header_end + r.start..header_end + r.end,
+                        plines,
+                        Some(run),
+                        out,
+                    );
+                }
+                true
+            }
+        }
+    }
+}
+
+/// What is between an item's braces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Inside {
+    /// Items: an inline module or an `impl`.
+    Items,
+    /// Statements: a function's body.
+    Statements,
+}
+
+/// An item with a braced body, as [`item_header`] reads it (offsets into the item's text).
+#[derive(Debug)]
+struct Header {
+    kind: Inside,
+    /// The body's `{`.
+    open: usize,
+    /// Past the `{` and the inner attributes after it: where the header ends.
+    end: usize,
+    /// The body's `}`, the item's last token.
+    close: usize,
+}
+
+/// Reads an item's text (one item, as [`chunks`] cuts them): an inline module, an `impl` or a
+/// function with a body, with outer attributes, visibility and qualifiers, whose closing brace
+/// ends the text (only comments and whitespace may follow). `None` for any other item, or
+/// for several items on one line, which are not cut.
+fn item_header(s: &str) -> Option<Header> {
+    let mut lx = Lexer::new(s);
+    let kind = loop {
+        match lx.next()?.0 {
+            Tok::Punct(b'#') => {
+                if lx.next()?.0 != Tok::Open(b'[') {
+                    return None;
+                }
+                skip_group(&mut lx)?;
+            }
+            Tok::Ident("pub") => {
+                let mut ahead = lx.clone();
+                if ahead.next()?.0 == Tok::Open(b'(') {
+                    lx = ahead;
+                    skip_group(&mut lx)?;
+                }
+            }
+            Tok::Ident("unsafe" | "const" | "async" | "extern" | "default" | "safe")
+            | Tok::Str(_) => {}
+            Tok::Ident("mod") => {
+                if !matches!(lx.next()?.0, Tok::Ident(_)) {
+                    return None;
+                }
+                break Inside::Items;
+            }
+            Tok::Ident("impl") => break Inside::Items,
+            Tok::Ident("fn") => break Inside::Statements,
+            _ => return None,
+        }
+    };
+    // The body's `{`: the first outside parentheses and brackets (a signature or an `impl`'s
+    // header has no braces of its own but in generics, which the closing check below refutes).
+    loop {
+        match lx.next()?.0 {
+            Tok::Open(b'{') => break,
+            Tok::Open(_) => skip_group(&mut lx)?,
+            Tok::Punct(b';') | Tok::Close => return None,
+            _ => {}
+        }
+    }
+    let open = lx.i - 1;
+    // Inner attributes belong to the header: each chunk of the body is under them.
+    let mut header_end = lx.i;
+    loop {
+        let mut ahead = lx.clone();
+        if ahead.next()?.0 != Tok::Punct(b'#')
+            || ahead.next()?.0 != Tok::Punct(b'!')
+            || ahead.next()?.0 != Tok::Open(b'[')
+        {
+            break;
+        }
+        skip_group(&mut ahead)?;
+        header_end = ahead.i;
+        lx = ahead;
+    }
+    let mut depth = 0usize;
+    let close = loop {
+        match lx.next()?.0 {
+            Tok::Open(_) => depth += 1,
+            Tok::Close if depth == 0 => break lx.i - 1,
+            Tok::Close => depth -= 1,
+            _ => {}
+        }
+    };
+    if s.as_bytes().get(close) != Some(&b'}') || s.as_bytes().get(open) != Some(&b'{') {
+        return None;
+    }
+    // Nothing but comments after the body: a second item on the line would be lost.
+    if lx.next().is_some() {
+        return None;
+    }
+    Some(Header {
+        kind,
+        open,
+        end: header_end,
+        close,
+    })
+}
+
+/// Cuts a function body's text (between its header and its `}`) into runs of whole statements
+/// of at least `target` bytes, as [`chunks`] cuts items: `(byte range, line breaks before
+/// it)`. A cut falls only after a `;` outside any bracket that ends its line, which ends a
+/// statement; the first run starts where the body does, every other one at a line start.
+fn statement_runs(body: &str, target: usize) -> Vec<(std::ops::Range<usize>, u32)> {
+    let mut lx = Lexer::new(body);
+    let mut out = Vec::new();
+    let (mut start, mut start_lines) = (0usize, 0u32);
+    let mut depth = 0usize;
+    while let Some((tok, line)) = lx.next() {
+        match tok {
+            Tok::Open(_) => depth += 1,
+            Tok::Close => depth = depth.saturating_sub(1),
+            Tok::Punct(b';') if depth == 0 && lx.i - start >= target => {
+                let end = lx.i;
+                let Some(nl) = body[end..].find('\n') else {
+                    continue;
+                };
+                if !body[end..end + nl].trim().is_empty() {
+                    continue;
+                }
+                let cut = end + nl + 1;
+                out.push((start..cut, start_lines));
+                (start, start_lines) = (cut, line);
+            }
+            _ => {}
+        }
+    }
+    match out.last_mut() {
+        // Nothing but whitespace and comments left: the last run takes it.
+        Some((last, _)) if Lexer::new(&body[start..]).next().is_none() => last.end = body.len(),
+        _ => out.push((start..body.len(), start_lines)),
+    }
+    out
+}
+
+/// The text parsed for the chunk `range` of `text`: the slice itself, or under its headers if
+/// it is wrapped (see [`ChunkSpec`]).
 pub(crate) fn chunk_source<'a>(
     text: &'a str,
     range: &std::ops::Range<usize>,
@@ -912,12 +1234,19 @@ pub(crate) fn chunk_source<'a>(
     let Some(w) = wrap else {
         return std::borrow::Cow::Borrowed(&text[range.clone()]);
     };
-    let pad = usize::try_from(w.pad).unwrap_or(usize::MAX);
-    let mut out = String::with_capacity(w.header.len() + pad + range.len() + 3);
-    out.push_str(&text[w.header.clone()]);
-    out.extend(std::iter::repeat_n('\n', pad));
+    let mut out = String::with_capacity(w.before() + range.len() + 2 * w.headers.len() + 1);
+    for (header, pad) in &w.headers {
+        out.push_str(&text[header.clone()]);
+        out.extend(std::iter::repeat_n(
+            '\n',
+            usize::try_from(*pad).unwrap_or(0),
+        ));
+    }
     out.push_str(&text[range.clone()]);
-    out.push_str("\n}\n");
+    for _ in &w.headers {
+        out.push_str("\n}");
+    }
+    out.push('\n');
     std::borrow::Cow::Owned(out)
 }
 
@@ -936,86 +1265,6 @@ fn skip_group(lx: &mut Lexer<'_>) -> Option<()> {
         }
     }
     Some(())
-}
-
-/// The chunks of the items of the inline module `item` (a range of `text` holding one item,
-/// at a line start, with `lines` lines before it), or `None` if it is not an inline module or
-/// its items make one chunk.
-fn split_module(
-    text: &str,
-    item: std::ops::Range<usize>,
-    lines: u32,
-    target: usize,
-) -> Option<Vec<ChunkSpec>> {
-    let s = &text[item.clone()];
-    let mut lx = Lexer::new(s);
-    // Outer attributes, visibility, `mod`, the name and `{`.
-    loop {
-        match lx.next()?.0 {
-            Tok::Punct(b'#') => {
-                if lx.next()?.0 != Tok::Open(b'[') {
-                    return None;
-                }
-                skip_group(&mut lx)?;
-            }
-            Tok::Ident("pub") => match lx.next()?.0 {
-                Tok::Open(b'(') => skip_group(&mut lx)?,
-                Tok::Ident("mod") => break,
-                _ => return None,
-            },
-            Tok::Ident("mod") => break,
-            _ => return None,
-        }
-    }
-    if !matches!(lx.next()?.0, Tok::Ident(_)) || lx.next()?.0 != Tok::Open(b'{') {
-        return None;
-    }
-    // Inner attributes belong to the header: each chunk of the module is under them.
-    let mut header_end = lx.i;
-    loop {
-        let mut ahead = lx.clone();
-        if ahead.next()?.0 != Tok::Punct(b'#')
-            || ahead.next()?.0 != Tok::Punct(b'!')
-            || ahead.next()?.0 != Tok::Open(b'[')
-        {
-            break;
-        }
-        skip_group(&mut ahead)?;
-        header_end = ahead.i;
-        lx = ahead;
-    }
-    // The module's closing brace.
-    let mut depth = 0usize;
-    let close = loop {
-        match lx.next()?.0 {
-            Tok::Open(_) => depth += 1,
-            Tok::Close if depth == 0 => break lx.i - 1,
-            Tok::Close => depth -= 1,
-            _ => {}
-        }
-    };
-    if s.as_bytes().get(close) != Some(&b'}') || close < header_end {
-        return None;
-    }
-    let body = &s[header_end..close];
-    let pieces = chunks(body, target);
-    if pieces.len() < 2 {
-        return None;
-    }
-    let header = item.start..item.start + header_end;
-    Some(
-        pieces
-            .into_iter()
-            .map(|(r, pad)| ChunkSpec {
-                range: header.end + r.start..header.end + r.end,
-                lines_before: lines,
-                wrap: Some(Wrap {
-                    header: header.clone(),
-                    pad,
-                }),
-            })
-            .collect(),
-    )
 }
 
 /// The inline modules enclosing the innermost frame, outermost first.
@@ -1182,10 +1431,10 @@ mod tests {
              #![doc = \"inner\"] // after\n{}}} // end\nfn after() {{}}\nmod small {{ fn g() {{}} }}\n",
             items.repeat(100)
         );
-        let specs = chunk_specs(&text, 200);
+        let specs = chunk_specs(&text, 200, &[]);
         let wrapped: Vec<&ChunkSpec> = specs.iter().filter(|c| c.wrap.is_some()).collect();
         assert!(wrapped.len() > 10, "{specs:?}");
-        let header = &wrapped[0].wrap.as_ref().unwrap().header;
+        let header = &wrapped[0].wrap.as_ref().unwrap().headers[0].0;
         assert!(
             text[header.clone()].starts_with("/// outer\n#[cfg"),
             "{specs:?}"
@@ -1225,7 +1474,114 @@ mod tests {
                 wrap: None,
             })
             .collect();
-        assert_eq!(chunk_specs(&plain, 200), as_chunks);
+        assert_eq!(chunk_specs(&plain, 200, &[]), as_chunks);
+    }
+
+    /// Checks the chunks of `text` as the lint relies on them: each parses on its own, every
+    /// line of it is the file's line at the same place, and every byte of the file is in a
+    /// chunk but for headers, the closing braces after the chunks and whitespace.
+    fn check_specs(text: &str, specs: &[ChunkSpec]) {
+        let lines: Vec<&str> = text.lines().collect();
+        let mut covered = vec![false; text.len()];
+        let mut next = 0;
+        for spec in specs {
+            assert!(spec.range.start >= next, "{specs:?}");
+            next = spec.range.end;
+            covered[spec.range.clone()].fill(true);
+            if let Some(w) = &spec.wrap {
+                for (h, _) in &w.headers {
+                    covered[h.clone()].fill(true);
+                }
+            }
+            let source = chunk_source(text, &spec.range, spec.wrap.as_ref());
+            syn::parse_file(&source).unwrap_or_else(|e| panic!("{e}: {source}"));
+            let first = spec.lines_before as usize;
+            for (k, line) in source.lines().enumerate() {
+                let want = lines.get(first + k).copied().unwrap_or_default();
+                if !line.trim().is_empty() && line != "}" {
+                    assert!(want.starts_with(line), "{k}: {line:?} vs {want:?}");
+                }
+            }
+        }
+        for (i, c) in text.bytes().enumerate() {
+            assert!(
+                covered[i] || c == b'}' || c.is_ascii_whitespace(),
+                "byte {i} ({:?}) is in no chunk: {specs:?}",
+                &text[i..(i + 20).min(text.len())]
+            );
+        }
+    }
+
+    /// A function larger than a chunk is cut between statements (after a `;` that ends its
+    /// line), each run under the function's header, and under its `impl`'s and module's when
+    /// it is a method of a large module; the first and last runs are marked.
+    #[test]
+    fn large_functions_are_cut_into_runs_of_statements() {
+        let stmts = "    let a = 1;\n    if a > 0 {\n        info!(a);\n    }\n    m!(a,\n b);\n";
+        let text = format!(
+            "use x::y;\n#[instrument(skip_all)]\npub(crate) async fn big(a: u8) -> Result<(), E> {{ \
+             #![allow(x)]\n{}    Ok(())\n}}\nfn after() {{}}\n",
+            stmts.repeat(60)
+        );
+        let specs = chunk_specs(&text, 300, &[]);
+        check_specs(&text, &specs);
+        let runs: Vec<BodyRun> = specs
+            .iter()
+            .filter_map(|c| c.wrap.as_ref().and_then(|w| w.body))
+            .collect();
+        assert!(runs.len() > 5, "{specs:?}");
+        assert!(runs[0].first && !runs[0].last);
+        assert!(runs[1..runs.len() - 1].iter().all(|r| !r.first && !r.last));
+        assert!(runs[runs.len() - 1].last);
+        let open = text.find("{ #![allow").expect("body");
+        assert!(runs.iter().all(|r| r.open == open));
+        let header = &specs[1].wrap.as_ref().expect("wrapped").headers[0].0;
+        assert!(text[header.clone()].starts_with("#[instrument"));
+        assert!(text[header.clone()].ends_with("#![allow(x)]"));
+
+        // A method of an `impl` in a module: three headers.
+        let text = format!(
+            "pub mod generated {{\n    pub struct S;\n    impl S {{\n        pub fn load(&self) {{\n{}        }}\n    }}\n{}}}\n",
+            stmts.repeat(60),
+            "    pub fn small() {}\n".repeat(20)
+        );
+        let specs = chunk_specs(&text, 300, &[]);
+        check_specs(&text, &specs);
+        assert!(
+            specs.iter().any(|c| c
+                .wrap
+                .as_ref()
+                .is_some_and(|w| w.headers.len() == 3 && w.body.is_some())),
+            "{specs:?}"
+        );
+    }
+
+    /// What is not cut: a body the lint will blank, a body of one long statement, and an item
+    /// followed by another on the line of its closing brace (which a cut would lose).
+    #[test]
+    fn functions_that_cannot_be_cut_are_kept_whole() {
+        let stmts = "    info!(a);\n".repeat(100);
+        let text = format!("fn big() {{\n{stmts}}}\n");
+        let open = text.find('{').expect("body");
+        let close = text.rfind('}').expect("body");
+        assert!(chunk_specs(&text, 300, &[]).len() > 1);
+        assert_eq!(chunk_specs(&text, 300, &[(open + 1, close)]).len(), 1);
+        let one = format!(
+            "fn big() {{\n    let v = vec![\n{}    ];\n}}\n",
+            "        1,\n".repeat(200)
+        );
+        assert_eq!(chunk_specs(&one, 300, &[]).len(), 1);
+        for text in [
+            format!(
+                "mod m {{\n{}}} fn leak() {{ info!(p.name); }}\n",
+                "    fn f() {}\n".repeat(100)
+            ),
+            format!("fn big() {{\n{stmts}}} fn leak() {{ info!(p.name); }}\n"),
+        ] {
+            let specs = chunk_specs(&text, 300, &[]);
+            check_specs(&text, &specs);
+            assert!(specs.iter().all(|c| c.wrap.is_none()), "{specs:?}");
+        }
     }
 
     #[test]

@@ -76,6 +76,11 @@ impl Scope {
         self.bindings.truncate(mark);
     }
 
+    /// The bindings from `mark` on, taken out.
+    pub(crate) fn split_off(&mut self, mark: usize) -> Vec<Binding> {
+        self.bindings.split_off(mark.min(self.bindings.len()))
+    }
+
     pub(crate) fn enter_fn(&mut self, self_ty: Option<String>) {
         self.frames.push((self.bindings.len(), self_ty));
     }

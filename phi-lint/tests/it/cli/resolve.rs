@@ -730,3 +730,137 @@ fn a_body_that_logs_cannot_pass_for_a_quiet_one() {
         "{json:#}"
     );
 }
+
+/// A function larger than a chunk (a generated table, a long test fixture) is parsed a run of
+/// its statements at a time, each under the function's header (and its `impl`'s and module's):
+/// the locals, closures, stream writers, `use` renames and `macro_rules!` of one run are in
+/// scope in the others, its `#[instrument]` is judged once, and every finding is where it is
+/// when the same function is small. The small one is the same text with the filler statements
+/// replaced by empty lines, so lines match.
+#[test]
+fn a_large_function_is_linted_in_runs_of_its_statements() {
+    fn source(filler: bool) -> String {
+        let fill = |indent: &str, n: usize| -> String {
+            (0..n)
+                .map(|k| {
+                    if filler {
+                        format!("{indent}tracing::info!(user_id = %u.id, step = {k}, \"visit\");\n")
+                    } else {
+                        "\n".to_owned()
+                    }
+                })
+                .collect()
+        };
+        let top = fill("    ", 4_000);
+        let nested = fill("            ", 4_000);
+        format!(
+            "pub struct Patient {{ pub name: String, pub id: u64 }}\n\
+             \n\
+             #[tracing::instrument(fields(name = %patient.name))]\n\
+             pub fn handler(patient: &Patient, u: &Patient) {{\n\
+             \x20   let user_id = &patient.name;\n\
+             \x20   let log = |id: &str| tracing::info!(id = %id);\n\
+             \x20   let mut w = std::io::stderr();\n\
+             \x20   let safe_id = u.id;\n\
+             \x20   note!(\"{{}}\", patient.name);\n\
+             \x20   macro_rules! shout {{ ($e:expr) => {{ eprintln!(\"{{}}\", $e) }}; }}\n\
+             {top}\
+             \x20   tracing::info!(user_id = %user_id);\n\
+             \x20   log(&patient.name);\n\
+             \x20   writeln!(w, \"{{}}\", u.name).ok();\n\
+             \x20   shout!(patient.name);\n\
+             \x20   if true {{ tracing::info!(safe_id); }}\n\
+             \x20   #[cfg(test)]\n\
+             \x20   tracing::info!(\"{{}}\", patient.name);\n\
+             {top}\
+             \x20   use tracing::info as note;\n\
+             \x20   let user_id = u.id;\n\
+             \x20   tracing::info!(user_id, safe_id);\n\
+             }}\n\
+             \n\
+             pub mod generated {{\n\
+             \x20   pub struct Store;\n\
+             \x20   impl Store {{\n\
+             \x20       pub fn load(&self, u: &super::Patient) {{\n\
+             \x20           let email = u.name.clone();\n\
+             {nested}\
+             \x20           tracing::warn!(contact = %email);\n\
+             {nested}\
+             \x20           tracing::warn!(id = %u.id);\n\
+             \x20       }}\n\
+             \x20   }}\n\
+             }}\n\
+             \n\
+             #[cfg(test)]\n\
+             fn fixture(u: &Patient) {{\n\
+             {top}\
+             \x20   tracing::info!(\"{{}}\", u.name);\n\
+             }}\n"
+        )
+    }
+    let findings = |json: &serde_json::Value| -> Vec<serde_json::Value> {
+        json["findings"].as_array().expect("findings").clone()
+    };
+    let large = source(true);
+    assert!(large.len() > 3 * 256 * 1024, "{}", large.len());
+    let small = source(false);
+    assert_eq!(large.lines().count(), small.lines().count());
+    let json = |text: &str| Tree::new(&[("src/lib.rs", text)]).json(&[], 1);
+    let (large, small) = (json(&large), json(&small));
+    let (found, want) = (findings(&large), findings(&small));
+    let lines = |f: &[serde_json::Value]| -> Vec<(u64, String)> {
+        f.iter()
+            .map(|f| {
+                let line = f["line"].as_u64().expect("line");
+                (line, f["message"].as_str().expect("message").to_owned())
+            })
+            .collect()
+    };
+    // The small function's findings, checked by hand: the attribute's field and the two
+    // arguments, the closure (as written and as judged at its call), `note!` (renamed below its
+    // call), `$e` in the macro's definition, the local bound to a name, the writer bound to
+    // stderr, the macro's call, and the email; not the locals bound to ids, the second
+    // `user_id` shadowing the first.
+    let at: Vec<u64> = lines(&want).into_iter().map(|(line, _)| line).collect();
+    assert_eq!(
+        at,
+        [3, 4, 4, 6, 6, 9, 10, 4011, 4013, 4014, 12028],
+        "{:#?}",
+        lines(&want)
+    );
+    assert_eq!(found, want, "{:#?}\n{:#?}", lines(&found), lines(&want));
+    // Each filler statement of `handler` and `load` counts once; the test function's do not.
+    let statements = |json: &serde_json::Value| json["summary"]["statements"].as_u64().expect("n");
+    assert_eq!(statements(&large), statements(&small) + 4 * 4_000);
+}
+
+/// An item after a large module's closing brace, on the same line, is linted: cutting the
+/// module into runs of its items once left it out of every run (before 2026-12-06, such a
+/// file passed with the leak unread).
+#[test]
+fn an_item_on_the_line_of_a_large_modules_closing_brace_is_linted() {
+    let items = (0..12_000)
+        .map(|i| format!("    pub fn f{i}(n: u32) -> u32 {{ n.wrapping_add({i}) }}\n"))
+        .collect::<Vec<_>>()
+        .concat();
+    let source = format!(
+        "pub struct P {{ pub name: String, pub id: u64 }}\n\
+         pub fn ok(p: &P) {{ tracing::info!(id = p.id); }}\n\
+         pub mod m {{\n{items}}} pub fn leak(p: &P) {{ tracing::info!(\"{{}}\", p.name); }}\n"
+    );
+    assert!(source.len() > 600_000, "{}", source.len());
+    let json = Tree::new(&[("src/lib.rs", &source)]).json(&[], 1);
+    let found: Vec<(&str, u64)> = json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["function"].as_str().expect("function"),
+                f["line"].as_u64().expect("line"),
+            )
+        })
+        .collect();
+    assert_eq!(found, [("leak", 12_004)], "{:#}", json["summary"]);
+    assert_eq!(json["summary"]["statements"], 2);
+}
