@@ -67,7 +67,11 @@ pub(super) fn blank(text: &str, bodies: &[QuietBody]) -> Option<String> {
     for body in bodies {
         let (start, end) = body.inside;
         let whole = text.get(start.checked_sub(1)?..end.checked_add(1)?)?;
-        if !whole.is_ascii() || !whole.starts_with('{') || !whole.ends_with('}') {
+        let delimited = matches!(
+            (whole.as_bytes().first(), whole.as_bytes().last()),
+            (Some(b'{'), Some(b'}')) | (Some(b'['), Some(b']')) | (Some(b'('), Some(b')'))
+        );
+        if !whole.is_ascii() || !delimited {
             return None;
         }
         let calls = super::neutral_macros(whole)?;
@@ -112,6 +116,32 @@ enum State {
     /// In the header of an `impl`, a `trait` or a `mod`: its item list is the first `{}`
     /// outside `<…>`.
     Container,
+    /// After `const` or `static`: a name and a type until the `=` outside `<…>`, or `fn`.
+    Const,
+    /// After a `const` or `static` item's `=`: `&`, `mut` and a path may come before the
+    /// group of its initializer, which is emptied like a quiet body.
+    Initializer,
+}
+
+/// `g` emptied, if its text cannot reach a sink (a function body, or a `const` or `static`
+/// item's initializer); its byte range is noted in `emptied`.
+fn quiet_group(
+    g: &Group,
+    text: &SourceFile<'_>,
+    emptied: &mut Vec<(usize, usize)>,
+) -> Option<TokenTree> {
+    // The text as the lint's walk slices it, through the line index (`Span::byte_range`
+    // counts every char of the file up to the group).
+    let span = g.span();
+    let (open, end) = (text.offset(span.start()), text.offset(span.end()));
+    let inside = text.text().get(open..end)?;
+    if open >= end || may_reach_a_sink(inside) {
+        return None;
+    }
+    emptied.push((open, end));
+    let mut empty = Group::new(g.delimiter(), TokenStream::new());
+    empty.set_span(span);
+    Some(TokenTree::Group(empty))
 }
 
 /// The tokens of an item list, each quiet function body emptied and each inline item list
@@ -135,17 +165,27 @@ fn quiet_items(
             TokenTree::Punct(p) => match p.as_char() {
                 ';' => state = State::Item,
                 '-' => arrow = p.spacing() == Spacing::Joint,
-                '<' if matches!(state, State::Signature | State::Container) => angles += 1,
-                '>' if !was_arrow && matches!(state, State::Signature | State::Container) => {
+                '<' if matches!(state, State::Signature | State::Container | State::Const) => {
+                    angles += 1;
+                }
+                '>' if !was_arrow
+                    && matches!(state, State::Signature | State::Container | State::Const) =>
+                {
                     angles = angles.saturating_sub(1);
                 }
-                _ if state == State::FnKeyword => state = State::Item,
+                '=' if state == State::Const && angles == 0 => state = State::Initializer,
+                '&' | ':' if state == State::Initializer => {}
+                _ if matches!(state, State::FnKeyword | State::Initializer) => state = State::Item,
                 _ => {}
             },
             TokenTree::Ident(id) => match state {
-                State::Item if id == "fn" => state = State::FnKeyword,
+                State::Item | State::Const if id == "fn" => state = State::FnKeyword,
                 State::Item if id == "impl" || id == "trait" || id == "mod" => {
                     state = State::Container;
+                    angles = 0;
+                }
+                State::Item if id == "const" || id == "static" => {
+                    state = State::Const;
                     angles = 0;
                 }
                 State::FnKeyword => {
@@ -156,21 +196,10 @@ fn quiet_items(
             },
             TokenTree::Group(g) if g.delimiter() == Delimiter::Brace && angles == 0 => {
                 match state {
-                    State::Signature => {
+                    State::Signature | State::Initializer => {
                         state = State::Item;
-                        // The text as the lint's walk slices it, through the line index
-                        // (`Span::byte_range` counts every char of the file up to the body).
-                        let span = g.span();
-                        let (open, end) = (text.offset(span.start()), text.offset(span.end()));
-                        if text
-                            .text()
-                            .get(open..end)
-                            .is_some_and(|body| open < end && !may_reach_a_sink(body))
-                        {
-                            emptied.push((open, end));
-                            let mut empty = Group::new(Delimiter::Brace, TokenStream::new());
-                            empty.set_span(g.span());
-                            out.push(TokenTree::Group(empty));
+                        if let Some(empty) = quiet_group(g, text, emptied) {
+                            out.push(empty);
                             continue;
                         }
                     }
@@ -191,6 +220,13 @@ fn quiet_items(
                         continue;
                     }
                     _ => state = State::Item,
+                }
+            }
+            TokenTree::Group(g) if state == State::Initializer => {
+                state = State::Item;
+                if let Some(empty) = quiet_group(g, text, emptied) {
+                    out.push(empty);
+                    continue;
                 }
             }
             TokenTree::Group(_) | TokenTree::Literal(_) if state == State::FnKeyword => {
@@ -267,8 +303,28 @@ mod tests {
                     (Some((_, l)), Some((_, f))) => items(l, f, out),
                     (a, b) => assert_eq!(a.is_some(), b.is_some()),
                 },
+                (syn::Item::Const(l), syn::Item::Const(f)) => {
+                    assert_eq!(tokens(&l.ty), tokens(&f.ty));
+                    initializer(&l.ident, &l.expr, &f.expr, out);
+                }
+                (syn::Item::Static(l), syn::Item::Static(f)) => {
+                    assert_eq!(tokens(&l.ty), tokens(&f.ty));
+                    initializer(&l.ident, &l.expr, &f.expr, out);
+                }
                 (l, f) => assert_eq!(tokens(l), tokens(f)),
             }
+        }
+    }
+
+    /// A `const` or `static` item's initializer: as syn parses it, or its group emptied.
+    fn initializer(name: &syn::Ident, lazy: &syn::Expr, full: &syn::Expr, out: &mut Vec<String>) {
+        let (l, f) = (tokens(lazy), tokens(full));
+        if l != f {
+            assert!(
+                l.contains("{ }") || l.contains("[]") || l.contains("()"),
+                "`{name}`: {l} vs {f}"
+            );
+            out.push(name.to_string());
         }
     }
 
@@ -317,10 +373,21 @@ mod inner {
 m! { fn in_macro() -> u8 { 1 } }
 fn commented() { info!/* c */(a = 1) }
 fn tagged() { #[allow(unused)] let x = 1; }
+static TABLE: [u8; 3] = [1, 2, 3];
+pub static mut REFS: &mut [&str] = &mut ["a", "b"];
+const GEN: Foo<{ 3 }> = Foo { a: 1 };
+const CALL: S = S::new(1, 2);
+static LOUD: Lazy<S> = Lazy::new(|| { info!("x"); S });
+static MACRO: Map = phf_map! { "a" => 1 };
+static SUM: u8 = (1) + 2;
+pub const unsafe fn cf() -> u8 { 1 }
 "#;
         assert_eq!(
             emptied(text),
-            ["quiet", "abi", "get", "provided", "deep", "m"]
+            [
+                "quiet", "abi", "C", "get", "provided", "deep", "m", "TABLE", "REFS", "GEN",
+                "CALL", "SUM", "cf"
+            ]
         );
     }
 
@@ -390,7 +457,14 @@ fn neutral() -> String { format!("{}", vec![1].len()) }
         let names: Vec<&str> = plain
             .iter()
             .map(|&(start, _)| {
-                let after_fn = &text[text[..start].rfind("fn ").expect("a signature") + 3..];
+                let before = &text[..start - 1];
+                // A function's name follows its `fn`, an initializer's after its `const`.
+                let keyword = if before.trim_end().ends_with('=') {
+                    "const "
+                } else {
+                    "fn "
+                };
+                let after_fn = &text[before.rfind(keyword).expect("a signature") + keyword.len()..];
                 let end = after_fn
                     .find(|c: char| !c.is_alphanumeric() && c != '_')
                     .expect("a name");
@@ -407,7 +481,8 @@ fn neutral() -> String { format!("{}", vec![1].len()) }
                 "get",
                 "provided",
                 "deep",
-                "m"
+                "m",
+                "C"
             ]
         );
         let quiet: Vec<QuietBody> = plain.iter().map(|&inside| quiet(inside, &[])).collect();

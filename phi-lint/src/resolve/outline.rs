@@ -441,6 +441,12 @@ enum Kind {
     FnBody {
         open: usize,
     },
+    /// The group a `const` or `static` item's initializer is (`= [..]`, `= &[..]`,
+    /// `= Table { .. }`, `= make(..)`), opened at byte `open`: generated tables are large, and
+    /// quiet like a function body that cannot log.
+    Initializer {
+        open: usize,
+    },
     Other,
 }
 
@@ -455,6 +461,11 @@ enum ItemScan {
     Signature,
     /// In an `impl` or `trait` header: its list is the first `{` outside `<…>`.
     Header,
+    /// After `const` or `static`: a name and a type until the `=` outside `<…>`, or `fn`.
+    Const,
+    /// After a `const` or `static` item's `=`: `&`, `mut` and a path may come before the
+    /// initializer's group.
+    Initializer,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -514,15 +525,27 @@ impl<'a> Frame<'a> {
     /// Moves the scan for function bodies past `tok` (the frame lists items), which starts at
     /// byte `start`; `arrow` when it is the `>` of `->`. Returns the kind of frame a `{` opens.
     fn scan_items(&mut self, tok: Tok<'_>, arrow: bool, open_at: usize) -> Option<Kind> {
-        let header = matches!(self.items, ItemScan::Signature | ItemScan::Header);
+        let header = matches!(
+            self.items,
+            ItemScan::Signature | ItemScan::Header | ItemScan::Const
+        );
         match tok {
             Tok::Punct(b';') => self.items = ItemScan::Start,
             Tok::Punct(b'<') if header => self.angles += 1,
             Tok::Punct(b'>') if header && !arrow => self.angles = self.angles.saturating_sub(1),
+            Tok::Punct(b'=') if self.items == ItemScan::Const && self.angles == 0 => {
+                self.items = ItemScan::Initializer;
+            }
+            Tok::Punct(b'&' | b':') if self.items == ItemScan::Initializer => {}
             Tok::Ident(word) => match self.items {
-                ItemScan::Start if word == "fn" => self.items = ItemScan::FnKeyword,
+                ItemScan::Start | ItemScan::Const if word == "fn" => {
+                    self.items = ItemScan::FnKeyword;
+                }
                 ItemScan::Start if word == "impl" || word == "trait" => {
                     (self.items, self.angles) = (ItemScan::Header, 0);
+                }
+                ItemScan::Start if word == "const" || word == "static" => {
+                    (self.items, self.angles) = (ItemScan::Const, 0);
                 }
                 ItemScan::FnKeyword => (self.items, self.angles) = (ItemScan::Signature, 0),
                 _ => {}
@@ -531,12 +554,19 @@ impl<'a> Frame<'a> {
                 let opens = match self.items {
                     ItemScan::Signature => Some(Kind::FnBody { open: open_at }),
                     ItemScan::Header => Some(Kind::ItemList),
+                    ItemScan::Initializer => Some(Kind::Initializer { open: open_at }),
                     _ => None,
                 };
                 self.items = ItemScan::Start;
                 return opens;
             }
-            _ if self.items == ItemScan::FnKeyword => self.items = ItemScan::Start,
+            Tok::Open(_) if self.items == ItemScan::Initializer => {
+                self.items = ItemScan::Start;
+                return Some(Kind::Initializer { open: open_at });
+            }
+            _ if matches!(self.items, ItemScan::FnKeyword | ItemScan::Initializer) => {
+                self.items = ItemScan::Start;
+            }
             _ => {}
         }
         None
@@ -659,8 +689,8 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                 match frame.kind {
                     Kind::MacroRules => macro_rules_depth -= 1,
                     Kind::Macro { .. } => macro_depth -= 1,
-                    Kind::FnBody { open } => {
-                        // `lx.i` is just past the `}`.
+                    Kind::FnBody { open } | Kind::Initializer { open } => {
+                        // `lx.i` is just past the closing bracket.
                         let body = &text[open..lx.i];
                         if body.is_ascii()
                             && let Some(macros) = crate::engine::neutral_macros(body)

@@ -864,3 +864,50 @@ fn an_item_on_the_line_of_a_large_modules_closing_brace_is_linted() {
     assert_eq!(found, [("leak", 12_004)], "{:#}", json["summary"]);
     assert_eq!(json["summary"]["statements"], 2);
 }
+
+/// A `const` or `static` item's initializer that cannot log (a generated table) is not
+/// parsed, as a quiet function body is not; one that can is linted, also when the macro it
+/// calls is a sink only because another file of the scan defines it so.
+#[test]
+fn initializers_that_cannot_log_are_skipped_and_the_others_linted() {
+    let table = (0..50_000)
+        .map(|i| format!("{i}, "))
+        .collect::<Vec<_>>()
+        .concat();
+    let lib = format!(
+        "#[macro_use]\nmod shout;\n\
+         pub struct P {{ pub name: String }}\n\
+         pub static TABLE: [u32; 50000] = [{table}];\n\
+         pub static HOOK: std::sync::LazyLock<()> = std::sync::LazyLock::new(|| {{\n    \
+         let p = P {{ name: String::new() }};\n    tracing::info!(\"{{}}\", p.name);\n}});\n\
+         pub const LOUD: fn(&P) = |p| {{ shout!(p.name) }};\n"
+    );
+    let shout =
+        "macro_rules! shout {\n    ($e:expr) => {\n        eprintln!(\"{}\", $e)\n    };\n}\n";
+    let tree = Tree::new(&[
+        ("Cargo.toml", MANIFEST),
+        ("src/lib.rs", &lib),
+        ("src/shout.rs", shout),
+    ]);
+    let json = tree.json(&[], 1);
+    let found: Vec<(String, u64)> = json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["file"].as_str().expect("file").to_owned(),
+                f["line"].as_u64().expect("line"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("src/lib.rs".to_owned(), 7),
+            ("src/lib.rs".to_owned(), 9),
+            ("src/shout.rs".to_owned(), 3)
+        ],
+        "{json:#}"
+    );
+}
