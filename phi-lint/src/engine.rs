@@ -265,21 +265,46 @@ impl Streamed {
     /// from the same file, as a renamed import declared in one is in scope in the others.
     fn foreign_for(
         &self,
-        at: usize,
+        (at, earlier_runs): (usize, &[usize]),
         chunk: &str,
         foreign: &HashMap<String, Vec<String>>,
     ) -> Option<HashMap<String, Vec<String>>> {
+        fn words(text: &str) -> impl Iterator<Item = &str> {
+            text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter(|w| !w.is_empty())
+        }
         if self.macros.iter().all(|(c, _, _)| *c == at) {
             return None;
         }
-        let words: HashSet<&str> = chunk
-            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .filter(|w| !w.is_empty())
+        // The macros this chunk names, and those they name in turn (`outer!` calling
+        // `inner!`), and those the file's own macros name (a closure carried from an earlier
+        // run of a body may call one).
+        let others: Vec<&(usize, String, String)> =
+            self.macros.iter().filter(|(c, _, _)| *c != at).collect();
+        // A `macro_rules!` defined in an earlier run of the same body is in scope here, named
+        // or not: a closure carried from that run may call it.
+        let mut named: HashSet<&str> = words(chunk)
+            .chain(
+                others
+                    .iter()
+                    .filter(|(c, _, _)| earlier_runs.contains(c))
+                    .map(|(_, name, _)| name.as_str()),
+            )
             .collect();
+        let mut taken = vec![false; others.len()];
         let mut out = foreign.clone();
-        for (_, name, text) in self.macros.iter().filter(|(c, _, _)| *c != at) {
-            if words.contains(name.as_str()) {
-                out.entry(name.clone()).or_default().push(text.clone());
+        loop {
+            let mut grew = false;
+            for (i, (_, name, text)) in others.iter().map(|m| (m.0, &m.1, &m.2)).enumerate() {
+                if !taken[i] && named.contains(name.as_str()) {
+                    taken[i] = true;
+                    grew = true;
+                    named.extend(words(text));
+                    out.entry(name.clone()).or_default().push(text.clone());
+                }
+            }
+            if !grew {
+                break;
             }
         }
         Some(out)
@@ -356,6 +381,10 @@ fn parse_chunk(
     chunk: &Chunk,
 ) -> syn::Result<syn::File> {
     let range = &chunk.range;
+    // A run of a body cut into runs keeps its statements even where it cannot log.
+    let keep = chunk
+        .body_run()
+        .and_then(|r| chunk.wrap.as_ref()?.in_last_header(r.open));
     match blanked {
         Some(b) => {
             let inside: Vec<(usize, usize)> = quiet
@@ -363,9 +392,9 @@ fn parse_chunk(
                 .filter(|(s, e)| range.start < *s && *e < range.end)
                 .map(|&(s, e)| (chunk.offset(s), chunk.offset(e)))
                 .collect();
-            bodies::parse_blanking(&chunk.source(text), &chunk.source(b), &inside)
+            bodies::parse_blanking(&chunk.source(text), &chunk.source(b), &inside, keep)
         }
-        None => bodies::parse_file(&chunk.source(text)),
+        None => bodies::parse_file(&chunk.source(text), keep),
     }
 }
 
@@ -621,7 +650,17 @@ fn collect(
     parsed.each_tree(|chunk, file| {
         let chunk_source = chunk.source(text);
         let chunk_text: &str = &chunk_source;
-        let with_siblings = streamed.and_then(|s| s.foreign_for(at, chunk_text, foreign));
+        let earlier_runs: Vec<usize> = chunk.body_run().map_or_else(Vec::new, |run| {
+            (0..at)
+                .filter(|&c| {
+                    parsed.chunks[c]
+                        .body_run()
+                        .is_some_and(|r| r.open == run.open)
+                })
+                .collect()
+        });
+        let with_siblings =
+            streamed.and_then(|s| s.foreign_for((at, &earlier_runs), chunk_text, foreign));
         let foreign = with_siblings.as_ref().unwrap_or(foreign);
         at += 1;
         let lines_before = chunk.lines_before;
@@ -820,7 +859,9 @@ fn split_body<'a>(
 ) -> Option<locals::SplitBody<'a>> {
     let run = chunk.body_run()?;
     let at = chunk.wrap.as_ref()?.in_last_header(run.open)?;
+    // syn's columns on the first line do not count a byte-order mark.
     let before = chunk_text.get(..at)?;
+    let before = before.strip_prefix('\u{feff}').unwrap_or(before);
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let open = LineColumn {
         line: 1 + memchr::memchr_iter(b'\n', before.as_bytes()).count(),

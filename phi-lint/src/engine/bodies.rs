@@ -25,8 +25,8 @@ use crate::source::SourceFile;
 const MAX_ITEM_DEPTH: usize = 32;
 
 /// `syn::parse_file`, with the bodies described in the module docs left empty.
-pub(super) fn parse_file(text: &str) -> syn::Result<syn::File> {
-    parse_emptying(text).map(|(file, _)| file)
+pub(super) fn parse_file(text: &str, keep: Option<usize>) -> syn::Result<syn::File> {
+    parse_emptying(text, keep).map(|(file, _)| file)
 }
 
 /// `parse_file` of `original` with the insides of some of its quiet bodies (byte ranges, as
@@ -41,9 +41,10 @@ pub(super) fn parse_blanking(
     original: &str,
     blanked: &str,
     ranges: &[(usize, usize)],
+    keep: Option<usize>,
 ) -> syn::Result<syn::File> {
     if !ranges.is_empty()
-        && let Ok((file, emptied)) = parse_emptying(blanked)
+        && let Ok((file, emptied)) = parse_emptying(blanked, keep)
     {
         let emptied: std::collections::HashSet<(usize, usize)> = emptied.into_iter().collect();
         if ranges.iter().all(|&(start, end)| {
@@ -55,7 +56,7 @@ pub(super) fn parse_blanking(
             return Ok(file);
         }
     }
-    parse_file(original)
+    parse_file(original, keep)
 }
 
 /// Blanks the insides of `bodies` in `text` (see [`parse_blanking`]): `None` if one is not
@@ -87,7 +88,12 @@ pub(super) fn blank(text: &str, bodies: &[QuietBody]) -> Option<String> {
 }
 
 /// The parse, and the bodies it left empty: the byte offsets of each one's `{` and past its `}`.
-fn parse_emptying(text: &str) -> syn::Result<(syn::File, Vec<(usize, usize)>)> {
+/// The body whose `{` is at byte `keep` is never emptied: it is a run of a function body cut
+/// into runs, whose statements the next runs need even when this run cannot log.
+fn parse_emptying(
+    text: &str,
+    keep: Option<usize>,
+) -> syn::Result<(syn::File, Vec<(usize, usize)>)> {
     let content = text.strip_prefix('\u{feff}').unwrap_or(text);
     if content.starts_with("#!") {
         // A shebang line or an inner attribute: syn tells them apart.
@@ -96,7 +102,8 @@ fn parse_emptying(text: &str) -> syn::Result<(syn::File, Vec<(usize, usize)>)> {
     let bom = text.len() - content.len();
     let tokens: TokenStream = content.parse().map_err(syn::Error::from)?;
     let mut emptied = Vec::new();
-    let tokens = quiet_items(tokens, &SourceFile::new(content), &mut emptied, 0);
+    let keep = keep.and_then(|k| k.checked_sub(bom));
+    let tokens = quiet_items(tokens, &SourceFile::new(content), &mut emptied, (0, keep));
     let emptied = emptied
         .into_iter()
         .map(|(open, end)| (open + bom, end + bom))
@@ -129,11 +136,15 @@ fn quiet_group(
     g: &Group,
     text: &SourceFile<'_>,
     emptied: &mut Vec<(usize, usize)>,
+    keep: Option<usize>,
 ) -> Option<TokenTree> {
     // The text as the lint's walk slices it, through the line index (`Span::byte_range`
     // counts every char of the file up to the group).
     let span = g.span();
     let (open, end) = (text.offset(span.start()), text.offset(span.end()));
+    if keep == Some(open) {
+        return None;
+    }
     let inside = text.text().get(open..end)?;
     if open >= end || may_reach_a_sink(inside) {
         return None;
@@ -150,7 +161,7 @@ fn quiet_items(
     tokens: TokenStream,
     text: &SourceFile<'_>,
     emptied: &mut Vec<(usize, usize)>,
-    depth: usize,
+    (depth, keep): (usize, Option<usize>),
 ) -> TokenStream {
     let tokens = tokens.into_iter();
     let mut out: Vec<TokenTree> = Vec::with_capacity(tokens.size_hint().0);
@@ -198,7 +209,7 @@ fn quiet_items(
                 match state {
                     State::Signature | State::Initializer => {
                         state = State::Item;
-                        if let Some(empty) = quiet_group(g, text, emptied) {
+                        if let Some(empty) = quiet_group(g, text, emptied, keep) {
                             out.push(empty);
                             continue;
                         }
@@ -213,7 +224,7 @@ fn quiet_items(
                         drop(g);
                         let mut list = Group::new(
                             Delimiter::Brace,
-                            quiet_items(inner, text, emptied, depth + 1),
+                            quiet_items(inner, text, emptied, (depth + 1, keep)),
                         );
                         list.set_span(span);
                         out.push(TokenTree::Group(list));
@@ -224,7 +235,7 @@ fn quiet_items(
             }
             TokenTree::Group(g) if state == State::Initializer => {
                 state = State::Item;
-                if let Some(empty) = quiet_group(g, text, emptied) {
+                if let Some(empty) = quiet_group(g, text, emptied, keep) {
                     out.push(empty);
                     continue;
                 }
@@ -257,7 +268,7 @@ mod tests {
     /// The functions whose bodies the parse left empty; everything else must print as syn's
     /// own tree of the text prints.
     fn emptied(text: &str) -> Vec<String> {
-        let lazy = parse_file(text).expect("parses");
+        let lazy = parse_file(text, None).expect("parses");
         let full = syn::parse_file(text).expect("parses");
         let mut out = Vec::new();
         items(&lazy.items, &full.items, &mut out);
@@ -422,7 +433,7 @@ fn commented() { info!/* c */(a = 1) }
 fn neutral() -> String { format!("{}", vec![1].len()) }
 "##;
         let outline = crate::resolve::outline::outline(text).expect("outlined");
-        let (_, emptied) = super::parse_emptying(text).expect("parses");
+        let (_, emptied) = super::parse_emptying(text, None).expect("parses");
         let ascii: Vec<(usize, usize)> = emptied
             .into_iter()
             .filter(|&(open, end)| text[open..end].is_ascii())
@@ -448,6 +459,7 @@ fn neutral() -> String { format!("{}", vec![1].len()) }
             text,
             &super::blank(text, &[with_macros[0].clone()]).expect("blanked"),
             &[with_macros[0].inside],
+            None,
         )
         .unwrap();
         let Some(syn::Item::Fn(last)) = file.items.last() else {
@@ -489,8 +501,11 @@ fn neutral() -> String { format!("{}", vec![1].len()) }
         let blanked = super::blank(text, &quiet).expect("ASCII, between braces");
         assert_eq!(blanked.len(), text.len());
         assert_eq!(blanked.lines().count(), text.lines().count());
-        let from_blanked = super::parse_blanking(text, &blanked, &plain).unwrap();
-        assert_eq!(tokens(&from_blanked), tokens(&parse_file(text).unwrap()));
+        let from_blanked = super::parse_blanking(text, &blanked, &plain, None).unwrap();
+        assert_eq!(
+            tokens(&from_blanked),
+            tokens(&parse_file(text, None).unwrap())
+        );
     }
 
     fn quiet(inside: (usize, usize), macros: &[&str]) -> QuietBody {
@@ -597,8 +612,8 @@ fn neutral() -> String { format!("{}", vec![1].len()) }
         let fields = (text.find('{').unwrap() + 1, text.find('}').unwrap());
         let blanked = super::blank(text, &[quiet(fields, &[])]).expect("between braces");
         assert!(blanked.starts_with("struct User {              }"));
-        let file = super::parse_blanking(text, &blanked, &[fields]).unwrap();
-        assert_eq!(tokens(&file), tokens(&parse_file(text).unwrap()));
+        let file = super::parse_blanking(text, &blanked, &[fields], None).unwrap();
+        assert_eq!(tokens(&file), tokens(&parse_file(text, None).unwrap()));
         assert!(tokens(&file).contains("name : String"));
         // Not between braces, out of the text, or not ASCII: nothing is blanked.
         assert_eq!(super::blank(text, &[quiet((1, 3), &[])]), None);
@@ -614,21 +629,24 @@ fn neutral() -> String { format!("{}", vec![1].len()) }
         assert_eq!(super::blank(other, &[quiet((8, 24), &["vec"])]), None);
         assert!(super::blank(other, &[quiet((8, 24), &["shout"])]).is_some());
         // A range at the very start (no brace before it) is not a body.
-        assert!(super::parse_blanking(text, text, &[(0, 3)]).is_ok());
+        assert!(super::parse_blanking(text, text, &[(0, 3)], None).is_ok());
         // A parse error of the blanked text is not taken either.
         let broken = "fn f() -> u8 { 1 }";
-        assert!(super::parse_blanking(broken, "fn f() -> u8 { 1 ", &[(14, 16)]).is_ok());
+        assert!(super::parse_blanking(broken, "fn f() -> u8 { 1 ", &[(14, 16)], None).is_ok());
     }
 
     #[test]
     fn errors_and_shebangs_are_syn_s() {
         let shebang = "#!/usr/bin/env run-cargo-script\nfn main() { let a = 1; }\n";
         assert_eq!(
-            parse_file(shebang).expect("parses").shebang.as_deref(),
+            parse_file(shebang, None)
+                .expect("parses")
+                .shebang
+                .as_deref(),
             Some("#!/usr/bin/env run-cargo-script")
         );
-        assert!(parse_file("#![allow(unused)]\nfn f() { let a = 1; }").is_ok());
-        assert!(parse_file("\u{feff}fn f() { let a = 1; }").is_ok());
+        assert!(parse_file("#![allow(unused)]\nfn f() { let a = 1; }", None).is_ok());
+        assert!(parse_file("\u{feff}fn f() { let a = 1; }", None).is_ok());
         for bad in [
             // A lexer error.
             "fn f() { \"open }",
@@ -636,11 +654,11 @@ fn neutral() -> String { format!("{}", vec![1].len()) }
             "fn f() { info!(\"x\"); let = 1; }",
             "fn f() { } struct ;",
         ] {
-            let (ours, theirs) = (err(parse_file(bad)), err(syn::parse_file(bad)));
+            let (ours, theirs) = (err(parse_file(bad, None)), err(syn::parse_file(bad)));
             assert_eq!(ours.to_string(), theirs.to_string(), "{bad}");
             assert_eq!(ours.span().start(), theirs.span().start(), "{bad}");
         }
         // In a quiet body it is left to the compiler.
-        assert!(parse_file("fn f() { let = 1; }").is_ok());
+        assert!(parse_file("fn f() { let = 1; }", None).is_ok());
     }
 }

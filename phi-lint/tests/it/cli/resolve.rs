@@ -911,3 +911,153 @@ fn initializers_that_cannot_log_are_skipped_and_the_others_linted() {
         "{json:#}"
     );
 }
+
+/// Random bodies, each cut into runs, against their small twins (the filler statements left
+/// as empty lines): lets, clones, closures called in later runs, stderr writers, `use … as`
+/// renames above and below their calls, nested blocks that shadow, strings and comments holding
+/// `;`, multi-line calls; as a free function and as a method of an `impl` in a module.
+#[test]
+fn random_large_functions_match_their_small_twins() {
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            // xorshift64*
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            let x = self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33;
+            usize::try_from(x).expect("32 bits") % n
+        }
+        fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+            from[self.below(from.len())]
+        }
+    }
+    const NAMES: [&str; 9] = [
+        "user_id",
+        "count",
+        "status",
+        "kind",
+        "note_text",
+        "label",
+        "uid",
+        "email",
+        "state",
+    ];
+    fn source(seed: u64, filler: bool) -> String {
+        let mut rng = Rng(seed);
+        let (mut defined, mut closures, mut streams, mut aliases) =
+            (Vec::<String>::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut body = String::new();
+        let mut fill_count = 0;
+        for i in 0..60 {
+            let pool: Vec<&str> = defined.iter().map(String::as_str).collect();
+            let value = |rng: &mut Rng| {
+                if !pool.is_empty() && rng.below(10) < 6 {
+                    rng.pick(&pool).to_owned()
+                } else {
+                    rng.pick(&["p.name", "u.id", "p.id", "u.name"]).to_owned()
+                }
+            };
+            let v = rng.pick(&NAMES);
+            let alias = ["al0", "al1", "al2"][rng.below(3)];
+            let stmt = match rng.below(14) {
+                0 => {
+                    defined.push(v.to_owned());
+                    format!("let {v} = &{};", rng.pick(&["p.name", "u.id", "p.id"]))
+                }
+                1 => {
+                    let from = value(&mut rng);
+                    defined.push(v.to_owned());
+                    format!("let {v} = {from}.clone();")
+                }
+                2 => format!("tracing::info!({v} = %{});", value(&mut rng)),
+                3 => format!("tracing::warn!(\"{{}} done\", {});", value(&mut rng)),
+                4 => format!("eprintln!(\"{{}}\", {});", value(&mut rng)),
+                5 => {
+                    closures.push(format!("c{i}"));
+                    format!("let c{i} = |x: &str| tracing::info!(x = %x);")
+                }
+                6 if !closures.is_empty() => {
+                    let c = closures[rng.below(closures.len())].clone();
+                    format!("{c}(&{});", value(&mut rng))
+                }
+                7 => {
+                    streams.push(format!("w{i}"));
+                    format!("let mut w{i} = std::io::stderr();")
+                }
+                8 if !streams.is_empty() => {
+                    let w = streams[rng.below(streams.len())].clone();
+                    format!("writeln!({w}, \"{{}}\", {}).ok();", value(&mut rng))
+                }
+                9 if !aliases.contains(&alias) => {
+                    aliases.push(alias);
+                    format!("use tracing::info as {alias};")
+                }
+                9 | 10 => format!("{alias}!(\"{{}}\", {});", value(&mut rng)),
+                11 => format!(
+                    "if true {{\n        let {v} = &p.name;\n        tracing::info!(inner = %{v});\n    }}"
+                ),
+                12 => format!("let s{i} = \"a; b;\n c;\"; // x;\n    /* ; */"),
+                13 => format!(
+                    "tracing::info!(\n        {v} = %{},\n        \"multi\"\n    );",
+                    value(&mut rng)
+                ),
+                _ => continue,
+            };
+            body.push_str("    ");
+            body.push_str(&stmt);
+            body.push('\n');
+            for k in 0..rng.below(2) * rng.below(1_200) {
+                fill_count += 1;
+                if filler {
+                    body.push_str("    tracing::info!(user_id = %u.id, step = ");
+                    body.push_str(&k.to_string());
+                    body.push_str(", \"visit\");\n");
+                } else {
+                    body.push('\n');
+                }
+            }
+        }
+        assert!(
+            !filler || fill_count > 8_000,
+            "seed {seed}: {fill_count} filler statements"
+        );
+        if rng.below(2) == 0 {
+            format!(
+                "pub struct P {{ pub name: String, pub id: u64 }}\n\n\
+                 #[tracing::instrument(skip(p))]\npub fn handler(p: &P, u: &P) {{\n{body}}}\n"
+            )
+        } else {
+            format!(
+                "pub struct P {{ pub name: String, pub id: u64 }}\npub mod m {{\n    use super::P;\n    \
+                 pub struct S;\n    impl S {{\n        #[tracing::instrument(skip(p))]\n        \
+                 pub fn handler(&self, p: &P, u: &P) {{\n{body}        }}\n    }}\n}}\n"
+            )
+        }
+    }
+    let tree = Tree::new(&[]);
+    let report = |text: &str| -> serde_json::Value {
+        tree.write("src/lib.rs", text);
+        let run = tree.run(&["check", "--format", "json"]);
+        assert!(matches!(run.code, 0 | 1), "{run}");
+        serde_json::from_str(&run.stdout).expect("a JSON report")
+    };
+    for seed in 1..=6_u64 {
+        let seed = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let (large, small) = (source(seed, true), source(seed, false));
+        assert_eq!(large.lines().count(), small.lines().count());
+        assert!(large.len() > 2 * 256 * 1024, "seed {seed}: {}", large.len());
+        let fillers = u64::try_from(large.matches("\"visit\");").count()).expect("small");
+        let (large, small) = (report(&large), report(&small));
+        assert_eq!(large["findings"], small["findings"], "seed {seed}");
+        assert!(
+            small["findings"].as_array().is_some_and(|f| f.len() > 5),
+            "seed {seed}"
+        );
+        assert_eq!(
+            large["summary"]["statements"].as_u64(),
+            small["summary"]["statements"].as_u64().map(|n| n + fillers),
+            "seed {seed}"
+        );
+    }
+}
