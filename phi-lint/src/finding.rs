@@ -128,22 +128,14 @@ impl Finding {
     /// The baseline key of this finding.
     #[must_use]
     pub fn key(&self) -> FindingKey {
-        let macro_name = self
-            .macro_path
-            .trim_start_matches("#[")
-            .trim_end_matches(']')
-            .trim_start_matches('.')
-            .rsplit("::")
-            .next()
-            .unwrap_or_default()
-            .to_owned();
+        let [path, rule, macro_name, field, expr, function] = self.key_parts().map(str::to_owned);
         FindingKey {
-            path: self.file.clone(),
-            rule: self.rule.code().to_owned(),
+            path,
+            rule,
             macro_name,
-            field: self.field.clone(),
-            expr: self.expr_tokens.clone(),
-            function: self.function.clone(),
+            field,
+            expr,
+            function,
         }
     }
 }
@@ -164,24 +156,140 @@ pub struct FileError {
 /// platforms, unlike `DefaultHasher`.
 #[must_use]
 pub fn fnv1a_hex(parts: &[&str]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    format!("{:016x}", fnv1a(FNV_OFFSET, parts))
+}
+
+/// FNV-1a's starting state.
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// `state` advanced over each part and a unit separator after it.
+fn fnv1a(mut h: u64, parts: &[&str]) -> u64 {
     for part in parts {
         for b in part.bytes().chain(std::iter::once(0x1f)) {
             h ^= u64::from(b);
             h = h.wrapping_mul(0x0100_0000_01b3);
         }
     }
-    format!("{h:016x}")
+    h
+}
+
+impl Finding {
+    /// The parts of [`Finding::key`], borrowed, in [`FindingKey::fingerprint`]'s order.
+    fn key_parts(&self) -> [&str; 6] {
+        let macro_name = self
+            .macro_path
+            .trim_start_matches("#[")
+            .trim_end_matches(']')
+            .trim_start_matches('.')
+            .rsplit("::")
+            .next()
+            .unwrap_or_default();
+        [
+            &self.file,
+            self.rule.code(),
+            macro_name,
+            &self.field,
+            &self.expr_tokens,
+            &self.function,
+        ]
+    }
 }
 
 /// Fills in [`Finding::fingerprint`]: the hash of the key plus the occurrence index of the key
 /// within the file, in source order. `findings` must be sorted in source order.
+///
+/// The keys are borrowed, never copied: a file with a finding on every statement holds one
+/// index and one hash per finding here, not a map of owned keys.
 pub fn assign_fingerprints(findings: &mut [Finding]) {
-    let mut seen: std::collections::HashMap<FindingKey, usize> = std::collections::HashMap::new();
-    for f in findings {
-        let key = f.key();
-        let n = seen.entry(key.clone()).or_insert(0);
-        f.fingerprint = key.fingerprint(&n.to_string());
-        *n += 1;
+    let states: Vec<u64> = findings
+        .iter()
+        .map(|f| fnv1a(FNV_OFFSET, &f.key_parts()))
+        .collect();
+    // Equal keys sort together, each group in source order; the hash only orders the groups.
+    let mut order: Vec<usize> = (0..findings.len()).collect();
+    order.sort_unstable_by(|&a, &b| {
+        states[a]
+            .cmp(&states[b])
+            .then_with(|| findings[a].key_parts().cmp(&findings[b].key_parts()))
+            .then(a.cmp(&b))
+    });
+    let mut occurrence = vec![0usize; findings.len()];
+    for pair in order.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        if states[a] == states[b] && findings[a].key_parts() == findings[b].key_parts() {
+            occurrence[b] = occurrence[a] + 1;
+        }
+    }
+    for (i, f) in findings.iter_mut().enumerate() {
+        let n = occurrence[i].to_string();
+        f.fingerprint = format!("{:016x}", fnv1a(states[i], &[&n]));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::{Finding, Pos, assign_fingerprints};
+    use crate::rules::Rule;
+
+    fn finding(line: u32, rule: Rule, parts: [&str; 4]) -> Finding {
+        let [macro_path, field, expr, function] = parts;
+        let pos = Pos { line, column: 1 };
+        Finding {
+            rule,
+            file: "src/lib.rs".into(),
+            start: pos,
+            end: pos,
+            macro_path: macro_path.into(),
+            field: field.into(),
+            expr: expr.into(),
+            expr_tokens: expr.into(),
+            message: "m".into(),
+            function: function.into(),
+            statement_lines: (line, line),
+            fingerprint: String::new(),
+            baselined: false,
+            fix: None,
+        }
+    }
+
+    #[test]
+    fn each_fingerprint_is_its_keys_hash_and_occurrence_in_source_order() {
+        let shapes = [
+            (Rule::Interpolation, ["info", "{fmt}", "p.name", "f"]),
+            (
+                Rule::Interpolation,
+                ["tracing::info", "{fmt}", "p.name", "f"],
+            ),
+            (Rule::Interpolation, ["warn", "{fmt}", "p.name", "f"]),
+            (Rule::ErrorMessage, ["info", "{fmt}", "p.name", "f"]),
+            (Rule::Interpolation, ["info", "name", "p.name", "f"]),
+            (
+                Rule::Interpolation,
+                ["#[instrument]", "name", "p.name", "g"],
+            ),
+        ];
+        let mut findings: Vec<Finding> = (0..60u32)
+            .map(|line| {
+                let (rule, parts) = shapes[line as usize * 5 % shapes.len()];
+                finding(line + 1, rule, parts)
+            })
+            .collect();
+        assign_fingerprints(&mut findings);
+        let mut seen: HashMap<_, usize> = HashMap::new();
+        for f in &findings {
+            let n = seen.entry(f.key()).or_default();
+            assert_eq!(
+                f.fingerprint,
+                f.key().fingerprint(&n.to_string()),
+                "line {}",
+                f.start.line
+            );
+            *n += 1;
+        }
+        // `info` and `tracing::info` are one key (the macro's last segment): six shapes, five keys.
+        assert_eq!(seen.len(), 5);
+        assert_eq!(seen.values().sum::<usize>(), 60);
     }
 }
