@@ -36,22 +36,24 @@ pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// The SARIF version written.
 pub const VERSION: &str = "2.1.0";
 
-/// A SARIF log with one run. `P` is the type of a result's `properties` bag.
+/// A SARIF log with one run. `R` is the run's results: a `Vec` of [`SarifResult`]s, or any
+/// type that serializes as a sequence of them (a writer with many results can make each one as
+/// it is written, instead of holding them all).
 #[derive(Debug, Clone, Serialize)]
-pub struct Log<P = ()> {
+pub struct Log<R = Vec<SarifResult>> {
     /// [`SCHEMA`].
     #[serde(rename = "$schema")]
     pub schema: String,
     /// [`VERSION`].
     pub version: String,
     /// Exactly one run.
-    pub runs: [Run<P>; 1],
+    pub runs: [Run<R>; 1],
 }
 
-impl<P: Serialize> Log<P> {
+impl<R: Serialize> Log<R> {
     /// A log of one run.
     #[must_use]
-    pub fn new(run: Run<P>) -> Self {
+    pub fn new(run: Run<R>) -> Self {
         Log {
             schema: SCHEMA.to_owned(),
             version: VERSION.to_owned(),
@@ -66,10 +68,10 @@ impl<P: Serialize> Log<P> {
     }
 }
 
-/// One run of one tool.
+/// One run of one tool. `R` is its results, as in [`Log`].
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Run<P = ()> {
+pub struct Run<R = Vec<SarifResult>> {
     /// The tool and its rules.
     pub tool: Tool,
     /// Exactly one invocation (when written).
@@ -82,10 +84,10 @@ pub struct Run<P = ()> {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub column_kind: Option<String>,
     /// What the tool found.
-    pub results: Vec<SarifResult<P>>,
+    pub results: R,
 }
 
-impl<P> Run<P> {
+impl<R: Default> Run<R> {
     /// A run of `tool` with nothing else set.
     #[must_use]
     pub fn new(tool: Tool) -> Self {
@@ -94,7 +96,7 @@ impl<P> Run<P> {
             invocations: Vec::new(),
             original_uri_base_ids: BTreeMap::new(),
             column_kind: None,
-            results: Vec::new(),
+            results: R::default(),
         }
     }
 }

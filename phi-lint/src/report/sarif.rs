@@ -16,8 +16,11 @@ use phi_sarif::{
     Suppression, Tags, Tool, percent_encode,
 };
 
-use super::Report;
+use serde::{Serialize, Serializer};
+
 use super::human::{GROWTH_CODE, file_error_message, growth_message, key_note, stale_message};
+use super::{Report, Stale};
+use crate::finding::Finding;
 use crate::rules::Rule;
 
 /// The URI base every artifact location is relative to: the scan root.
@@ -26,19 +29,22 @@ const SRCROOT: &str = "%SRCROOT%";
 /// The key of our partial fingerprint; bump `v1` if the fingerprint's recipe changes.
 const FINGERPRINT: &str = "phiLint/v1";
 
-/// Writes the report as one SARIF log and a newline.
+/// Writes the report as one SARIF log and a newline. Each result is made as it is written, so
+/// a report with a finding on every statement of a large file is not held twice.
 pub(super) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    let mut run: Run = Run::new(Tool { driver: driver() });
-    run.invocations = vec![invocation(report)];
-    run.original_uri_base_ids = BTreeMap::from([(
-        SRCROOT.to_owned(),
-        ArtifactLocation {
-            uri: root_uri(&report.root),
-            uri_base_id: None,
-        },
-    )]);
-    run.column_kind = Some("unicodeCodePoints".to_owned());
-    run.results = results(report);
+    let run = Run {
+        tool: Tool { driver: driver() },
+        invocations: vec![invocation(report)],
+        original_uri_base_ids: BTreeMap::from([(
+            SRCROOT.to_owned(),
+            ArtifactLocation {
+                uri: root_uri(&report.root),
+                uri_base_id: None,
+            },
+        )]),
+        column_kind: Some("unicodeCodePoints".to_owned()),
+        results: Results::new(report),
+    };
     phi_sarif::Log::new(run).write(out)
 }
 
@@ -78,41 +84,61 @@ fn information_uri() -> &'static str {
     }
 }
 
-/// Findings (new and baselined), then stale baseline entries.
-fn results(report: &Report) -> Vec<SarifResult> {
-    let justification = format!(
-        "grandfathered by {}",
-        report.baseline_path.as_deref().unwrap_or("the baseline")
-    );
-    let mut results: Vec<SarifResult> = report
-        .findings
-        .iter()
-        .map(|f| {
-            let mut result = SarifResult::error(f.rule.code(), f.rule.rank(), f.message.clone());
-            result.locations = vec![location(&f.file, Some(region(f.start, f.end)))];
-            result.partial_fingerprints = fingerprint(f.fingerprint.clone());
-            result.baseline_state = Some(if f.baselined { "unchanged" } else { "new" }.to_owned());
-            result.fixes = f.fix.iter().map(|fix| sarif_fix(&f.file, fix)).collect();
-            if f.baselined {
-                result.suppressions = vec![Suppression {
-                    kind: "external".to_owned(),
-                    status: "accepted".to_owned(),
-                    justification: justification.clone(),
-                }];
-            }
-            result
-        })
-        .collect();
-    for stale in &report.stale {
+/// Findings (new and baselined), then stale baseline entries: serialized as a sequence of
+/// results, each made when it is written.
+struct Results<'a> {
+    report: &'a Report,
+    /// Why a baselined finding is suppressed.
+    justification: String,
+}
+
+impl<'a> Results<'a> {
+    fn new(report: &'a Report) -> Self {
+        let justification = format!(
+            "grandfathered by {}",
+            report.baseline_path.as_deref().unwrap_or("the baseline")
+        );
+        Results {
+            report,
+            justification,
+        }
+    }
+
+    /// The result of one finding.
+    fn finding(&self, f: &Finding) -> SarifResult {
+        let mut result = SarifResult::error(f.rule.code(), f.rule.rank(), f.message.clone());
+        result.locations = vec![location(&f.file, Some(region(f.start, f.end)))];
+        result.partial_fingerprints = fingerprint(f.fingerprint.clone());
+        result.baseline_state = Some(if f.baselined { "unchanged" } else { "new" }.to_owned());
+        result.fixes = f.fix.iter().map(|fix| sarif_fix(&f.file, fix)).collect();
+        if f.baselined {
+            result.suppressions = vec![Suppression {
+                kind: "external".to_owned(),
+                status: "accepted".to_owned(),
+                justification: self.justification.clone(),
+            }];
+        }
+        result
+    }
+
+    /// The result of a baseline entry nothing matches any more.
+    fn stale(&self, stale: &Stale) -> SarifResult {
         let rule = Rule::StaleBaseline;
         let message = format!("{}: {}", stale_message(stale), key_note(&stale.key));
         let mut result = SarifResult::error(rule.code(), rule.rank(), message);
-        result.locations = baseline_location(report);
+        result.locations = baseline_location(self.report);
         result.partial_fingerprints = fingerprint(stale.key.fingerprint("stale"));
         result.baseline_state = Some("new".to_owned());
-        results.push(result);
+        result
     }
-    results
+}
+
+impl Serialize for Results<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let findings = self.report.findings.iter().map(|f| self.finding(f));
+        let stale = self.report.stale.iter().map(|s| self.stale(s));
+        serializer.collect_seq(findings.chain(stale))
+    }
 }
 
 /// A finding's fix: its edits as replacements in its file. The inserted text is code phi-lint
