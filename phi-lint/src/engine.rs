@@ -766,13 +766,13 @@ fn finish(parsed: &Parsed, collected: Collected) -> FileLint {
         ..FileLint::default()
     };
     // A closure judged again at its calls can report a finding twice at one place.
-    raw.sort_by(|a, b| (a.start, a.rule, &a.field).cmp(&(b.start, b.rule, &b.field)));
+    sort_in_source_order(&mut raw);
     raw.dedup_by(|a, b| {
         (a.start, a.end, a.rule, &a.field, &a.message)
             == (b.start, b.end, b.rule, &b.field, &b.message)
     });
     let (mut findings, suppressions, suppressed) = apply_suppressions(text, rel, raw, &skipped);
-    findings.sort_by(|a, b| (a.start, a.rule, &a.field).cmp(&(b.start, b.rule, &b.field)));
+    sort_in_source_order(&mut findings);
     assign_fingerprints(&mut findings);
     if let [
         Chunk {
@@ -1116,6 +1116,37 @@ impl Linter<'_> {
     }
 }
 
+/// Sorts findings by position, rule and field, equal ones kept in the order they were made.
+///
+/// A stable sort of the findings themselves would borrow half their size again; this sorts
+/// their indices and then moves each finding once, along the cycles of the permutation.
+fn sort_in_source_order(findings: &mut [Finding]) {
+    let mut order: Vec<usize> = (0..findings.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&findings[a], &findings[b]);
+        (a.start, a.rule, &a.field).cmp(&(b.start, b.rule, &b.field))
+    });
+    permute(findings, &mut order);
+}
+
+/// Rearranges `items` so that position `k` holds the item that was at `order[k]`. `order` is a
+/// permutation, used up (marked) as it goes.
+fn permute<T>(items: &mut [T], order: &mut [usize]) {
+    for start in 0..items.len() {
+        let mut k = start;
+        // Each swap puts the right item at `k`; the item from `start` rides along the cycle to
+        // the one place that wants it, where the cycle closes.
+        while order[k] != usize::MAX {
+            let from = std::mem::replace(&mut order[k], usize::MAX);
+            if from == start {
+                break;
+            }
+            items.swap(k, from);
+            k = from;
+        }
+    }
+}
+
 /// `println!("cargo:…")` (and `print!`): an instruction from a build script to cargo.
 fn is_cargo_instruction(path: &str, tokens: &TokenStream) -> bool {
     let last = path.rsplit("::").next().unwrap_or(path);
@@ -1190,4 +1221,32 @@ fn apply_suppressions(
         });
     }
     (kept, used.iter().filter(|u| **u).count(), suppressed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::permute;
+
+    #[test]
+    fn permute_moves_every_item_to_its_place() {
+        // Every permutation of five items, and a long one of several cycles.
+        let mut orders: Vec<Vec<usize>> = Vec::new();
+        for code in 0..5usize.pow(5) {
+            let order: Vec<usize> = (0..5).map(|i| code / 5usize.pow(i) % 5).collect();
+            let mut seen = order.clone();
+            seen.sort_unstable();
+            if seen == [0, 1, 2, 3, 4] {
+                orders.push(order);
+            }
+        }
+        assert_eq!(orders.len(), 120);
+        orders.push((0..1000).map(|i| (i * 7 + 3) % 1000).collect());
+        for order in orders {
+            let items: Vec<String> = (0..order.len()).map(|i| format!("item {i}")).collect();
+            let want: Vec<String> = order.iter().map(|&i| items[i].clone()).collect();
+            let mut got = items;
+            permute(&mut got, &mut order.clone());
+            assert_eq!(got, want, "{order:?}");
+        }
+    }
 }
