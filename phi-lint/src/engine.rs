@@ -4,12 +4,14 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
+use compact_str::CompactString;
 use phi_filter::names::NamePolicy;
 use proc_macro2::{LineColumn, Span, TokenStream};
 use syn::spanned::Spanned;
 
 use crate::classify::{Classifier, NameCache, Why};
 use crate::config::Config;
+
 use crate::finding::{FileError, Finding, assign_fingerprints};
 use crate::grammar::{Interp, Sink, Value, parse_sink, sink_for, tokens_text};
 use crate::resolve::outline::{BodyRun, QuietBody, Wrap};
@@ -476,7 +478,7 @@ fn parse_quiet(rel: &str, text: String, quiet: &[QuietBody]) -> Result<Parsed, F
         let file = parse_chunk(&text, blanked.as_deref(), &quiet, &chunk).map_err(|e| {
             let start = e.span().start();
             FileError {
-                file: rel.to_owned(),
+                file: rel.into(),
                 pos: (start.line > 0).then(|| {
                     let mut p = pos(start);
                     p.line += lines_before;
@@ -1005,17 +1007,17 @@ impl Linter<'_> {
         };
         self.raw.push(Finding {
             rule,
-            file: self.rel.to_owned(),
+            file: self.rel.into(),
             start: pos(start),
             end: pos(end),
-            macro_path: macro_path.to_owned(),
-            field: field.to_owned(),
-            expr,
-            expr_tokens,
+            macro_path: macro_path.into(),
+            field: field.into(),
+            expr: expr.into(),
+            expr_tokens: expr_tokens.into(),
             message,
-            function: self.function(),
+            function: self.function().into(),
             statement_lines,
-            fingerprint: String::new(),
+            fingerprint: CompactString::default(),
             baselined: false,
             fix: None,
         });
@@ -1199,7 +1201,7 @@ fn apply_suppressions(
         let comment: String = line_text.chars().skip(s.columns.0 as usize - 1).collect();
         kept.push(Finding {
             rule,
-            file: rel.to_owned(),
+            file: rel.into(),
             start: crate::Pos {
                 line: s.line,
                 column: s.columns.0,
@@ -1209,13 +1211,17 @@ fn apply_suppressions(
                 column: s.columns.1,
             },
             macro_path: "// phi-lint".into(),
-            field: String::new(),
-            expr: comment.trim().to_owned(),
-            expr_tokens: comment.split_whitespace().collect::<Vec<_>>().join(" "),
+            field: CompactString::default(),
+            expr: comment.trim().into(),
+            expr_tokens: comment
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .into(),
             message,
-            function: String::new(),
+            function: CompactString::default(),
             statement_lines: (s.line, s.line),
-            fingerprint: String::new(),
+            fingerprint: CompactString::default(),
             baselined: false,
             fix: None,
         });

@@ -1,5 +1,6 @@
 //! Findings: what the lint reports, as data.
 
+use compact_str::CompactString;
 use serde::Serialize;
 
 use crate::rules::Rule;
@@ -23,33 +24,33 @@ pub struct Finding {
     #[serde(serialize_with = "crate::rules::serialize_code")]
     pub rule: Rule,
     /// The file, relative to the scan root, with `/` separators.
-    pub file: String,
+    pub file: CompactString,
     /// Where the offending expression starts.
     pub start: Pos,
     /// Where it ends (exclusive column, as SARIF and rustc count).
     pub end: Pos,
     /// The sink macro as written (`info`, `tracing::info`, `#[instrument]`, `.record`).
-    pub macro_path: String,
+    pub macro_path: CompactString,
     /// The field key, `{fmt}` for a format argument, or the argument name for `#[instrument]`.
-    pub field: String,
+    pub field: CompactString,
     /// The expression as written in the source.
-    pub expr: String,
+    pub expr: CompactString,
     /// The expression's tokens, normalised (one space between tokens).
-    pub expr_tokens: String,
+    pub expr_tokens: CompactString,
     /// Why it was flagged, lower-case, no trailing period.
     pub message: String,
     /// The enclosing function (`Type::method`, `fn_name`, `macro_rules! name`, or empty).
-    pub function: String,
+    pub function: CompactString,
     /// The lines of the whole statement, used to match inline suppressions.
     pub statement_lines: (u32, u32),
     /// Stable fingerprint: a hash of the key and its occurrence index within the key.
-    pub fingerprint: String,
+    pub fingerprint: CompactString,
     /// Whether the baseline grandfathers it.
     pub baselined: bool,
     /// The machine-applicable rewrite that resolves it, if there is a certain one
     /// (`phi-lint fix` applies it; SARIF carries it as `fixes`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub fix: Option<Fix>,
+    pub fix: Option<Box<Fix>>,
 }
 
 /// A machine-applicable rewrite: edits to the finding's file, none overlapping, in file order.
@@ -222,7 +223,7 @@ pub fn assign_fingerprints(findings: &mut [Finding]) {
     }
     for (i, f) in findings.iter_mut().enumerate() {
         let n = occurrence[i].to_string();
-        f.fingerprint = format!("{:016x}", fnv1a(states[i], &[&n]));
+        f.fingerprint = compact_str::format_compact!("{:016x}", fnv1a(states[i], &[&n]));
     }
 }
 
@@ -248,7 +249,7 @@ mod tests {
             message: "m".into(),
             function: function.into(),
             statement_lines: (line, line),
-            fingerprint: String::new(),
+            fingerprint: Default::default(),
             baselined: false,
             fix: None,
         }

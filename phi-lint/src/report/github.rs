@@ -31,7 +31,7 @@ pub(super) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     });
     for f in &new {
         let properties = [
-            ("file", f.file.clone()),
+            ("file", f.file.to_string()),
             ("line", f.start.line.to_string()),
             ("endLine", f.end.line.to_string()),
             ("col", f.start.column.to_string()),

@@ -108,7 +108,7 @@ impl<'a> Results<'a> {
     fn finding(&self, f: &Finding) -> SarifResult {
         let mut result = SarifResult::error(f.rule.code(), f.rule.rank(), f.message.clone());
         result.locations = vec![location(&f.file, Some(region(f.start, f.end)))];
-        result.partial_fingerprints = fingerprint(f.fingerprint.clone());
+        result.partial_fingerprints = fingerprint(f.fingerprint.to_string());
         result.baseline_state = Some(if f.baselined { "unchanged" } else { "new" }.to_owned());
         result.fixes = f.fix.iter().map(|fix| sarif_fix(&f.file, fix)).collect();
         if f.baselined {

@@ -52,17 +52,17 @@ fn finding(rule: Rule, file: &str, span: (Pos, Pos), parts: [&str; 4], message: 
     let [macro_path, field, expr, function] = parts;
     Finding {
         rule,
-        file: file.to_owned(),
+        file: file.into(),
         start: span.0,
         end: span.1,
-        macro_path: macro_path.to_owned(),
-        field: field.to_owned(),
-        expr: expr.to_owned(),
-        expr_tokens: expr.split_whitespace().collect::<Vec<_>>().join(" "),
+        macro_path: macro_path.into(),
+        field: field.into(),
+        expr: expr.into(),
+        expr_tokens: expr.split_whitespace().collect::<Vec<_>>().join(" ").into(),
         message: message.to_owned(),
-        function: function.to_owned(),
+        function: function.into(),
         statement_lines: (span.0.line, span.1.line),
-        fingerprint: String::new(),
+        fingerprint: Default::default(),
         baselined: false,
         fix: None,
     }
@@ -404,7 +404,7 @@ fn github_escapes_data_and_properties() {
     let dir = root();
     let mut report = clean_report(dir.path());
     report.findings[0].baselined = false;
-    report.findings[0].file = "src/a,b:c.rs".to_owned();
+    report.findings[0].file = "src/a,b:c.rs".into();
     report.findings[0].message = "100% of `x`\n::warning::pwned".to_owned();
     let out = render(&report, Format::Github);
     let annotation = "::error file=src/a%2Cb%3Ac.rs,line=20,endLine=20,col=9,endColumn=19,\

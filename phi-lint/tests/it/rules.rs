@@ -186,7 +186,7 @@ fn macro_rules_from_another_file() {
     assert!(out.errors.is_empty(), "{:?}", out.errors);
     let mut got = BTreeMap::new();
     for f in &out.findings {
-        *got.entry((f.file.clone(), f.start.line, f.rule.code().to_owned()))
+        *got.entry((f.file.to_string(), f.start.line, f.rule.code().to_owned()))
             .or_insert(0) += 1;
     }
     assert_eq!(got, want, "{}", render(&out.findings));
@@ -290,7 +290,7 @@ fn types_resolve_across_files_and_crates() {
     let found: Vec<(String, u32, String)> = result
         .findings
         .iter()
-        .map(|f| (f.file.clone(), f.start.line, f.expr.clone()))
+        .map(|f| (f.file.to_string(), f.start.line, f.expr.to_string()))
         .collect();
     assert_eq!(
         found,

@@ -84,10 +84,10 @@ pub(crate) fn attach(file: &syn::File, source: &SourceFile<'_>, findings: &mut [
                     replacement,
                 })
                 .collect();
-            findings[i].fix = Some(Fix {
+            findings[i].fix = Some(Box::new(Fix {
                 description: DESCRIPTION.to_owned(),
                 edits,
-            });
+            }));
         }
     }
 }
