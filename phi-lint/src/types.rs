@@ -797,17 +797,16 @@ fn renames(tree: &syn::UseTree, out: &mut FileIndex) {
 
 /// A signature's parameter and return types, `Self` resolved to the impl's type.
 pub(crate) fn signature(sig: &syn::Signature, self_ty: Option<&str>) -> FnSig {
-    let params = sig
-        .inputs
-        .iter()
-        .filter_map(|a| match a {
-            FnArg::Typed(t) => match &*t.pat {
-                syn::Pat::Ident(id) => Some((id.ident.to_string(), Ty::from_syn(&t.ty, self_ty))),
-                _ => None,
-            },
-            FnArg::Receiver(_) => self_ty.map(|s| ("self".to_owned(), Ty::named(s))),
-        })
-        .collect();
+    // Sized to the parameters: collected from a filter, a one-parameter list would take room
+    // for four, and an index holds one per function.
+    let mut params = Vec::with_capacity(sig.inputs.len());
+    params.extend(sig.inputs.iter().filter_map(|a| match a {
+        FnArg::Typed(t) => match &*t.pat {
+            syn::Pat::Ident(id) => Some((id.ident.to_string(), Ty::from_syn(&t.ty, self_ty))),
+            _ => None,
+        },
+        FnArg::Receiver(_) => self_ty.map(|s| ("self".to_owned(), Ty::named(s))),
+    }));
     let ret = match &sig.output {
         ReturnType::Default => Ty::Tuple(Vec::new()),
         ReturnType::Type(_, t) => Ty::from_syn(t, self_ty),
