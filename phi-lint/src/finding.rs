@@ -249,7 +249,7 @@ mod tests {
             message: "m".into(),
             function: function.into(),
             statement_lines: (line, line),
-            fingerprint: Default::default(),
+            fingerprint: compact_str::CompactString::default(),
             baselined: false,
             fix: None,
         }

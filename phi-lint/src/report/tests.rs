@@ -62,7 +62,7 @@ fn finding(rule: Rule, file: &str, span: (Pos, Pos), parts: [&str; 4], message: 
         message: message.to_owned(),
         function: function.into(),
         statement_lines: (span.0.line, span.1.line),
-        fingerprint: Default::default(),
+        fingerprint: compact_str::CompactString::default(),
         baselined: false,
         fix: None,
     }
