@@ -155,6 +155,140 @@ fn quiet_group(
     Some(TokenTree::Group(empty))
 }
 
+/// The size, in bytes of source, from which a table in a body the lint walks is emptied.
+const TABLE_BYTES: usize = 64 * 1024;
+
+/// `g` (a function body the lint walks) with each large table in it emptied, if it has one: a
+/// `[..]` group of at least [`TABLE_BYTES`] whose tokens are only literals, `true`, `false`,
+/// `,`, `-`, `;` and `[..]` or `(..)` groups of the same (`[1, -2, 3]`, `[(0x1f, "a"), ..]`,
+/// `vec![..]` of them). A table cannot log and names nothing: every element is text compiled
+/// into the program, which the lint judges safe, and `[]` is judged as it is, so the verdicts
+/// stay the same. syn's tree of a table is about 35× its source; its tokens are lexed, but not
+/// parsed into expressions. Groups after `#` (attributes) and macro arguments other than
+/// `vec!`'s are kept. A body, or a group, smaller than a table is not looked into, so this
+/// costs nothing on ordinary code.
+fn empty_tables(g: &Group, text: &SourceFile<'_>) -> Option<Group> {
+    if byte_len(g, text) < TABLE_BYTES {
+        return None;
+    }
+    let mut tables = Vec::new();
+    survey(g, text, &mut tables);
+    (!tables.is_empty()).then(|| rebuild(g, text, &tables))
+}
+
+/// The byte offsets of a group's delimiters: of its opening one and past its closing one.
+fn byte_range(g: &Group, text: &SourceFile<'_>) -> (usize, usize) {
+    let span = g.span();
+    (text.offset(span.start()), text.offset(span.end()))
+}
+
+/// The bytes of source between a group's delimiters and including them.
+fn byte_len(g: &Group, text: &SourceFile<'_>) -> usize {
+    let (start, end) = byte_range(g, text);
+    end.saturating_sub(start)
+}
+
+/// What the token before a group says of it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Before {
+    /// `#`: the group is an attribute.
+    Hash,
+    /// `vec!`: the group is an array's elements.
+    VecBang,
+    /// Another macro's `!`: the group is that macro's input.
+    Bang,
+    /// Anything else: the group is an expression (or a type, which holds no literal table).
+    Other,
+}
+
+/// Whether a large group (at least [`TABLE_BYTES`]) is a table, in one pass that visits each
+/// token once: a large group inside is surveyed by the same pass, a small one by [`is_table`]
+/// while this group may still be a table. The opening offset of every table to empty is added
+/// to `tables`, in source order.
+fn survey(g: &Group, text: &SourceFile<'_>, tables: &mut Vec<usize>) -> bool {
+    let mut table = matches!(g.delimiter(), Delimiter::Bracket | Delimiter::Parenthesis);
+    let (mut before, mut vec_name) = (Before::Other, false);
+    for tt in g.stream() {
+        let next = match &tt {
+            TokenTree::Literal(_) => Before::Other,
+            TokenTree::Punct(p) => {
+                table &= matches!(p.as_char(), ',' | '-' | ';');
+                match p.as_char() {
+                    '#' => Before::Hash,
+                    '!' if vec_name => Before::VecBang,
+                    '!' => Before::Bang,
+                    _ => Before::Other,
+                }
+            }
+            TokenTree::Ident(id) => {
+                table &= id == "true" || id == "false";
+                Before::Other
+            }
+            TokenTree::Group(inner) if byte_len(inner, text) >= TABLE_BYTES => {
+                let at = tables.len();
+                let inner_table = survey(inner, text, tables);
+                table &= inner_table;
+                if inner_table
+                    && inner.delimiter() == Delimiter::Bracket
+                    && matches!(before, Before::Other | Before::VecBang)
+                {
+                    // The whole group goes: the tables found inside it go with it.
+                    tables.truncate(at);
+                    tables.push(byte_range(inner, text).0);
+                }
+                Before::Other
+            }
+            TokenTree::Group(inner) => {
+                table = table && is_table(inner);
+                Before::Other
+            }
+        };
+        vec_name = matches!(&tt, TokenTree::Ident(id) if id == "vec");
+        before = next;
+    }
+    table
+}
+
+/// `g` with the groups that open at `tables` (sorted offsets) emptied, and the groups that
+/// hold one rebuilt around it; every other token is kept as it is, span and all.
+fn rebuild(g: &Group, text: &SourceFile<'_>, tables: &[usize]) -> Group {
+    let stream: TokenStream = g
+        .stream()
+        .into_iter()
+        .map(|tt| match tt {
+            TokenTree::Group(inner) if byte_len(&inner, text) >= TABLE_BYTES => {
+                let (start, end) = byte_range(&inner, text);
+                let first = tables.partition_point(|&t| t < start);
+                match tables.get(first) {
+                    Some(&t) if t == start => {
+                        let mut empty = Group::new(Delimiter::Bracket, TokenStream::new());
+                        empty.set_span(inner.span());
+                        TokenTree::Group(empty)
+                    }
+                    Some(&t) if t < end => TokenTree::Group(rebuild(&inner, text, tables)),
+                    _ => TokenTree::Group(inner),
+                }
+            }
+            tt => tt,
+        })
+        .collect();
+    let mut lighter = Group::new(g.delimiter(), stream);
+    lighter.set_span(g.span());
+    lighter
+}
+
+/// Whether a `[..]` or `(..)` group holds only literals, `true`, `false`, `,`, `-`, `;` and
+/// groups of the same.
+fn is_table(g: &Group) -> bool {
+    matches!(g.delimiter(), Delimiter::Bracket | Delimiter::Parenthesis)
+        && g.stream().into_iter().all(|tt| match tt {
+            TokenTree::Literal(_) => true,
+            TokenTree::Punct(p) => matches!(p.as_char(), ',' | '-' | ';'),
+            TokenTree::Ident(id) => id == "true" || id == "false",
+            TokenTree::Group(inner) => is_table(&inner),
+        })
+}
+
 /// The tokens of an item list, each quiet function body emptied and each inline item list
 /// (`mod`, `impl`, `trait`) treated the same way.
 fn quiet_items(
@@ -208,9 +342,14 @@ fn quiet_items(
             TokenTree::Group(g) if g.delimiter() == Delimiter::Brace && angles == 0 => {
                 match state {
                     State::Signature | State::Initializer => {
+                        let body = state == State::Signature;
                         state = State::Item;
                         if let Some(empty) = quiet_group(g, text, emptied, keep) {
                             out.push(empty);
+                            continue;
+                        }
+                        if body && let Some(lighter) = empty_tables(g, text) {
+                            out.push(TokenTree::Group(lighter));
                             continue;
                         }
                     }
@@ -633,6 +772,65 @@ fn neutral() -> String { format!("{}", vec![1].len()) }
         // A parse error of the blanked text is not taken either.
         let broken = "fn f() -> u8 { 1 }";
         assert!(super::parse_blanking(broken, "fn f() -> u8 { 1 ", &[(14, 16)], None).is_ok());
+    }
+
+    /// `n` elements of `piece(i)`, comma-separated: over 64 KiB for `n` = 20,000.
+    fn elements(n: usize, piece: impl Fn(usize) -> String) -> String {
+        (0..n).map(piece).collect::<Vec<_>>().join(", ")
+    }
+
+    #[test]
+    fn large_tables_in_a_walked_body_are_emptied_and_nothing_else() {
+        let numbers = elements(20_000, |i| format!("{}u64", i * 7));
+        let nested = elements(8_000, |i| format!("(-{i}, \"c{i}\", [true, 0x{i:x}])"));
+        let with_name = format!("{numbers}, p.id");
+        let small = elements(10, |i| i.to_string());
+        let text = format!(
+            "pub fn f(p: &Patient) {{\n\
+             \x20   tracing::info!(name = %p.name);\n\
+             \x20   let a = [{numbers}];\n\
+             \x20   let b = vec![{nested}];\n\
+             \x20   let c = [{with_name}];\n\
+             \x20   let d = ([{numbers}], p.id);\n\
+             \x20   let e = [{small}];\n\
+             \x20   let g = shout![{numbers}];\n\
+             \x20   #[doc = \"x\"] let h = ({numbers});\n\
+             \x20   tracing::info!(count = a.len());\n\
+             }}\n"
+        );
+        let file = parse_file(&text, None).expect("parses");
+        let syn::Item::Fn(f) = &file.items[0] else {
+            panic!("a function")
+        };
+        let init = |name: &str| -> String {
+            f.block
+                .stmts
+                .iter()
+                .find_map(|s| match s {
+                    syn::Stmt::Local(l) if tokens(&l.pat) == name => {
+                        Some(tokens(&l.init.as_ref().expect("an initializer").expr))
+                    }
+                    _ => None,
+                })
+                .expect("the local")
+        };
+        // Tables: emptied, alone (`a`, `b`) or inside a group that is not one (`d`).
+        assert_eq!(init("a"), "[]");
+        assert_eq!(init("b"), "vec ! []");
+        assert_eq!(init("d"), "([] , p . id)");
+        // Not tables, or not emptied: a path among the elements, a small one, another macro's
+        // input, a parenthesized group.
+        assert!(init("c").ends_with("p . id]"), "{}", &init("c")[..40]);
+        assert_eq!(init("e"), format!("[{}]", small.replace(',', " ,")));
+        assert!(init("g").len() > 64 * 1024);
+        assert!(init("h").len() > 64 * 1024);
+        // Everything after the tables keeps its place.
+        let last = f.block.stmts.last().expect("statements");
+        let line = syn::spanned::Spanned::span(last).start().line;
+        assert_eq!(line, text.lines().count() - 1);
+        // A body under 64 KiB is not looked into, nor is one the lint does not walk.
+        let quiet = format!("fn q() -> u64 {{ let a = [{numbers}]; a[0] }}");
+        assert!(emptied(&quiet).contains(&"q".to_owned()));
     }
 
     #[test]

@@ -912,6 +912,64 @@ fn initializers_that_cannot_log_are_skipped_and_the_others_linted() {
     );
 }
 
+/// Large tables in a function that logs are not parsed into expressions, and the findings are
+/// those of the same function with small tables (every table on one line, so lines agree): a
+/// table's element names nothing, a group with a path in it is not a table, and another macro's
+/// input is left as it is.
+#[test]
+fn large_tables_in_a_logging_function_are_judged_as_small_ones() {
+    fn source(n: usize) -> String {
+        let list =
+            |piece: &dyn Fn(usize) -> String| (0..n).map(piece).collect::<Vec<_>>().join(", ");
+        let numbers = list(&|i| format!("{i}"));
+        let pairs = list(&|i| format!("(\"code-{i}\", -{i}.5)"));
+        let named = list(&|i| {
+            if i == n / 2 {
+                "p.name.clone()".to_owned()
+            } else {
+                format!("\"x{i}\".to_owned()")
+            }
+        });
+        format!(
+            "pub struct P {{ pub name: String, pub id: u64 }}\n\
+             pub fn handler(p: &P) {{\n\
+             \x20   let codes = [{numbers}];\n\
+             \x20   let pairs = vec![{pairs}];\n\
+             \x20   let lens = [{named}];\n\
+             \x20   let echoed = shout![{numbers}];\n\
+             \x20   tracing::info!(count = codes.len(), \"codes\");\n\
+             \x20   tracing::info!(\"{{:?}} {{:?}}\", codes, pairs);\n\
+             \x20   tracing::info!(\"{{:?}}\", lens);\n\
+             \x20   tracing::info!(\"{{}}\", p.name);\n\
+             \x20   tracing::info!(\"{{:?}}\", echoed);\n\
+             }}\n"
+        )
+    }
+    let findings = |text: &str| -> Vec<(u64, String, String)> {
+        let tree = Tree::new(&[("Cargo.toml", MANIFEST), ("src/lib.rs", text)]);
+        let json = tree.json(&[], 1);
+        json["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| {
+                let s = |k: &str| f[k].as_str().expect(k).to_owned();
+                (f["line"].as_u64().expect("line"), s("rule"), s("message"))
+            })
+            .collect()
+    };
+    let large = source(20_000);
+    assert!(large.len() > 4 * 64 * 1024);
+    let (big, small) = (findings(&large), findings(&source(8)));
+    assert_eq!(big, small);
+    // Flagged both ways: `pairs` (a `vec!`, whose value the lint does not read), `lens` (a
+    // person's name among its elements), the name itself, and `echoed` (another macro's
+    // output). Never `codes`, a table whose elements are all literals.
+    let lines: Vec<u64> = big.iter().map(|f| f.0).collect();
+    assert_eq!(lines, [8, 9, 10, 11], "{big:#?}");
+    assert!(big.iter().all(|f| !f.2.contains("`codes`")), "{big:#?}");
+}
+
 /// Random bodies, each cut into runs, against their small twins (the filler statements left
 /// as empty lines): lets, clones, closures called in later runs, stderr writers, `use … as`
 /// renames above and below their calls, nested blocks that shadow, strings and comments holding
