@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""What one large generated file costs phi-lint: max RSS and wall time, per shape.
+
+Each shape is a crate of one generated `src/lib.rs` (synthetic code, no real data). Every binary
+given with `--lint` checks every shape as a process, in turn, in one run, under
+`/usr/bin/time -f '%M %e'`; the table gives max RSS, its ratio to the file's size and the wall
+time, and whether the reports of all binaries are byte-identical.
+
+    python3 phi-lint/benches/big_files.py --lint OLD_BINARY --lint target/release/phi-lint
+    python3 phi-lint/benches/big_files.py --lint target/release/phi-lint --shapes dense --formats json,sarif
+
+Standard library only. Exits 0 after printing the table; 2 when a binary or /usr/bin/time is
+missing, or a shape name is unknown. The files are written to a temporary directory (or `--dir`)
+and removed afterwards unless `--keep`.
+"""
+
+import argparse
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+MB = 1_000_000
+
+
+def fill(write, size, piece):
+    """Writes `piece(i)` for i = 0, 1, ... until `size` bytes are written; returns the count."""
+    n = i = 0
+    while n < size:
+        s = piece(i)
+        write(s)
+        n += len(s)
+        i += 1
+    return i
+
+
+def quiet_infos(write, size):
+    """Functions of ten `tracing::info!(user_id = %u.id, ...)` each: many statements, no finding."""
+    def piece(i):
+        body = "".join(
+            f'    tracing::info!(user_id = %u.id, step = {k}, "step {k} of {i}");\n' for k in range(10)
+        )
+        return f"pub fn handle_{i}(u: &User) {{\n{body}}}\n"
+
+    write("pub struct User {\n    pub id: u64,\n}\n")
+    return fill(write, size, piece)
+
+
+def dense(write, size):
+    """Functions of two statements, each with a finding (a name, by format and by field)."""
+    def piece(i):
+        return (
+            f"pub fn seen_{i}(p: &Patient) {{\n"
+            f'    tracing::info!("seen {{}}", p.name);\n'
+            f'    tracing::warn!(name = %p.name, "again");\n'
+            "}\n"
+        )
+
+    write("pub struct Patient {\n    pub name: String,\n}\n")
+    return fill(write, size, piece)
+
+
+def one_liners(write, size):
+    """One-line functions that format but do not log, and one that logs: many small items."""
+    write("pub fn leak(p: &Patient) { tracing::info!(\"{}\", p.name); }\n")
+    return fill(write, size, lambda i: f'pub fn label_{i}(n: u64) -> String {{ format!("#{{}}", n + {i}) }}\n')
+
+
+def module(write, size):
+    """`quiet_infos` inside one `pub mod generated { ... }`: one item larger than a chunk."""
+    write("pub mod generated {\n    use super::User;\n")
+    n = quiet_infos(write, size)
+    write("}\npub struct User {\n    pub id: u64,\n}\n")
+    return n
+
+
+def one_function(write, size):
+    """One function of `tracing::info!` statements, one of them a finding."""
+    write("pub fn replay(u: &User, p: &Patient) {\n")
+    write('    tracing::info!(name = %p.name, "replay");\n')
+    n = fill(write, size, lambda i: f'    tracing::info!(user_id = %u.id, step = {i}, "replayed");\n')
+    write("}\npub struct User {\n    pub id: u64,\n}\npub struct Patient {\n    pub name: String,\n}\n")
+    return n
+
+
+def impl_method(write, size):
+    """One method of an `impl` in a module; a finding on every 100th statement."""
+    write("pub mod store {\n    pub struct Store;\n    pub struct Patient {\n        pub name: String,\n    }\n")
+    write("    impl Store {\n        pub fn replay(&self, p: &Patient, id: u64) {\n")
+
+    def piece(i):
+        if i % 100 == 0:
+            return f'            tracing::info!(name = %p.name, step = {i}, "replay");\n'
+        return f'            tracing::info!(record_id = id, step = {i}, "replayed");\n'
+
+    n = fill(write, size, piece)
+    write("        }\n    }\n}\n")
+    return n
+
+
+def static_table(write, size):
+    """A generated `static TABLE` and one logging function: an initializer that cannot log."""
+    write("pub fn leak(p: &Patient) { tracing::info!(\"{}\", p.name); }\n")
+    write("pub struct Patient {\n    pub name: String,\n}\n")
+    write("pub static TABLE: &[u32] = &[\n")
+    n = fill(write, size, lambda i: f"    {i * 2654435761 % 4294967296},\n")
+    write("];\n")
+    return n
+
+
+def big_statement(write, size):
+    """One `vec![..]` statement larger than a chunk in a function that also logs."""
+    write("pub fn table(p: &Patient) -> Vec<u32> {\n    tracing::info!(\"{}\", p.name);\n    vec![\n")
+    n = fill(write, size, lambda i: f"        {i * 2654435761 % 4294967296},\n")
+    write("    ]\n}\npub struct Patient {\n    pub name: String,\n}\n")
+    return n
+
+
+def big_array(write, size):
+    """One array expression larger than a chunk, bound by a `let` in a function that logs."""
+    write("pub fn total(p: &Patient) -> u64 {\n    tracing::info!(\"{}\", p.name);\n    let table = [\n")
+    n = fill(write, size, lambda i: f"        {i * 2654435761 % 4294967296}u64,\n")
+    write("    ];\n    table.iter().sum()\n}\npub struct Patient {\n    pub name: String,\n}\n")
+    return n
+
+
+# name: (generator, size in bytes, what it is)
+SHAPES = {
+    "quiet-5": (quiet_infos, 5 * MB, "5 MB, functions of ten `tracing::info!(user_id = %u.id, ..)`, no finding"),
+    "quiet-50": (quiet_infos, 50 * MB, "50 MB, the same"),
+    "dense": (dense, 10 * MB, "10 MB, a finding on each statement"),
+    "dense-50": (dense, 50 * MB, "50 MB, the same"),
+    "one-liners": (one_liners, 40 * MB, "40 MB of one-line functions, one of them logging"),
+    "module": (module, 5 * MB, "5 MB, `quiet-5` inside one `pub mod generated { .. }`"),
+    "one-function": (one_function, 5 * MB, "5 MB, one function of `tracing::info!` statements"),
+    "impl-method": (impl_method, 5 * MB, "5 MB, one method of an `impl` in a module, a finding on every 100th statement"),
+    "static-table": (static_table, 5 * MB, "5 MB, one `static TABLE: &[u32]` and one logging function"),
+    "big-statement": (big_statement, 5 * MB, "5 MB, one `vec![..]` statement in a function that logs"),
+    "big-array": (big_array, 5 * MB, "5 MB, one `let table = [..]` in a function that logs"),
+}
+
+
+def generate(root, name):
+    gen, size, _ = SHAPES[name]
+    crate = os.path.join(root, name)
+    os.makedirs(os.path.join(crate, "src"), exist_ok=True)
+    with open(os.path.join(crate, "Cargo.toml"), "w") as f:
+        f.write(f'[package]\nname = "{name}"\nversion = "0.1.0"\nedition = "2021"\n')
+    path = os.path.join(crate, "src", "lib.rs")
+    with open(path, "w") as f:
+        count = gen(f.write, size)
+    return crate, os.path.getsize(path), count
+
+
+def measure(lint, crate, fmt):
+    """(max RSS in bytes, wall seconds, exit code, sha256 of the report)."""
+    with tempfile.TemporaryFile() as out, tempfile.NamedTemporaryFile("r") as timing:
+        rc = subprocess.call(
+            ["/usr/bin/time", "-o", timing.name, "-f", "%M %e", lint, "check", ".", "--format", fmt],
+            cwd=crate,
+            stdout=out,
+            stderr=subprocess.DEVNULL,
+        )
+        out.seek(0)
+        digest = hashlib.sha256()
+        for block in iter(lambda: out.read(1 << 20), b""):
+            digest.update(block)
+        fields = timing.read().split()
+        # /usr/bin/time writes "Command exited with non-zero status N" first when N != 0.
+        kb, secs = fields[-2], fields[-1]
+    return int(kb) * 1024, float(secs), rc, digest.hexdigest()
+
+
+def human(n):
+    return f"{n / 1e9:.2f} GB" if n >= 1e9 else f"{n / 1e6:.0f} MB"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--lint", action="append", required=True, help="a phi-lint binary (repeatable)")
+    p.add_argument("--shapes", default=",".join(SHAPES), help="comma-separated, of: " + ", ".join(SHAPES))
+    p.add_argument("--formats", default="json", help="comma-separated output formats")
+    p.add_argument("--dir", help="where to write the files (default: a temporary directory)")
+    p.add_argument("--keep", action="store_true", help="keep the generated files")
+    args = p.parse_args()
+    shapes = [s for s in args.shapes.split(",") if s]
+    unknown = [s for s in shapes if s not in SHAPES]
+    if unknown:
+        print(f"big_files: unknown shape {', '.join(unknown)}; known: {', '.join(SHAPES)}", file=sys.stderr)
+        return 2
+    lints = [os.path.abspath(x) for x in args.lint]
+    for tool in lints + ["/usr/bin/time"]:
+        if not os.access(tool, os.X_OK):
+            print(f"big_files: {tool} is not an executable file", file=sys.stderr)
+            return 2
+    root = args.dir or tempfile.mkdtemp(prefix="phi-big-files-")
+    os.makedirs(root, exist_ok=True)
+    heads = " | ".join(os.path.relpath(x) if len(x) > 40 else x for x in args.lint)
+    print(f"| file | format | {heads} | reports |")
+    print("| --- | --- |" + " --- |" * len(lints) + " --- |")
+    try:
+        for name in shapes:
+            crate, size, count = generate(root, name)
+            for fmt in args.formats.split(","):
+                cells, digests = [], set()
+                for lint in lints:
+                    rss, secs, rc, digest = measure(lint, crate, fmt)
+                    digests.add((rc, digest))
+                    cells.append(f"{human(rss)} ({rss / size:.1f}×), {secs:.1f} s, exit {rc}")
+                same = "identical" if len(digests) == 1 else "DIFFER"
+                what = f"`{name}`: {SHAPES[name][2]} ({size / MB:.1f} MB, {count:,} pieces)"
+                print(f"| {what} | {fmt} | " + " | ".join(cells) + f" | {same} |", flush=True)
+            if not args.keep:
+                shutil.rmtree(crate)
+    finally:
+        if not args.keep and not args.dir:
+            shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
