@@ -16,7 +16,7 @@ const VERSION: u32 = 1;
 struct Document<'a> {
     version: u32,
     summary: Summary,
-    findings: Vec<FindingOut<'a>>,
+    findings: Findings<'a>,
     stale: &'a [Stale],
     growth: &'a [Growth],
     errors: Vec<ErrorOut<'a>>,
@@ -145,6 +145,16 @@ impl<'a> From<&'a FileError> for ErrorOut<'a> {
     }
 }
 
+/// The findings, each turned into its [`FindingOut`] as it is written: a report with a finding
+/// on every statement of a large file is not held a second time as views.
+struct Findings<'a>(&'a [Finding]);
+
+impl Serialize for Findings<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(FindingOut::from))
+    }
+}
+
 /// Writes the report as one JSON document and a newline.
 pub(super) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let baselined = report.baselined();
@@ -169,7 +179,7 @@ pub(super) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             no_statements: report.no_statements(),
             exit_code: report.exit_code(),
         },
-        findings: report.findings.iter().map(FindingOut::from).collect(),
+        findings: Findings(&report.findings),
         stale: &report.stale,
         growth: &report.growth,
         errors: report.errors.iter().map(ErrorOut::from).collect(),
