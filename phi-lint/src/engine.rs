@@ -767,11 +767,14 @@ fn finish(parsed: &Parsed, collected: Collected) -> FileLint {
         wanted,
         ..FileLint::default()
     };
-    // A closure judged again at its calls can report a finding twice at one place.
+    // One finding per place, rule, field and reason: a closure judged again at each of its
+    // calls reports the same value again, and a macro reached through many chains of calls (a
+    // recursive `macro_rules!` reaches one argument through every depth up to the expansion
+    // bound) reports it once per chain. The shortest chain is kept.
     sort_in_source_order(&mut raw);
     raw.dedup_by(|a, b| {
-        (a.start, a.end, a.rule, &a.field, &a.message)
-            == (b.start, b.end, b.rule, &b.field, &b.message)
+        (a.start, a.end, a.rule, &a.field, reason(&a.message))
+            == (b.start, b.end, b.rule, &b.field, reason(&b.message))
     });
     let (mut findings, suppressions, suppressed) = apply_suppressions(text, rel, raw, &skipped);
     sort_in_source_order(&mut findings);
@@ -1118,7 +1121,16 @@ impl Linter<'_> {
     }
 }
 
-/// Sorts findings by position, rule and field, equal ones kept in the order they were made.
+/// A finding's message without the chain of macros it came through (` (through `a!` → …)`).
+fn reason(message: &str) -> &str {
+    message
+        .split_once(" (through ")
+        .map_or(message, |(reason, _)| reason)
+}
+
+/// Sorts findings by position, rule and field, then by where they end, their reason and the
+/// length of their message (the shortest chain of macros first); equal ones are kept in the
+/// order they were made.
 ///
 /// A stable sort of the findings themselves would borrow half their size again; this sorts
 /// their indices and then moves each finding once, along the cycles of the permutation.
@@ -1126,7 +1138,22 @@ fn sort_in_source_order(findings: &mut [Finding]) {
     let mut order: Vec<usize> = (0..findings.len()).collect();
     order.sort_by(|&a, &b| {
         let (a, b) = (&findings[a], &findings[b]);
-        (a.start, a.rule, &a.field).cmp(&(b.start, b.rule, &b.field))
+        (
+            a.start,
+            a.rule,
+            &a.field,
+            a.end,
+            reason(&a.message),
+            a.message.len(),
+        )
+            .cmp(&(
+                b.start,
+                b.rule,
+                &b.field,
+                b.end,
+                reason(&b.message),
+                b.message.len(),
+            ))
     });
     permute(findings, &mut order);
 }
