@@ -26,6 +26,10 @@ use crate::rules::Rule;
 const MAX_DEPTH: usize = 32;
 /// Token trees expanded per file, over all calls.
 const FILE_BUDGET: usize = 2_000_000;
+/// Token trees expanded for one call written in the file, the expansions of the macros it
+/// reaches included: a macro that explodes (one calling itself twice) stops at its own bound,
+/// and the file's other calls are still expanded.
+const CALL_BUDGET: usize = FILE_BUDGET / 10;
 /// Most definitions read per file.
 const MAX_MACROS: usize = 4096;
 
@@ -47,6 +51,8 @@ pub(super) struct Expansion {
     pub(super) call: (LineColumn, LineColumn),
     /// The macros expanded, outermost first.
     names: Vec<String>,
+    /// The file's count of expanded token trees when the outermost call began.
+    start: usize,
 }
 
 impl Expansion {
@@ -236,10 +242,13 @@ impl Linter<'_> {
         span: (LineColumn, LineColumn),
     ) {
         let depth = self.expansion.as_ref().map_or(0, |e| e.names.len());
+        let start = self.expansion.as_ref().map_or(self.expanded, |e| e.start);
         let mut expansions = Vec::new();
         let mut failure = None;
         for &idx in idxs {
-            let result = if depth >= MAX_DEPTH || self.expanded > FILE_BUDGET {
+            let spent = self.expanded - start;
+            let result = if depth >= MAX_DEPTH || self.expanded > FILE_BUDGET || spent > CALL_BUDGET
+            {
                 Err(ExpandError::Limit)
             } else {
                 self.macros[idx].def.expand(&tokens)
@@ -266,6 +275,7 @@ impl Linter<'_> {
             let mut inner = outer.clone().unwrap_or(Expansion {
                 call: span,
                 names: Vec::new(),
+                start,
             });
             inner.names.push(name);
             self.expansion = Some(inner);
