@@ -33,13 +33,26 @@ pub(crate) struct Scope {
     bindings: Vec<Binding>,
     /// Per function: where its bindings start, and its `Self` type.
     frames: Vec<(usize, Option<String>)>,
+    /// Where each name is bound, for a function with many locals (see [`Scope::position`]).
+    index: std::cell::RefCell<ByName>,
 }
+
+/// The positions of the bindings `..upto` by name, innermost last.
+#[derive(Debug, Default)]
+struct ByName {
+    positions: super::Map<String, Vec<usize>>,
+    upto: usize,
+}
+
+/// From how many locals in one function a name is looked up by the index rather than by a scan:
+/// a body of 100,000 `let`s would otherwise scan them all for each name it reads, while a small
+/// body never builds the index.
+const INDEX_FROM: usize = 64;
 
 impl Scope {
     /// The innermost binding of `name` in the current function.
     pub(crate) fn lookup(&self, name: &str) -> Option<&Binding> {
-        let base = self.frames.last().map_or(0, |f| f.0);
-        self.bindings[base..].iter().rev().find(|b| b.name == name)
+        self.position(name).map(|i| &self.bindings[i])
     }
 
     pub(crate) fn push(&mut self, b: Binding) {
@@ -48,23 +61,40 @@ impl Scope {
 
     /// Where the innermost binding of `name` in the current function is.
     pub(crate) fn lookup_index(&self, name: &str) -> Option<usize> {
-        let base = self.frames.last().map_or(0, |f| f.0);
-        self.bindings[base..]
-            .iter()
-            .rposition(|b| b.name == name)
-            .map(|i| base + i)
+        self.position(name)
     }
 
     /// Changes the origin of the innermost binding of `name`.
     pub(crate) fn set_origin(&mut self, name: &str, origin: Origin) {
-        let base = self.frames.last().map_or(0, |f| f.0);
-        if let Some(b) = self.bindings[base..]
-            .iter_mut()
-            .rev()
-            .find(|b| b.name == name)
-        {
-            b.origin = origin;
+        if let Some(i) = self.position(name) {
+            self.bindings[i].origin = origin;
         }
+    }
+
+    /// Where the innermost binding of `name` in the current function is: by a scan from the
+    /// innermost when the function has few locals, else through the index, which is brought up
+    /// to date first (each binding is added once, and taken out when it goes out of scope).
+    fn position(&self, name: &str) -> Option<usize> {
+        let base = self.frames.last().map_or(0, |f| f.0);
+        let live = &self.bindings[base..];
+        if live.len() <= INDEX_FROM {
+            return live.iter().rposition(|b| b.name == name).map(|i| base + i);
+        }
+        let mut index = self.index.borrow_mut();
+        while index.upto < self.bindings.len() {
+            let at = index.upto;
+            let name = &self.bindings[at].name;
+            match index.positions.get_mut(name.as_str()) {
+                Some(at_list) => at_list.push(at),
+                None => {
+                    index.positions.insert(name.clone(), vec![at]);
+                }
+            }
+            index.upto += 1;
+        }
+        // The innermost binding of the name anywhere: in this function only if at or past `base`.
+        let at = *index.positions.get(name)?.last()?;
+        (at >= base).then_some(at)
     }
 
     /// A mark to [`Scope::truncate`] to when a block or closure ends.
@@ -73,12 +103,30 @@ impl Scope {
     }
 
     pub(crate) fn truncate(&mut self, mark: usize) {
+        self.unindex(mark);
         self.bindings.truncate(mark);
     }
 
     /// The bindings from `mark` on, taken out.
     pub(crate) fn split_off(&mut self, mark: usize) -> Vec<Binding> {
-        self.bindings.split_off(mark.min(self.bindings.len()))
+        let mark = mark.min(self.bindings.len());
+        self.unindex(mark);
+        self.bindings.split_off(mark)
+    }
+
+    /// Takes the bindings from `mark` on out of the index, innermost first.
+    fn unindex(&mut self, mark: usize) {
+        let index = self.index.get_mut();
+        while index.upto > mark {
+            index.upto -= 1;
+            let name = self.bindings[index.upto].name.as_str();
+            if let Some(at_list) = index.positions.get_mut(name) {
+                at_list.pop();
+                if at_list.is_empty() {
+                    index.positions.remove(name);
+                }
+            }
+        }
     }
 
     pub(crate) fn enter_fn(&mut self, self_ty: Option<String>) {
@@ -87,7 +135,7 @@ impl Scope {
 
     pub(crate) fn exit_fn(&mut self) {
         if let Some((base, _)) = self.frames.pop() {
-            self.bindings.truncate(base);
+            self.truncate(base);
         }
     }
 
@@ -339,4 +387,79 @@ fn call_ty(c: &syn::ExprCall, scope: &Scope, index: &Types<'_>, depth: u8) -> Ty
         return Ty::named(&owner);
     }
     Ty::Unknown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Binding, INDEX_FROM, Origin, Scope, Ty};
+
+    fn binding(name: &str, origin: Origin) -> Binding {
+        Binding {
+            name: name.to_owned(),
+            ty: Ty::Unknown,
+            origin,
+        }
+    }
+
+    /// What `lookup` answers for `name`, against a scan of the bindings in scope.
+    fn agrees(scope: &Scope, names: &[String]) {
+        let base = scope.frames.last().map_or(0, |f| f.0);
+        for name in names {
+            let scanned = scope.bindings[base..]
+                .iter()
+                .rposition(|b| &b.name == name)
+                .map(|i| base + i);
+            assert_eq!(scope.lookup_index(name), scanned, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_scope_with_many_locals_answers_as_a_scan_does() {
+        let names: Vec<String> = (0..40).map(|i| format!("v{i}")).collect();
+        let mut scope = Scope::default();
+        scope.enter_fn(None);
+        scope.push(binding("outer_only", Origin::Unknown));
+        scope.enter_fn(None);
+        // Small, then over the index's threshold, with shadowing; then blocks that end.
+        for i in 0..(INDEX_FROM * 5) {
+            scope.push(binding(&names[i * 7 % names.len()], Origin::Unknown));
+            if i % 13 == 0 {
+                agrees(&scope, &names);
+            }
+        }
+        agrees(&scope, &names);
+        // The enclosing function's locals are not in scope.
+        assert_eq!(scope.lookup("outer_only").map(|b| b.name.as_str()), None);
+        let mark = scope.mark();
+        for name in &names[..10] {
+            scope.push(binding(name, Origin::Safe));
+        }
+        scope.set_origin("v3", Origin::Tainted(crate::classify::Why::Unknown));
+        agrees(&scope, &names);
+        assert!(matches!(
+            scope.lookup("v3").map(|b| &b.origin),
+            Some(Origin::Tainted(_))
+        ));
+        scope.truncate(mark);
+        agrees(&scope, &names);
+        assert!(matches!(
+            scope.lookup("v3").map(|b| &b.origin),
+            Some(Origin::Unknown)
+        ));
+        let taken = scope.split_off(mark - 20);
+        assert_eq!(taken.len(), 20);
+        agrees(&scope, &names);
+        for b in taken {
+            scope.push(b);
+        }
+        agrees(&scope, &names);
+        scope.truncate(mark - INDEX_FROM * 4);
+        agrees(&scope, &names);
+        scope.exit_fn();
+        assert_eq!(
+            scope.lookup("outer_only").map(|b| b.name.as_str()),
+            Some("outer_only")
+        );
+        agrees(&scope, &names);
+    }
 }
