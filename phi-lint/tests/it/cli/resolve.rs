@@ -973,7 +973,9 @@ fn large_tables_in_a_logging_function_are_judged_as_small_ones() {
 /// Random bodies, each cut into runs, against their small twins (the filler statements left
 /// as empty lines): lets, clones, closures called in later runs, stderr writers, `use … as`
 /// renames above and below their calls, nested blocks that shadow, strings and comments holding
-/// `;`, multi-line calls; as a free function and as a method of an `impl` in a module.
+/// `;`, multi-line calls; as a free function and as a method of an `impl` in a module. The
+/// filler logs (so every run is walked), or cannot log (so many runs are runs that cannot log,
+/// whose lets, renames and closures the later runs still need).
 #[test]
 fn random_large_functions_match_their_small_twins() {
     struct Rng(u64);
@@ -1001,7 +1003,16 @@ fn random_large_functions_match_their_small_twins() {
         "email",
         "state",
     ];
-    fn source(seed: u64, filler: bool) -> String {
+    /// A filler statement that logs an id, and one that cannot log.
+    fn loud(k: usize) -> String {
+        format!("    tracing::info!(user_id = %u.id, step = {k}, \"visit\");\n")
+    }
+    fn quiet(k: usize) -> String {
+        format!("    let _quiet_step = step({k}).saturating_add(1);\n")
+    }
+    /// `long`: now and then a stretch of filler longer than a run, so that whole runs hold
+    /// nothing but filler and the statement before it.
+    fn source(seed: u64, filler: Option<fn(usize) -> String>, long: bool) -> String {
         let mut rng = Rng(seed);
         let (mut defined, mut closures, mut streams, mut aliases) =
             (Vec::<String>::new(), Vec::new(), Vec::new(), Vec::new());
@@ -1065,19 +1076,17 @@ fn random_large_functions_match_their_small_twins() {
             body.push_str("    ");
             body.push_str(&stmt);
             body.push('\n');
-            for k in 0..rng.below(2) * rng.below(1_200) {
+            let stretch = if long && rng.below(8) == 0 { 5_500 } else { 0 };
+            for k in 0..rng.below(2) * rng.below(1_200) + stretch {
                 fill_count += 1;
-                if filler {
-                    body.push_str("    tracing::info!(user_id = %u.id, step = ");
-                    body.push_str(&k.to_string());
-                    body.push_str(", \"visit\");\n");
-                } else {
-                    body.push('\n');
+                match filler {
+                    Some(fill) => body.push_str(&fill(k)),
+                    None => body.push('\n'),
                 }
             }
         }
         assert!(
-            !filler || fill_count > 8_000,
+            filler.is_none() || fill_count > 8_000,
             "seed {seed}: {fill_count} filler statements"
         );
         if rng.below(2) == 0 {
@@ -1100,14 +1109,21 @@ fn random_large_functions_match_their_small_twins() {
         assert!(matches!(run.code, 0 | 1), "{run}");
         serde_json::from_str(&run.stdout).expect("a JSON report")
     };
-    for seed in 1..=6_u64 {
+    for (seed, fill) in (1..=6_u64).flat_map(|s| [(s, loud as fn(usize) -> String), (s, quiet)]) {
         let seed = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let (large, small) = (source(seed, true), source(seed, false));
+        // Stretches longer than a run of logging filler would only make the test slow.
+        let long = fill(0) == quiet(0);
+        let (large, small) = (source(seed, Some(fill), long), source(seed, None, long));
         assert_eq!(large.lines().count(), small.lines().count());
         assert!(large.len() > 2 * 256 * 1024, "seed {seed}: {}", large.len());
         let fillers = u64::try_from(large.matches("\"visit\");").count()).expect("small");
         let (large, small) = (report(&large), report(&small));
-        assert_eq!(large["findings"], small["findings"], "seed {seed}");
+        assert_eq!(
+            large["findings"],
+            small["findings"],
+            "seed {seed}, {}",
+            fill(0)
+        );
         assert!(
             small["findings"].as_array().is_some_and(|f| f.len() > 5),
             "seed {seed}"
