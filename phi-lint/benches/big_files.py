@@ -126,6 +126,14 @@ def big_array(write, size):
     return n
 
 
+def many_lets(write, size):
+    """One function of `let` statements that cannot log, and one that logs at its end."""
+    write("pub fn handler(p: &Patient) {\n")
+    n = fill(write, size, lambda i: f"    let step_{i % 7} = step({i}).saturating_add(1);\n")
+    write("    tracing::info!(\"{}\", p.name);\n}\npub struct Patient {\n    pub name: String,\n}\n")
+    return n
+
+
 # name: (generator, size in bytes, what it is)
 SHAPES = {
     "quiet-5": (quiet_infos, 5 * MB, "5 MB, functions of ten `tracing::info!(user_id = %u.id, ..)`, no finding"),
@@ -139,6 +147,7 @@ SHAPES = {
     "static-table": (static_table, 5 * MB, "5 MB, one `static TABLE: &[u32]` and one logging function"),
     "big-statement": (big_statement, 5 * MB, "5 MB, one `vec![..]` statement in a function that logs"),
     "big-array": (big_array, 5 * MB, "5 MB, one `let table = [..]` in a function that logs"),
+    "many-lets": (many_lets, 5 * MB, "5 MB, one function of `let`s, and a log at its end"),
 }
 
 
