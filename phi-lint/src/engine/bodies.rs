@@ -164,9 +164,9 @@ const TABLE_BYTES: usize = 64 * 1024;
 /// `vec![..]` of them). A table cannot log and names nothing: every element is text compiled
 /// into the program, which the lint judges safe, and `[]` is judged as it is, so the verdicts
 /// stay the same. syn's tree of a table is about 35× its source; its tokens are lexed, but not
-/// parsed into expressions. Groups after `#` (attributes) and macro arguments other than
-/// `vec!`'s are kept. A body, or a group, smaller than a table is not looked into, so this
-/// costs nothing on ordinary code.
+/// parsed into expressions. Attributes and the input of any macro but `vec!` are kept whole,
+/// tables inside them included. A body, or a group, smaller than a table is not looked into,
+/// so this costs nothing on ordinary code.
 fn empty_tables(g: &Group, text: &SourceFile<'_>) -> Option<Group> {
     if byte_len(g, text) < TABLE_BYTES {
         return None;
@@ -224,14 +224,18 @@ fn survey(g: &Group, text: &SourceFile<'_>, tables: &mut Vec<usize>) -> bool {
                 table &= id == "true" || id == "false";
                 Before::Other
             }
+            // An attribute, or the input of a macro other than `vec!`, is neither a table nor
+            // looked into: a `macro_rules!` arm may match `[]` where it would not match the
+            // table (`([], $e:expr) => {}` before the arm that logs `$e`).
+            TokenTree::Group(_) if matches!(before, Before::Hash | Before::Bang) => {
+                table = false;
+                Before::Other
+            }
             TokenTree::Group(inner) if byte_len(inner, text) >= TABLE_BYTES => {
                 let at = tables.len();
                 let inner_table = survey(inner, text, tables);
                 table &= inner_table;
-                if inner_table
-                    && inner.delimiter() == Delimiter::Bracket
-                    && matches!(before, Before::Other | Before::VecBang)
-                {
+                if inner_table && inner.delimiter() == Delimiter::Bracket {
                     // The whole group goes: the tables found inside it go with it.
                     tables.truncate(at);
                     tables.push(byte_range(inner, text).0);
@@ -795,6 +799,7 @@ fn neutral() -> String { format!("{}", vec![1].len()) }
              \x20   let e = [{small}];\n\
              \x20   let g = shout![{numbers}];\n\
              \x20   #[doc = \"x\"] let h = ({numbers});\n\
+             \x20   let k = shout!(p.id, [{numbers}]);\n\
              \x20   tracing::info!(count = a.len());\n\
              }}\n"
         );
@@ -824,6 +829,8 @@ fn neutral() -> String { format!("{}", vec![1].len()) }
         assert_eq!(init("e"), format!("[{}]", small.replace(',', " ,")));
         assert!(init("g").len() > 64 * 1024);
         assert!(init("h").len() > 64 * 1024);
+        // Nor a table inside another macro's input: its arms may match `[]` differently.
+        assert!(init("k").len() > 64 * 1024);
         // Everything after the tables keeps its place.
         let last = f.block.stmts.last().expect("statements");
         let line = syn::spanned::Spanned::span(last).start().line;
