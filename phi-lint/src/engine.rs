@@ -11,7 +11,6 @@ use syn::spanned::Spanned;
 
 use crate::classify::{Classifier, NameCache, Why};
 use crate::config::Config;
-
 use crate::finding::{FileError, Finding, assign_fingerprints};
 use crate::grammar::{Interp, Sink, Value, parse_sink, sink_for, tokens_text};
 use crate::resolve::outline::{BodyRun, QuietBody, Wrap};
@@ -1135,26 +1134,19 @@ fn reason(message: &str) -> &str {
 /// A stable sort of the findings themselves would borrow half their size again; this sorts
 /// their indices and then moves each finding once, along the cycles of the permutation.
 fn sort_in_source_order(findings: &mut [Finding]) {
-    let mut order: Vec<usize> = (0..findings.len()).collect();
-    order.sort_by(|&a, &b| {
-        let (a, b) = (&findings[a], &findings[b]);
+    /// What the findings are sorted by.
+    fn key(f: &Finding) -> (crate::Pos, Rule, &str, crate::Pos, &str, usize) {
         (
-            a.start,
-            a.rule,
-            &a.field,
-            a.end,
-            reason(&a.message),
-            a.message.len(),
+            f.start,
+            f.rule,
+            &f.field,
+            f.end,
+            reason(&f.message),
+            f.message.len(),
         )
-            .cmp(&(
-                b.start,
-                b.rule,
-                &b.field,
-                b.end,
-                reason(&b.message),
-                b.message.len(),
-            ))
-    });
+    }
+    let mut order: Vec<usize> = (0..findings.len()).collect();
+    order.sort_by(|&a, &b| key(&findings[a]).cmp(&key(&findings[b])));
     permute(findings, &mut order);
 }
 

@@ -139,6 +139,26 @@ impl Finding {
             function,
         }
     }
+
+    /// The parts of [`Finding::key`], borrowed, in [`FindingKey::fingerprint`]'s order.
+    fn key_parts(&self) -> [&str; 6] {
+        let macro_name = self
+            .macro_path
+            .trim_start_matches("#[")
+            .trim_end_matches(']')
+            .trim_start_matches('.')
+            .rsplit("::")
+            .next()
+            .unwrap_or_default();
+        [
+            &self.file,
+            self.rule.code(),
+            macro_name,
+            &self.field,
+            &self.expr_tokens,
+            &self.function,
+        ]
+    }
 }
 
 /// A file the lint could not read or parse. The check fails closed on it: a file that cannot be
@@ -172,28 +192,6 @@ fn fnv1a(mut h: u64, parts: &[&str]) -> u64 {
         }
     }
     h
-}
-
-impl Finding {
-    /// The parts of [`Finding::key`], borrowed, in [`FindingKey::fingerprint`]'s order.
-    fn key_parts(&self) -> [&str; 6] {
-        let macro_name = self
-            .macro_path
-            .trim_start_matches("#[")
-            .trim_end_matches(']')
-            .trim_start_matches('.')
-            .rsplit("::")
-            .next()
-            .unwrap_or_default();
-        [
-            &self.file,
-            self.rule.code(),
-            macro_name,
-            &self.field,
-            &self.expr_tokens,
-            &self.function,
-        ]
-    }
 }
 
 /// Fills in [`Finding::fingerprint`]: the hash of the key plus the occurrence index of the key

@@ -246,7 +246,7 @@ impl Linter<'_> {
         let mut expansions = Vec::new();
         let mut failure = None;
         for &idx in idxs {
-            let spent = self.expanded - start;
+            let spent = self.expanded.saturating_sub(start);
             let result = if depth >= MAX_DEPTH || self.expanded > FILE_BUDGET || spent > CALL_BUDGET
             {
                 Err(ExpandError::Limit)
