@@ -23,6 +23,10 @@ import sys
 import tempfile
 
 MB = 1_000_000
+# Pieces several shapes share.
+USER = "pub struct User {\n    pub id: u64,\n}\n"
+PATIENT = "pub struct Patient {\n    pub name: String,\n}\n"
+LEAK = '    tracing::info!("{}", p.name);\n'
 
 
 def fill(write, size, piece):
@@ -44,7 +48,7 @@ def quiet_infos(write, size):
         )
         return f"pub fn handle_{i}(u: &User) {{\n{body}}}\n"
 
-    write("pub struct User {\n    pub id: u64,\n}\n")
+    write(USER)
     return fill(write, size, piece)
 
 
@@ -58,7 +62,7 @@ def dense(write, size):
             "}\n"
         )
 
-    write("pub struct Patient {\n    pub name: String,\n}\n")
+    write(PATIENT)
     return fill(write, size, piece)
 
 
@@ -72,66 +76,73 @@ def module(write, size):
     """`quiet_infos` inside one `pub mod generated { ... }`: one item larger than a chunk."""
     write("pub mod generated {\n    use super::User;\n")
     n = quiet_infos(write, size)
-    write("}\npub struct User {\n    pub id: u64,\n}\n")
+    write("}\n" + USER)
     return n
 
 
-def one_function(write, size):
-    """One function of `tracing::info!` statements, one of them a finding."""
-    write("pub fn replay(u: &User, p: &Patient) {\n")
-    write('    tracing::info!(name = %p.name, "replay");\n')
-    n = fill(write, size, lambda i: f'    tracing::info!(user_id = %u.id, step = {i}, "replayed");\n')
-    write("}\npub struct User {\n    pub id: u64,\n}\npub struct Patient {\n    pub name: String,\n}\n")
-    return n
+def framed(head, piece, tail):
+    """A generator that writes `head`, pieces up to the size, then `tail`."""
+    def gen(write, size):
+        write(head)
+        n = fill(write, size, piece)
+        write(tail)
+        return n
+
+    return gen
 
 
-def impl_method(write, size):
-    """One method of an `impl` in a module; a finding on every 100th statement."""
-    write("pub mod store {\n    pub struct Store;\n    pub struct Patient {\n        pub name: String,\n    }\n")
-    write("    impl Store {\n        pub fn replay(&self, p: &Patient, id: u64) {\n")
-
-    def piece(i):
-        if i % 100 == 0:
-            return f'            tracing::info!(name = %p.name, step = {i}, "replay");\n'
-        return f'            tracing::info!(record_id = id, step = {i}, "replayed");\n'
-
-    n = fill(write, size, piece)
-    write("        }\n    }\n}\n")
-    return n
+def scrambled(i):
+    """A number that looks generated: element `i` of a table."""
+    return i * 2654435761 % 4294967296
 
 
-def static_table(write, size):
-    """A generated `static TABLE` and one logging function: an initializer that cannot log."""
-    write("pub fn leak(p: &Patient) { tracing::info!(\"{}\", p.name); }\n")
-    write("pub struct Patient {\n    pub name: String,\n}\n")
-    write("pub static TABLE: &[u32] = &[\n")
-    n = fill(write, size, lambda i: f"    {i * 2654435761 % 4294967296},\n")
-    write("];\n")
-    return n
+# One function of `tracing::info!` statements, one of them a finding.
+one_function = framed(
+    'pub fn replay(u: &User, p: &Patient) {\n    tracing::info!(name = %p.name, "replay");\n',
+    lambda i: f'    tracing::info!(user_id = %u.id, step = {i}, "replayed");\n',
+    "}\n" + USER + PATIENT,
+)
 
+# One method of an `impl` in a module; a finding on every 100th statement.
+impl_method = framed(
+    "pub mod store {\n    pub struct Store;\n    pub struct Patient {\n        pub name: String,\n    }\n"
+    "    impl Store {\n        pub fn replay(&self, p: &Patient, id: u64) {\n",
+    lambda i: (
+        f'            tracing::info!(name = %p.name, step = {i}, "replay");\n'
+        if i % 100 == 0
+        else f'            tracing::info!(record_id = id, step = {i}, "replayed");\n'
+    ),
+    "        }\n    }\n}\n",
+)
 
-def big_statement(write, size):
-    """One `vec![..]` statement larger than a chunk in a function that also logs."""
-    write("pub fn table(p: &Patient) -> Vec<u32> {\n    tracing::info!(\"{}\", p.name);\n    vec![\n")
-    n = fill(write, size, lambda i: f"        {i * 2654435761 % 4294967296},\n")
-    write("    ]\n}\npub struct Patient {\n    pub name: String,\n}\n")
-    return n
+# A generated `static TABLE` and one logging function: an initializer that cannot log.
+static_table = framed(
+    "pub fn leak(p: &Patient) { tracing::info!(\"{}\", p.name); }\n" + PATIENT
+    + "pub static TABLE: &[u32] = &[\n",
+    lambda i: f"    {scrambled(i)},\n",
+    "];\n",
+)
 
+# One `vec![..]` statement larger than a chunk in a function that also logs.
+big_statement = framed(
+    "pub fn table(p: &Patient) -> Vec<u32> {\n" + LEAK + "    vec![\n",
+    lambda i: f"        {scrambled(i)},\n",
+    "    ]\n}\n" + PATIENT,
+)
 
-def big_array(write, size):
-    """One array expression larger than a chunk, bound by a `let` in a function that logs."""
-    write("pub fn total(p: &Patient) -> u64 {\n    tracing::info!(\"{}\", p.name);\n    let table = [\n")
-    n = fill(write, size, lambda i: f"        {i * 2654435761 % 4294967296}u64,\n")
-    write("    ];\n    table.iter().sum()\n}\npub struct Patient {\n    pub name: String,\n}\n")
-    return n
+# One array expression larger than a chunk, bound by a `let` in a function that logs.
+big_array = framed(
+    "pub fn total(p: &Patient) -> u64 {\n" + LEAK + "    let table = [\n",
+    lambda i: f"        {scrambled(i)}u64,\n",
+    "    ];\n    table.iter().sum()\n}\n" + PATIENT,
+)
 
-
-def many_lets(write, size):
-    """One function of `let` statements that cannot log, and one that logs at its end."""
-    write("pub fn handler(p: &Patient) {\n")
-    n = fill(write, size, lambda i: f"    let step_{i % 7} = step({i}).saturating_add(1);\n")
-    write("    tracing::info!(\"{}\", p.name);\n}\npub struct Patient {\n    pub name: String,\n}\n")
-    return n
+# One function of `let` statements that cannot log, and one that logs at its end.
+many_lets = framed(
+    "pub fn handler(p: &Patient) {\n",
+    lambda i: f"    let step_{i % 7} = step({i}).saturating_add(1);\n",
+    LEAK + "}\n" + PATIENT,
+)
 
 
 # name: (generator, size in bytes, what it is)
@@ -218,7 +229,10 @@ def main():
                     rss, secs, rc, digest = measure(lint, crate, fmt)
                     digests.add((rc, digest))
                     cells.append(f"{human(rss)} ({rss / size:.1f}×), {secs:.1f} s, exit {rc}")
-                same = "identical" if len(digests) == 1 else "DIFFER"
+                if len(lints) == 1:
+                    same = "—"
+                else:
+                    same = "identical" if len(digests) == 1 else "DIFFER"
                 what = f"`{name}`: {SHAPES[name][2]} ({size / MB:.1f} MB, {count:,} pieces)"
                 print(f"| {what} | {fmt} | " + " | ".join(cells) + f" | {same} |", flush=True)
             if not args.keep:
