@@ -26,6 +26,7 @@ mod formats;
 mod imports;
 mod instrument;
 mod locals;
+mod spans;
 mod tokens;
 mod two_phase;
 mod visit;
@@ -370,6 +371,10 @@ impl Parsed {
                 }
             };
             f(chunk, &tree);
+            if let Tree::Fresh(tree) = tree {
+                drop(tree);
+                spans::forget();
+            }
         }
     }
 }
@@ -517,6 +522,8 @@ fn parse_quiet(rel: &str, text: String, quiet: &[QuietBody]) -> Result<Parsed, F
                 let defs = expand::definitions(&file);
                 macros.extend(defs.into_iter().map(|(name, rules)| (at, name, rules)));
             }
+            drop(file);
+            spans::forget();
         } else {
             chunk.file = Some(file);
         }

@@ -72,6 +72,8 @@ pub(super) struct Carry {
     bindings: Vec<Binding>,
     closures: Vec<LocalClosure>,
     std_streams: Vec<String>,
+    /// The closures' spans are read in a later run: this run's parse must not be forgotten.
+    _hold: Option<super::spans::Hold>,
 }
 
 impl Linter<'_> {
@@ -406,10 +408,11 @@ impl Linter<'_> {
         visit::visit_block(self, b);
         if split && self.split.as_ref().is_some_and(|s| !s.last) {
             let closures = std::mem::take(&mut self.local_closures);
-            let (kept, carried) = closures.into_iter().partition(|c| c.at < mark);
+            let (kept, carried): (_, Vec<_>) = closures.into_iter().partition(|c| c.at < mark);
             self.local_closures = kept;
             self.carry = Some(Carry {
                 bindings: self.scope.split_off(mark),
+                _hold: (!carried.is_empty()).then(super::spans::Hold::new),
                 closures: carried,
                 std_streams: self.std_streams.clone(),
             });

@@ -30,14 +30,16 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 
+use super::spans::{self, Hold};
 use super::{Collected, FileLint, Parsed, Pass, foreign_macros};
 
 /// Bytes of source whose trees one worker keeps for the second lint (see the module docs).
 pub(super) const KEEP_BUDGET: usize = 2 << 20;
 
-/// A file kept for the second lint: its tree, or only its text beyond the budget.
+/// A file kept for the second lint: its tree, whose spans must stay readable until then, or
+/// only its text beyond the budget.
 enum Kept {
-    Tree(Parsed),
+    Tree(Parsed, Hold),
     Text(String),
 }
 use crate::finding::FileError;
@@ -84,16 +86,15 @@ where
         // This worker's files' indexes, merged as they come.
         let mut local = TypeIndex::default();
         let mut local_macros: Vec<(usize, Vec<(String, String)>)> = Vec::new();
-        // Trees this worker keeps: while there is one, the spans of its parses must stay valid.
-        let mut kept_trees = 0usize;
+        // While the worker keeps a tree (`Kept::Tree`'s `Hold`), the spans of its parses must
+        // stay readable; otherwise the texts parsed so far are forgotten before each file.
+        spans::own();
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some((path, rel)) = files.get(i) else {
                 break;
             };
-            if kept_trees == 0 {
-                forget_spans();
-            }
+            spans::forget();
             let first = catch_unwind(AssertUnwindSafe(|| {
                 let mut parsed = parse((path, rel))?;
                 let own = parsed.take_index();
@@ -120,7 +121,7 @@ where
                         && kept_bytes + parsed.text.len() <= keep_budget
                     {
                         kept_bytes += parsed.text.len();
-                        Kept::Tree(parsed)
+                        Kept::Tree(parsed, Hold::new())
                     } else {
                         // The first result is finished now, while the tree is at hand.
                         let text = parsed.text.clone();
@@ -133,7 +134,6 @@ where
                         ));
                         continue;
                     };
-                    kept_trees += 1;
                     // Placeholder, replaced below.
                     done.push((i, Ok(FileLint::default())));
                     again.push((done.len() - 1, kept, misses, out));
@@ -142,17 +142,15 @@ where
             }
         }
         let merged = gate.arrive(local, local_macros);
+        // The kept trees first: once they are done, the files parsed again from their text
+        // can forget each chunk's spans as they go.
+        again.sort_by_key(|(_, kept, ..)| matches!(kept, Kept::Text(_)));
         for (at, kept, misses, mut first) in again {
-            if kept_trees == 0 {
-                forget_spans();
-            }
-            if matches!(kept, Kept::Tree(_)) {
-                kept_trees -= 1;
-            }
+            spans::forget();
             let i = done[at].0;
             let rel = &files[i].1;
             let wanted = match &kept {
-                Kept::Tree(_) => first.wanted.clone(),
+                Kept::Tree(..) => first.wanted.clone(),
                 Kept::Text(_) => done[at]
                     .1
                     .as_ref()
@@ -165,8 +163,10 @@ where
                 continue;
             }
             let result = catch_unwind(AssertUnwindSafe(|| match kept {
-                Kept::Tree(p) if foreign.is_empty() && !types_matter => Ok(finish(&p, first)),
-                Kept::Tree(p) => {
+                Kept::Tree(p, _hold) if foreign.is_empty() && !types_matter => {
+                    Ok(finish(&p, first))
+                }
+                Kept::Tree(p, _hold) => {
                     mark_dependent(&mut first, &merged.types, crate_of(rel));
                     let reuse = foreign.is_empty().then_some(&first);
                     let second = lint(&p, &merged.types, Pass::Final(reuse), &foreign);
@@ -241,14 +241,6 @@ fn mark_dependent(first: &mut Collected, types: &TypeIndex, krate: &str) {
             first.dependent.insert(r.body);
         }
     }
-}
-
-/// Frees proc-macro2's record of every text this thread has parsed: each parse adds the text and
-/// its line table, kept until the thread ends, and the 32-bit offsets into them wrap once a
-/// thread has parsed 4 GiB. Called only while the thread holds no tree, so that no span is
-/// left to read them.
-fn forget_spans() {
-    proc_macro2::extra::invalidate_current_thread_spans();
 }
 
 fn panicked(rel: &str) -> FileError {
