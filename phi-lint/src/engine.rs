@@ -575,7 +575,7 @@ pub fn lint_source(config: &Config, rel: &str, text: &str) -> Result<FileLint, F
 pub(crate) enum Pass<'a> {
     /// The first, with the file's own index: names it asks for and does not find go to the
     /// list, and each function's share of them is recorded.
-    First(&'a std::cell::RefCell<Vec<String>>),
+    First(&'a std::cell::RefCell<crate::types::Misses>),
     /// With the merged index. Given the first lint's result, a function whose first verdicts
     /// asked the index for no name that the merged index defines is not judged again: its
     /// first findings and counts are taken over.

@@ -361,7 +361,28 @@ pub(crate) struct Types<'a> {
     own: Option<&'a TypeIndex>,
     krate: &'a str,
     /// Where to note the names looked up and not found, if anyone asks.
-    misses: Option<&'a RefCell<Vec<String>>>,
+    misses: Option<&'a RefCell<Misses>>,
+}
+
+/// The names a lint looked up and did not find, in order, for the second lint to check.
+///
+/// A name is noted once per stretch between two [`Types::missed`] marks (a function's walk
+/// starts one), not once per lookup: a body of 100,000 `let x = step(i)` misses `step` 100,000
+/// times. Every stretch the walk reads back ([`Types::misses_since`] a mark) still holds each
+/// name it missed, since a name left out was noted after the latest mark, which no open
+/// stretch starts after.
+#[derive(Debug, Default)]
+pub(crate) struct Misses {
+    names: Vec<String>,
+    /// The names noted since the latest mark.
+    recent: std::collections::HashSet<String, foldhash::fast::RandomState>,
+}
+
+impl Misses {
+    /// Every name missed, in the order first noted in each stretch.
+    pub(crate) fn into_names(self) -> Vec<String> {
+        self.names
+    }
 }
 
 /// Marks a missed name that was looked up in the other crates (through a `use` of another
@@ -467,7 +488,7 @@ impl TypeIndex {
         &'a self,
         rel: &'a str,
         own: Option<&'a TypeIndex>,
-        misses: Option<&'a RefCell<Vec<String>>>,
+        misses: Option<&'a RefCell<Misses>>,
     ) -> Types<'a> {
         Types {
             index: self,
@@ -501,9 +522,14 @@ impl TypeIndex {
 }
 
 impl Types<'_> {
-    /// How many names have been missed so far.
+    /// How many names have been missed so far: a mark for [`Types::misses_since`], which
+    /// starts a stretch of [`Misses`].
     pub(crate) fn missed(&self) -> usize {
-        self.misses.map_or(0, |m| m.borrow().len())
+        self.misses.map_or(0, |m| {
+            let mut m = m.borrow_mut();
+            m.recent.clear();
+            m.names.len()
+        })
     }
 
     /// The names missed since `missed()` returned `from`.
@@ -511,6 +537,7 @@ impl Types<'_> {
         self.misses
             .map(|m| {
                 m.borrow()
+                    .names
                     .get(from..)
                     .map(<[String]>::to_vec)
                     .unwrap_or_default()
@@ -522,7 +549,11 @@ impl Types<'_> {
         if found.is_none()
             && let Some(m) = self.misses
         {
-            m.borrow_mut().push(name.to_owned());
+            let mut m = m.borrow_mut();
+            if !m.recent.contains(name) {
+                m.recent.insert(name.to_owned());
+                m.names.push(name.to_owned());
+            }
         }
         found
     }
@@ -812,4 +843,38 @@ pub(crate) fn signature(sig: &syn::Signature, self_ty: Option<&str>) -> FnSig {
         ReturnType::Type(_, t) => Ty::from_syn(t, self_ty),
     };
     FnSig { params, ret }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_is_missed_once_per_stretch_and_every_stretch_holds_its_misses() {
+        let index = TypeIndex::default();
+        let misses = RefCell::new(Misses::default());
+        let types = index.view("src/lib.rs", None, Some(&misses));
+        for _ in 0..1000 {
+            assert!(types.function("step").is_none());
+        }
+        assert_eq!(misses.borrow().names, ["step"]);
+        // A function's walk: its own stretch holds `step` again.
+        let outer = types.missed();
+        types.function("step");
+        types.function("a");
+        // A nested function: its stretch holds what it missed, even names the outer one did.
+        let inner = types.missed();
+        types.function("a");
+        types.function("b");
+        assert_eq!(types.misses_since(inner), ["a", "b"]);
+        // Back in the outer function: `a` and `b` are already in every open stretch.
+        types.function("a");
+        types.function("b");
+        types.function("c");
+        assert_eq!(types.misses_since(outer), ["step", "a", "a", "b", "c"]);
+        assert_eq!(
+            misses.into_inner().into_names(),
+            ["step", "step", "a", "a", "b", "c"]
+        );
+    }
 }

@@ -44,7 +44,7 @@ enum Kept {
 }
 use crate::finding::FileError;
 use crate::resolve::outline::ItemNames;
-use crate::types::{TypeIndex, crate_of};
+use crate::types::{Misses, TypeIndex, crate_of};
 
 /// Runs `parse` on every file and then `lint` on every parsed file, on all cores, keeping up to
 /// `keep_budget` bytes of trees per worker (see [`KEEP_BUDGET`]); the results are in the order
@@ -99,9 +99,9 @@ where
                 let mut parsed = parse((path, rel))?;
                 let own = parsed.take_index();
                 let index = TypeIndex::of_file(&own);
-                let misses = RefCell::new(Vec::new());
+                let misses = RefCell::new(Misses::default());
                 let out = lint(&parsed, &index, Pass::First(&misses), &HashMap::new());
-                let mut misses = misses.into_inner();
+                let mut misses = misses.into_inner().into_names();
                 misses.sort_unstable();
                 misses.dedup();
                 Ok((out, own, misses, parsed))
