@@ -399,9 +399,7 @@ impl Linter<'_> {
         if split && let Some(c) = self.carry.take() {
             // The parameters are bound again by the same signature, so `mark` is where the
             // previous run's locals started too, and its closures' places hold.
-            for binding in c.bindings {
-                self.scope.push(binding);
-            }
+            self.scope.restore(c.bindings);
             self.local_closures.extend(c.closures);
             self.std_streams = c.std_streams;
         }

@@ -107,11 +107,22 @@ impl Scope {
         self.bindings.truncate(mark);
     }
 
-    /// The bindings from `mark` on, taken out.
+    /// The bindings from `mark` on, taken out. They keep the scope's buffer, and the scope
+    /// keeps a copy of the few before `mark`: a long body's locals are carried from one run to
+    /// the next (see `engine::locals`) without a second buffer of them.
     pub(crate) fn split_off(&mut self, mark: usize) -> Vec<Binding> {
         let mark = mark.min(self.bindings.len());
         self.unindex(mark);
-        self.bindings.split_off(mark)
+        let mut rest = std::mem::take(&mut self.bindings);
+        self.bindings = rest.drain(..mark).collect();
+        rest
+    }
+
+    /// Puts bindings [`Scope::split_off`] took out back after those in scope, in their buffer.
+    pub(crate) fn restore(&mut self, mut rest: Vec<Binding>) {
+        let head = std::mem::take(&mut self.bindings);
+        rest.splice(0..0, head);
+        self.bindings = rest;
     }
 
     /// Takes the bindings from `mark` on out of the index, innermost first.
@@ -446,12 +457,16 @@ mod tests {
             scope.lookup("v3").map(|b| &b.origin),
             Some(Origin::Unknown)
         ));
+        let before: Vec<String> = scope.bindings.iter().map(|b| b.name.clone()).collect();
+        let buffer = scope.bindings.capacity();
         let taken = scope.split_off(mark - 20);
         assert_eq!(taken.len(), 20);
+        // The locals carried keep the buffer: no second one as large.
+        assert_eq!(taken.capacity(), buffer);
         agrees(&scope, &names);
-        for b in taken {
-            scope.push(b);
-        }
+        scope.restore(taken);
+        let after: Vec<String> = scope.bindings.iter().map(|b| b.name.clone()).collect();
+        assert_eq!(after, before);
         agrees(&scope, &names);
         scope.truncate(mark - INDEX_FROM * 4);
         agrees(&scope, &names);
