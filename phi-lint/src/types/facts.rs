@@ -102,7 +102,7 @@ fn fact_depth(ty: &Ty, index: &Types<'_>, depth: u8) -> Fact {
             Fact::Integer | Fact::Float | Fact::Bool
         )
     {
-        return Fact::Classed(alias.clone());
+        return Fact::Classed(alias.to_string());
     }
     let ty = resolved;
     let (name, args) = match &ty {
