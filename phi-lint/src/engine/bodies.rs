@@ -103,7 +103,16 @@ fn parse_emptying(
     let tokens: TokenStream = content.parse().map_err(syn::Error::from)?;
     let mut emptied = Vec::new();
     let keep = keep.and_then(|k| k.checked_sub(bom));
-    let tokens = quiet_items(tokens, &SourceFile::new(content), &mut emptied, (0, keep));
+    let mut too_large = None;
+    let tokens = quiet_items(
+        tokens,
+        &SourceFile::new(content),
+        (&mut emptied, &mut too_large),
+        (0, keep),
+    );
+    if let Some(e) = too_large {
+        return Err(e);
+    }
     let emptied = emptied
         .into_iter()
         .map(|(open, end)| (open + bom, end + bom))
@@ -167,14 +176,34 @@ const TABLE_BYTES: usize = 64 * 1024;
 /// parsed into expressions. Attributes and the input of any macro but `vec!` are kept whole,
 /// tables inside them included. A body, or a group, smaller than a table is not looked into,
 /// so this costs nothing on ordinary code.
-fn empty_tables(g: &Group, text: &SourceFile<'_>) -> Option<Group> {
+///
+/// A group inside the body that is still [`STATEMENT_BYTES`] or more once its tables are
+/// emptied is an error: syn's tree of it would be 60 to 100 times its source, and one
+/// statement cannot be cut into chunks the way a long body is cut into runs of statements.
+fn empty_tables(g: &Group, text: &SourceFile<'_>) -> syn::Result<Option<Group>> {
     if byte_len(g, text) < TABLE_BYTES {
-        return None;
+        return Ok(None);
     }
     let mut tables = Vec::new();
-    survey(g, text, &mut tables);
-    (!tables.is_empty()).then(|| rebuild(g, text, &tables))
+    let mut too_large = None;
+    survey(g, text, &mut tables, &mut too_large);
+    if let Some((span, bytes)) = too_large {
+        return Err(syn::Error::new(
+            span,
+            format!(
+                "an expression of {bytes} bytes is too large to check (phi-lint parses up to \
+                 {} MiB of one expression, literal tables excepted): split it, or exclude the file",
+                STATEMENT_BYTES >> 20
+            ),
+        ));
+    }
+    Ok((!tables.is_empty()).then(|| rebuild(g, text, &tables)))
 }
+
+/// The size, in bytes of source, of a group inside a function body (an expression, a block,
+/// a macro's input) from which the body is not parsed: a file that holds one is an error
+/// naming it (exit 2). Literal tables inside the group do not count (they are emptied).
+const STATEMENT_BYTES: usize = 1024 * 1024;
 
 /// The byte offsets of a group's delimiters: of its opening one and past its closing one.
 fn byte_range(g: &Group, text: &SourceFile<'_>) -> (usize, usize) {
@@ -203,9 +232,15 @@ enum Before {
 
 /// Whether a large group (at least [`TABLE_BYTES`]) is a table, in one pass that visits each
 /// token once: a large group inside is surveyed by the same pass, a small one by [`is_table`]
-/// while this group may still be a table. The opening offset of every table to empty is added
-/// to `tables`, in source order.
-fn survey(g: &Group, text: &SourceFile<'_>, tables: &mut Vec<usize>) -> bool {
+/// while this group may still be a table. The byte range of every table to empty is added to
+/// `tables`, in source order; the first group of [`STATEMENT_BYTES`] or more that is not a
+/// table (less the tables inside it) is noted in `too_large`, with its size.
+fn survey(
+    g: &Group,
+    text: &SourceFile<'_>,
+    tables: &mut Vec<(usize, usize)>,
+    too_large: &mut Option<(proc_macro2::Span, usize)>,
+) -> bool {
     let mut table = matches!(g.delimiter(), Delimiter::Bracket | Delimiter::Parenthesis);
     let (mut before, mut vec_name) = (Before::Other, false);
     for tt in g.stream() {
@@ -227,18 +262,29 @@ fn survey(g: &Group, text: &SourceFile<'_>, tables: &mut Vec<usize>) -> bool {
             // An attribute, or the input of a macro other than `vec!`, is neither a table nor
             // looked into: a `macro_rules!` arm may match `[]` where it would not match the
             // table (`([], $e:expr) => {}` before the arm that logs `$e`).
-            TokenTree::Group(_) if matches!(before, Before::Hash | Before::Bang) => {
+            TokenTree::Group(inner) if matches!(before, Before::Hash | Before::Bang) => {
                 table = false;
+                let bytes = byte_len(inner, text);
+                if bytes >= STATEMENT_BYTES {
+                    too_large.get_or_insert((inner.span(), bytes));
+                }
                 Before::Other
             }
             TokenTree::Group(inner) if byte_len(inner, text) >= TABLE_BYTES => {
                 let at = tables.len();
-                let inner_table = survey(inner, text, tables);
+                let inner_table = survey(inner, text, tables, too_large);
                 table &= inner_table;
+                let (start, end) = byte_range(inner, text);
                 if inner_table && inner.delimiter() == Delimiter::Bracket {
                     // The whole group goes: the tables found inside it go with it.
                     tables.truncate(at);
-                    tables.push(byte_range(inner, text).0);
+                    tables.push((start, end));
+                } else {
+                    let emptied: usize = tables[at..].iter().map(|(s, e)| e - s).sum();
+                    let bytes = (end - start).saturating_sub(emptied);
+                    if bytes >= STATEMENT_BYTES {
+                        too_large.get_or_insert((inner.span(), end - start));
+                    }
                 }
                 Before::Other
             }
@@ -255,21 +301,21 @@ fn survey(g: &Group, text: &SourceFile<'_>, tables: &mut Vec<usize>) -> bool {
 
 /// `g` with the groups that open at `tables` (sorted offsets) emptied, and the groups that
 /// hold one rebuilt around it; every other token is kept as it is, span and all.
-fn rebuild(g: &Group, text: &SourceFile<'_>, tables: &[usize]) -> Group {
+fn rebuild(g: &Group, text: &SourceFile<'_>, tables: &[(usize, usize)]) -> Group {
     let stream: TokenStream = g
         .stream()
         .into_iter()
         .map(|tt| match tt {
             TokenTree::Group(inner) if byte_len(&inner, text) >= TABLE_BYTES => {
                 let (start, end) = byte_range(&inner, text);
-                let first = tables.partition_point(|&t| t < start);
+                let first = tables.partition_point(|&(t, _)| t < start);
                 match tables.get(first) {
-                    Some(&t) if t == start => {
+                    Some(&(t, _)) if t == start => {
                         let mut empty = Group::new(Delimiter::Bracket, TokenStream::new());
                         empty.set_span(inner.span());
                         TokenTree::Group(empty)
                     }
-                    Some(&t) if t < end => TokenTree::Group(rebuild(&inner, text, tables)),
+                    Some(&(t, _)) if t < end => TokenTree::Group(rebuild(&inner, text, tables)),
                     _ => TokenTree::Group(inner),
                 }
             }
@@ -298,7 +344,7 @@ fn is_table(g: &Group) -> bool {
 fn quiet_items(
     tokens: TokenStream,
     text: &SourceFile<'_>,
-    emptied: &mut Vec<(usize, usize)>,
+    (emptied, too_large): (&mut Vec<(usize, usize)>, &mut Option<syn::Error>),
     (depth, keep): (usize, Option<usize>),
 ) -> TokenStream {
     let tokens = tokens.into_iter();
@@ -352,9 +398,17 @@ fn quiet_items(
                             out.push(empty);
                             continue;
                         }
-                        if body && let Some(lighter) = empty_tables(g, text) {
-                            out.push(TokenTree::Group(lighter));
-                            continue;
+                        if body {
+                            match empty_tables(g, text) {
+                                Ok(Some(lighter)) => {
+                                    out.push(TokenTree::Group(lighter));
+                                    continue;
+                                }
+                                Ok(None) => {}
+                                Err(e) => {
+                                    too_large.get_or_insert(e);
+                                }
+                            }
                         }
                     }
                     State::Container if depth < MAX_ITEM_DEPTH => {
@@ -367,7 +421,7 @@ fn quiet_items(
                         drop(g);
                         let mut list = Group::new(
                             Delimiter::Brace,
-                            quiet_items(inner, text, emptied, (depth + 1, keep)),
+                            quiet_items(inner, text, (emptied, too_large), (depth + 1, keep)),
                         );
                         list.set_span(span);
                         out.push(TokenTree::Group(list));

@@ -976,6 +976,69 @@ fn large_tables_in_a_logging_function_are_judged_as_small_ones() {
     assert!(big.iter().all(|f| !f.2.contains("`codes`")), "{big:#?}");
 }
 
+/// One expression too large to parse (syn's tree of it would be 60 to 100 times its source, and
+/// it cannot be cut into runs as a long body is) fails closed, naming the file and where the
+/// expression starts; a literal table that large is emptied instead and the body linted, and an
+/// expression just under the bound is linted as usual.
+#[test]
+fn an_expression_too_large_to_parse_fails_closed_naming_it() {
+    let arms = |n: usize| -> String {
+        (0..n)
+            .map(|i| format!("        {i} => step({i}),\n"))
+            .collect()
+    };
+    let matching = |n: usize| {
+        format!(
+            "pub fn pick(p: &P, k: u32) -> u32 {{\n\
+             \x20   tracing::info!(\"{{}}\", p.name);\n\
+             \x20   match k {{\n{}        _ => 0,\n    }}\n}}\n",
+            arms(n)
+        )
+    };
+    let fields: String = (0..70_000).map(|i| format!("a{i} = %p.id, ")).collect();
+    let logging = format!("pub fn many(p: &P) {{\n    tracing::info!({fields});\n}}\n");
+    let numbers: String = (0..150_000).map(|i| format!("{i}, ")).collect();
+    let table = format!(
+        "pub fn table(p: &P) -> usize {{\n    let t = vec![{numbers}];\n    \
+         tracing::info!(\"{{}}\", p.name);\n    t.len()\n}}\n"
+    );
+    let huge = matching(60_000);
+    assert!(huge.len() > 1024 * 1024 && logging.len() > 1024 * 1024);
+    assert!(table.len() > 1024 * 1024);
+    let tree = Tree::new(&[
+        ("Cargo.toml", MANIFEST),
+        (
+            "src/lib.rs",
+            "mod huge;\nmod logging;\nmod table;\npub struct P { pub name: String, pub id: u64 }\n",
+        ),
+        ("src/huge.rs", &huge),
+        ("src/logging.rs", &logging),
+        ("src/table.rs", &table),
+    ]);
+    let run = tree.run(&["check"]);
+    run.assert_out(
+        2,
+        &[
+            "error: src/huge.rs:3:13: cannot parse: an expression of ",
+            "error: src/logging.rs:2:19: cannot parse: an expression of ",
+            "is too large to check",
+            "src/table.rs:3:",
+        ],
+    );
+    // Just under the bound: parsed and linted.
+    let near = matching(30_000);
+    assert!(near.len() < 1024 * 1024);
+    let tree = Tree::new(&[
+        ("Cargo.toml", MANIFEST),
+        (
+            "src/lib.rs",
+            "mod near;\npub struct P { pub name: String, pub id: u64 }\n",
+        ),
+        ("src/near.rs", &near),
+    ]);
+    tree.run(&["check"]).assert_out(1, &["1 new finding"]);
+}
+
 /// Random bodies, each cut into runs, against their small twins (the filler statements left
 /// as empty lines): lets, clones, closures called in later runs, stderr writers, `use … as`
 /// renames above and below their calls, nested blocks that shadow, strings and comments holding
