@@ -144,6 +144,37 @@ many_lets = framed(
     LEAK + "}\n" + PATIENT,
 )
 
+# Generated type definitions: a type index of many small items, and one logging function.
+structs = framed(
+    "pub fn leak(p: &Patient) {\n" + LEAK + "}\n" + PATIENT,
+    lambda i: (
+        f"pub struct Row{i} {{ pub a: u32, pub b: String, pub c: Vec<u8>, "
+        "pub d: Option<Uuid>, pub e: HashMap<String, u64> }\n"
+    ),
+    "",
+)
+
+# One `tracing::info!` of many fields on one line, each a finding.
+long_line = framed(
+    "pub fn handler(p: &Patient) {\n    tracing::info!(",
+    lambda i: f"a{i} = %p.name, ",
+    ");\n}\n" + PATIENT,
+)
+
+# One function of closures that log, each a finding, and a call of one with a leak at its end.
+closures = framed(
+    "pub fn handler(p: &Patient) {\n",
+    lambda i: f"    let c{i} = |x: &str| tracing::info!(x = %x, step = {i});\n",
+    "    c1(&p.name);\n" + LEAK + "}\n" + PATIENT,
+)
+
+# One `match` statement larger than a chunk, in a function that logs.
+big_match = framed(
+    "pub fn handler(p: &Patient, k: u32) {\n" + LEAK + "    let v = match k {\n",
+    lambda i: f"        {i} => step({i}),\n",
+    "        _ => 0,\n    };\n    tracing::info!(v);\n}\n" + PATIENT,
+)
+
 
 # name: (generator, size in bytes, what it is)
 SHAPES = {
@@ -159,6 +190,10 @@ SHAPES = {
     "big-statement": (big_statement, 5 * MB, "5 MB, one `vec![..]` statement in a function that logs"),
     "big-array": (big_array, 5 * MB, "5 MB, one `let table = [..]` in a function that logs"),
     "many-lets": (many_lets, 5 * MB, "5 MB, one function of `let`s, and a log at its end"),
+    "structs": (structs, 5 * MB, "5 MB of struct definitions of five fields"),
+    "long-line": (long_line, 900_000, "0.9 MB, one `tracing::info!` of fields on one line, each a finding"),
+    "closures": (closures, 5 * MB, "5 MB, one function of closures that log, each a finding"),
+    "big-match": (big_match, 5 * MB, "5 MB, one `match` statement in a function that logs"),
 }
 
 
