@@ -191,7 +191,7 @@ SHAPES = {
     "big-array": (big_array, 5 * MB, "5 MB, one `let table = [..]` in a function that logs"),
     "many-lets": (many_lets, 5 * MB, "5 MB, one function of `let`s, and a log at its end"),
     "structs": (structs, 5 * MB, "5 MB of struct definitions of five fields"),
-    "long-line": (long_line, 900_000, "0.9 MB, one `tracing::info!` of fields on one line, each a finding"),
+    "long-line": (long_line, 600_000, "0.6 MB, one `tracing::info!` of fields on one line, each a finding"),
     "closures": (closures, 5 * MB, "5 MB, one function of closures that log, each a finding"),
     "big-match": (big_match, 5 * MB, "5 MB, one `match` statement in a function that logs"),
 }

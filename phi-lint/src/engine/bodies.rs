@@ -95,8 +95,11 @@ fn parse_emptying(
     keep: Option<usize>,
 ) -> syn::Result<(syn::File, Vec<(usize, usize)>)> {
     let content = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if content.starts_with("#!") {
-        // A shebang line or an inner attribute: syn tells them apart.
+    // A shebang line does not lex as tokens, and syn strips it; an inner attribute (`#![..]`,
+    // at the top of many a `lib.rs`) lexes, and goes through the bodies and bounds below.
+    if let Some(rest) = content.strip_prefix("#!")
+        && !rest.trim_start().starts_with('[')
+    {
         return syn::parse_file(text).map(|f| (f, Vec::new()));
     }
     let bom = text.len() - content.len();
@@ -174,36 +177,42 @@ const TABLE_BYTES: usize = 64 * 1024;
 /// into the program, which the lint judges safe, and `[]` is judged as it is, so the verdicts
 /// stay the same. syn's tree of a table is about 35× its source; its tokens are lexed, but not
 /// parsed into expressions. Attributes and the input of any macro but `vec!` are kept whole,
-/// tables inside them included. A body, or a group, smaller than a table is not looked into,
-/// so this costs nothing on ordinary code.
+/// tables inside them included. A body smaller than a table is not looked into, so this costs
+/// nothing on ordinary code.
 ///
-/// A group inside the body that is still [`STATEMENT_BYTES`] or more once its tables are
-/// emptied is an error: syn's tree of it would be 60 to 100 times its source, and one
-/// statement cannot be cut into chunks the way a long body is cut into runs of statements.
+/// A body, or a group in it, of [`STATEMENT_TOKENS`] or more once its tables are emptied is an
+/// error naming where it starts (the innermost such group): syn's tree of it would be hundreds
+/// of bytes per token, and one statement cannot be cut into chunks the way a long body is cut
+/// into runs of statements. Tokens are counted, not bytes: a long string literal is one token.
 fn empty_tables(g: &Group, text: &SourceFile<'_>) -> syn::Result<Option<Group>> {
     if byte_len(g, text) < TABLE_BYTES {
         return Ok(None);
     }
     let mut tables = Vec::new();
     let mut too_large = None;
-    survey(g, text, &mut tables, &mut too_large);
-    if let Some((span, bytes)) = too_large {
+    let (_, tokens) = survey(g, text, &mut tables, &mut too_large);
+    if tokens >= STATEMENT_TOKENS {
+        too_large.get_or_insert((g.span(), tokens));
+    }
+    if let Some((span, tokens)) = too_large {
         return Err(syn::Error::new(
             span,
             format!(
-                "an expression of {bytes} bytes is too large to check (phi-lint parses up to \
-                 {} MiB of one expression, literal tables excepted): split it, or exclude the file",
-                STATEMENT_BYTES >> 20
+                "an expression of {tokens} tokens is too large to check (phi-lint parses up to \
+                 {STATEMENT_TOKENS} tokens of one expression, literal tables excepted): split it, \
+                 or exclude the file"
             ),
         ));
     }
     Ok((!tables.is_empty()).then(|| rebuild(g, text, &tables)))
 }
 
-/// The size, in bytes of source, of a group inside a function body (an expression, a block,
-/// a macro's input) from which the body is not parsed: a file that holds one is an error
-/// naming it (exit 2). Literal tables inside the group do not count (they are emptied).
-const STATEMENT_BYTES: usize = 1024 * 1024;
+/// How many tokens (a group counts as one, plus its own) a function body the lint walks, or a
+/// group in it (an expression, a block, a macro's input), may hold once its literal tables are
+/// emptied: a file that holds more is an error naming it (exit 2). A body is cut into runs of
+/// statements of about a chunk (`CHUNK_BYTES`, 256 KiB, well under this many tokens), so only
+/// one statement this large reaches it; syn's tree of 300,000 tokens is about 100 MB.
+const STATEMENT_TOKENS: usize = 300_000;
 
 /// The byte offsets of a group's delimiters: of its opening one and past its closing one.
 fn byte_range(g: &Group, text: &SourceFile<'_>) -> (usize, usize) {
@@ -230,20 +239,22 @@ enum Before {
     Other,
 }
 
-/// Whether a large group (at least [`TABLE_BYTES`]) is a table, in one pass that visits each
-/// token once: a large group inside is surveyed by the same pass, a small one by [`is_table`]
-/// while this group may still be a table. The byte range of every table to empty is added to
-/// `tables`, in source order; the first group of [`STATEMENT_BYTES`] or more that is not a
-/// table (less the tables inside it) is noted in `too_large`, with its size.
+/// Whether a large group (at least [`TABLE_BYTES`]) is a table, and how many tokens it holds
+/// once its tables are emptied, in one pass that visits each token once: a large group inside
+/// is surveyed by the same pass, a small one by [`small`]. The byte range of every table to
+/// empty is added to `tables`, in source order; the first group inside of [`STATEMENT_TOKENS`]
+/// or more is noted in `too_large`, with its count.
 fn survey(
     g: &Group,
     text: &SourceFile<'_>,
     tables: &mut Vec<(usize, usize)>,
     too_large: &mut Option<(proc_macro2::Span, usize)>,
-) -> bool {
+) -> (bool, usize) {
     let mut table = matches!(g.delimiter(), Delimiter::Bracket | Delimiter::Parenthesis);
+    let mut tokens = 0usize;
     let (mut before, mut vec_name) = (Before::Other, false);
     for tt in g.stream() {
+        tokens += 1;
         let next = match &tt {
             TokenTree::Literal(_) => Before::Other,
             TokenTree::Punct(p) => {
@@ -260,43 +271,44 @@ fn survey(
                 Before::Other
             }
             // An attribute, or the input of a macro other than `vec!`, is neither a table nor
-            // looked into: a `macro_rules!` arm may match `[]` where it would not match the
-            // table (`([], $e:expr) => {}` before the arm that logs `$e`).
+            // looked into for one: a `macro_rules!` arm may match `[]` where it would not match
+            // the table (`([], $e:expr) => {}` before the arm that logs `$e`).
             TokenTree::Group(inner) if matches!(before, Before::Hash | Before::Bang) => {
                 table = false;
-                let bytes = byte_len(inner, text);
-                if bytes >= STATEMENT_BYTES {
-                    too_large.get_or_insert((inner.span(), bytes));
+                let (_, inside) = small(inner);
+                if inside >= STATEMENT_TOKENS {
+                    too_large.get_or_insert((inner.span(), inside));
                 }
+                tokens += inside;
                 Before::Other
             }
             TokenTree::Group(inner) if byte_len(inner, text) >= TABLE_BYTES => {
                 let at = tables.len();
-                let inner_table = survey(inner, text, tables, too_large);
+                let (inner_table, inside) = survey(inner, text, tables, too_large);
                 table &= inner_table;
-                let (start, end) = byte_range(inner, text);
                 if inner_table && inner.delimiter() == Delimiter::Bracket {
                     // The whole group goes: the tables found inside it go with it.
                     tables.truncate(at);
-                    tables.push((start, end));
+                    tables.push(byte_range(inner, text));
                 } else {
-                    let emptied: usize = tables[at..].iter().map(|(s, e)| e - s).sum();
-                    let bytes = (end - start).saturating_sub(emptied);
-                    if bytes >= STATEMENT_BYTES {
-                        too_large.get_or_insert((inner.span(), end - start));
+                    if inside >= STATEMENT_TOKENS {
+                        too_large.get_or_insert((inner.span(), inside));
                     }
+                    tokens += inside;
                 }
                 Before::Other
             }
             TokenTree::Group(inner) => {
-                table = table && is_table(inner);
+                let (inner_table, inside) = small(inner);
+                table &= inner_table;
+                tokens += inside;
                 Before::Other
             }
         };
         vec_name = matches!(&tt, TokenTree::Ident(id) if id == "vec");
         before = next;
     }
-    table
+    (table, tokens)
 }
 
 /// `g` with the groups that open at `tables` (sorted offsets) emptied, and the groups that
@@ -328,15 +340,24 @@ fn rebuild(g: &Group, text: &SourceFile<'_>, tables: &[(usize, usize)]) -> Group
 }
 
 /// Whether a `[..]` or `(..)` group holds only literals, `true`, `false`, `,`, `-`, `;` and
-/// groups of the same.
-fn is_table(g: &Group) -> bool {
-    matches!(g.delimiter(), Delimiter::Bracket | Delimiter::Parenthesis)
-        && g.stream().into_iter().all(|tt| match tt {
-            TokenTree::Literal(_) => true,
-            TokenTree::Punct(p) => matches!(p.as_char(), ',' | '-' | ';'),
-            TokenTree::Ident(id) => id == "true" || id == "false",
-            TokenTree::Group(inner) => is_table(&inner),
-        })
+/// groups of the same, and how many tokens it holds (its groups' included).
+fn small(g: &Group) -> (bool, usize) {
+    let mut table = matches!(g.delimiter(), Delimiter::Bracket | Delimiter::Parenthesis);
+    let mut tokens = 0;
+    for tt in g.stream() {
+        tokens += 1;
+        match tt {
+            TokenTree::Literal(_) => {}
+            TokenTree::Punct(p) => table &= matches!(p.as_char(), ',' | '-' | ';'),
+            TokenTree::Ident(id) => table &= id == "true" || id == "false",
+            TokenTree::Group(inner) => {
+                let (inner_table, inside) = small(&inner);
+                table &= inner_table;
+                tokens += inside;
+            }
+        }
+    }
+    (table, tokens)
 }
 
 /// The tokens of an item list, each quiet function body emptied and each inline item list
