@@ -161,6 +161,13 @@ long_line = framed(
     ");\n}\n" + PATIENT,
 )
 
+# One format string of many inline captures, each a finding: `"{a0} {a1} .."`.
+captures = framed(
+    "pub fn handler(p: &Patient) {\n    tracing::info!(\"",
+    lambda i: f"{{a{i}}} ",
+    "\");\n}\n" + PATIENT,
+)
+
 # One function of closures that log, each a finding, and a call of one with a leak at its end.
 closures = framed(
     "pub fn handler(p: &Patient) {\n",
@@ -192,6 +199,7 @@ SHAPES = {
     "many-lets": (many_lets, 5 * MB, "5 MB, one function of `let`s, and a log at its end"),
     "structs": (structs, 5 * MB, "5 MB of struct definitions of five fields"),
     "long-line": (long_line, 600_000, "0.6 MB, one `tracing::info!` of fields on one line, each a finding"),
+    "captures": (captures, 300_000, "0.3 MB, one format string of inline captures, each a finding"),
     "closures": (closures, 5 * MB, "5 MB, one function of closures that log, each a finding"),
     "big-match": (big_match, 5 * MB, "5 MB, one `match` statement in a function that logs"),
 }

@@ -74,8 +74,28 @@ impl FormatArgs {
         let mut printed_pos = vec![false; self.positional.len()];
         let mut printed_named = vec![false; self.named.len()];
         let mut captures: Vec<Value> = Vec::new();
+        // Each looked up by name once per placeholder: a format string of thousands of
+        // placeholders must not scan every argument or capture for each.
+        let named: std::collections::HashMap<&str, usize> = self
+            .named
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, (n, _))| (n.as_str(), i))
+            .collect();
+        let mut captured: std::collections::HashSet<&str> = std::collections::HashSet::new();
         let mut next = 0usize;
-        let start = lit.span().start();
+        // Placeholders come in source order: each position is counted on from the last one.
+        let mut cursor = (0usize, lit.span().start());
+        let mut at = |offset: usize| {
+            let offset = offset.min(src.len());
+            if offset < cursor.0 {
+                cursor = (0, lit.span().start());
+            }
+            let pos = advance(cursor.1, &src[cursor.0..], offset - cursor.0);
+            cursor = (offset, pos);
+            pos
+        };
         for ph in &placeholders {
             for count in &ph.counts {
                 if let ArgRef::Next = count {
@@ -96,16 +116,15 @@ impl FormatArgs {
                     *slot = true;
                 }
                 ArgRef::Name(name) => {
-                    if let Some(i) = self.named.iter().position(|(n, _)| n == name) {
+                    if let Some(&i) = named.get(name.as_str()) {
                         printed_named[i] = true;
-                    } else if !captures
-                        .iter()
-                        .any(|c| matches!(c, Value::Capture { name: n, .. } if n == name))
-                    {
+                    } else if captured.insert(name) {
+                        let start = at(prefix + ph.range.start);
+                        let end = at(prefix + ph.range.end);
                         captures.push(Value::Capture {
                             name: name.clone(),
-                            start: advance(start, &src, prefix + ph.range.start),
-                            end: advance(start, &src, prefix + ph.range.end),
+                            start,
+                            end,
                         });
                     }
                 }
