@@ -83,7 +83,7 @@ impl FormatArgs {
             .rev()
             .map(|(i, (n, _))| (n.as_str(), i))
             .collect();
-        let mut captured: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        let mut seen_names: std::collections::HashSet<&str> = std::collections::HashSet::new();
         let mut next = 0usize;
         // Placeholders come in source order: each position is counted on from the last one.
         let mut cursor = (0usize, lit.span().start());
@@ -118,7 +118,7 @@ impl FormatArgs {
                 ArgRef::Name(name) => {
                     if let Some(&i) = named.get(name.as_str()) {
                         printed_named[i] = true;
-                    } else if captured.insert(name) {
+                    } else if seen_names.insert(name) {
                         let start = at(prefix + ph.range.start);
                         let end = at(prefix + ph.range.end);
                         captures.push(Value::Capture {
