@@ -72,8 +72,9 @@ pub(super) struct Carry {
     bindings: Vec<Binding>,
     closures: Vec<LocalClosure>,
     std_streams: Vec<String>,
-    /// The closures' spans are read in a later run: this run's parse must not be forgotten.
-    _hold: Option<super::spans::Hold>,
+    /// The closures' spans are read in later runs: their run's parse must not be forgotten
+    /// until the run that takes them over ends.
+    hold: Option<super::spans::Hold>,
 }
 
 impl Linter<'_> {
@@ -396,12 +397,16 @@ impl Linter<'_> {
     pub(super) fn block(&mut self, b: &syn::Block) {
         let mark = self.scope.mark();
         let split = self.is_split_body(b);
+        // The previous run's hold on its parse, kept through this run's walk, which may call
+        // the closures it carried.
+        let mut held = None;
         if split && let Some(c) = self.carry.take() {
             // The parameters are bound again by the same signature, so `mark` is where the
             // previous run's locals started too, and its closures' places hold.
             self.scope.restore(c.bindings);
             self.local_closures.extend(c.closures);
             self.std_streams = c.std_streams;
+            held = c.hold;
         }
         visit::visit_block(self, b);
         if split && self.split.as_ref().is_some_and(|s| !s.last) {
@@ -410,12 +415,13 @@ impl Linter<'_> {
             self.local_closures = kept;
             self.carry = Some(Carry {
                 bindings: self.scope.split_off(mark),
-                _hold: (!carried.is_empty()).then(super::spans::Hold::new),
+                hold: (!carried.is_empty()).then(super::spans::Hold::new),
                 closures: carried,
                 std_streams: self.std_streams.clone(),
             });
         }
         self.scope.truncate(mark);
+        drop(held);
     }
 }
 
