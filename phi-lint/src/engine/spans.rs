@@ -2,7 +2,9 @@
 //!
 //! With span locations on, proc-macro2 keeps a copy of every text a thread parses, and a table
 //! of its line starts, until the thread ends or forgets them all at once
-//! (`invalidate_current_thread_spans`); a span read after that panics. A file cut into chunks is
+//! (`invalidate_current_thread_spans`). A span read after that panics or, once the thread has
+//! parsed another text, silently reads that text's lines: a wrong position, not an error, which
+//! is why every tree still to be read must be held (below). A file cut into chunks is
 //! parsed one chunk at a time, twice (at its read and at its lint), and a run of a long function
 //! body is parsed with the lines before it as padding, so that its positions are the file's: a
 //! 5 MB function of 100,000 lines kept about 38 MB of such copies and tables until the file was
