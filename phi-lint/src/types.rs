@@ -527,7 +527,13 @@ impl Types<'_> {
     pub(crate) fn missed(&self) -> usize {
         self.misses.map_or(0, |m| {
             let mut m = m.borrow_mut();
-            m.recent.clear();
+            // Clearing costs the set's capacity, not its length: after a function that missed
+            // many names, a fresh set keeps each later mark as cheap as the names it clears.
+            if m.recent.capacity() > 64 {
+                m.recent = std::collections::HashSet::default();
+            } else {
+                m.recent.clear();
+            }
             m.names.len()
         })
     }
