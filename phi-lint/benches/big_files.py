@@ -182,6 +182,21 @@ big_match = framed(
     "        _ => 0,\n    };\n    tracing::info!(v);\n}\n" + PATIENT,
 )
 
+# One `cfg_if!` at the top of the file around functions that log: a macro's input, one piece.
+cfg_if = framed(
+    "cfg_if::cfg_if! {\n    if #[cfg(unix)] {\n"
+    '        pub fn leak(p: &Patient) { tracing::info!("{}", p.name); }\n',
+    lambda i: f'        pub fn f{i}(u: &User) {{ tracing::info!(user_id = %u.id, step = {i}); }}\n',
+    "    }\n}\n" + USER + PATIENT,
+)
+
+# One `static` whose initializer logs and builds a table of calls: an expression, one piece.
+lazy_static_init = framed(
+    "pub static HOOK: std::sync::LazyLock<Vec<u64>> = std::sync::LazyLock::new(|| {\n"
+    "    tracing::info!(\"init\");\n    vec![\n",
+    lambda i: f"        step({i}),\n",
+    "    ]\n});\n",
+)
 
 # name: (generator, size in bytes, what it is)
 SHAPES = {
@@ -202,6 +217,9 @@ SHAPES = {
     "captures": (captures, 300_000, "0.3 MB, one format string of inline captures, each a finding"),
     "closures": (closures, 5 * MB, "5 MB, one function of closures that log, each a finding"),
     "big-match": (big_match, 5 * MB, "5 MB, one `match` statement in a function that logs"),
+    "cfg-if": (cfg_if, 5 * MB, "5 MB, one `cfg_if!` around functions that log"),
+    "cfg-if-1": (cfg_if, 800_000, "0.8 MB, the same, under the token bound"),
+    "static-init": (lazy_static_init, 5 * MB, "5 MB, one `static` initializer that logs, of calls"),
 }
 
 

@@ -12,6 +12,10 @@
 //! A syntax error inside such a body is left to the compiler: the body cannot hold anything the
 //! lint judges. Bodies inside macro arguments, `const` blocks and other bodies are parsed as
 //! they are.
+//!
+//! What the lint parses as one piece is bounded: a function body it walks, a `const` or `static`
+//! initializer that may log, or the input of a macro called at an item level (`cfg_if! { .. }`),
+//! of 300,000 tokens or more is an error naming it ([`empty_tables`], [`bound_macro_input`]).
 
 use proc_macro2::{Delimiter, Group, Spacing, TokenStream, TokenTree};
 
@@ -170,10 +174,10 @@ fn quiet_group(
 /// The size, in bytes of source, from which a table in a body the lint walks is emptied.
 const TABLE_BYTES: usize = 64 * 1024;
 
-/// `g` (a function body the lint walks) with each large table in it emptied, if it has one: a
-/// `[..]` group of at least [`TABLE_BYTES`] whose tokens are only literals, `true`, `false`,
-/// `,`, `-`, `;` and `[..]` or `(..)` groups of the same (`[1, -2, 3]`, `[(0x1f, "a"), ..]`,
-/// `vec![..]` of them). A table cannot log and names nothing: every element is text compiled
+/// `g` (a function body the lint walks, or a `const` or `static` item's initializer that may
+/// log) with each large table in it emptied, if it has one: a `[..]` group of at least
+/// [`TABLE_BYTES`] whose tokens are only literals, `true`, `false`, `,`, `-`, `;` and `[..]` or
+/// `(..)` groups of the same (`[1, -2, 3]`, `[(0x1f, "a"), ..]`, `vec![..]` of them). A table cannot log and names nothing: every element is text compiled
 /// into the program, which the lint judges safe, and `[]` is judged as it is, so the verdicts
 /// stay the same. syn's tree of a table is about 35× its source; its tokens are lexed, but not
 /// parsed into expressions. Attributes and the input of any macro but `vec!` are kept whole,
@@ -195,16 +199,37 @@ fn empty_tables(g: &Group, text: &SourceFile<'_>) -> syn::Result<Option<Group>> 
         too_large.get_or_insert((g.span(), tokens));
     }
     if let Some((span, tokens)) = too_large {
-        return Err(syn::Error::new(
-            span,
-            format!(
-                "an expression of {tokens} tokens is too large to check (phi-lint parses up to \
-                 {STATEMENT_TOKENS} tokens of one expression, literal tables excepted): split it, \
-                 or exclude the file"
-            ),
-        ));
+        return Err(too_large_error(span, tokens, "an expression"));
     }
     Ok((!tables.is_empty()).then(|| rebuild(g, text, &tables)))
+}
+
+/// The error naming a group of [`STATEMENT_TOKENS`] or more: `what` it is.
+fn too_large_error(span: proc_macro2::Span, tokens: usize, what: &str) -> syn::Error {
+    syn::Error::new(
+        span,
+        format!(
+            "{what} of {tokens} tokens is too large to check (phi-lint parses up to \
+             {STATEMENT_TOKENS} tokens of one expression or macro input, literal tables \
+             excepted): split it, or exclude the file"
+        ),
+    )
+}
+
+/// The input of a macro called at an item level (`cfg_if! { .. }`, `lazy_static! { .. }`), an
+/// error if it holds [`STATEMENT_TOKENS`] or more, as one expression in a body does: the lint
+/// parses the input of a macro that may log as one piece, and the chunks a long file is cut into
+/// end at items, never inside one. Its tables are kept, as in any macro's input. A token is at
+/// least a byte, so a smaller group is not counted.
+fn bound_macro_input(g: &Group, text: &SourceFile<'_>) -> syn::Result<()> {
+    if byte_len(g, text) < STATEMENT_TOKENS {
+        return Ok(());
+    }
+    let (_, tokens) = small(g);
+    if tokens >= STATEMENT_TOKENS {
+        return Err(too_large_error(g.span(), tokens, "a macro's input"));
+    }
+    Ok(())
 }
 
 /// How many tokens (a group counts as one, plus its own) a function body the lint walks, or a
@@ -374,9 +399,18 @@ fn quiet_items(
     // Angle brackets open in a signature or header (`<{ N }>` holds a brace group that is
     // neither body nor list), and whether the last token was the `-` of `->`.
     let mut angles = 0usize;
-    let mut arrow = false;
+    let (mut arrow, mut bang) = (false, false);
     for tt in tokens {
         let was_arrow = std::mem::take(&mut arrow);
+        let was_bang = std::mem::take(&mut bang);
+        if let TokenTree::Group(g) = &tt
+            && was_bang
+            && state == State::Item
+            && let Err(e) = bound_macro_input(g, text)
+        {
+            too_large.get_or_insert(e);
+        }
+        bang = matches!(&tt, TokenTree::Punct(p) if p.as_char() == '!');
         match &tt {
             TokenTree::Punct(p) => match p.as_char() {
                 ';' => state = State::Item,
@@ -413,22 +447,19 @@ fn quiet_items(
             TokenTree::Group(g) if g.delimiter() == Delimiter::Brace && angles == 0 => {
                 match state {
                     State::Signature | State::Initializer => {
-                        let body = state == State::Signature;
                         state = State::Item;
                         if let Some(empty) = quiet_group(g, text, emptied, keep) {
                             out.push(empty);
                             continue;
                         }
-                        if body {
-                            match empty_tables(g, text) {
-                                Ok(Some(lighter)) => {
-                                    out.push(TokenTree::Group(lighter));
-                                    continue;
-                                }
-                                Ok(None) => {}
-                                Err(e) => {
-                                    too_large.get_or_insert(e);
-                                }
+                        match empty_tables(g, text) {
+                            Ok(Some(lighter)) => {
+                                out.push(TokenTree::Group(lighter));
+                                continue;
+                            }
+                            Ok(None) => {}
+                            Err(e) => {
+                                too_large.get_or_insert(e);
                             }
                         }
                     }
@@ -456,6 +487,16 @@ fn quiet_items(
                 if let Some(empty) = quiet_group(g, text, emptied, keep) {
                     out.push(empty);
                     continue;
+                }
+                match empty_tables(g, text) {
+                    Ok(Some(lighter)) => {
+                        out.push(TokenTree::Group(lighter));
+                        continue;
+                    }
+                    Ok(None) => {}
+                    Err(e) => {
+                        too_large.get_or_insert(e);
+                    }
                 }
             }
             TokenTree::Group(_) | TokenTree::Literal(_) if state == State::FnKeyword => {

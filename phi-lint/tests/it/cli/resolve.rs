@@ -1071,6 +1071,72 @@ fn an_expression_too_large_to_parse_fails_closed_naming_it() {
     tree.run(&["check"]).assert_out(1, &["1 new finding"]);
 }
 
+/// The input of a macro called at an item level (`cfg_if! { .. }`) is parsed as one piece, and
+/// so is a `static` initializer that may log: either of 300,000 tokens or more fails closed,
+/// naming the file and where it starts, as one expression in a body does. A `cfg_if!` of the
+/// same functions under the bound is linted (its leak found), and a `macro_rules!` definition,
+/// whose body is scanned as tokens and never parsed whole, is not bounded.
+#[test]
+fn a_macro_input_or_initializer_too_large_to_parse_fails_closed_naming_it() {
+    fn functions(n: usize) -> String {
+        let mut out =
+            String::from("        pub fn leak(p: &P) { tracing::info!(\"{}\", p.name); }\n");
+        for i in 0..n {
+            let _ = writeln!(
+                out,
+                "        pub fn f{i}(p: &P) {{ tracing::info!(user_id = %p.id, step = {i}); }}"
+            );
+        }
+        out
+    }
+    let cfg_if = |n: usize| {
+        format!(
+            "cfg_if::cfg_if! {{\n    if #[cfg(unix)] {{\n{}    }}\n}}\n",
+            functions(n)
+        )
+    };
+    let mut steps = String::new();
+    for i in 0..100_000 {
+        let _ = write!(steps, "step({i}), ");
+    }
+    let init = format!(
+        "pub static HOOK: std::sync::LazyLock<Vec<u64>> = std::sync::LazyLock::new(|| {{\n    \
+         tracing::info!(\"init\");\n    vec![{steps}]\n}});\n"
+    );
+    let mut arms = String::new();
+    for i in 0..20_000 {
+        let _ = writeln!(
+            arms,
+            "    (k{i} $e:expr) => {{ step($e, {i}, {i}, {i}, {i}, {i}) }};"
+        );
+    }
+    let rules = format!("macro_rules! many {{\n{arms}}}\n");
+    let tree = Tree::new(&[
+        ("Cargo.toml", MANIFEST),
+        (
+            "src/lib.rs",
+            "mod big;\nmod init;\nmod near;\nmod rules;\n\
+             pub struct P { pub name: String, pub id: u64 }\n",
+        ),
+        ("src/big.rs", &cfg_if(20_000)),
+        ("src/init.rs", &init),
+        ("src/near.rs", &cfg_if(2_000)),
+        ("src/rules.rs", &rules),
+    ]);
+    let run = tree.run(&["check"]);
+    run.assert_out(
+        2,
+        &[
+            "error: src/big.rs:1:17: cannot parse: a macro's input of ",
+            "error: src/init.rs:3:9: cannot parse: an expression of ",
+            "tokens is too large to check",
+            "src/near.rs:3:",
+        ],
+    );
+    assert!(!run.stdout.contains("src/rules.rs"), "{}", run.stdout);
+    assert!(!run.stdout.contains("src/big.rs:3:"), "{}", run.stdout);
+}
+
 /// Random bodies, each cut into runs, against their small twins (the filler statements left
 /// as empty lines): lets, clones, closures called in later runs, stderr writers, `use … as`
 /// renames above and below their calls, nested blocks that shadow, strings and comments holding
