@@ -37,11 +37,17 @@ const ELEMENT_CLOSURES: &[&str] = &[
     "fold",
 ];
 
-/// A closure bound to a local, and where its binding is in the scope.
+/// How many closures bound to locals may be in scope at once with their trees kept (about
+/// 1.7 KB each for a one-line closure that logs). A call of one bound past this many is not
+/// followed into its body: an argument that is a leak is a finding at the call instead.
+const MAX_KEPT_CLOSURES: usize = 1024;
+
+/// A closure bound to a local, and where its binding is in the scope; its tree, unless more
+/// than [`MAX_KEPT_CLOSURES`] were in scope when it was bound.
 pub(super) struct LocalClosure {
     name: String,
     at: usize,
-    closure: Box<syn::ExprClosure>,
+    closure: Option<Box<syn::ExprClosure>>,
 }
 
 /// Where a closure's parameters come from: the closure (by address) and what its first
@@ -113,6 +119,17 @@ impl Linter<'_> {
         self.local_closures.retain(|c| c.at < len);
     }
 
+    /// Ends the locals bound from `mark` on, and the closures bound to them: a later local
+    /// bound at the same place in the scope is not the closure.
+    fn end_scope(&mut self, mark: usize) {
+        self.scope.truncate(mark);
+        // Closures are bound in scope order, and each scope ends them here: the list is sorted
+        // by place, and the ones ending are at its end.
+        while self.local_closures.last().is_some_and(|c| c.at >= mark) {
+            self.local_closures.pop();
+        }
+    }
+
     /// `let pat = init;` after `init` was visited: binds the pattern to the initializer.
     pub(super) fn bind_local(&mut self, l: &syn::Local) {
         let (origin, ty) = match &l.init {
@@ -124,10 +141,11 @@ impl Linter<'_> {
         if let (Pat::Ident(id), Some(init)) = (&l.pat, &l.init)
             && let Expr::Closure(c) = crate::classify::peel(&init.expr)
         {
+            let keep = self.local_closures.len() < MAX_KEPT_CLOSURES;
             self.local_closures.push(LocalClosure {
                 name: id.ident.to_string(),
                 at: self.scope.mark() - 1,
-                closure: Box::new(c.clone()),
+                closure: keep.then(|| Box::new(c.clone())),
             });
         }
     }
@@ -157,6 +175,10 @@ impl Linter<'_> {
         if !args.iter().any(|(o, _)| matches!(o, Origin::Tainted(_))) {
             return;
         }
+        let Some(closure) = closure else {
+            self.unfollowed_closure(call, &name, &args);
+            return;
+        };
         let mark = self.scope.mark();
         for (p, (origin, ty)) in closure.inputs.iter().zip(args) {
             self.bind_pat(p, &origin, ty);
@@ -166,7 +188,44 @@ impl Linter<'_> {
         self.visit_expr(&closure.body);
         self.replaying -= 1;
         self.statements = statements;
-        self.scope.truncate(mark);
+        self.end_scope(mark);
+    }
+
+    /// `log(&patient.name)` where `log` is a closure whose tree was not kept (see
+    /// [`MAX_KEPT_CLOSURES`]): each argument that is a leak is a finding at the call, as if the
+    /// closure logged it. The gate fails closed rather than miss a leak through the closure.
+    fn unfollowed_closure(&mut self, call: &syn::ExprCall, name: &str, args: &[(Origin, Ty)]) {
+        use syn::spanned::Spanned;
+        let stmt = self.statement_lines((
+            call.func.span().start(),
+            call.paren_token.span.close().end(),
+        ));
+        for (arg, (origin, _)) in call.args.iter().zip(args) {
+            let Origin::Tainted(why) = origin else {
+                continue;
+            };
+            let span = arg.span();
+            let (start, end) = (span.start(), span.end());
+            let culprit = self
+                .text(start, end)
+                .map_or_else(|| crate::grammar::tokens_text(arg), ToOwned::to_owned);
+            let message = format!(
+                "{}; it is passed to `{name}`, a closure phi-lint does not follow into (more than \
+                 {MAX_KEPT_CLOSURES} closures are in scope in this function)",
+                why.message(&culprit)
+            );
+            let tokens = crate::grammar::tokens_text(arg);
+            self.push(
+                crate::rules::Rule::Interpolation,
+                (start, end),
+                name,
+                "",
+                culprit,
+                tokens,
+                message,
+                stmt,
+            );
+        }
     }
 
     /// The origin and type of a value a pattern is bound to.
@@ -351,7 +410,7 @@ impl Linter<'_> {
             }
         }
         visit::visit_expr_closure(self, c);
-        self.scope.truncate(mark);
+        self.end_scope(mark);
     }
 
     /// `for pat in expr { body }`.
@@ -368,7 +427,7 @@ impl Linter<'_> {
         let mark = self.scope.mark();
         self.bind_pat(&f.pat, &origin, ty);
         self.visit_block(&f.body);
-        self.scope.truncate(mark);
+        self.end_scope(mark);
     }
 
     /// `if let pat = expr` / `while let`: bound until the enclosing block ends.
@@ -389,7 +448,7 @@ impl Linter<'_> {
                 self.visit_expr(guard);
             }
             self.visit_expr(&arm.body);
-            self.scope.truncate(mark);
+            self.end_scope(mark);
         }
     }
 
@@ -420,7 +479,7 @@ impl Linter<'_> {
                 std_streams: self.std_streams.clone(),
             });
         }
-        self.scope.truncate(mark);
+        self.end_scope(mark);
         drop(held);
     }
 }

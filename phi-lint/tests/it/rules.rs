@@ -148,6 +148,41 @@ fn a_configured_deny_stem_denies_a_type_whose_name_proves_a_class() {
     assert_eq!(denied.findings.len(), 1, "{:?}", denied.findings);
 }
 
+/// More closures bound to locals in one function than phi-lint keeps the trees of (1,024): a
+/// call of one kept is followed into its body as usual; a call of one past the bound, passed a
+/// leak, is a finding at the argument; passed a safe value, nothing.
+#[test]
+fn a_closure_past_the_kept_bound_passed_a_leak_is_a_finding_at_the_call() {
+    let mut text = String::from(
+        "pub struct Patient { pub name: String, pub id: u64 }\nfn many(p: &Patient) {\n",
+    );
+    for i in 0..5_000 {
+        let _ = writeln!(
+            text,
+            "    let c{i} = |row_id| tracing::info!(row_id = %row_id);"
+        );
+    }
+    text.push_str("    c1(&p.name);\n    c4999(&p.name);\n    c4998(p.id);\n}\n");
+    let out = lint_source(&Config::default(), "src/a.rs", &text).expect("parses");
+    let found: Vec<(u32, &str)> = out
+        .findings
+        .iter()
+        .map(|f| (f.start.line, f.message.as_str()))
+        .collect();
+    assert_eq!(found.len(), 2, "{found:#?}");
+    // `c1` is followed: its body's `row_id` is the finding.
+    assert_eq!(found[0].0, 4, "{found:#?}");
+    assert!(found[0].1.contains("`row_id` is bound to"), "{found:#?}");
+    // `c4999` is not: its argument is.
+    assert_eq!(found[1].0, 5004, "{found:#?}");
+    assert!(
+        found[1]
+            .1
+            .contains("passed to `c4999`, a closure phi-lint does not follow into"),
+        "{found:#?}"
+    );
+}
+
 #[test]
 fn without_safe_functions_they_are_findings() {
     let text = fixture("allowed_classes.rs");
