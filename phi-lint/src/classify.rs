@@ -217,7 +217,7 @@ impl Classifier<'_> {
             Ok(()) if self.by_name_only.get() => Origin::Unknown,
             Ok(()) => Origin::Safe,
             Err(u) if u.why == Why::Unknown => Origin::Unknown,
-            Err(u) => Origin::Tainted(u.why),
+            Err(u) => Origin::Tainted(Box::new(u.why)),
         }
     }
 
@@ -250,7 +250,7 @@ impl Classifier<'_> {
                                 core,
                                 Why::Bound {
                                     local: name.to_owned(),
-                                    source: Box::new(why.clone()),
+                                    source: why.clone(),
                                 },
                             )),
                             Origin::Unknown => self.leaf(core, name, self.fact_ty(&b.ty), cx),
@@ -380,13 +380,13 @@ impl Classifier<'_> {
                 && p.path.segments.len() == 1
                 && let Some(b) = with_str(&p.path.segments[0].ident, |n| cx.scope.lookup(n))
                 && let Origin::Tainted(why) = &b.origin
-                && !matches!(why, Why::Refuted { .. })
+                && !matches!(**why, Why::Refuted { .. })
             {
                 return Err(unsafe_at(
                     at,
                     Why::Bound {
                         local: p.path.segments[0].ident.to_string(),
-                        source: Box::new(why.clone()),
+                        source: why.clone(),
                     },
                 ));
             }

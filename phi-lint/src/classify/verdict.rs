@@ -122,7 +122,7 @@ impl Classifier<'_> {
                 Origin::Tainted(why) => {
                     return Err(Why::Bound {
                         local: name.to_owned(),
-                        source: Box::new(why.clone()),
+                        source: why.clone(),
                     });
                 }
                 Origin::Unknown => {}

@@ -251,7 +251,7 @@ impl Linter<'_> {
                     }
                 }
                 self.scope.push(Binding {
-                    name: id.ident.to_string(),
+                    name: crate::ident::with_str(&id.ident, |s| compact_str::CompactString::new(s)),
                     ty,
                     origin,
                 });

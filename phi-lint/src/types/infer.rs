@@ -13,7 +13,7 @@ pub(crate) enum Origin {
     Safe,
     /// Its initializer is a leak (`&patient.name`, `err.to_string()`): the local is too,
     /// whatever its name.
-    Tainted(Why),
+    Tainted(Box<Why>),
     /// Not known (a parameter, a call): its name and type decide.
     Unknown,
 }
@@ -21,7 +21,7 @@ pub(crate) enum Origin {
 /// One local: a `let`, a parameter, a closure parameter, a pattern binding.
 #[derive(Debug, Clone)]
 pub(crate) struct Binding {
-    pub(crate) name: String,
+    pub(crate) name: compact_str::CompactString,
     pub(crate) ty: Ty,
     pub(crate) origin: Origin,
 }
@@ -40,7 +40,7 @@ pub(crate) struct Scope {
 /// The positions of the bindings `..upto` by name, innermost last.
 #[derive(Debug, Default)]
 struct ByName {
-    positions: super::Map<String, Vec<usize>>,
+    positions: super::Map<compact_str::CompactString, Vec<usize>>,
     upto: usize,
 }
 
@@ -406,7 +406,7 @@ mod tests {
 
     fn binding(name: &str, origin: Origin) -> Binding {
         Binding {
-            name: name.to_owned(),
+            name: name.into(),
             ty: Ty::Unknown,
             origin,
         }
@@ -418,7 +418,7 @@ mod tests {
         for name in names {
             let scanned = scope.bindings[base..]
                 .iter()
-                .rposition(|b| &b.name == name)
+                .rposition(|b| b.name == name)
                 .map(|i| base + i);
             assert_eq!(scope.lookup_index(name), scanned, "{name}");
         }
@@ -445,7 +445,10 @@ mod tests {
         for name in &names[..10] {
             scope.push(binding(name, Origin::Safe));
         }
-        scope.set_origin("v3", Origin::Tainted(crate::classify::Why::Unknown));
+        scope.set_origin(
+            "v3",
+            Origin::Tainted(Box::new(crate::classify::Why::Unknown)),
+        );
         agrees(&scope, &names);
         assert!(matches!(
             scope.lookup("v3").map(|b| &b.origin),
@@ -457,7 +460,8 @@ mod tests {
             scope.lookup("v3").map(|b| &b.origin),
             Some(Origin::Unknown)
         ));
-        let before: Vec<String> = scope.bindings.iter().map(|b| b.name.clone()).collect();
+        let before: Vec<compact_str::CompactString> =
+            scope.bindings.iter().map(|b| b.name.clone()).collect();
         let buffer = scope.bindings.capacity();
         let taken = scope.split_off(mark - 20);
         assert_eq!(taken.len(), 20);
@@ -465,7 +469,8 @@ mod tests {
         assert_eq!(taken.capacity(), buffer);
         agrees(&scope, &names);
         scope.restore(taken);
-        let after: Vec<String> = scope.bindings.iter().map(|b| b.name.clone()).collect();
+        let after: Vec<compact_str::CompactString> =
+            scope.bindings.iter().map(|b| b.name.clone()).collect();
         assert_eq!(after, before);
         agrees(&scope, &names);
         scope.truncate(mark - INDEX_FROM * 4);
