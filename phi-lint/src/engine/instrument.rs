@@ -176,8 +176,9 @@ impl Linter<'_> {
     }
 
     /// `()`, `bool`, configured safe types, and types whose name is in a safe class (`UserId`,
-    /// `Uuid`, `Duration`, `StatusCode`, `ErrorKind`), looking through `&`, `Option` and `Box`.
-    /// Numbers are not safe by type alone: a reading is a number.
+    /// `Uuid`, `Duration`, `StatusCode`, `ErrorKind`) unless the type index shows their content
+    /// refutes it, looking through `&`, `Option` and `Box`. Numbers are not safe by type alone:
+    /// a reading is a number.
     fn type_is_safe(&self, ty: &Type) -> bool {
         match ty {
             Type::Reference(r) => self.type_is_safe(&r.elem),
@@ -201,10 +202,22 @@ impl Linter<'_> {
                         .safe_types
                         .iter()
                         .any(|s| s.rsplit("::").next() == Some(name.as_str()))
-                    || self.classifier.classify_name(&to_snake(&name)).is_allowed()
+                    || (self.classifier.classify_name(&to_snake(&name)).is_allowed()
+                        && !self.refuted_by_content(ty))
             }
             _ => false,
         }
+    }
+
+    /// Whether the type index shows that a type whose name claims a safe class holds something
+    /// else: free text (`UserId(CaseInsensitiveString)`, a login name) or a struct, map or
+    /// collection. A type the index does not hold is judged by its name.
+    fn refuted_by_content(&self, ty: &Type) -> bool {
+        let ty = crate::types::Ty::from_syn(ty, self.self_ty.as_deref());
+        matches!(
+            self.classifier.fact_ty(&ty),
+            crate::types::Fact::Text(_) | crate::types::Fact::Composite(_)
+        )
     }
 }
 

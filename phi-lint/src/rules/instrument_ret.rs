@@ -9,8 +9,9 @@ pub(super) const INFO: RuleInfo = RuleInfo {
     docs: r#"### What it does
 Flags `#[instrument(ret)]` unless the function's return type (the `Ok` type of a `Result`) is
 itself safe: `()`, `bool`, or a type whose name is in a safe class (`UserId`, `Duration`,
-`StatusCode`, `ErrorKind`), or unless the function's own name is in a safe class
-(`fn row_count() -> usize`).
+`StatusCode`, `ErrorKind`) and whose definition, if the scan holds it, agrees (a
+`UserId(String)` is free text, a login name as likely as an opaque id), or unless the function's
+own name is in a safe class (`fn row_count() -> usize`).
 
 ### Why is this bad?
 `ret` logs the whole returned value with `Debug`. A function that returns readings, a record or
