@@ -10,9 +10,10 @@
 /// stack per level, so 40,000 levels overflow any thread.
 pub(crate) const MAX_DEPTH: usize = 256;
 
-/// At most this many operator tokens (`.`, `+`, `!`, `else`, `as`, …) may follow one another
-/// without a `,` or `;` at the same bracket level. Such a run is one deeply nested expression
-/// (`a.b.c…`, `!!!x`, `if .. else if ..`), which syn's visitor and `Drop` walk recursively.
+/// At most this many operator tokens (`.`, `+`, `!`, `else`, `as`, `return`, `break`, …) may
+/// follow one another without a `,` or `;` at the same bracket level. Such a run is one deeply
+/// nested expression (`a.b.c…`, `!!!x`, `if .. else if ..`, `return return x`), which syn's parser,
+/// visitor and `Drop` walk recursively.
 pub(crate) const MAX_CHAIN: usize = 4096;
 
 /// What the lexer found in one file.
@@ -806,8 +807,16 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                 top.push_last(tok);
             }
             Tok::Ident(word) => {
-                if matches!(word, "else" | "as") {
+                // Keywords that chain an expression with no operator token between them:
+                // `if .. else if ..`, `x as u8 as u16`, `return return x`, `break break x`.
+                if matches!(
+                    word,
+                    "else" | "as" | "return" | "break" | "yield" | "become"
+                ) {
                     top.run += 1;
+                    if top.run > MAX_CHAIN {
+                        return Err(Bound::Chain(line));
+                    }
                 }
                 top.state = match (&top.state, word) {
                     (State::Idle | State::Pub, "pub") => State::Pub,
@@ -1410,6 +1419,14 @@ mod tests {
         assert!(outline(&ok).is_ok());
         let chain = format!("fn f() {{ x{}; }}", ".a".repeat(5000));
         assert_eq!(outline(&chain), Err(Bound::Chain(1)));
+        // Keywords chain with no operator token between them, and a `;` right after the run
+        // does not hide it.
+        for word in ["return ", "break ", "yield ", "become "] {
+            let chain = format!("fn f() {{ loop {{ {}x; }} }}", word.repeat(5000));
+            assert_eq!(outline(&chain), Err(Bound::Chain(1)), "{word}");
+        }
+        let casts = format!("fn f() {{ x{}; }}", " as u8".repeat(5000));
+        assert_eq!(outline(&casts), Err(Bound::Chain(1)));
         let long_but_separated = format!("fn f() {{ {} }}", "a.b.c;".repeat(5000));
         assert!(outline(&long_but_separated).is_ok());
         // Many items in one list are no chain, though no `;` comes between them: functions
