@@ -1236,19 +1236,30 @@ fn statement_runs(body: &str, target: usize) -> Vec<(std::ops::Range<usize>, u32
     let mut out = Vec::new();
     let (mut start, mut start_lines) = (0usize, 0u32);
     let mut depth = 0usize;
+    // The first line break at or after a byte, once looked for: the `;`s of one long line all
+    // share it, so a line is searched once, not once per `;` (quadratic on a one-line body).
+    let mut newline: Option<(usize, Option<usize>)> = None;
     while let Some((tok, line)) = lx.next() {
         match tok {
             Tok::Open(_) => depth += 1,
             Tok::Close => depth = depth.saturating_sub(1),
             Tok::Punct(b';') if depth == 0 && lx.i - start >= target => {
                 let end = lx.i;
-                let Some(nl) = body[end..].find('\n') else {
+                let nl = match newline {
+                    Some((from, found)) if from <= end && found.is_none_or(|at| end <= at) => found,
+                    _ => {
+                        let found = memchr::memchr(b'\n', &body.as_bytes()[end..]).map(|p| end + p);
+                        newline = Some((end, found));
+                        found
+                    }
+                };
+                let Some(nl) = nl else {
                     continue;
                 };
-                if !body[end..end + nl].trim().is_empty() {
+                if !body[end..nl].trim().is_empty() {
                     continue;
                 }
-                let cut = end + nl + 1;
+                let cut = nl + 1;
                 out.push((start..cut, start_lines));
                 (start, start_lines) = (cut, line);
             }
@@ -1447,6 +1458,57 @@ mod tests {
             "[".repeat(1000)
         );
         assert!(outline(&quoted).is_ok());
+    }
+
+    /// A body's runs end after a top-level `;` that ends its line, once a run is long enough:
+    /// the same cuts as a search for the line break after each `;`, on lines that hold many
+    /// statements (whose `;`s share one search), one statement, or a `;` followed by more text.
+    #[test]
+    fn statement_runs_cut_where_a_search_per_semicolon_cuts() {
+        fn naive(body: &str, target: usize) -> Vec<usize> {
+            let mut lx = Lexer::new(body);
+            let (mut start, mut depth, mut cuts) = (0, 0usize, Vec::new());
+            while let Some((tok, _)) = lx.next() {
+                match tok {
+                    Tok::Open(_) => depth += 1,
+                    Tok::Close => depth = depth.saturating_sub(1),
+                    Tok::Punct(b';') if depth == 0 && lx.i - start >= target => {
+                        if let Some(nl) = body[lx.i..].find('\n')
+                            && body[lx.i..lx.i + nl].trim().is_empty()
+                        {
+                            start = lx.i + nl + 1;
+                            cuts.push(start);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            // Nothing but whitespace left after the last cut: no run of its own.
+            if cuts
+                .last()
+                .is_some_and(|&c| Lexer::new(&body[c..]).next().is_none())
+            {
+                cuts.pop();
+            }
+            cuts
+        }
+        let mut body = String::new();
+        for i in 0..400 {
+            match i % 5 {
+                0 => body.push_str(&"a; ".repeat(i % 17 + 1)),
+                1 => body.push_str("b { c; };"),
+                2 => body.push_str("d; e"),
+                3 => body.push_str("f;   "),
+                _ => body.push_str("g(h; i);"),
+            }
+            body.push('\n');
+        }
+        for target in [1, 7, 40, 300] {
+            let runs = statement_runs(&body, target);
+            let cuts: Vec<usize> = runs.iter().skip(1).map(|(r, _)| r.start).collect();
+            assert_eq!(cuts, naive(&body, target), "target {target}");
+            assert!(cuts.len() > 3, "target {target}: {cuts:?}");
+        }
     }
 
     #[test]
