@@ -1256,7 +1256,9 @@ fn statement_runs(body: &str, target: usize) -> Vec<(std::ops::Range<usize>, u32
                 let Some(nl) = nl else {
                     continue;
                 };
-                if !body[end..nl].trim().is_empty() {
+                // Stops at the first byte that is not blank: a `;` followed by more text on its
+                // line is answered at once, however much blank follows that text.
+                if !body.as_bytes()[end..nl].iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
                 let cut = nl + 1;
