@@ -2,7 +2,7 @@
 //! patterns always with `Debug`); `fields(..)` are checked like event fields; `err` and `ret`
 //! record the error and the return value unless their types are safe.
 
-use phi_filter::names::{NameVerdict, to_snake};
+use phi_filter::names::{NameClass, NameVerdict, to_snake};
 use proc_macro2::LineColumn;
 use syn::spanned::Spanned;
 use syn::{FnArg, GenericArgument, Pat, PathArguments, ReturnType, Type};
@@ -10,6 +10,7 @@ use syn::{FnArg, GenericArgument, Pat, PathArguments, ReturnType, Type};
 use super::Linter;
 use crate::grammar::{Sink, parse_instrument, tokens_text};
 use crate::rules::{self, Rule};
+use crate::types::Fact;
 
 const MACRO: &str = "#[instrument]";
 
@@ -202,22 +203,30 @@ impl Linter<'_> {
                         .safe_types
                         .iter()
                         .any(|s| s.rsplit("::").next() == Some(name.as_str()))
-                    || (self.classifier.classify_name(&to_snake(&name)).is_allowed()
-                        && !self.refuted_by_content(ty))
+                    || match self.classifier.classify_name(&to_snake(&name)) {
+                        NameVerdict::Allowed(class) => !self.refuted_by_content(ty, class),
+                        verdict => verdict.is_allowed(),
+                    }
             }
             _ => false,
         }
     }
 
-    /// Whether the type index shows that a type whose name claims a safe class holds something
-    /// else: free text (`UserId(CaseInsensitiveString)`, a login name) or a struct, map or
-    /// collection. A type the index does not hold is judged by its name.
-    fn refuted_by_content(&self, ty: &Type) -> bool {
+    /// Whether the type index shows that a type whose name claims `class` holds something else,
+    /// as a value an event logs is judged: free text under an id, status or count name
+    /// (`UserId(CaseInsensitiveString)`, a login name), or a struct, map or collection under
+    /// any. Text under a type name (`type MediaType = String`) agrees with it. A type the index
+    /// does not hold is judged by its name.
+    fn refuted_by_content(&self, ty: &Type, class: NameClass) -> bool {
         let ty = crate::types::Ty::from_syn(ty, self.self_ty.as_deref());
-        matches!(
-            self.classifier.fact_ty(&ty),
-            crate::types::Fact::Text(_) | crate::types::Fact::Composite(_)
-        )
+        match self.classifier.fact_ty(&ty) {
+            Fact::Text(_) => matches!(
+                class,
+                NameClass::OpaqueId | NameClass::Status | NameClass::Count
+            ),
+            Fact::Composite(_) => true,
+            _ => false,
+        }
     }
 }
 
