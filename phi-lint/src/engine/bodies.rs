@@ -15,7 +15,7 @@
 //!
 //! What the lint parses as one piece is bounded: a function body it walks, a `const` or `static`
 //! initializer that may log, or the input of a macro called at an item level (`cfg_if! { .. }`),
-//! of 300,000 tokens or more is an error naming it ([`empty_tables`], [`bound_macro_input`]).
+//! of 300,000 tokens or more is an error naming it ([`empty_tables`], [`bound_group`]).
 
 use proc_macro2::{Delimiter, Group, Spacing, TokenStream, TokenTree};
 
@@ -216,18 +216,18 @@ fn too_large_error(span: proc_macro2::Span, tokens: usize, what: &str) -> syn::E
     )
 }
 
-/// The input of a macro called at an item level (`cfg_if! { .. }`, `lazy_static! { .. }`), an
-/// error if it holds [`STATEMENT_TOKENS`] or more, as one expression in a body does: the lint
-/// parses the input of a macro that may log as one piece, and the chunks a long file is cut into
-/// end at items, never inside one. Its tables are kept, as in any macro's input. A token is at
-/// least a byte, so a smaller group is not counted.
-fn bound_macro_input(g: &Group, text: &SourceFile<'_>) -> syn::Result<()> {
+/// The input of a macro called at an item level (`cfg_if! { .. }`, `lazy_static! { .. }`) or
+/// an attribute's (`what` it is), an error if it holds [`STATEMENT_TOKENS`] or more, as one
+/// expression in a body does: the lint parses the input of a macro that may log as one piece,
+/// and the chunks a long file is cut into end at items, never inside one. Its tables are kept,
+/// as in any macro's input. A token is at least a byte, so a smaller group is not counted.
+fn bound_group(g: &Group, text: &SourceFile<'_>, what: &str) -> syn::Result<()> {
     if byte_len(g, text) < STATEMENT_TOKENS {
         return Ok(());
     }
     let (_, tokens) = small(g);
     if tokens >= STATEMENT_TOKENS {
-        return Err(too_large_error(g.span(), tokens, "a macro's input"));
+        return Err(too_large_error(g.span(), tokens, what));
     }
     Ok(())
 }
@@ -397,33 +397,60 @@ fn quiet_items(
     let mut out: Vec<TokenTree> = Vec::with_capacity(tokens.size_hint().0);
     let mut state = State::Item;
     // Angle brackets open in a signature or header (`<{ N }>` holds a brace group that is
-    // neither body nor list), and whether the last token was the `-` of `->`.
+    // neither body nor list; `struct S<const N: usize = { 4 }>` holds a `const` that is no
+    // item), and whether the last token was the `-` of `->`.
     let mut angles = 0usize;
-    let (mut arrow, mut bang) = (false, false);
+    let mut arrow = false;
+    // What the last two tokens were, for the group that follows them: `#` (an attribute), `!`
+    // after `#` (an inner attribute), another `!` (a macro's input), or `'` (a lifetime's).
+    let mut before = (Prev::Other, Prev::Other);
+    // Whether a `const` or `static` item's initializer is being read, up to its `;`: each of
+    // its groups may hold the expression, not only the first (`= (LazyLock::new)(|| ..)`).
+    let mut initializer = false;
     for tt in tokens {
         let was_arrow = std::mem::take(&mut arrow);
-        let was_bang = std::mem::take(&mut bang);
-        if let TokenTree::Group(g) = &tt
-            && was_bang
-            && state == State::Item
-            && let Err(e) = bound_macro_input(g, text)
-        {
-            too_large.get_or_insert(e);
+        let prev = before;
+        before = (before.1, Prev::of(&tt));
+        let mut surveyed = false;
+        if let TokenTree::Group(g) = &tt {
+            let what = match prev {
+                (Prev::Hash, Prev::Bang) | (_, Prev::Hash) => Some("an attribute"),
+                (_, Prev::Bang) if state == State::Item => Some("a macro's input"),
+                _ => None,
+            };
+            if let Some(what) = what
+                && let Err(e) = bound_group(g, text, what)
+            {
+                too_large.get_or_insert(e);
+            }
         }
-        bang = matches!(&tt, TokenTree::Punct(p) if p.as_char() == '!');
         match &tt {
             TokenTree::Punct(p) => match p.as_char() {
-                ';' => state = State::Item,
+                ';' => {
+                    state = State::Item;
+                    angles = 0;
+                    initializer = false;
+                }
                 '-' => arrow = p.spacing() == Spacing::Joint,
-                '<' if matches!(state, State::Signature | State::Container | State::Const) => {
+                '<' if matches!(
+                    state,
+                    State::Item | State::Signature | State::Container | State::Const
+                ) =>
+                {
                     angles += 1;
                 }
                 '>' if !was_arrow
-                    && matches!(state, State::Signature | State::Container | State::Const) =>
+                    && matches!(
+                        state,
+                        State::Item | State::Signature | State::Container | State::Const
+                    ) =>
                 {
                     angles = angles.saturating_sub(1);
                 }
-                '=' if state == State::Const && angles == 0 => state = State::Initializer,
+                '=' if state == State::Const && angles == 0 => {
+                    state = State::Initializer;
+                    initializer = true;
+                }
                 '&' | ':' if state == State::Initializer => {}
                 _ if matches!(state, State::FnKeyword | State::Initializer) => state = State::Item,
                 _ => {}
@@ -434,9 +461,14 @@ fn quiet_items(
                     state = State::Container;
                     angles = 0;
                 }
-                State::Item if id == "const" || id == "static" => {
+                // Not a generic parameter (`struct S<const N: usize = 4>`) or a lifetime
+                // (`&'static str`).
+                State::Item
+                    if (id == "const" || id == "static")
+                        && angles == 0
+                        && prev.1 != Prev::Quote =>
+                {
                     state = State::Const;
-                    angles = 0;
                 }
                 State::FnKeyword => {
                     state = State::Signature;
@@ -448,6 +480,7 @@ fn quiet_items(
                 match state {
                     State::Signature | State::Initializer => {
                         state = State::Item;
+                        surveyed = true;
                         if let Some(empty) = quiet_group(g, text, emptied, keep) {
                             out.push(empty);
                             continue;
@@ -484,6 +517,7 @@ fn quiet_items(
             }
             TokenTree::Group(g) if state == State::Initializer => {
                 state = State::Item;
+                surveyed = true;
                 if let Some(empty) = quiet_group(g, text, emptied, keep) {
                     out.push(empty);
                     continue;
@@ -505,9 +539,53 @@ fn quiet_items(
             }
             _ => {}
         }
+        // A later group of an initializer (`= (LazyLock::new)(|| ..)`, `= a.b(..)`), unless it
+        // is an attribute or a macro's input, bounded above and kept whole.
+        if let TokenTree::Group(g) = &tt
+            && initializer
+            && !surveyed
+            && !matches!(prev.1, Prev::Hash | Prev::Bang)
+        {
+            match empty_tables(g, text) {
+                Ok(Some(lighter)) => {
+                    out.push(TokenTree::Group(lighter));
+                    continue;
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    too_large.get_or_insert(e);
+                }
+            }
+        }
         out.push(tt);
     }
     out.into_iter().collect()
+}
+
+/// What a token is, for the group after it (see `quiet_items`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Prev {
+    /// `#`: an attribute's `[..]` follows, or `!` and one.
+    Hash,
+    /// `!`: a macro's input follows, or an inner attribute's `[..]` after `#!`.
+    Bang,
+    /// `'`: a lifetime's name follows (`'static`).
+    Quote,
+    Other,
+}
+
+impl Prev {
+    fn of(tt: &TokenTree) -> Prev {
+        match tt {
+            TokenTree::Punct(p) => match p.as_char() {
+                '#' => Prev::Hash,
+                '!' => Prev::Bang,
+                '\'' => Prev::Quote,
+                _ => Prev::Other,
+            },
+            _ => Prev::Other,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -651,12 +729,16 @@ static LOUD: Lazy<S> = Lazy::new(|| { info!("x"); S });
 static MACRO: Map = phf_map! { "a" => 1 };
 static SUM: u8 = (1) + 2;
 pub const unsafe fn cf() -> u8 { 1 }
+pub struct Def<T: 'static = [u8; 4]>(T);
+pub struct Gen<const N: usize = { 4 }>;
+type Stat = &'static [u8; { 2 }];
+static LATER: Lazy<S> = (Lazy::new)(|| { info!("x"); S });
 "#;
         assert_eq!(
             emptied(text),
             [
                 "quiet", "abi", "C", "get", "provided", "deep", "m", "TABLE", "REFS", "GEN",
-                "CALL", "SUM", "cf"
+                "CALL", "SUM", "cf", "LATER"
             ]
         );
     }

@@ -1072,8 +1072,9 @@ fn an_expression_too_large_to_parse_fails_closed_naming_it() {
 }
 
 /// The input of a macro called at an item level (`cfg_if! { .. }`) is parsed as one piece, and
-/// so is a `static` initializer that may log: either of 300,000 tokens or more fails closed,
-/// naming the file and where it starts, as one expression in a body does. A `cfg_if!` of the
+/// so are an attribute and a `static` initializer that may log (its expression in the first
+/// group after `=` or a later one): any of 300,000 tokens or more fails closed, naming the file
+/// and where it starts, as one expression in a body does. A `cfg_if!` of the
 /// same functions under the bound is linted (its leak found), and a `macro_rules!` definition,
 /// whose body is scanned as tokens and never parsed whole, is not bounded.
 #[test]
@@ -1103,6 +1104,18 @@ fn a_macro_input_or_initializer_too_large_to_parse_fails_closed_naming_it() {
         "pub static HOOK: std::sync::LazyLock<Vec<u64>> = std::sync::LazyLock::new(|| {{\n    \
          tracing::info!(\"init\");\n    vec![{steps}]\n}});\n"
     );
+    // The expression's group need not be the first after `=`.
+    let later = format!(
+        "pub static LATER: std::sync::LazyLock<Vec<u64>> = (std::sync::LazyLock::new)(|| {{\n    \
+         tracing::info!(\"init\");\n    vec![{steps}]\n}});\n"
+    );
+    let mut names = String::new();
+    for i in 0..160_000 {
+        let _ = write!(names, "a{i}, ");
+    }
+    let attr = format!(
+        "#[cfg(any({names}))]\npub fn gated(p: &P) {{ tracing::info!(\"{{}}\", p.id); }}\n"
+    );
     let mut arms = String::new();
     for i in 0..20_000 {
         let _ = writeln!(
@@ -1115,11 +1128,13 @@ fn a_macro_input_or_initializer_too_large_to_parse_fails_closed_naming_it() {
         ("Cargo.toml", MANIFEST),
         (
             "src/lib.rs",
-            "mod big;\nmod init;\nmod near;\nmod rules;\n\
+            "mod attr;\nmod big;\nmod init;\nmod later;\nmod near;\nmod rules;\n\
              pub struct P { pub name: String, pub id: u64 }\n",
         ),
+        ("src/attr.rs", &attr),
         ("src/big.rs", &cfg_if(20_000)),
         ("src/init.rs", &init),
+        ("src/later.rs", &later),
         ("src/near.rs", &cfg_if(2_000)),
         ("src/rules.rs", &rules),
     ]);
@@ -1127,8 +1142,10 @@ fn a_macro_input_or_initializer_too_large_to_parse_fails_closed_naming_it() {
     run.assert_out(
         2,
         &[
+            "error: src/attr.rs:1:2: cannot parse: an attribute of ",
             "error: src/big.rs:1:17: cannot parse: a macro's input of ",
             "error: src/init.rs:3:9: cannot parse: an expression of ",
+            "error: src/later.rs:3:9: cannot parse: an expression of ",
             "tokens is too large to check",
             "src/near.rs:3:",
         ],
