@@ -162,12 +162,10 @@ impl Linter<'_> {
         let Some(at) = self.scope.lookup_index(&name) else {
             return;
         };
-        let Some(closure) = self
+        let Some(i) = self
             .local_closures
             .iter()
-            .rev()
-            .find(|c| c.name == name && c.at == at)
-            .map(|c| c.closure.clone())
+            .rposition(|c| c.name == name && c.at == at)
         else {
             return;
         };
@@ -175,7 +173,8 @@ impl Linter<'_> {
         if !args.iter().any(|(o, _)| matches!(o, Origin::Tainted(_))) {
             return;
         }
-        let Some(closure) = closure else {
+        // Copied only for a call it is replayed for: the walk of its body may bind more.
+        let Some(closure) = self.local_closures[i].closure.clone() else {
             self.unfollowed_closure(call, &name, &args);
             return;
         };
