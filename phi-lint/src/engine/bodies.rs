@@ -481,19 +481,11 @@ fn quiet_items(
                     State::Signature | State::Initializer => {
                         state = State::Item;
                         surveyed = true;
-                        if let Some(empty) = quiet_group(g, text, emptied, keep) {
-                            out.push(empty);
+                        if let Some(lighter) = quiet_group(g, text, emptied, keep)
+                            .or_else(|| without_tables(g, text, too_large))
+                        {
+                            out.push(lighter);
                             continue;
-                        }
-                        match empty_tables(g, text) {
-                            Ok(Some(lighter)) => {
-                                out.push(TokenTree::Group(lighter));
-                                continue;
-                            }
-                            Ok(None) => {}
-                            Err(e) => {
-                                too_large.get_or_insert(e);
-                            }
                         }
                     }
                     State::Container if depth < MAX_ITEM_DEPTH => {
@@ -518,19 +510,11 @@ fn quiet_items(
             TokenTree::Group(g) if state == State::Initializer => {
                 state = State::Item;
                 surveyed = true;
-                if let Some(empty) = quiet_group(g, text, emptied, keep) {
-                    out.push(empty);
+                if let Some(lighter) = quiet_group(g, text, emptied, keep)
+                    .or_else(|| without_tables(g, text, too_large))
+                {
+                    out.push(lighter);
                     continue;
-                }
-                match empty_tables(g, text) {
-                    Ok(Some(lighter)) => {
-                        out.push(TokenTree::Group(lighter));
-                        continue;
-                    }
-                    Ok(None) => {}
-                    Err(e) => {
-                        too_large.get_or_insert(e);
-                    }
                 }
             }
             TokenTree::Group(_) | TokenTree::Literal(_) if state == State::FnKeyword => {
@@ -545,21 +529,30 @@ fn quiet_items(
             && initializer
             && !surveyed
             && !matches!(prev.1, Prev::Hash | Prev::Bang)
+            && let Some(lighter) = without_tables(g, text, too_large)
         {
-            match empty_tables(g, text) {
-                Ok(Some(lighter)) => {
-                    out.push(TokenTree::Group(lighter));
-                    continue;
-                }
-                Ok(None) => {}
-                Err(e) => {
-                    too_large.get_or_insert(e);
-                }
-            }
+            out.push(lighter);
+            continue;
         }
         out.push(tt);
     }
     out.into_iter().collect()
+}
+
+/// [`empty_tables`] of `g` as the token to parse in its place, if it changed; a group over the
+/// token bound is noted in `too_large` (the first one found is reported) and kept.
+fn without_tables(
+    g: &Group,
+    text: &SourceFile<'_>,
+    too_large: &mut Option<syn::Error>,
+) -> Option<TokenTree> {
+    match empty_tables(g, text) {
+        Ok(lighter) => lighter.map(TokenTree::Group),
+        Err(e) => {
+            too_large.get_or_insert(e);
+            None
+        }
+    }
 }
 
 /// What a token is, for the group after it (see `quiet_items`).
