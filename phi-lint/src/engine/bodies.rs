@@ -725,6 +725,8 @@ pub const unsafe fn cf() -> u8 { 1 }
 pub struct Def<T: 'static = [u8; 4]>(T);
 pub struct Gen<const N: usize = { 4 }>;
 type Stat = &'static [u8; { 2 }];
+type Wh<T> where T: 'static = [T; { 2 }];
+type Arr<const N: usize> = [u8; { N }];
 static LATER: Lazy<S> = (Lazy::new)(|| { info!("x"); S });
 "#;
         assert_eq!(
