@@ -976,6 +976,28 @@ fn large_tables_in_a_logging_function_are_judged_as_small_ones() {
     assert!(big.iter().all(|f| !f.2.contains("`codes`")), "{big:#?}");
 }
 
+/// A crate whose `lib.rs` declares each of `modules` (`(name, text)`, written to
+/// `src/NAME.rs`) and the struct `P { name, id }` they log.
+fn crate_of_modules(modules: &[(&str, &str)]) -> Tree {
+    let mut lib = String::new();
+    for (name, _) in modules {
+        let _ = writeln!(lib, "mod {name};");
+    }
+    lib.push_str("pub struct P { pub name: String, pub id: u64 }\n");
+    let paths: Vec<String> = modules
+        .iter()
+        .map(|(name, _)| format!("src/{name}.rs"))
+        .collect();
+    let mut files = vec![("Cargo.toml", MANIFEST), ("src/lib.rs", lib.as_str())];
+    files.extend(
+        paths
+            .iter()
+            .map(String::as_str)
+            .zip(modules.iter().map(|(_, text)| *text)),
+    );
+    Tree::new(&files)
+}
+
 /// One expression of too many tokens to parse (syn's tree of it would be hundreds of bytes per
 /// token, and it cannot be cut into runs as a long body is) fails closed, naming the file and
 /// where the expression starts: a `match`, a macro's input, a statement with no large group
@@ -1031,19 +1053,13 @@ fn an_expression_too_large_to_parse_fails_closed_naming_it() {
          parse(r#\"{}\"#)\n}}\n",
         "x".repeat(1_200_000)
     );
-    let tree = Tree::new(&[
-        ("Cargo.toml", MANIFEST),
-        (
-            "src/lib.rs",
-            "mod attr;\nmod flat;\nmod huge;\nmod logging;\nmod table;\nmod text;\n\
-             pub struct P { pub name: String, pub id: u64 }\n",
-        ),
-        ("src/attr.rs", &attr),
-        ("src/flat.rs", &flat),
-        ("src/huge.rs", &huge),
-        ("src/logging.rs", &logging),
-        ("src/table.rs", &table),
-        ("src/text.rs", &text),
+    let tree = crate_of_modules(&[
+        ("attr", &attr),
+        ("flat", &flat),
+        ("huge", &huge),
+        ("logging", &logging),
+        ("table", &table),
+        ("text", &text),
     ]);
     let run = tree.run(&["check"]);
     run.assert_out(
@@ -1060,14 +1076,7 @@ fn an_expression_too_large_to_parse_fails_closed_naming_it() {
     );
     // Just under the bound: parsed and linted.
     let near = matching(30_000);
-    let tree = Tree::new(&[
-        ("Cargo.toml", MANIFEST),
-        (
-            "src/lib.rs",
-            "mod near;\npub struct P { pub name: String, pub id: u64 }\n",
-        ),
-        ("src/near.rs", &near),
-    ]);
+    let tree = crate_of_modules(&[("near", &near)]);
     tree.run(&["check"]).assert_out(1, &["1 new finding"]);
 }
 
@@ -1124,19 +1133,13 @@ fn a_macro_input_or_initializer_too_large_to_parse_fails_closed_naming_it() {
         );
     }
     let rules = format!("macro_rules! many {{\n{arms}}}\n");
-    let tree = Tree::new(&[
-        ("Cargo.toml", MANIFEST),
-        (
-            "src/lib.rs",
-            "mod attr;\nmod big;\nmod init;\nmod later;\nmod near;\nmod rules;\n\
-             pub struct P { pub name: String, pub id: u64 }\n",
-        ),
-        ("src/attr.rs", &attr),
-        ("src/big.rs", &cfg_if(20_000)),
-        ("src/init.rs", &init),
-        ("src/later.rs", &later),
-        ("src/near.rs", &cfg_if(2_000)),
-        ("src/rules.rs", &rules),
+    let tree = crate_of_modules(&[
+        ("attr", &attr),
+        ("big", &cfg_if(20_000)),
+        ("init", &init),
+        ("later", &later),
+        ("near", &cfg_if(2_000)),
+        ("rules", &rules),
     ]);
     let run = tree.run(&["check"]);
     run.assert_out(
