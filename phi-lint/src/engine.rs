@@ -77,6 +77,9 @@ pub struct FileLint {
     pub(crate) judged: usize,
     /// Macros this file calls by bare name that it does not define and that are not sinks.
     pub(crate) wanted: Vec<String>,
+    /// Whether the file had more findings than `max-file-findings`, past which they were not
+    /// kept: the report lists only the first ones, and the file is an error.
+    pub truncated: bool,
 }
 
 /// Lints every file of a scan, in parallel on all cores; the output order is deterministic.
@@ -143,6 +146,16 @@ pub fn lint(scan: &Scan) -> LintResult {
                 out.statements += f.statements;
             }
             Ok(f) => {
+                if f.truncated {
+                    let max = scan.config.max_file_findings();
+                    out.errors.push(FileError {
+                        file: rel.clone(),
+                        pos: None,
+                        message: format!(
+                            "more than {max} findings, over max-file-findings; only the first are reported; raise max-file-findings or exclude the file"
+                        ),
+                    });
+                }
                 out.statements += f.statements;
                 out.suppressions += f.suppressions;
                 out.suppressed += f.suppressed;
@@ -598,6 +611,8 @@ pub(crate) struct Collected {
     /// Functions whose first verdicts depend on another file's types; set before the final
     /// lint (keyed by [`FnRecord::body`]).
     pub(crate) dependent: HashSet<(usize, usize)>,
+    /// Findings past `max-file-findings` were not kept.
+    truncated: bool,
 }
 
 impl Collected {
@@ -640,8 +655,11 @@ fn collect(
     // the tree's own.
     let one_chunk = parsed.chunks.len() == 1;
     let record = matches!(pass, Pass::First(_)) && one_chunk;
+    // A first lint that stopped keeping findings recorded its functions' findings cut short.
     let reuse = match pass {
-        Pass::Final(Some(first)) if one_chunk && foreign.is_empty() => Some(first),
+        Pass::Final(Some(first)) if one_chunk && foreign.is_empty() && !first.truncated => {
+            Some(first)
+        }
         _ => None,
     };
     // With the merged index, the file's own definitions answer first, as they did in its first
@@ -689,6 +707,8 @@ fn collect(
             context: Vec::new(),
             macro_rules: None,
             raw: Vec::new(),
+            budget: config.max_file_findings().saturating_sub(raw.len()),
+            truncated: false,
             statements: 0,
             skipped: Vec::new(),
             modules: Vec::new(),
@@ -725,6 +745,7 @@ fn collect(
         }
         syn::visit::Visit::visit_file(&mut linter, file);
         carry = linter.carry.take();
+        out.truncated |= linter.truncated;
         for mut f in linter.raw {
             f.start.line += lines_before;
             f.end.line += lines_before;
@@ -764,6 +785,7 @@ fn finish(parsed: &Parsed, collected: Collected) -> FileLint {
         test_modules,
         wanted,
         judged,
+        truncated,
         ..
     } = collected;
     let mut out = FileLint {
@@ -771,6 +793,7 @@ fn finish(parsed: &Parsed, collected: Collected) -> FileLint {
         test_modules,
         judged,
         wanted,
+        truncated,
         ..FileLint::default()
     };
     // One finding per place, rule, field and reason: a closure judged again at each of its
@@ -782,7 +805,8 @@ fn finish(parsed: &Parsed, collected: Collected) -> FileLint {
         (a.start, a.end, a.rule, &a.field, reason(&a.message))
             == (b.start, b.end, b.rule, &b.field, reason(&b.message))
     });
-    let (mut findings, suppressions, suppressed) = apply_suppressions(text, rel, raw, &skipped);
+    let (mut findings, suppressions, suppressed) =
+        apply_suppressions(text, rel, raw, (&skipped, truncated));
     sort_in_source_order(&mut findings);
     assign_fingerprints(&mut findings);
     if let [
@@ -811,6 +835,12 @@ pub(crate) struct Linter<'a> {
     /// The `macro_rules!` whose body is being scanned.
     macro_rules: Option<String>,
     raw: Vec<Finding>,
+    /// How many findings `raw` may hold: what `max-file-findings` leaves after the file's
+    /// earlier chunks. A file of a finding every few bytes must not cost a finding's few
+    /// hundred bytes for each.
+    budget: usize,
+    /// Whether a finding was dropped for want of budget.
+    truncated: bool,
     statements: usize,
     /// Line ranges of test code that was not linted.
     skipped: Vec<(u32, u32)>,
@@ -1000,6 +1030,10 @@ impl Linter<'_> {
         message: String,
         statement_lines: (u32, u32),
     ) {
+        if self.raw.len() >= self.budget {
+            self.truncated = true;
+            return;
+        }
         // A token a macro's transcriber wrote has no place in this file: the call stands for it.
         let (start, end) = match &self.expansion {
             Some(exp) if !(start >= exp.call.0 && end <= exp.call.1) => exp.call,
@@ -1190,7 +1224,7 @@ fn apply_suppressions(
     text: &str,
     rel: &str,
     raw: Vec<Finding>,
-    skipped: &[(u32, u32)],
+    (skipped, truncated): (&[(u32, u32)], bool),
 ) -> (Vec<Finding>, usize, usize) {
     if !text.contains("phi-lint:") {
         return (raw, 0, 0);
@@ -1217,7 +1251,8 @@ fn apply_suppressions(
         }
         let (rule, message) = match &s.problem {
             Some(p) => (Rule::SuppressionReason, p.clone()),
-            None if !used => (
+            // Past `max-file-findings` the findings it suppressed may not have been kept.
+            None if !used && !truncated => (
                 Rule::UnusedSuppression,
                 rules::unused_suppression::MESSAGE.to_owned(),
             ),

@@ -18,8 +18,9 @@ Exit codes:
   1  new findings, stale baseline entries, or baseline growth
   2  the tool could not do its job: usage, config, I/O, a file that cannot be read, resolved
      or parsed (a missing module, a #[path] outside the root, a FIFO, a dangling symlink, a
-     file over max-file-size or nested too deep), no Rust file found, or no logging statement
-     checked (unless --allow-no-statements)";
+     file over max-file-size or nested too deep), a file of more findings than
+     max-file-findings (its first ones are reported), no Rust file found, or no logging
+     statement checked (unless --allow-no-statements)";
 
 const FIX_EXIT_CODES: &str = "\
 Exit codes:
@@ -182,7 +183,9 @@ fn update_baseline(
     let scan = Scan::new(paths, config)?;
     let result = phi_lint::lint(&scan);
     if !result.errors.is_empty() {
-        let mut msg = String::from("cannot update the baseline while files fail to parse:");
+        let mut msg = String::from(
+            "cannot update the baseline while files have errors (a report that stops short would drop their findings):",
+        );
         for e in &result.errors {
             let _ = write!(msg, "\n  {}: {}", printable(&e.file), printable(&e.message));
         }

@@ -284,6 +284,10 @@ impl Linter<'_> {
             && let Some(r) = first.functions.iter().find(|r| r.body == key)
         {
             self.raw.extend_from_slice(&first.raw[r.raw.clone()]);
+            if self.raw.len() > self.budget {
+                self.raw.truncate(self.budget);
+                self.truncated = true;
+            }
             self.skipped
                 .extend_from_slice(&first.skipped[r.skipped.clone()]);
             self.statements += r.statements;

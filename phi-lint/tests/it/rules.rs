@@ -183,6 +183,35 @@ fn a_closure_past_the_kept_bound_passed_a_leak_is_a_finding_at_the_call() {
     );
 }
 
+/// Past `max-file-findings` a file's findings are not kept: the first ones are, and the file is
+/// marked, for the scan to report as an error. A suppression of a finding that was not kept is
+/// not reported unused.
+#[test]
+fn findings_past_max_file_findings_are_not_kept() {
+    let text = "pub struct Patient { pub name: String }\n\
+        fn f(p: &Patient) {\n\
+            tracing::info!(a = %p.name);\n\
+            tracing::info!(b = %p.name);\n\
+            tracing::info!(c = %p.name);\n\
+            tracing::info!(d = %p.name);\n\
+            // phi-lint: allow(reason = \"synthetic\")\n\
+            tracing::info!(e = %p.name);\n\
+        }\n";
+    let all = lint_source(&Config::default(), "src/a.rs", text).expect("parses");
+    assert_eq!(all.findings.len(), 4, "{:?}", all.findings);
+    assert_eq!(all.suppressed, 1);
+    assert!(!all.truncated);
+
+    let out = lint_source(&config("max-file-findings = 3\n"), "src/a.rs", text).expect("parses");
+    let fields: Vec<&str> = out.findings.iter().map(|f| f.field.as_str()).collect();
+    assert_eq!(fields, ["a", "b", "c"]);
+    assert!(out.truncated);
+
+    let exact = lint_source(&config("max-file-findings = 5\n"), "src/a.rs", text).expect("parses");
+    assert_eq!(exact.findings.len(), 4);
+    assert!(!exact.truncated);
+}
+
 #[test]
 fn without_safe_functions_they_are_findings() {
     let text = fixture("allowed_classes.rs");

@@ -58,7 +58,7 @@ fn exit_2_on_a_file_that_does_not_parse() {
     tree.run(&["baseline", "--init"]).assert_err(
         2,
         &[
-            "cannot update the baseline while files fail to parse",
+            "cannot update the baseline while files have errors",
             "src/bad.rs: cannot parse",
         ],
     );

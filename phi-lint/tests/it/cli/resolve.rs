@@ -307,6 +307,76 @@ fn a_file_over_max_file_size_is_an_error() {
     );
 }
 
+/// A file of more findings than `max-file-findings` (default 10,000) is an error (exit 2): its
+/// first findings are reported, and the rest are not kept. Each file counts by itself, and a
+/// file linted again with another file's types keeps the bound.
+#[test]
+fn a_file_over_max_file_findings_is_an_error_reporting_the_first() {
+    let leaks = |n: usize| {
+        let mut text = String::from("use crate::types::Patient;\npub fn f(p: &Patient) {\n");
+        for i in 0..n {
+            let _ = writeln!(text, "    tracing::info!(step = {i}, name = %p.name);");
+        }
+        text + "}\n"
+    };
+    let five = leaks(5);
+    let tree = Tree::new(&[
+        ("Cargo.toml", MANIFEST),
+        ("src/lib.rs", "mod types;\nmod a;\nmod b;\n"),
+        ("src/types.rs", "pub struct Patient { pub name: String }\n"),
+        ("src/a.rs", &five),
+        ("src/b.rs", &five),
+        ("phiguard.toml", "[lint]\nmax-file-findings = 3\n"),
+    ]);
+    let json = tree.json(&[], 2);
+    assert_eq!(
+        errors(&json),
+        [
+            "src/a.rs: \"more than 3 findings, over max-file-findings; only the first are reported; raise max-file-findings or exclude the file\"",
+            "src/b.rs: \"more than 3 findings, over max-file-findings; only the first are reported; raise max-file-findings or exclude the file\"",
+        ]
+    );
+    let lines: Vec<(String, u64)> = json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["file"].as_str().expect("file").to_owned(),
+                f["line"].as_u64().expect("line"),
+            )
+        })
+        .collect();
+    let first = |file: &str| (3..6).map(|l| (file.to_owned(), l)).collect::<Vec<_>>();
+    assert_eq!(lines, [first("src/a.rs"), first("src/b.rs")].concat());
+    // The baseline is not written from a report that stops short.
+    let run = tree.run(&["baseline", "--init"]);
+    run.assert_code(2);
+    assert!(run.stderr.contains("more than 3 findings"), "{run}");
+
+    // At the bound, nothing is cut.
+    tree.write("phiguard.toml", "[lint]\nmax-file-findings = 5\n");
+    let json = tree.json(&[], 1);
+    assert_eq!(json["summary"]["findings"], 10);
+    assert_eq!(errors(&json), Vec::<String>::new());
+
+    // The default bound.
+    tree.write("phiguard.toml", "");
+    tree.write("src/a.rs", &leaks(10_001));
+    let json = tree.json(&[], 2);
+    assert_eq!(json["summary"]["findings"], 10_000 + 5);
+    assert_eq!(errors(&json).len(), 1);
+
+    // Zero is a configuration error.
+    tree.write("phiguard.toml", "[lint]\nmax-file-findings = 0\n");
+    let run = tree.run(&["check"]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("max-file-findings: must be at least 1"),
+        "{run}"
+    );
+}
+
 #[test]
 fn excluded_files_are_counted() {
     let tree = Tree::new(&[
