@@ -487,30 +487,32 @@ impl Classifier<'_> {
         if !matches!(name.as_str(), "format" | "format_args") {
             return Err(unsafe_at(at, Why::Unknown));
         }
-        let parsed = mac
-            .parse_body_with(parse_format_args)
-            .and_then(crate::grammar::FormatArgs::into_values);
-        let Ok((printed, _)) = parsed else {
-            return Err(unsafe_at(at, Why::Unknown));
-        };
-        for v in printed {
-            match v {
-                crate::grammar::Value::Expr(e) => {
-                    if let Err(u) = self.check(&e, cx) {
+        // The first value that leaks is the culprit; the rest are not judged.
+        let mut culprit: Option<Unsafe> = None;
+        let parsed = mac.parse_body_with(parse_format_args).and_then(|args| {
+            args.into_values(&mut |v| {
+                if culprit.is_some() {
+                    return;
+                }
+                culprit = match v {
+                    crate::grammar::Value::Expr(e) => self.check(&e, cx).err().map(|u| Unsafe {
                         // The inner culprit's span is in the source; the expression is not kept.
-                        return Err(Unsafe {
-                            span: Some(u.span()),
-                            at: None,
-                            why: u.why,
-                        });
-                    }
-                }
-                crate::grammar::Value::Capture { name, .. } => {
-                    if let Err(why) = self.check_capture(&name, None, cx.scope) {
-                        return Err(unsafe_at(at, why));
-                    }
-                }
-            }
+                        span: Some(u.span()),
+                        at: None,
+                        why: u.why,
+                    }),
+                    crate::grammar::Value::Capture { name, .. } => self
+                        .check_capture(&name, None, cx.scope)
+                        .err()
+                        .map(|why| unsafe_at(at, why)),
+                };
+            })
+        });
+        if parsed.is_err() {
+            return Err(unsafe_at(at, Why::Unknown));
+        }
+        if let Some(u) = culprit {
+            return Err(u);
         }
         Ok(())
     }

@@ -945,7 +945,7 @@ impl Linter<'_> {
         let verdict = match &interp.value {
             Value::Expr(e) => {
                 if interp.err_capture {
-                    Err((e.span(), Some(e), Why::Error))
+                    Err((e.span(), Some(&**e), Why::Error))
                 } else {
                     self.classifier
                         .check_value(e, &interp.field, &self.scope)
@@ -970,7 +970,7 @@ impl Linter<'_> {
                 let span = e.span();
                 (span.start(), span.end(), tokens_text(e))
             }
-            Value::Capture { name, start, end } => (*start, *end, name.clone()),
+            Value::Capture { name, start, end } => (*start, *end, name.to_string()),
         };
         let (mut start, mut end) = match &interp.value {
             Value::Capture { .. } => (whole_start, whole_end),

@@ -41,29 +41,63 @@ pub(crate) struct FmtError {
 /// Parses the source text of a string literal's contents. `raw` says whether it was a raw string
 /// (`r"..."`), in which backslashes are not escapes.
 pub(crate) fn parse(src: &str, raw: bool) -> Result<Vec<Placeholder>, FmtError> {
-    let b = src.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'\\' if !raw => i = skip_escape(b, i),
-            b'{' if b.get(i + 1) == Some(&b'{') => i += 2,
-            b'}' if b.get(i + 1) == Some(&b'}') => i += 2,
-            b'}' => {
-                return Err(FmtError {
-                    at: i,
-                    message: "unmatched `}` in format string",
-                });
-            }
-            b'{' => {
-                let (ph, next) = placeholder(src, i)?;
-                out.push(ph);
-                i = next;
-            }
-            _ => i += 1,
-        }
+    placeholders(src, raw).collect()
+}
+
+/// The placeholders of a literal's contents one at a time, as [`parse`] finds them, ending
+/// after the first error: a format string of thousands of placeholders is never held whole.
+pub(crate) fn placeholders(src: &str, raw: bool) -> Placeholders<'_> {
+    Placeholders {
+        src,
+        raw,
+        at: 0,
+        failed: false,
     }
-    Ok(out)
+}
+
+/// See [`placeholders`].
+pub(crate) struct Placeholders<'a> {
+    src: &'a str,
+    raw: bool,
+    at: usize,
+    failed: bool,
+}
+
+impl Iterator for Placeholders<'_> {
+    type Item = Result<Placeholder, FmtError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let b = self.src.as_bytes();
+        while !self.failed && self.at < b.len() {
+            let i = self.at;
+            match b[i] {
+                b'\\' if !self.raw => self.at = skip_escape(b, i),
+                b'{' if b.get(i + 1) == Some(&b'{') => self.at += 2,
+                b'}' if b.get(i + 1) == Some(&b'}') => self.at += 2,
+                b'}' => {
+                    self.failed = true;
+                    return Some(Err(FmtError {
+                        at: i,
+                        message: "unmatched `}` in format string",
+                    }));
+                }
+                b'{' => {
+                    return Some(match placeholder(self.src, i) {
+                        Ok((ph, next)) => {
+                            self.at = next;
+                            Ok(ph)
+                        }
+                        Err(e) => {
+                            self.failed = true;
+                            Err(e)
+                        }
+                    });
+                }
+                _ => self.at += 1,
+            }
+        }
+        None
+    }
 }
 
 /// Skips a backslash escape starting at `i`; returns the index after it.
@@ -239,7 +273,7 @@ fn ident_len(s: &str) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::{ArgRef, parse};
+    use super::{ArgRef, parse, placeholders};
 
     fn args(src: &str) -> Vec<(ArgRef, String, Vec<ArgRef>)> {
         parse(src, false)
@@ -300,6 +334,21 @@ mod tests {
     fn raw_strings_do_not_escape() {
         let p = parse(r"\{}", true).unwrap();
         assert_eq!(p.len(), 1);
+    }
+
+    #[test]
+    fn placeholders_come_one_at_a_time_and_end_at_the_first_error() {
+        let got: Vec<Result<ArgRef, &str>> = placeholders("{a} }{b}", false)
+            .map(|p| p.map(|p| p.arg).map_err(|e| e.message))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                Ok(ArgRef::Name("a".into())),
+                Err("unmatched `}` in format string")
+            ]
+        );
+        assert_eq!(placeholders("{{}}", false).count(), 0);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 use std::fmt::Write as _;
 
+use compact_str::CompactString;
 use proc_macro2::{LineColumn, TokenStream, TokenTree};
 use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream, Parser};
@@ -16,7 +17,7 @@ mod format;
 mod instrument;
 mod macro_rules;
 
-pub(crate) use format::{FormatArgs, parse_format_args};
+pub(crate) use format::parse_format_args;
 pub(crate) use instrument::parse_instrument;
 pub(crate) use macro_rules::{ExpandError, MAX_EXPANSION, MacroDef};
 
@@ -89,12 +90,15 @@ pub(crate) fn sink_for(path: &str, wrapper: Option<&WrapperLookup<'_>>) -> Optio
 }
 
 /// A value that reaches the log.
+///
+/// Boxed, so that a value is 40 bytes, not syn's 200 and more: a format string of thousands of
+/// inline captures holds a value for each, and a capture has no expression.
 pub(crate) enum Value {
     /// An expression.
-    Expr(Expr),
+    Expr(Box<Expr>),
     /// An inline format capture `{name}`, at a position inside a string literal.
     Capture {
-        name: String,
+        name: CompactString,
         start: LineColumn,
         end: LineColumn,
     },
@@ -102,7 +106,8 @@ pub(crate) enum Value {
 
 /// One value a sink records, under a field key or `{fmt}`.
 pub(crate) struct Interp {
-    pub(crate) field: String,
+    /// Inline when short, as nearly every key is: no allocation per value.
+    pub(crate) field: CompactString,
     pub(crate) value: Value,
     /// A `log` key-value with the `:err` capture: an error by declaration.
     pub(crate) err_capture: bool,
@@ -166,7 +171,7 @@ pub(crate) fn parse_sink(sink: Sink, tokens: TokenStream) -> syn::Result<Parsed>
                     let e: Expr = input.parse()?;
                     out.interps.push(Interp {
                         field: side.into(),
-                        value: Value::Expr(e),
+                        value: Value::Expr(Box::new(e)),
                         err_capture: false,
                     });
                     if input.is_empty() {
@@ -183,7 +188,7 @@ pub(crate) fn parse_sink(sink: Sink, tokens: TokenStream) -> syn::Result<Parsed>
                 for e in args {
                     out.interps.push(Interp {
                         field: "{fmt}".into(),
-                        value: Value::Expr(e),
+                        value: Value::Expr(Box::new(e)),
                         err_capture: false,
                     });
                 }
@@ -267,8 +272,8 @@ fn field(input: ParseStream, out: &mut Parsed, mode: FieldMode) -> syn::Result<(
         sigil(input)?;
         let (key, expr) = dotted(input)?;
         out.interps.push(Interp {
-            field: key,
-            value: Value::Expr(expr),
+            field: key.into(),
+            value: Value::Expr(Box::new(expr)),
             err_capture: false,
         });
         return Ok(());
@@ -289,15 +294,15 @@ fn field(input: ParseStream, out: &mut Parsed, mode: FieldMode) -> syn::Result<(
         sigil(input)?;
         let v: Expr = input.parse()?;
         out.interps.push(Interp {
-            field: key,
-            value: Value::Expr(v),
+            field: key.into(),
+            value: Value::Expr(Box::new(v)),
             err_capture: false,
         });
     } else if let Some(expr) = bare {
         if mode != FieldMode::Instrument {
             out.interps.push(Interp {
-                field: key,
-                value: Value::Expr(expr),
+                field: key.into(),
+                value: Value::Expr(Box::new(expr)),
                 err_capture: false,
             });
         }
@@ -472,8 +477,8 @@ fn log_key_values(input: ParseStream, out: &mut Parsed) -> syn::Result<()> {
             bare.ok_or_else(|| input.error("a string-literal key needs `= value`"))?
         };
         out.interps.push(Interp {
-            field: key,
-            value: Value::Expr(value),
+            field: key.into(),
+            value: Value::Expr(Box::new(value)),
             err_capture,
         });
         if input.peek(Token![,]) {
@@ -488,14 +493,14 @@ fn log_key_values(input: ParseStream, out: &mut Parsed) -> syn::Result<()> {
 
 /// A format string and its arguments; every printed argument becomes a `{fmt}` value.
 fn message(input: ParseStream, out: &mut Parsed) -> syn::Result<()> {
-    let (printed, unprinted) = parse_format_args(input)?.into_values()?;
-    for value in printed {
-        out.interps.push(Interp {
+    let interps = &mut out.interps;
+    let unprinted = parse_format_args(input)?.into_values(&mut |value| {
+        interps.push(Interp {
             field: "{fmt}".into(),
             value,
             err_capture: false,
         });
-    }
+    })?;
     out.others.extend(unprinted);
     Ok(())
 }

@@ -194,8 +194,8 @@ impl Linter<'_> {
         self.statements += 1;
         let stmt = self.statement_lines((dot.span().start(), args.span().end()));
         let interp = Interp {
-            field: key.value(),
-            value: Value::Expr(value),
+            field: key.value().into(),
+            value: Value::Expr(Box::new(value)),
             err_capture: false,
         };
         self.check_interp(".record", Sink::RecordAll, &interp, stmt);

@@ -155,8 +155,8 @@ impl<'ast> Visit<'ast> for Linter<'_> {
             let stmt =
                 self.statement_lines((m.receiver.span_start(), m.paren_token.span.close().end()));
             let interp = Interp {
-                field: key.value(),
-                value: Value::Expr(m.args[1].clone()),
+                field: key.value().into(),
+                value: Value::Expr(Box::new(m.args[1].clone())),
                 err_capture: false,
             };
             self.check_interp(".record", Sink::RecordAll, &interp, stmt);

@@ -213,7 +213,7 @@ impl Linter<'_> {
         if !matches!(inner, Expr::Lit(_)) {
             let interp = Interp {
                 field: "{fmt}".into(),
-                value: Value::Expr(inner.clone()),
+                value: Value::Expr(Box::new(inner.clone())),
                 err_capture: false,
             };
             self.check_interp(path, sink, &interp, stmt);

@@ -52,57 +52,65 @@ pub(crate) fn parse_format_args(input: ParseStream) -> syn::Result<FormatArgs> {
     })
 }
 
+/// The most placeholders one format string may hold: a format string is one token, so the
+/// token bound of a statement does not see inside it, and each placeholder is a value to check
+/// (and, when it leaks, a finding of a few hundred bytes). Real ones hold a few dozen.
+pub(crate) const FORMAT_PLACEHOLDERS: usize = 65_536;
+
 impl FormatArgs {
-    /// Splits the arguments into the values the format string prints (explicit arguments and
-    /// inline captures, each once) and the expressions it does not print (width and precision
-    /// arguments). A malformed format string is an error at the literal.
-    pub(crate) fn into_values(self) -> syn::Result<(Vec<Value>, Vec<Expr>)> {
+    /// Emits the values the format string prints, each once: explicit arguments (positional,
+    /// then named), then inline captures. Returns the expressions it does not print (width and
+    /// precision arguments). A malformed format string, or one of more than
+    /// [`FORMAT_PLACEHOLDERS`] placeholders, is an error at the literal, before any value is
+    /// emitted.
+    ///
+    /// The string is read twice, once for which arguments it prints and once for its captures,
+    /// so that its placeholders are never held as a list.
+    pub(crate) fn into_values(self, emit: &mut dyn FnMut(Value)) -> syn::Result<Vec<Expr>> {
         let lit = match self.fmt {
             Fmt::Other(e) => {
-                let mut printed = vec![Value::Expr(*e)];
-                printed.extend(self.positional.into_iter().map(Value::Expr));
-                printed.extend(self.named.into_iter().map(|(_, e)| Value::Expr(e)));
-                return Ok((printed, Vec::new()));
+                emit(Value::Expr(e));
+                for e in self.positional {
+                    emit(Value::Expr(Box::new(e)));
+                }
+                for (_, e) in self.named {
+                    emit(Value::Expr(Box::new(e)));
+                }
+                return Ok(Vec::new());
             }
             Fmt::Lit(lit) => lit,
         };
         let src = lit.token().to_string();
         let (prefix, content, raw) = literal_content(&src);
-        let placeholders =
-            fmtspec::parse(content, raw).map_err(|e| syn::Error::new(lit.span(), e.message))?;
-
+        let (keys, named_exprs): (Vec<String>, Vec<Expr>) = self.named.into_iter().unzip();
         let mut printed_pos = vec![false; self.positional.len()];
-        let mut printed_named = vec![false; self.named.len()];
-        let mut captures: Vec<Value> = Vec::new();
+        let mut printed_named = vec![false; keys.len()];
         // Each looked up by name once per placeholder: a format string of thousands of
         // placeholders must not scan every argument or capture for each.
-        let named: std::collections::HashMap<&str, usize> = self
-            .named
+        let named: std::collections::HashMap<&str, usize> = keys
             .iter()
             .enumerate()
             .rev()
-            .map(|(i, (n, _))| (n.as_str(), i))
+            .map(|(i, n)| (n.as_str(), i))
             .collect();
-        let mut seen_names: std::collections::HashSet<&str> = std::collections::HashSet::new();
         let mut next = 0usize;
-        // Placeholders come in source order: each position is counted on from the last one.
-        let mut cursor = (0usize, lit.span().start());
-        let mut at = |offset: usize| {
-            let offset = offset.min(src.len());
-            if offset < cursor.0 {
-                cursor = (0, lit.span().start());
+        for (n, ph) in fmtspec::placeholders(content, raw).enumerate() {
+            let ph = ph.map_err(|e| syn::Error::new(lit.span(), e.message))?;
+            if n == FORMAT_PLACEHOLDERS {
+                return Err(syn::Error::new(
+                    lit.span(),
+                    format!(
+                        "a format string of more than {FORMAT_PLACEHOLDERS} placeholders is \
+                         too large to check: split it"
+                    ),
+                ));
             }
-            let pos = advance(cursor.1, &src[cursor.0..], offset - cursor.0);
-            cursor = (offset, pos);
-            pos
-        };
-        for ph in &placeholders {
             for count in &ph.counts {
                 if let ArgRef::Next = count {
                     next += 1;
                 }
             }
-            match &ph.arg {
+            match ph.arg {
                 ArgRef::Next | ArgRef::Index(_) => {
                     let i = if let ArgRef::Index(i) = ph.arg {
                         i
@@ -118,37 +126,57 @@ impl FormatArgs {
                 ArgRef::Name(name) => {
                     if let Some(&i) = named.get(name.as_str()) {
                         printed_named[i] = true;
-                    } else if seen_names.insert(name) {
-                        let start = at(prefix + ph.range.start);
-                        let end = at(prefix + ph.range.end);
-                        captures.push(Value::Capture {
-                            name: name.clone(),
-                            start,
-                            end,
-                        });
                     }
                 }
             }
         }
 
-        let mut printed = Vec::new();
         let mut unprinted = Vec::new();
         for (e, p) in self.positional.into_iter().zip(printed_pos) {
             if p {
-                printed.push(Value::Expr(e));
+                emit(Value::Expr(Box::new(e)));
             } else {
                 unprinted.push(e);
             }
         }
-        for ((_, e), p) in self.named.into_iter().zip(printed_named) {
+        for (e, p) in named_exprs.into_iter().zip(printed_named) {
             if p {
-                printed.push(Value::Expr(e));
+                emit(Value::Expr(Box::new(e)));
             } else {
                 unprinted.push(e);
             }
         }
-        printed.extend(captures);
-        Ok((printed, unprinted))
+
+        // The captures: names no named argument takes, each once, in source order.
+        let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        // Placeholders come in source order: each position is counted on from the last one.
+        let mut cursor = (0usize, lit.span().start());
+        let mut at = |offset: usize| {
+            let offset = offset.min(src.len());
+            if offset < cursor.0 {
+                cursor = (0, lit.span().start());
+            }
+            let pos = advance(cursor.1, &src[cursor.0..], offset - cursor.0);
+            cursor = (offset, pos);
+            pos
+        };
+        for ph in fmtspec::placeholders(content, raw).flatten() {
+            if !matches!(ph.arg, ArgRef::Name(_)) {
+                continue;
+            }
+            let name = content[ph.range.clone()].trim_start_matches("r#");
+            if named.contains_key(name) || !seen.insert(name) {
+                continue;
+            }
+            let start = at(prefix + ph.range.start);
+            let end = at(prefix + ph.range.end);
+            emit(Value::Capture {
+                name: name.into(),
+                start,
+                end,
+            });
+        }
+        Ok(unprinted)
     }
 }
 

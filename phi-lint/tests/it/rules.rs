@@ -183,6 +183,58 @@ fn a_closure_past_the_kept_bound_passed_a_leak_is_a_finding_at_the_call() {
     );
 }
 
+/// A format string is one token, so the token bound does not see inside it: its placeholders
+/// are bounded by themselves (65,536). One more is a finding at the literal, and nothing in it
+/// is judged; a `format!` that long inside a field is not judged either, so it leaks.
+#[test]
+fn a_format_string_of_too_many_placeholders_is_a_finding_at_the_literal() {
+    const BOUND: usize = 65_536;
+    let captures = |n: usize| {
+        (0..n).fold(String::new(), |mut s, i| {
+            let _ = write!(s, "{{a{i}}} ");
+            s
+        })
+    };
+    // Every capture is a finding, so the file's bound on findings is raised past them.
+    let c = config("max-file-findings = 100000\n");
+    let at_bound = format!("fn f() {{ tracing::info!(\"{}\"); }}\n", captures(BOUND));
+    let out = lint_source(&c, "src/a.rs", &at_bound).expect("parses");
+    assert_eq!(out.findings.len(), BOUND);
+    assert!(!out.truncated);
+    assert!(
+        out.findings
+            .iter()
+            .all(|f| f.rule == phi_lint::Rule::Interpolation)
+    );
+
+    let over = format!(
+        "fn f() {{ tracing::info!(\"{}\"); }}\n",
+        captures(BOUND + 1)
+    );
+    let out = lint_source(&c, "src/a.rs", &over).expect("parses");
+    let found: Vec<(phi_lint::Rule, &str)> = out
+        .findings
+        .iter()
+        .map(|f| (f.rule, f.message.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            phi_lint::Rule::UnparsedMacro,
+            "cannot check the arguments of `tracing::info!`: a format string of more than 65536 \
+             placeholders is too large to check: split it"
+        )]
+    );
+
+    let nested = format!(
+        "fn f() {{ tracing::info!(user_id = %format!(\"{}\")); }}\n",
+        captures(BOUND + 1)
+    );
+    let out = lint_source(&c, "src/a.rs", &nested).expect("parses");
+    assert_eq!(out.findings.len(), 1, "{:?}", out.findings);
+    assert_eq!(out.findings[0].rule, phi_lint::Rule::Interpolation);
+}
+
 /// Past `max-file-findings` a file's findings are not kept: the first ones are, and the file is
 /// marked, for the scan to report as an error. A suppression of a finding that was not kept is
 /// not reported unused.
