@@ -1218,6 +1218,23 @@ fn is_cargo_instruction(path: &str, tokens: &TokenStream) -> bool {
         })
 }
 
+/// The first of `sups` (in source order) that covers a finding of `rule` in a statement spanning
+/// `lines`. Only one on the line above the statement, its first line or its last can: each is
+/// found by a search, so that a file of a suppression on every other line does not scan them
+/// all for each finding.
+fn covering(sups: &[suppress::Suppression], rule: Rule, lines: (u32, u32)) -> Option<usize> {
+    let mut at = [lines.0.saturating_sub(1), lines.0, lines.1];
+    at.sort_unstable();
+    let mut previous = None;
+    at.into_iter()
+        .filter(|&l| previous.replace(l) != Some(l))
+        .flat_map(|l| {
+            let from = sups.partition_point(|s| s.line < l);
+            (from..sups.len()).take_while(move |&i| sups[i].line == l)
+        })
+        .find(|&i| sups[i].covers(rule, lines))
+}
+
 /// Applies inline suppressions; reports malformed and unused ones. Returns the findings left,
 /// the number of suppressions used and the number of findings they suppressed.
 fn apply_suppressions(
@@ -1234,10 +1251,7 @@ fn apply_suppressions(
     let mut kept = Vec::with_capacity(raw.len());
     let mut suppressed = 0;
     for f in raw {
-        match sups
-            .iter()
-            .position(|s| s.covers(f.rule, f.statement_lines))
-        {
+        match covering(&sups, f.rule, f.statement_lines) {
             Some(i) => {
                 used[i] = true;
                 suppressed += 1;
@@ -1245,8 +1259,23 @@ fn apply_suppressions(
             None => kept.push(f),
         }
     }
+    // Whether a line is in skipped test code: the ranges by start, with the furthest end of
+    // each prefix, so that each suppression is one search.
+    let mut ranges = skipped.to_vec();
+    ranges.sort_unstable();
+    let furthest: Vec<u32> = ranges
+        .iter()
+        .scan(0, |end, &(_, b)| {
+            *end = b.max(*end);
+            Some(*end)
+        })
+        .collect();
+    let in_skipped = |line: u32| {
+        let k = ranges.partition_point(|&(a, _)| a <= line);
+        k > 0 && furthest[k - 1] >= line
+    };
     for (s, used) in sups.iter().zip(&used) {
-        if skipped.iter().any(|&(a, b)| (a..=b).contains(&s.line)) {
+        if in_skipped(s.line) {
             continue;
         }
         let (rule, message) = match &s.problem {
@@ -1258,8 +1287,7 @@ fn apply_suppressions(
             ),
             None => continue,
         };
-        let line_text = text.lines().nth(s.line as usize - 1).unwrap_or("");
-        let comment: String = line_text.chars().skip(s.columns.0 as usize - 1).collect();
+        let comment = &text[s.bytes.clone()];
         kept.push(Finding {
             rule,
             file: rel.into(),
@@ -1292,7 +1320,47 @@ fn apply_suppressions(
 
 #[cfg(test)]
 mod tests {
-    use super::permute;
+    use super::{Rule, covering, permute};
+    use crate::suppress;
+
+    #[test]
+    fn the_covering_suppression_is_the_first_a_scan_finds() {
+        // Lines of suppressions, own-line or trailing, of any rule or one, several on a line;
+        // every statement of up to four lines is matched against a scan of them all.
+        let mut seed = 12_345u32;
+        let mut next = |n: u32| {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (seed >> 16) % n
+        };
+        let mut text = String::new();
+        for _ in 0..300 {
+            let comment = |rule: u32| match rule {
+                0 => "// phi-lint: allow(reason = \"r\")",
+                1 => "// phi-lint: allow(phi::print, reason = \"r\")",
+                _ => "// phi-lint: allow(phi::interpolation)",
+            };
+            match next(4) {
+                0 => text.push_str("f();\n"),
+                1 => text = text + "    " + comment(next(3)) + "\n",
+                2 => text = text + "g(); " + comment(next(3)) + "\n",
+                _ => text = text + "    " + comment(next(3)) + " " + comment(next(3)) + "\n",
+            }
+        }
+        let sups = suppress::scan(&text);
+        assert!(sups.len() > 150, "{}", sups.len());
+        for rule in [Rule::Print, Rule::Interpolation] {
+            for first in 1..=302 {
+                for last in first..first + 4 {
+                    let scan = sups.iter().position(|s| s.covers(rule, (first, last)));
+                    assert_eq!(
+                        covering(&sups, rule, (first, last)),
+                        scan,
+                        "{first}..{last}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn permute_moves_every_item_to_its_place() {

@@ -16,6 +16,8 @@ pub(crate) struct Suppression {
     pub(crate) line: u32,
     /// 1-based column of `//`, and the column after the comment's last character.
     pub(crate) columns: (u32, u32),
+    /// The comment's bytes in the text, from `//` to the end of its line.
+    pub(crate) bytes: std::ops::Range<usize>,
     /// Whether the comment is alone on its line (then it applies to the next line).
     pub(crate) own_line: bool,
     /// The rule it is limited to, if any.
@@ -61,6 +63,7 @@ pub(crate) fn scan(text: &str) -> Vec<Suppression> {
                     out.push(Suppression {
                         line,
                         columns: (col(text, line_start, i), col(text, line_start, end)),
+                        bytes: i..end,
                         own_line,
                         rule,
                         problem,
