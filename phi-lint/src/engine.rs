@@ -152,7 +152,7 @@ pub fn lint(scan: &Scan) -> LintResult {
                         file: rel.clone(),
                         pos: None,
                         message: format!(
-                            "more than {max} findings, over max-file-findings; only the first are reported; raise max-file-findings or exclude the file"
+                            "more than {max} findings (suppressed ones included), over max-file-findings; only the first are reported; raise max-file-findings or exclude the file"
                         ),
                     });
                 }
@@ -613,6 +613,8 @@ pub(crate) struct Collected {
     pub(crate) dependent: HashSet<(usize, usize)>,
     /// Findings past `max-file-findings` were not kept.
     truncated: bool,
+    /// `max-file-findings`, which also bounds what the suppressions add.
+    max_findings: usize,
 }
 
 impl Collected {
@@ -665,7 +667,10 @@ fn collect(
     // With the merged index, the file's own definitions answer first, as they did in its first
     // lint: the verdicts must not depend on whether a function is taken over or judged again.
     let own = matches!(pass, Pass::Final(_)).then(|| TypeIndex::of_file(&parsed.index()));
-    let mut out = Collected::default();
+    let mut out = Collected {
+        max_findings: config.max_file_findings(),
+        ..Collected::default()
+    };
     let (mut raw, mut skipped, mut wanted) = (Vec::new(), Vec::new(), HashSet::new());
     let streamed = parsed.streamed.as_deref();
     let mut at = 0;
@@ -785,7 +790,8 @@ fn finish(parsed: &Parsed, collected: Collected) -> FileLint {
         test_modules,
         wanted,
         judged,
-        truncated,
+        mut truncated,
+        max_findings,
         ..
     } = collected;
     let mut out = FileLint {
@@ -793,7 +799,6 @@ fn finish(parsed: &Parsed, collected: Collected) -> FileLint {
         test_modules,
         judged,
         wanted,
-        truncated,
         ..FileLint::default()
     };
     // One finding per place, rule, field and reason: a closure judged again at each of its
@@ -808,6 +813,12 @@ fn finish(parsed: &Parsed, collected: Collected) -> FileLint {
     let (mut findings, suppressions, suppressed) =
         apply_suppressions(text, rel, raw, (&skipped, truncated));
     sort_in_source_order(&mut findings);
+    // A malformed or unused suppression is a finding too, one per comment.
+    if findings.len() > max_findings {
+        findings.truncate(max_findings);
+        truncated = true;
+    }
+    out.truncated = truncated;
     assign_fingerprints(&mut findings);
     if let [
         Chunk {

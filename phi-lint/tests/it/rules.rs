@@ -262,6 +262,28 @@ fn findings_past_max_file_findings_are_not_kept() {
     let exact = lint_source(&config("max-file-findings = 5\n"), "src/a.rs", text).expect("parses");
     assert_eq!(exact.findings.len(), 4);
     assert!(!exact.truncated);
+
+    // Suppressions that suppress nothing are findings too, and count.
+    let unused = "fn f() {\n\
+            // phi-lint: allow(reason = \"a\")\n\
+            // phi-lint: allow(reason = \"b\")\n\
+            // phi-lint: allow(reason = \"c\")\n\
+            tracing::info!(step = 1);\n\
+        }\n";
+    let out = lint_source(&config("max-file-findings = 2\n"), "src/a.rs", unused).expect("parses");
+    let found: Vec<(phi_lint::Rule, u32)> = out
+        .findings
+        .iter()
+        .map(|f| (f.rule, f.start.line))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (phi_lint::Rule::UnusedSuppression, 2),
+            (phi_lint::Rule::UnusedSuppression, 3)
+        ]
+    );
+    assert!(out.truncated);
 }
 
 #[test]

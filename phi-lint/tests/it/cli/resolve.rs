@@ -332,8 +332,8 @@ fn a_file_over_max_file_findings_is_an_error_reporting_the_first() {
     assert_eq!(
         errors(&json),
         [
-            "src/a.rs: \"more than 3 findings, over max-file-findings; only the first are reported; raise max-file-findings or exclude the file\"",
-            "src/b.rs: \"more than 3 findings, over max-file-findings; only the first are reported; raise max-file-findings or exclude the file\"",
+            "src/a.rs: \"more than 3 findings (suppressed ones included), over max-file-findings; only the first are reported; raise max-file-findings or exclude the file\"",
+            "src/b.rs: \"more than 3 findings (suppressed ones included), over max-file-findings; only the first are reported; raise max-file-findings or exclude the file\"",
         ]
     );
     let lines: Vec<(String, u64)> = json["findings"]
