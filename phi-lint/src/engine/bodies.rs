@@ -210,8 +210,8 @@ fn too_large_error(span: proc_macro2::Span, tokens: usize, what: &str) -> syn::E
         span,
         format!(
             "{what} of {tokens} tokens is too large to check (phi-lint parses up to \
-             {STATEMENT_TOKENS} tokens of one expression or macro input, literal tables \
-             excepted): split it, or exclude the file"
+             {STATEMENT_TOKENS} tokens of one expression, macro input or item's group, literal \
+             tables excepted): split it, or exclude the file"
         ),
     )
 }
@@ -407,11 +407,24 @@ fn quiet_items(
     // Whether a `const` or `static` item's initializer is being read, up to its `;`: each of
     // its groups may hold the expression, not only the first (`= (LazyLock::new)(|| ..)`).
     let mut initializer = false;
+    // Tokens of this list outside any group since the last `;` or brace group: an item's
+    // header (`fn f<'a0, 'a1, ..>`, `where` clauses) is parsed whole, as one expression is.
+    let mut run = (0usize, proc_macro2::Span::call_site());
+    let end_run = |run: &mut (usize, proc_macro2::Span), too_large: &mut Option<syn::Error>| {
+        if run.0 >= STATEMENT_TOKENS {
+            too_large.get_or_insert(too_large_error(run.1, run.0, "an item's header"));
+        }
+        run.0 = 0;
+    };
     for tt in tokens {
         let was_arrow = std::mem::take(&mut arrow);
         let prev = before;
         before = (before.1, Prev::of(&tt));
         let mut surveyed = false;
+        if run.0 == 0 {
+            run.1 = tt.span();
+        }
+        run.0 += 1;
         if let TokenTree::Group(g) = &tt {
             let what = match prev {
                 (Prev::Hash, Prev::Bang) | (_, Prev::Hash) => Some("an attribute"),
@@ -423,6 +436,9 @@ fn quiet_items(
             {
                 too_large.get_or_insert(e);
             }
+            if g.delimiter() == Delimiter::Brace && angles == 0 {
+                end_run(&mut run, too_large);
+            }
         }
         match &tt {
             TokenTree::Punct(p) => match p.as_char() {
@@ -430,6 +446,7 @@ fn quiet_items(
                     state = State::Item;
                     angles = 0;
                     initializer = false;
+                    end_run(&mut run, too_large);
                 }
                 '-' => arrow = p.spacing() == Spacing::Joint,
                 '<' if matches!(
@@ -534,8 +551,19 @@ fn quiet_items(
             out.push(lighter);
             continue;
         }
+        // Any other group of an item is parsed whole: a struct's fields, an enum's variants,
+        // a signature's parameters. Not a `macro_rules! name { .. }`: syn keeps its rules as
+        // tokens, and each call's expansion is bounded where it is linted.
+        if let TokenTree::Group(g) = &tt
+            && !matches!(prev.1, Prev::Hash | Prev::Bang)
+            && prev.0 != Prev::Bang
+            && let Err(e) = bound_group(g, text, "an item's group")
+        {
+            too_large.get_or_insert(e);
+        }
         out.push(tt);
     }
+    end_run(&mut run, too_large);
     out.into_iter().collect()
 }
 

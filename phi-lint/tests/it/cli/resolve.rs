@@ -1227,6 +1227,52 @@ fn a_macro_input_or_initializer_too_large_to_parse_fails_closed_naming_it() {
     assert!(!run.stdout.contains("src/big.rs:3:"), "{}", run.stdout);
 }
 
+/// An item is parsed whole, so each of its groups (an enum's variants, a struct's fields) and
+/// its header outside them (`fn f<'a0, 'a1, ..>`) holds fewer than 300,000 tokens, as one
+/// expression does; past that the file is an error naming where. Many small items, however
+/// many tokens they hold together, are linted.
+#[test]
+fn an_item_too_large_to_parse_fails_closed_naming_it() {
+    const LEAK: &str = "pub fn leak(p: &P) { tracing::info!(\"{}\", p.name); }\n";
+    let listed = |n: usize, piece: &dyn Fn(usize) -> String| (0..n).map(piece).collect::<String>();
+    let enum_of = |n: usize| {
+        format!(
+            "{LEAK}pub enum Big {{\n{}}}\n",
+            listed(n, &|i| format!("    V{i},\n"))
+        )
+    };
+    let fields = format!(
+        "{LEAK}pub struct Wide {{\n{}}}\n",
+        listed(80_000, &|i| format!("    pub f{i}: u32,\n"))
+    );
+    let header = format!(
+        "{LEAK}pub fn g<{}>() {{}}\n",
+        listed(110_000, &|i| format!("'a{i}, "))
+    );
+    let small = format!(
+        "{LEAK}{}",
+        listed(80_000, &|i| format!("pub struct S{i};\n"))
+    );
+    let tree = crate_of_modules(&[
+        ("fields", &fields),
+        ("header", &header),
+        ("near", &enum_of(140_000)),
+        ("over", &enum_of(160_000)),
+        ("small", &small),
+    ]);
+    let run = tree.run(&["check"]);
+    run.assert_out(
+        2,
+        &[
+            "error: src/fields.rs:2:17: cannot parse: an item's group of 400000 tokens is too large to check",
+            "error: src/header.rs:2:1: cannot parse: an item's header of 330007 tokens is too large to check",
+            "error: src/over.rs:2:14: cannot parse: an item's group of 320000 tokens is too large to check",
+            "src/near.rs:1:",
+            "src/small.rs:1:",
+        ],
+    );
+}
+
 /// Random bodies, each cut into runs, against their small twins (the filler statements left
 /// as empty lines): lets, clones, closures called in later runs, stderr writers, `use … as`
 /// renames above and below their calls, nested blocks that shadow, strings and comments holding
