@@ -233,6 +233,33 @@ fn a_format_string_of_too_many_placeholders_is_a_finding_at_the_literal() {
     let out = lint_source(&c, "src/a.rs", &nested).expect("parses");
     assert_eq!(out.findings.len(), 1, "{:?}", out.findings);
     assert_eq!(out.findings[0].rule, phi_lint::Rule::Interpolation);
+
+    // A `format!` as `log!`'s level or target is judged as the message is: over the bound, a
+    // finding at its literal.
+    for (call, rest) in [
+        ("log::log!(", "\"x\""),
+        ("log::log!(target: ", "log::Level::Info, \"x\""),
+    ] {
+        let text = format!(
+            "fn f(name: &str) {{ {call}&format!(\"{{name}}{}\"), {rest}); }}\n",
+            captures(BOUND)
+        );
+        let out = lint_source(&c, "src/a.rs", &text).expect("parses");
+        let found: Vec<(phi_lint::Rule, &str)> = out
+            .findings
+            .iter()
+            .map(|f| (f.rule, f.message.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [(
+                phi_lint::Rule::UnparsedMacro,
+                "cannot check the arguments of `format!`: a format string of more than 65536 \
+                 placeholders is too large to check: split it"
+            )],
+            "{call}"
+        );
+    }
 }
 
 /// Past `max-file-findings` a file's findings are not kept: the first ones are, and the file is
