@@ -2,6 +2,7 @@
 //! token streams of macros syn cannot see into), and check every value that reaches a log.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{Hash as _, Hasher as _};
 use std::path::Path;
 
 use compact_str::CompactString;
@@ -714,6 +715,7 @@ fn collect(
             raw: Vec::new(),
             budget: config.max_file_findings().saturating_sub(raw.len()),
             truncated: false,
+            seen: HashMap::new(),
             statements: 0,
             skipped: Vec::new(),
             modules: Vec::new(),
@@ -806,10 +808,7 @@ fn finish(parsed: &Parsed, collected: Collected) -> FileLint {
     // recursive `macro_rules!` reaches one argument through every depth up to the expansion
     // bound) reports it once per chain. The shortest chain is kept.
     sort_in_source_order(&mut raw);
-    raw.dedup_by(|a, b| {
-        (a.start, a.end, a.rule, &a.field, reason(&a.message))
-            == (b.start, b.end, b.rule, &b.field, reason(&b.message))
-    });
+    raw.dedup_by(|a, b| merged(a) == merged(b));
     let (mut findings, suppressions, suppressed) =
         apply_suppressions(text, rel, raw, (&skipped, truncated));
     sort_in_source_order(&mut findings);
@@ -852,6 +851,8 @@ pub(crate) struct Linter<'a> {
     budget: usize,
     /// Whether a finding was dropped for want of budget.
     truncated: bool,
+    /// Where in `raw` each finding is, by a hash of what `finish` merges duplicates by.
+    seen: HashMap<u64, usize>,
     statements: usize,
     /// Line ranges of test code that was not linted.
     skipped: Vec<(u32, u32)>,
@@ -1041,10 +1042,6 @@ impl Linter<'_> {
         message: String,
         statement_lines: (u32, u32),
     ) {
-        if self.raw.len() >= self.budget {
-            self.truncated = true;
-            return;
-        }
         // A token a macro's transcriber wrote has no place in this file: the call stands for it.
         let (start, end) = match &self.expansion {
             Some(exp) if !(start >= exp.call.0 && end <= exp.call.1) => exp.call,
@@ -1059,7 +1056,7 @@ impl Linter<'_> {
         } else {
             end
         };
-        self.raw.push(Finding {
+        let finding = Finding {
             rule,
             file: self.rel.into(),
             start: pos(start),
@@ -1074,7 +1071,30 @@ impl Linter<'_> {
             fingerprint: CompactString::default(),
             baselined: false,
             fix: None,
-        });
+        };
+        // A closure judged again at each call, or a macro reached through many chains, makes
+        // the same finding again: `finish` keeps one of them, the shortest message first, so
+        // only the first counts against the budget, and a shorter one takes its place.
+        let key = {
+            let mut h = std::hash::DefaultHasher::new();
+            merged(&finding).hash(&mut h);
+            h.finish()
+        };
+        if let Some(&at) = self.seen.get(&key)
+            && let Some(same) = self.raw.get_mut(at)
+            && merged(same) == merged(&finding)
+        {
+            if finding.message.len() < same.message.len() {
+                *same = finding;
+            }
+            return;
+        }
+        if self.raw.len() >= self.budget {
+            self.truncated = true;
+            return;
+        }
+        self.seen.insert(key, self.raw.len());
+        self.raw.push(finding);
     }
 
     fn text(&self, start: LineColumn, end: LineColumn) -> Option<&str> {
@@ -1173,6 +1193,12 @@ impl Linter<'_> {
 }
 
 /// A finding's message without the chain of macros it came through (` (through `a!` → …)`).
+/// What two findings are the same finding by, when `finish` keeps one of them: place, rule,
+/// field and reason.
+fn merged(f: &Finding) -> (crate::Pos, crate::Pos, Rule, &str, &str) {
+    (f.start, f.end, f.rule, &f.field, reason(&f.message))
+}
+
 fn reason(message: &str) -> &str {
     message
         .split_once(" (through ")

@@ -290,6 +290,21 @@ fn findings_past_max_file_findings_are_not_kept() {
     assert_eq!(exact.findings.len(), 4);
     assert!(!exact.truncated);
 
+    // A closure judged again at each call makes the same finding each time: it counts once.
+    let calls = "pub struct Patient { pub name: String }\n\
+        fn f(p: &Patient) {\n\
+            let log = |x: &str| tracing::info!(v = %x);\n\
+            log(&p.name);\n\
+            log(&p.name);\n\
+            log(&p.name);\n\
+            log(&p.name);\n\
+            log(&p.name);\n\
+        }\n";
+    let all = lint_source(&Config::default(), "src/a.rs", calls).expect("parses");
+    let out = lint_source(&config("max-file-findings = 2\n"), "src/a.rs", calls).expect("parses");
+    assert!(!out.truncated, "{:?}", out.findings);
+    assert_eq!(out.findings, all.findings);
+
     // Suppressions that suppress nothing are findings too, and count.
     let unused = "fn f() {\n\
             // phi-lint: allow(reason = \"a\")\n\

@@ -354,6 +354,21 @@ fn a_file_over_max_file_findings_is_an_error_reporting_the_first() {
     run.assert_code(2);
     assert!(run.stderr.contains("more than 3 findings"), "{run}");
 
+    // A file linted again with another file's types takes over the first verdicts of its
+    // functions that need none; a first lint that stopped short is not taken over.
+    tree.write(
+        "src/a.rs",
+        &format!(
+            "use crate::types::Patient;\npub fn typed(p: &Patient) {{ tracing::info!(n = %p.name); }}\n\
+             pub fn own(name: &str) {{\n{}}}\n",
+            "    tracing::info!(a = %name);\n    tracing::info!(b = %name);\n    \
+             tracing::info!(c = %name);\n    tracing::info!(d = %name);\n"
+        ),
+    );
+    let json = tree.json(&[], 2);
+    assert_eq!(errors(&json).len(), 2, "{json}");
+    tree.write("src/a.rs", &five);
+
     // At the bound, nothing is cut.
     tree.write("phiguard.toml", "[lint]\nmax-file-findings = 5\n");
     let json = tree.json(&[], 1);
