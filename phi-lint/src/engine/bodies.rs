@@ -139,6 +139,9 @@ enum State {
     /// In the header of an `impl`, a `trait` or a `mod`: its item list is the first `{}`
     /// outside `<…>`.
     Container,
+    /// After `extern`: an ABI string, then a block of foreign items (entered as an item list,
+    /// so that each is bounded by itself), `fn` (a function with that ABI) or `crate`.
+    Extern,
     /// After `const` or `static`: a name and a type until the `=` outside `<…>`, or `fn`.
     Const,
     /// After a `const` or `static` item's `=`: `&`, `mut` and a path may come before the
@@ -249,6 +252,51 @@ fn byte_range(g: &Group, text: &SourceFile<'_>) -> (usize, usize) {
 fn byte_len(g: &Group, text: &SourceFile<'_>) -> usize {
     let (start, end) = byte_range(g, text);
     end.saturating_sub(start)
+}
+
+/// The tokens of an item list outside its bodies, lists and initializers since the last `;` or
+/// body: an item's header, which syn parses whole.
+#[derive(Default)]
+struct Header {
+    /// Tokens outside groups.
+    flat: usize,
+    /// The header's groups, counted only if the header is long enough to need it: a token is at
+    /// least a byte, so a header of fewer bytes than the bound is under it.
+    groups: Vec<Group>,
+    /// The first token's and the last token's spans.
+    span: Option<(proc_macro2::Span, proc_macro2::Span)>,
+}
+
+impl Header {
+    fn add(&mut self, tt: &TokenTree, header_group: bool) {
+        let at = tt.span();
+        self.span = Some(self.span.map_or((at, at), |(first, _)| (first, at)));
+        self.flat += 1;
+        if header_group && let TokenTree::Group(g) = tt {
+            self.groups.push(g.clone());
+        }
+    }
+
+    /// Ends the header: one of [`STATEMENT_TOKENS`] or more is noted in `too_large`.
+    fn end(&mut self, text: &SourceFile<'_>, too_large: &mut Option<syn::Error>) {
+        let header = std::mem::take(self);
+        let Some((first, last)) = header.span else {
+            return;
+        };
+        if header.groups.is_empty() && header.flat < STATEMENT_TOKENS {
+            return;
+        }
+        let bytes = text
+            .offset(last.end())
+            .saturating_sub(text.offset(first.start()));
+        if bytes < STATEMENT_TOKENS {
+            return;
+        }
+        let tokens = header.flat + header.groups.iter().map(|g| small(g).1).sum::<usize>();
+        if tokens >= STATEMENT_TOKENS {
+            too_large.get_or_insert(too_large_error(first, tokens, "an item's header"));
+        }
+    }
 }
 
 /// What the token before a group says of it.
@@ -407,24 +455,30 @@ fn quiet_items(
     // Whether a `const` or `static` item's initializer is being read, up to its `;`: each of
     // its groups may hold the expression, not only the first (`= (LazyLock::new)(|| ..)`).
     let mut initializer = false;
+    // How far `macro_rules ! name` has been read: its rules, the group after, are kept as
+    // tokens by syn, not parsed into a tree.
+    let mut macro_rules = 0u8;
     // Tokens of this list outside any group since the last `;` or brace group: an item's
     // header (`fn f<'a0, 'a1, ..>`, `where` clauses) is parsed whole, as one expression is.
-    let mut run = (0usize, proc_macro2::Span::call_site());
-    let end_run = |run: &mut (usize, proc_macro2::Span), too_large: &mut Option<syn::Error>| {
-        if run.0 >= STATEMENT_TOKENS {
-            too_large.get_or_insert(too_large_error(run.1, run.0, "an item's header"));
-        }
-        run.0 = 0;
-    };
+    let mut run = Header::default();
     for tt in tokens {
         let was_arrow = std::mem::take(&mut arrow);
         let prev = before;
         before = (before.1, Prev::of(&tt));
         let mut surveyed = false;
-        if run.0 == 0 {
-            run.1 = tt.span();
-        }
-        run.0 += 1;
+        // A group of the header (parameters, `where` bounds, a tuple struct's fields) is parsed
+        // with it; a body or item list ends the header, and an initializer is bounded as an
+        // expression, its literal tables excepted.
+        let header_group = matches!(&tt, TokenTree::Group(g)
+            if !(g.delimiter() == Delimiter::Brace && angles == 0) && state != State::Initializer);
+        run.add(&tt, header_group);
+        let rules_group = macro_rules == 3 && matches!(tt, TokenTree::Group(_));
+        macro_rules = match &tt {
+            TokenTree::Ident(id) if id == "macro_rules" => 1,
+            TokenTree::Punct(p) if macro_rules == 1 && p.as_char() == '!' => 2,
+            TokenTree::Ident(_) if macro_rules == 2 => 3,
+            _ => 0,
+        };
         if let TokenTree::Group(g) = &tt {
             let what = match prev {
                 (Prev::Hash, Prev::Bang) | (_, Prev::Hash) => Some("an attribute"),
@@ -437,7 +491,7 @@ fn quiet_items(
                 too_large.get_or_insert(e);
             }
             if g.delimiter() == Delimiter::Brace && angles == 0 {
-                end_run(&mut run, too_large);
+                run.end(text, too_large);
             }
         }
         match &tt {
@@ -446,7 +500,7 @@ fn quiet_items(
                     state = State::Item;
                     angles = 0;
                     initializer = false;
-                    end_run(&mut run, too_large);
+                    run.end(text, too_large);
                 }
                 '-' => arrow = p.spacing() == Spacing::Joint,
                 '<' if matches!(
@@ -473,7 +527,11 @@ fn quiet_items(
                 _ => {}
             },
             TokenTree::Ident(id) => match state {
-                State::Item | State::Const if id == "fn" => state = State::FnKeyword,
+                State::Item | State::Const | State::Extern if id == "fn" => {
+                    state = State::FnKeyword;
+                }
+                State::Item if id == "extern" => state = State::Extern,
+                State::Extern if id == "crate" => state = State::Item,
                 State::Item if id == "impl" || id == "trait" || id == "mod" => {
                     state = State::Container;
                     angles = 0;
@@ -505,7 +563,7 @@ fn quiet_items(
                             continue;
                         }
                     }
-                    State::Container if depth < MAX_ITEM_DEPTH => {
+                    State::Container | State::Extern if depth < MAX_ITEM_DEPTH => {
                         state = State::Item;
                         let TokenTree::Group(g) = tt else {
                             unreachable!("matched as a group above")
@@ -556,14 +614,14 @@ fn quiet_items(
         // tokens, and each call's expansion is bounded where it is linted.
         if let TokenTree::Group(g) = &tt
             && !matches!(prev.1, Prev::Hash | Prev::Bang)
-            && prev.0 != Prev::Bang
+            && !rules_group
             && let Err(e) = bound_group(g, text, "an item's group")
         {
             too_large.get_or_insert(e);
         }
         out.push(tt);
     }
-    end_run(&mut run, too_large);
+    run.end(text, too_large);
     out.into_iter().collect()
 }
 

@@ -1268,8 +1268,29 @@ fn an_item_too_large_to_parse_fails_closed_naming_it() {
         "{LEAK}{}",
         listed(80_000, &|i| format!("pub struct S{i};\n"))
     );
+    // A header's groups count with it: `where` bounds of many small tuples.
+    let tuple = format!("({})", "u8, ".repeat(100));
+    let bounds = format!(
+        "{LEAK}pub fn h() where {} {{}}\n",
+        listed(1_600, &|_| format!("{tuple}: Sized, "))
+    );
+    // A generic default that ends in `!` is no `macro_rules! name`.
+    let bang = format!(
+        "{LEAK}pub enum E<T = fn() -> !> {{ A(T), {} }}\n",
+        listed(160_000, &|i| format!("V{i}, "))
+    );
+    // A block of foreign items is a list of items, each bounded by itself.
+    let foreign = format!(
+        "{LEAK}unsafe extern \"C\" {{\n{}}}\n",
+        listed(20_000, &|i| format!(
+            "    pub fn ffi_{i}(a: *mut u8, b: u32) -> i32;\n"
+        ))
+    );
     let tree = crate_of_modules(&[
+        ("bang", &bang),
+        ("bounds", &bounds),
         ("fields", &fields),
+        ("foreign", &foreign),
         ("header", &header),
         ("near", &enum_of(140_000)),
         ("over", &enum_of(160_000)),
@@ -1279,9 +1300,12 @@ fn an_item_too_large_to_parse_fails_closed_naming_it() {
     run.assert_out(
         2,
         &[
+            "error: src/bang.rs:2:27: cannot parse: an item's group of 320004 tokens is too large to check",
+            "error: src/bounds.rs:2:1: cannot parse: an item's header of ",
             "error: src/fields.rs:2:17: cannot parse: an item's group of 400000 tokens is too large to check",
             "error: src/header.rs:2:1: cannot parse: an item's header of 330007 tokens is too large to check",
             "error: src/over.rs:2:14: cannot parse: an item's group of 320000 tokens is too large to check",
+            "src/foreign.rs:1:",
             "src/near.rs:1:",
             "src/small.rs:1:",
         ],
