@@ -810,13 +810,8 @@ fn finish(parsed: &Parsed, collected: Collected) -> FileLint {
     sort_in_source_order(&mut raw);
     raw.dedup_by(|a, b| merged(a) == merged(b));
     let (mut findings, suppressions, suppressed) =
-        apply_suppressions(text, rel, raw, (&skipped, truncated));
+        apply_suppressions(text, rel, raw, (&skipped, &mut truncated, max_findings));
     sort_in_source_order(&mut findings);
-    // A malformed or unused suppression is a finding too, one per comment.
-    if findings.len() > max_findings {
-        findings.truncate(max_findings);
-        truncated = true;
-    }
     out.truncated = truncated;
     assign_fingerprints(&mut findings);
     if let [
@@ -1278,7 +1273,7 @@ fn apply_suppressions(
     text: &str,
     rel: &str,
     raw: Vec<Finding>,
-    (skipped, truncated): (&[(u32, u32)], bool),
+    (skipped, truncated, max): (&[(u32, u32)], &mut bool, usize),
 ) -> (Vec<Finding>, usize, usize) {
     if !text.contains("phi-lint:") {
         return (raw, 0, 0);
@@ -1318,12 +1313,18 @@ fn apply_suppressions(
         let (rule, message) = match &s.problem {
             Some(p) => (Rule::SuppressionReason, p.clone()),
             // Past `max-file-findings` the findings it suppressed may not have been kept.
-            None if !used && !truncated => (
+            None if !used && !*truncated => (
                 Rule::UnusedSuppression,
                 rules::unused_suppression::MESSAGE.to_owned(),
             ),
             None => continue,
         };
+        // A malformed or unused suppression is a finding too, one per comment: `max-file-findings`
+        // bounds them as it bounds the lint's.
+        if kept.len() >= max {
+            *truncated = true;
+            break;
+        }
         let comment = &text[s.bytes.clone()];
         kept.push(Finding {
             rule,
