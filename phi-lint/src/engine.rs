@@ -732,6 +732,7 @@ fn collect(
             self_ty: None,
             closures: Vec::new(),
             local_closures: Vec::new(),
+            replayed: 0,
             replaying: 0,
             functions: record.then(Vec::new),
             reuse,
@@ -879,6 +880,8 @@ pub(crate) struct Linter<'a> {
     closures: Vec<locals::ClosureSource>,
     /// Closures bound to locals, judged again at their calls.
     local_closures: Vec<locals::LocalClosure>,
+    /// Bytes of closure bodies replayed at calls in this chunk (see `locals::REPLAY_BYTES`).
+    replayed: usize,
     /// How deep in such a replay the walk is.
     replaying: u8,
     /// In a first lint: each function walked, with its share of the misses.

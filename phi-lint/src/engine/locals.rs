@@ -42,12 +42,21 @@ const ELEMENT_CLOSURES: &[&str] = &[
 /// followed into its body: an argument that is a leak is a finding at the call instead.
 const MAX_KEPT_CLOSURES: usize = 1024;
 
+/// How many bytes of closure bodies the calls in one chunk of a file may replay (see
+/// `closure_call`). Each call of a closure passed a leak walks its body again, so a large
+/// closure called on every line costs the product of the two; past this, a call is not followed
+/// into the body, and a leak it is passed is a finding at the call instead.
+const REPLAY_BYTES: usize = 4 << 20;
+
 /// A closure bound to a local, and where its binding is in the scope; its tree, unless more
 /// than [`MAX_KEPT_CLOSURES`] were in scope when it was bound.
 pub(super) struct LocalClosure {
     name: String,
     at: usize,
-    closure: Option<Box<syn::ExprClosure>>,
+    /// Shared, not copied, by each call that replays it.
+    closure: Option<std::rc::Rc<syn::ExprClosure>>,
+    /// The bytes of its source, what a replay of it costs.
+    bytes: usize,
 }
 
 /// Where a closure's parameters come from: the closure (by address) and what its first
@@ -142,10 +151,16 @@ impl Linter<'_> {
             && let Expr::Closure(c) = crate::classify::peel(&init.expr)
         {
             let keep = self.local_closures.len() < MAX_KEPT_CLOSURES;
+            let span = syn::spanned::Spanned::span(c);
+            let bytes = self
+                .source
+                .offset(span.end())
+                .saturating_sub(self.source.offset(span.start()));
             self.local_closures.push(LocalClosure {
                 name: id.ident.to_string(),
                 at: self.scope.mark() - 1,
-                closure: keep.then(|| Box::new(c.clone())),
+                closure: keep.then(|| std::rc::Rc::new(c.clone())),
+                bytes,
             });
         }
     }
@@ -173,11 +188,23 @@ impl Linter<'_> {
         if !args.iter().any(|(o, _)| matches!(o, Origin::Tainted(_))) {
             return;
         }
-        // Copied only for a call it is replayed for: the walk of its body may bind more.
         let Some(closure) = self.local_closures[i].closure.clone() else {
-            self.unfollowed_closure(call, &name, &args);
+            let why =
+                format!("more than {MAX_KEPT_CLOSURES} closures are in scope in this function");
+            self.unfollowed_closure(call, (&name, &why), &args);
             return;
         };
+        let cost = self.local_closures[i].bytes.max(1);
+        if self.replayed.saturating_add(cost) > REPLAY_BYTES {
+            let why = format!(
+                "the calls before it replayed {} KiB of closure bodies, more than {} KiB",
+                self.replayed >> 10,
+                REPLAY_BYTES >> 10
+            );
+            self.unfollowed_closure(call, (&name, &why), &args);
+            return;
+        }
+        self.replayed += cost;
         let mark = self.scope.mark();
         for (p, (origin, ty)) in closure.inputs.iter().zip(args) {
             self.bind_pat(p, &origin, ty);
@@ -191,9 +218,14 @@ impl Linter<'_> {
     }
 
     /// `log(&patient.name)` where `log` is a closure whose tree was not kept (see
-    /// [`MAX_KEPT_CLOSURES`]): each argument that is a leak is a finding at the call, as if the
+    /// [`MAX_KEPT_CLOSURES`]), or whose calls replayed more than [`REPLAY_BYTES`]: each argument that is a leak is a finding at the call, as if the
     /// closure logged it. The gate fails closed rather than miss a leak through the closure.
-    fn unfollowed_closure(&mut self, call: &syn::ExprCall, name: &str, args: &[(Origin, Ty)]) {
+    fn unfollowed_closure(
+        &mut self,
+        call: &syn::ExprCall,
+        (name, why_not): (&str, &str),
+        args: &[(Origin, Ty)],
+    ) {
         use syn::spanned::Spanned;
         let stmt = self.statement_lines((
             call.func.span().start(),
@@ -209,8 +241,7 @@ impl Linter<'_> {
                 .text(start, end)
                 .map_or_else(|| crate::grammar::tokens_text(arg), ToOwned::to_owned);
             let message = format!(
-                "{}; it is passed to `{name}`, a closure phi-lint does not follow into (more than \
-                 {MAX_KEPT_CLOSURES} closures are in scope in this function)",
+                "{}; it is passed to `{name}`, a closure phi-lint does not follow into ({why_not})",
                 why.message(&culprit)
             );
             let tokens = crate::grammar::tokens_text(arg);

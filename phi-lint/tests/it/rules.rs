@@ -328,6 +328,52 @@ fn findings_past_max_file_findings_are_not_kept() {
     assert!(out.truncated);
 }
 
+/// Each call of a closure passed a leak walks its body again. Past 4 MiB of bodies replayed in a
+/// chunk, a call is not followed: a leak it is passed is a finding at the call (the gate fails
+/// closed), and a large closure called on every line costs no more than that.
+#[test]
+fn calls_past_the_replay_bound_are_findings_at_the_argument() {
+    // A closure of about 160 KB, called 60 times with a leak and once with a safe value.
+    let mut text = String::from(
+        "pub struct Patient { pub name: String, pub id: u64 }\nfn many(p: &Patient) {\n    let log = |x: &str| {\n",
+    );
+    for i in 0..4_000 {
+        let _ = writeln!(text, "        let step_{i} = x.len() + {i};");
+    }
+    text.push_str("        tracing::info!(v = %x);\n    };\n");
+    for _ in 0..60 {
+        text.push_str("    log(&p.name);\n");
+    }
+    text.push_str("    log(\"fixed\");\n}\n");
+    let out = lint_source(&Config::default(), "src/a.rs", &text).expect("parses");
+    let found: Vec<(u32, &str)> = out
+        .findings
+        .iter()
+        .map(|f| (f.start.line, f.message.as_str()))
+        .collect();
+    // The body's findings: as it is written, and from the calls that were followed.
+    assert!(
+        found[0].1.contains("`x` is bound to `name`"),
+        "{:?}",
+        found[0]
+    );
+    let unfollowed: Vec<u32> = found
+        .iter()
+        .filter(|(_, m)| {
+            m.contains("a closure phi-lint does not follow into (the calls before it replayed")
+        })
+        .map(|&(line, _)| line)
+        .collect();
+    // About 4 MiB / 160 KB calls are followed; each later one is a finding at its line.
+    assert!(
+        (20..=40).contains(&unfollowed.len()),
+        "{}",
+        unfollowed.len()
+    );
+    assert_eq!(found.len(), unfollowed.len() + 2, "{found:?}");
+    assert_eq!(unfollowed.last(), Some(&(4_005 + 60)));
+}
+
 #[test]
 fn without_safe_functions_they_are_findings() {
     let text = fixture("allowed_classes.rs");
