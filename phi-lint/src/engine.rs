@@ -153,7 +153,7 @@ pub fn lint(scan: &Scan) -> LintResult {
                         file: rel.clone(),
                         pos: None,
                         message: format!(
-                            "more than {max} findings (suppressed ones included), over max-file-findings; only the first are reported; raise max-file-findings or exclude the file"
+                            "more than {max} findings (suppressed ones included), over max-file-findings; only {max} are reported; raise max-file-findings or exclude the file"
                         ),
                     });
                 }
@@ -1190,13 +1190,13 @@ impl Linter<'_> {
     }
 }
 
-/// A finding's message without the chain of macros it came through (` (through `a!` → …)`).
 /// What two findings are the same finding by, when `finish` keeps one of them: place, rule,
 /// field and reason.
 fn merged(f: &Finding) -> (crate::Pos, crate::Pos, Rule, &str, &str) {
     (f.start, f.end, f.rule, &f.field, reason(&f.message))
 }
 
+/// A finding's message without the chain of macros it came through (` (through `a!` → …)`).
 fn reason(message: &str) -> &str {
     message
         .split_once(" (through ")

@@ -17,7 +17,7 @@ mod format;
 mod instrument;
 mod macro_rules;
 
-pub(crate) use format::parse_format_args;
+pub(crate) use format::{parse_format_args, too_many_placeholders};
 pub(crate) use instrument::parse_instrument;
 pub(crate) use macro_rules::{ExpandError, MAX_EXPANSION, MacroDef};
 

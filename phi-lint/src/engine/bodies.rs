@@ -469,8 +469,11 @@ fn quiet_items(
         // A group of the header (parameters, `where` bounds, a tuple struct's fields) is parsed
         // with it; a body or item list ends the header, and an initializer is bounded as an
         // expression, its literal tables excepted.
+        // Every group of a `const` or `static` initializer, up to its `;`, is one (`= (LazyLock::new)(|| ..)`).
         let header_group = matches!(&tt, TokenTree::Group(g)
-            if !(g.delimiter() == Delimiter::Brace && angles == 0) && state != State::Initializer);
+            if !(g.delimiter() == Delimiter::Brace && angles == 0)
+                && state != State::Initializer
+                && !initializer);
         run.add(&tt, header_group);
         let rules_group = macro_rules == 3 && matches!(tt, TokenTree::Group(_));
         macro_rules = match &tt {

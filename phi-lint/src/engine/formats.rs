@@ -9,24 +9,18 @@ use syn::visit::Visit;
 
 use super::Linter;
 use super::visit::path_text;
-use crate::grammar::{Sink, parse_sink};
+use crate::grammar::{Sink, parse_sink, too_many_placeholders};
 use crate::rules::{self, Rule};
 
 impl Linter<'_> {
     /// Judges the values of every `format!`/`format_args!` in `e`, an argument of the sink
     /// `sink_path` that the grammar does not record; closures are left to the walk. A call whose
-    /// first argument is a string literal and whose arguments cannot be checked (more
-    /// placeholders than the bound) is a `phi::unparsed-macro` finding at it, as a sink's is.
+    /// format string holds more placeholders than the bound is a `phi::unparsed-macro` finding
+    /// at it, as a sink's is.
     pub(super) fn formats_in(&mut self, sink_path: &str, sink: Sink, e: &Expr, stmt: (u32, u32)) {
         let mut found = Formats(Vec::new());
         found.visit_expr(e);
         for (path, tokens, span) in found.0 {
-            let literal_first = match tokens.clone().into_iter().next() {
-                Some(proc_macro2::TokenTree::Literal(l)) => {
-                    matches!(syn::Lit::new(l), syn::Lit::Str(_))
-                }
-                _ => false,
-            };
             match parse_sink(
                 Sink::Format {
                     skip: 0,
@@ -39,8 +33,9 @@ impl Linter<'_> {
                         self.check_interp(sink_path, sink, interp, stmt);
                     }
                 }
-                // Not a format call after all: nothing this rule can judge.
-                Err(_) if !literal_first => {}
+                // Not a format call after all (a macro of the same name takes other input):
+                // nothing this rule can judge.
+                Err(err) if !too_many_placeholders(&err) => {}
                 Err(err) => {
                     let at = err.span();
                     let (start, end) = if at.start().line == 0 {

@@ -197,8 +197,9 @@ impl Linter<'_> {
         let cost = self.local_closures[i].bytes.max(1);
         if self.replayed.saturating_add(cost) > REPLAY_BYTES {
             let why = format!(
-                "the calls before it replayed {} KiB of closure bodies, more than {} KiB",
-                self.replayed >> 10,
+                "replaying its {} KiB would bring the closure bodies replayed here to {} KiB, more than {} KiB",
+                cost >> 10,
+                self.replayed.saturating_add(cost) >> 10,
                 REPLAY_BYTES >> 10
             );
             self.unfollowed_closure(call, (&name, &why), &args);
@@ -218,8 +219,9 @@ impl Linter<'_> {
     }
 
     /// `log(&patient.name)` where `log` is a closure whose tree was not kept (see
-    /// [`MAX_KEPT_CLOSURES`]), or whose calls replayed more than [`REPLAY_BYTES`]: each argument that is a leak is a finding at the call, as if the
-    /// closure logged it. The gate fails closed rather than miss a leak through the closure.
+    /// [`MAX_KEPT_CLOSURES`]), or whose replay would pass [`REPLAY_BYTES`]: each argument that
+    /// is a leak is a finding at the call, as if the closure logged it. The gate fails closed
+    /// rather than miss a leak through the closure.
     fn unfollowed_closure(
         &mut self,
         call: &syn::ExprCall,

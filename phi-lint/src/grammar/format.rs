@@ -57,6 +57,15 @@ pub(crate) fn parse_format_args(input: ParseStream) -> syn::Result<FormatArgs> {
 /// (and, when it leaks, a finding of a few hundred bytes). Real ones hold a few dozen.
 pub(crate) const FORMAT_PLACEHOLDERS: usize = 65_536;
 
+/// How the error of a format string over [`FORMAT_PLACEHOLDERS`] starts.
+const TOO_MANY: &str = "a format string of more than";
+
+/// Whether a parse error is that of a format string over [`FORMAT_PLACEHOLDERS`]: of a call
+/// that is a format call, whose grammar was right, and whose values were not checked.
+pub(crate) fn too_many_placeholders(e: &syn::Error) -> bool {
+    e.to_string().starts_with(TOO_MANY)
+}
+
 impl FormatArgs {
     /// Emits the values the format string prints, each once: explicit arguments (positional,
     /// then named), then inline captures. Returns the expressions it does not print (width and
@@ -100,8 +109,7 @@ impl FormatArgs {
                 return Err(syn::Error::new(
                     lit.span(),
                     format!(
-                        "a format string of more than {FORMAT_PLACEHOLDERS} placeholders is \
-                         too large to check: split it"
+                        "{TOO_MANY} {FORMAT_PLACEHOLDERS} placeholders is too large to check: split it"
                     ),
                 ));
             }
