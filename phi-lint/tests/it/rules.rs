@@ -183,6 +183,14 @@ fn a_closure_past_the_kept_bound_passed_a_leak_is_a_finding_at_the_call() {
     );
 }
 
+/// Each finding's rule and message.
+fn rules_and_messages(findings: &[Finding]) -> Vec<(phi_lint::Rule, &str)> {
+    findings
+        .iter()
+        .map(|f| (f.rule, f.message.as_str()))
+        .collect()
+}
+
 /// A format string is one token, so the token bound does not see inside it: its placeholders
 /// are bounded by themselves (65,536). One more is a finding at the literal, and nothing in it
 /// is judged; a `format!` that long inside a field is not judged either, so it leaks.
@@ -212,13 +220,8 @@ fn a_format_string_of_too_many_placeholders_is_a_finding_at_the_literal() {
         captures(BOUND + 1)
     );
     let out = lint_source(&c, "src/a.rs", &over).expect("parses");
-    let found: Vec<(phi_lint::Rule, &str)> = out
-        .findings
-        .iter()
-        .map(|f| (f.rule, f.message.as_str()))
-        .collect();
     assert_eq!(
-        found,
+        rules_and_messages(&out.findings),
         [(
             phi_lint::Rule::UnparsedMacro,
             "cannot check the arguments of `tracing::info!`: a format string of more than 65536 \
@@ -251,13 +254,8 @@ fn a_format_string_of_too_many_placeholders_is_a_finding_at_the_literal() {
             captures(BOUND)
         );
         let out = lint_source(&c, "src/a.rs", &text).expect("parses");
-        let found: Vec<(phi_lint::Rule, &str)> = out
-            .findings
-            .iter()
-            .map(|f| (f.rule, f.message.as_str()))
-            .collect();
         assert_eq!(
-            found,
+            rules_and_messages(&out.findings),
             [(
                 phi_lint::Rule::UnparsedMacro,
                 "cannot check the arguments of `format!`: a format string of more than 65536 \

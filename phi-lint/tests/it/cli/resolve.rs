@@ -26,6 +26,21 @@ fn files_with_findings(json: &Value) -> Vec<String> {
     files
 }
 
+/// The JSON report's findings, as (file, line).
+fn file_lines(json: &Value) -> Vec<(String, u64)> {
+    json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["file"].as_str().expect("file").to_owned(),
+                f["line"].as_u64().expect("line"),
+            )
+        })
+        .collect()
+}
+
 /// The messages of the JSON report's errors, as `file: message`.
 fn errors(json: &Value) -> Vec<String> {
     json["errors"]
@@ -336,17 +351,7 @@ fn a_file_over_max_file_findings_is_an_error_reporting_the_first() {
             "src/b.rs: \"more than 3 findings (suppressed ones included), over max-file-findings; only 3 are reported; raise max-file-findings or exclude the file\"",
         ]
     );
-    let lines: Vec<(String, u64)> = json["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .map(|f| {
-            (
-                f["file"].as_str().expect("file").to_owned(),
-                f["line"].as_u64().expect("line"),
-            )
-        })
-        .collect();
+    let lines = file_lines(&json);
     let first = |file: &str| (3..6).map(|l| (file.to_owned(), l)).collect::<Vec<_>>();
     assert_eq!(lines, [first("src/a.rs"), first("src/b.rs")].concat());
     // The baseline is not written from a report that stops short.
@@ -975,17 +980,7 @@ fn initializers_that_cannot_log_are_skipped_and_the_others_linted() {
         ("src/shout.rs", shout),
     ]);
     let json = tree.json(&[], 1);
-    let found: Vec<(String, u64)> = json["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .map(|f| {
-            (
-                f["file"].as_str().expect("file").to_owned(),
-                f["line"].as_u64().expect("line"),
-            )
-        })
-        .collect();
+    let found = file_lines(&json);
     assert_eq!(
         found,
         [
