@@ -149,6 +149,32 @@ many_lets = framed(
     LEAK + "}\n" + PATIENT,
 )
 
+def chain(head, indent, tail):
+    """A generator of `let`s each bound to the one before, from `v0`, between `head` and `tail`;
+    `{last}` in the tail is the chain's last local."""
+    def gen(write, size):
+        write(head)
+        n = fill(write, size, lambda i: f"{indent}let v{i + 1} = v{i};\n")
+        write(tail.replace("{last}", f"v{n}"))
+        return n
+
+    return gen
+
+
+# One function of `let`s each bound to the one before, from a leak, the last one logged.
+let_chain = chain(
+    "pub fn handler(p: &Patient) {\n    let v0 = &p.name;\n",
+    "    ",
+    "    tracing::info!(user_id = %{last});\n}\n" + PATIENT,
+)
+
+# The same chain in a closure that logs its end, called with a leak a thousand times.
+closure_chain = chain(
+    "pub fn handler(p: &Patient) {\n    let log = |x: &str| {\n        let v0 = x;\n",
+    "        ",
+    "        tracing::info!(user_id = %{last});\n    };\n" + "    log(&p.name);\n" * 1000 + "}\n" + PATIENT,
+)
+
 # Generated type definitions: a type index of many small items, and one logging function.
 structs = framed(
     "pub fn leak(p: &Patient) {\n" + LEAK + "}\n" + PATIENT,
@@ -224,6 +250,8 @@ SHAPES = {
     "big-statement": (big_statement, 5 * MB, "5 MB, one `vec![..]` statement in a function that logs"),
     "big-array": (big_array, 5 * MB, "5 MB, one `let table = [..]` in a function that logs"),
     "many-lets": (many_lets, 5 * MB, "5 MB, one function of `let`s, and a log at its end"),
+    "let-chain": (let_chain, 100_000, "0.1 MB, one function of `let`s each bound to the one before, from a leak"),
+    "closure-chain": (closure_chain, 100_000, "0.1 MB, the same chain in a closure called with a leak 1,000 times"),
     "structs": (structs, 5 * MB, "5 MB of struct definitions of five fields"),
     "long-line": (long_line, 600_000, "0.6 MB, one `tracing::info!` of fields on one line, each a finding"),
     "captures": (captures, 5 * MB, "5 MB, one format string of inline captures, each a finding"),

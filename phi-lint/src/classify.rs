@@ -40,8 +40,70 @@ pub(crate) enum Why {
         ty: String,
         what: &'static str,
     },
-    /// A local bound to a value that is not allowed (`let user_id = &patient.name`).
+    /// A local bound to a value that is not allowed (`let user_id = &patient.name`). Made by
+    /// [`Why::bound`], which keeps at most [`MAX_HOPS`] locals of a chain.
     Bound { local: String, source: Box<Why> },
+    /// The far end of a chain of locals cut by [`Why::bound`]: `hops` more locals, each bound
+    /// to the next, the last bound to `root`.
+    Elided { hops: usize, root: Box<Why> },
+}
+
+/// How many locals of a chain (`let b = a; let c = b; ..`) a verdict names. A chain is copied
+/// into each local bound along it, so a function of n such `let`s would otherwise hold n²/2
+/// hops (6,000 `let`s: 2 GB) and its finding name all of them.
+pub(crate) const MAX_HOPS: usize = 8;
+
+impl Why {
+    /// `local` bound to a value that is not allowed for `source`: the chain's nearest
+    /// [`MAX_HOPS`] locals are kept, and the farther ones only counted.
+    pub(crate) fn bound(local: &str, source: &Why) -> Why {
+        let mut depth = 0;
+        let mut cur = source;
+        while let Why::Bound { source, .. } = cur {
+            depth += 1;
+            cur = source;
+        }
+        if depth + 1 < MAX_HOPS {
+            return Why::Bound {
+                local: local.to_owned(),
+                source: Box::new(source.clone()),
+            };
+        }
+        // Keep the MAX_HOPS - 1 nearest of the source's hops; the rest join the elided count.
+        let mut kept = Vec::with_capacity(MAX_HOPS - 1);
+        let mut cur = source;
+        while let Why::Bound { local, source } = cur
+            && kept.len() < MAX_HOPS - 1
+        {
+            kept.push(local.as_str());
+            cur = source;
+        }
+        let mut dropped = 0;
+        while let Why::Bound { source, .. } = cur {
+            dropped += 1;
+            cur = source;
+        }
+        let mut why = match cur {
+            Why::Elided { hops, root } => Why::Elided {
+                hops: hops + dropped,
+                root: root.clone(),
+            },
+            root => Why::Elided {
+                hops: dropped,
+                root: Box::new(root.clone()),
+            },
+        };
+        for hop in kept.into_iter().rev() {
+            why = Why::Bound {
+                local: hop.to_owned(),
+                source: Box::new(why),
+            };
+        }
+        Why::Bound {
+            local: local.to_owned(),
+            source: Box::new(why),
+        }
+    }
 }
 
 /// The part of an expression that is not allowed, and why.
@@ -246,13 +308,7 @@ impl Classifier<'_> {
                     {
                         return match &b.origin {
                             Origin::Safe => Ok(()),
-                            Origin::Tainted(why) => Err(unsafe_at(
-                                core,
-                                Why::Bound {
-                                    local: name.to_owned(),
-                                    source: why.clone(),
-                                },
-                            )),
+                            Origin::Tainted(why) => Err(unsafe_at(core, Why::bound(name, why))),
                             Origin::Unknown => self.leaf(core, name, self.fact_ty(&b.ty), cx),
                         };
                     }
@@ -382,13 +438,8 @@ impl Classifier<'_> {
                 && let Origin::Tainted(why) = &b.origin
                 && !matches!(**why, Why::Refuted { .. })
             {
-                return Err(unsafe_at(
-                    at,
-                    Why::Bound {
-                        local: p.path.segments[0].ident.to_string(),
-                        source: why.clone(),
-                    },
-                ));
+                let local = p.path.segments[0].ident.to_string();
+                return Err(unsafe_at(at, Why::bound(&local, why)));
             }
             let name = match cur {
                 Expr::Path(p) => p.path.segments.last().map(|s| &s.ident),

@@ -119,12 +119,7 @@ impl Classifier<'_> {
         if let Some(b) = binding {
             match &b.origin {
                 Origin::Safe => return Ok(()),
-                Origin::Tainted(why) => {
-                    return Err(Why::Bound {
-                        local: name.to_owned(),
-                        source: why.clone(),
-                    });
-                }
+                Origin::Tainted(why) => return Err(Why::bound(name, why)),
                 Origin::Unknown => {}
             }
         }
@@ -159,7 +154,7 @@ impl Why {
     pub(crate) fn is_error(&self) -> bool {
         match self {
             Why::Error => true,
-            Why::Bound { source, .. } => source.is_error(),
+            Why::Bound { source, .. } | Why::Elided { root: source, .. } => source.is_error(),
             _ => false,
         }
     }
@@ -171,6 +166,7 @@ impl Why {
             Why::Error => error_message::message(culprit),
             Why::Denied { name, stem } => interpolation::denied(name, stem.trim_matches('_')),
             Why::Unknown => interpolation::unknown(culprit),
+            Why::Elided { root, .. } => root.message(culprit),
             Why::Refuted {
                 name,
                 class,
@@ -188,11 +184,27 @@ impl Why {
                 // Follow `row_id` ← `b` ← `a` to the value the chain started from.
                 let mut hops = String::new();
                 let mut root = &**source;
-                while let Why::Bound { local, source } = root {
-                    hops.push('`');
-                    hops.push_str(local);
-                    hops.push_str("`, bound to ");
-                    root = source;
+                loop {
+                    match root {
+                        Why::Bound { local, source } => {
+                            hops.push('`');
+                            hops.push_str(local);
+                            hops.push_str("`, bound to ");
+                            root = source;
+                        }
+                        Why::Elided { hops: n, root: r } => {
+                            hops.push_str("a chain of ");
+                            hops.push_str(&n.to_string());
+                            hops.push_str(if *n == 1 {
+                                " more local"
+                            } else {
+                                " more locals"
+                            });
+                            hops.push_str(", bound to ");
+                            root = r;
+                        }
+                        _ => break,
+                    }
                 }
                 let because = match root {
                     Why::Error => "an error, whose message can quote the data it failed on".into(),
@@ -203,7 +215,9 @@ impl Why {
                     Why::Refuted { name, ty, .. } => {
                         format!("`{name}`, whose type `{ty}` can hold personal data")
                     }
-                    Why::Bound { .. } | Why::Unknown => "a value that is not allowed".into(),
+                    Why::Bound { .. } | Why::Elided { .. } | Why::Unknown => {
+                        "a value that is not allowed".into()
+                    }
                 };
                 interpolation::bound(local, &format!("{hops}{because}"))
             }
