@@ -229,6 +229,14 @@ lazy_static_init = framed(
     "    ]\n});\n",
 )
 
+# One `static` built by a chain of calls, each of a block that logs: many small groups, one
+# expression (a chain is at most 4,096 calls, so each block is about 1 KB).
+static_chain = framed(
+    "pub static HOOK: Builder = Builder::new()\n",
+    lambda i: f"    .step({{ tracing::info!(step = {i}); {' '.join(f'let a{k} = {k};' for k in range(120))} {i} }})\n",
+    ";\n",
+)
+
 # One generated `enum` of many variants, and one logging function: a single large item.
 big_enum = framed(
     "pub fn leak(p: &Patient) {\n" + LEAK + "}\n" + PATIENT + "pub enum Opcode {\n",
@@ -261,6 +269,7 @@ SHAPES = {
     "cfg-if": (cfg_if, 5 * MB, "5 MB, one `cfg_if!` around functions that log"),
     "cfg-if-1": (cfg_if, 800_000, "0.8 MB, the same, under the token bound"),
     "static-init": (lazy_static_init, 5 * MB, "5 MB, one `static` initializer that logs, of calls"),
+    "static-chain": (static_chain, 4 * MB, "4 MB, one `static` built by a chain of calls of blocks that log"),
     "big-enum": (big_enum, 5 * MB, "5 MB, one `enum` of variants and one logging function"),
 }
 

@@ -32,7 +32,7 @@ mod tokens;
 mod two_phase;
 mod visit;
 
-pub(crate) use visit::neutral_macros;
+pub(crate) use visit::{may_reach_a_sink, neutral_macros};
 mod writers;
 
 /// Stack size of the lint's worker threads.

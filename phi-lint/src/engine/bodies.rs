@@ -142,11 +142,9 @@ enum State {
     /// After `extern`: an ABI string, then a block of foreign items (entered as an item list,
     /// so that each is bounded by itself), `fn` (a function with that ABI) or `crate`.
     Extern,
-    /// After `const` or `static`: a name and a type until the `=` outside `<…>`, or `fn`.
+    /// After `const` or `static`: a name and a type until the `=` outside `<…>` (its
+    /// initializer follows, read by [`initializer`]), or `fn`.
     Const,
-    /// After a `const` or `static` item's `=`: `&`, `mut` and a path may come before the
-    /// group of its initializer, which is emptied like a quiet body.
-    Initializer,
 }
 
 /// `g` emptied, if its text cannot reach a sink (a function body, or a `const` or `static`
@@ -178,7 +176,8 @@ fn quiet_group(
 const TABLE_BYTES: usize = 64 * 1024;
 
 /// `g` (a function body the lint walks, or a `const` or `static` item's initializer that may
-/// log) with each large table in it emptied, if it has one: a `[..]` group of at least
+/// log) with each large table in it emptied, if it has one, and how many tokens it holds once
+/// they are (counted only for a group of at least [`TABLE_BYTES`]): a `[..]` group of at least
 /// [`TABLE_BYTES`] whose tokens are only literals, `true`, `false`, `,`, `-`, `;` and `[..]` or
 /// `(..)` groups of the same (`[1, -2, 3]`, `[(0x1f, "a"), ..]`, `vec![..]` of them). A table cannot log and names nothing: every element is text compiled
 /// into the program, which the lint judges safe, and `[]` is judged as it is, so the verdicts
@@ -191,9 +190,9 @@ const TABLE_BYTES: usize = 64 * 1024;
 /// error naming where it starts (the innermost such group): syn's tree of it would be hundreds
 /// of bytes per token, and one statement cannot be cut into chunks the way a long body is cut
 /// into runs of statements. Tokens are counted, not bytes: a long string literal is one token.
-fn empty_tables(g: &Group, text: &SourceFile<'_>) -> syn::Result<Option<Group>> {
+fn empty_tables(g: &Group, text: &SourceFile<'_>) -> syn::Result<(Option<Group>, Option<usize>)> {
     if byte_len(g, text) < TABLE_BYTES {
-        return Ok(None);
+        return Ok((None, None));
     }
     let mut tables = Vec::new();
     let mut too_large = None;
@@ -204,7 +203,8 @@ fn empty_tables(g: &Group, text: &SourceFile<'_>) -> syn::Result<Option<Group>> 
     if let Some((span, tokens)) = too_large {
         return Err(too_large_error(span, tokens, "an expression"));
     }
-    Ok((!tables.is_empty()).then(|| rebuild(g, text, &tables)))
+    let lighter = (!tables.is_empty()).then(|| rebuild(g, text, &tables));
+    Ok((lighter, Some(tokens)))
 }
 
 /// The error naming a group of [`STATEMENT_TOKENS`] or more: `what` it is.
@@ -452,28 +452,21 @@ fn quiet_items(
     // What the last two tokens were, for the group that follows them: `#` (an attribute), `!`
     // after `#` (an inner attribute), another `!` (a macro's input), or `'` (a lifetime's).
     let mut before = (Prev::Other, Prev::Other);
-    // Whether a `const` or `static` item's initializer is being read, up to its `;`: each of
-    // its groups may hold the expression, not only the first (`= (LazyLock::new)(|| ..)`).
-    let mut initializer = false;
     // How far `macro_rules ! name` has been read: its rules, the group after, are kept as
     // tokens by syn, not parsed into a tree.
     let mut macro_rules = 0u8;
     // Tokens of this list outside any group since the last `;` or brace group: an item's
     // header (`fn f<'a0, 'a1, ..>`, `where` clauses) is parsed whole, as one expression is.
     let mut run = Header::default();
-    for tt in tokens {
+    let mut tokens = tokens.peekable();
+    while let Some(tt) = tokens.next() {
         let was_arrow = std::mem::take(&mut arrow);
         let prev = before;
         before = (before.1, Prev::of(&tt));
-        let mut surveyed = false;
         // A group of the header (parameters, `where` bounds, a tuple struct's fields) is parsed
-        // with it; a body or item list ends the header, and an initializer is bounded as an
-        // expression, its literal tables excepted.
-        // Every group of a `const` or `static` initializer, up to its `;`, is one (`= (LazyLock::new)(|| ..)`).
+        // with it; a body or item list ends the header.
         let header_group = matches!(&tt, TokenTree::Group(g)
-            if !(g.delimiter() == Delimiter::Brace && angles == 0)
-                && state != State::Initializer
-                && !initializer);
+            if !(g.delimiter() == Delimiter::Brace && angles == 0));
         run.add(&tt, header_group);
         let rules_group = macro_rules == 3 && matches!(tt, TokenTree::Group(_));
         macro_rules = match &tt {
@@ -502,7 +495,6 @@ fn quiet_items(
                 ';' => {
                     state = State::Item;
                     angles = 0;
-                    initializer = false;
                     run.end(text, too_large);
                 }
                 '-' => arrow = p.spacing() == Spacing::Joint,
@@ -522,11 +514,18 @@ fn quiet_items(
                     angles = angles.saturating_sub(1);
                 }
                 '=' if state == State::Const && angles == 0 => {
-                    state = State::Initializer;
-                    initializer = true;
+                    // The initializer, up to the item's `;`: bounded as one expression, and
+                    // not part of the header.
+                    state = State::Item;
+                    out.push(tt);
+                    let mut init = Vec::new();
+                    while let Some(next) = tokens.next_if(|t| !is_semicolon(t)) {
+                        init.push(next);
+                    }
+                    out.extend(initializer(init, text, (emptied, too_large), keep));
+                    continue;
                 }
-                '&' | ':' if state == State::Initializer => {}
-                _ if matches!(state, State::FnKeyword | State::Initializer) => state = State::Item,
+                _ if state == State::FnKeyword => state = State::Item,
                 _ => {}
             },
             TokenTree::Ident(id) => match state {
@@ -556,9 +555,8 @@ fn quiet_items(
             },
             TokenTree::Group(g) if g.delimiter() == Delimiter::Brace && angles == 0 => {
                 match state {
-                    State::Signature | State::Initializer => {
+                    State::Signature => {
                         state = State::Item;
-                        surveyed = true;
                         if let Some(lighter) = quiet_group(g, text, emptied, keep)
                             .or_else(|| without_tables(g, text, too_large))
                         {
@@ -585,32 +583,11 @@ fn quiet_items(
                     _ => state = State::Item,
                 }
             }
-            TokenTree::Group(g) if state == State::Initializer => {
-                state = State::Item;
-                surveyed = true;
-                if let Some(lighter) = quiet_group(g, text, emptied, keep)
-                    .or_else(|| without_tables(g, text, too_large))
-                {
-                    out.push(lighter);
-                    continue;
-                }
-            }
             TokenTree::Group(_) | TokenTree::Literal(_) if state == State::FnKeyword => {
                 // `fn(u8) -> u8`, a function pointer type: not an item.
                 state = State::Item;
             }
             _ => {}
-        }
-        // A later group of an initializer (`= (LazyLock::new)(|| ..)`, `= a.b(..)`), unless it
-        // is an attribute or a macro's input, bounded above and kept whole.
-        if let TokenTree::Group(g) = &tt
-            && initializer
-            && !surveyed
-            && !matches!(prev.1, Prev::Hash | Prev::Bang)
-            && let Some(lighter) = without_tables(g, text, too_large)
-        {
-            out.push(lighter);
-            continue;
         }
         // Any other group of an item is parsed whole: a struct's fields, an enum's variants,
         // a signature's parameters. Not a `macro_rules! name { .. }`: syn keeps its rules as
@@ -628,6 +605,92 @@ fn quiet_items(
     out.into_iter().collect()
 }
 
+/// Whether `tt` is a `;`.
+fn is_semicolon(tt: &TokenTree) -> bool {
+    matches!(tt, TokenTree::Punct(p) if p.as_char() == ';')
+}
+
+/// The tokens of a `const` or `static` item's initializer (after its `=`, up to its `;`) to
+/// parse in their place.
+///
+/// An initializer whose text cannot reach a sink has every group emptied, as a quiet body is:
+/// nothing in it can log, and no verdict depends on it. One that may log is parsed whole, as
+/// one expression in a body is, with its literal tables emptied: every group of it can bind
+/// what another logs (`= Some(&PATIENT.name).map(|user_id| info!("{user_id}"))`), so none is
+/// emptied. It is an error if it holds [`STATEMENT_TOKENS`] or more once its tables are
+/// emptied: `= Builder::new().step({ .. }).step({ .. })` of thousands of calls is one
+/// expression, however small each group is.
+fn initializer(
+    init: Vec<TokenTree>,
+    text: &SourceFile<'_>,
+    (emptied, too_large): (&mut Vec<(usize, usize)>, &mut Option<syn::Error>),
+    keep: Option<usize>,
+) -> Vec<TokenTree> {
+    let (Some(first), Some(last)) = (init.first(), init.last()) else {
+        return init;
+    };
+    let (start_at, end) = (first.span(), last.span().end());
+    let start = text.offset(start_at.start());
+    let end = text.offset(end);
+    let quiet = text
+        .text()
+        .get(start..end)
+        .is_some_and(|t| start < end && !may_reach_a_sink(t));
+    if quiet {
+        return init
+            .into_iter()
+            .map(|tt| match &tt {
+                TokenTree::Group(g) => quiet_group(g, text, emptied, keep).unwrap_or(tt),
+                _ => tt,
+            })
+            .collect();
+    }
+    // A token is at least a byte: a shorter initializer is not counted.
+    let count = end.saturating_sub(start) >= STATEMENT_TOKENS;
+    let mut tokens = 0usize;
+    let mut before = Prev::Other;
+    let mut out = Vec::with_capacity(init.len());
+    for tt in init {
+        tokens += 1;
+        let prev = std::mem::replace(&mut before, Prev::of(&tt));
+        let TokenTree::Group(g) = &tt else {
+            out.push(tt);
+            continue;
+        };
+        // An attribute or a macro's input is kept whole, tables and all.
+        if matches!(prev, Prev::Hash | Prev::Bang) {
+            if let Err(e) = bound_group(g, text, "a macro's input") {
+                too_large.get_or_insert(e);
+            }
+            if count {
+                tokens += small(g).1;
+            }
+            out.push(tt);
+            continue;
+        }
+        match empty_tables(g, text) {
+            Ok((lighter, inside)) => {
+                if count {
+                    tokens += inside.unwrap_or_else(|| small(g).1);
+                }
+                out.push(lighter.map_or(tt, TokenTree::Group));
+            }
+            Err(e) => {
+                too_large.get_or_insert(e);
+                out.push(tt);
+            }
+        }
+    }
+    if tokens >= STATEMENT_TOKENS {
+        too_large.get_or_insert(too_large_error(
+            start_at,
+            tokens,
+            "a `const` or `static` initializer",
+        ));
+    }
+    out
+}
+
 /// [`empty_tables`] of `g` as the token to parse in its place, if it changed; a group over the
 /// token bound is noted in `too_large` (the first one found is reported) and kept.
 fn without_tables(
@@ -636,7 +699,7 @@ fn without_tables(
     too_large: &mut Option<syn::Error>,
 ) -> Option<TokenTree> {
     match empty_tables(g, text) {
-        Ok(lighter) => lighter.map(TokenTree::Group),
+        Ok((lighter, _)) => lighter.map(TokenTree::Group),
         Err(e) => {
             too_large.get_or_insert(e);
             None
@@ -817,14 +880,23 @@ type Stat = &'static [u8; { 2 }];
 type Wh<T> where T: 'static = [T; { 2 }];
 type Arr<const N: usize> = [u8; { N }];
 static LATER: Lazy<S> = (Lazy::new)(|| { info!("x"); S });
+static BINDS: Option<()> = Some(&PATIENT.name).map(|user_id| info!("{user_id}"));
+static CHAIN: S = S::new().step({ 1 }).step((2, 3));
 "#;
+        // An initializer that may log is kept whole, its first group too: `LATER`, and `BINDS`,
+        // whose first group binds what the rest logs. A quiet one has every group emptied.
         assert_eq!(
             emptied(text),
             [
                 "quiet", "abi", "C", "get", "provided", "deep", "m", "TABLE", "REFS", "GEN",
-                "CALL", "SUM", "cf", "LATER"
+                "CALL", "SUM", "cf", "CHAIN"
             ]
         );
+        let lazy = parse_file(text, None).expect("parses");
+        let Some(syn::Item::Static(chain)) = lazy.items.last() else {
+            panic!("the last item is `CHAIN`")
+        };
+        assert_eq!(tokens(&chain.expr), "S :: new () . step () . step ()");
     }
 
     /// The resolver's outline finds the quiet bodies this parse empties (ASCII ones), with its
@@ -855,6 +927,8 @@ mod inner {
 m! { fn in_macro() -> u8 { 1 } }
 const C: u8 = { fn nested() -> u8 { 1 } nested() };
 fn commented() { info!/* c */(a = 1) }
+static BINDS: Option<()> = Some(&PATIENT.name).map(|user_id| info!("{user_id}"));
+static TAIL: Option<()> = (make)(1).map(|_| m!());
 fn neutral() -> String { format!("{}", vec![1].len()) }
 "##;
         let outline = crate::resolve::outline::outline(text).expect("outlined");

@@ -444,7 +444,9 @@ enum Kind {
     },
     /// The group a `const` or `static` item's initializer is (`= [..]`, `= &[..]`,
     /// `= Table { .. }`, `= make(..)`), opened at byte `open`: generated tables are large, and
-    /// quiet like a function body that cannot log.
+    /// quiet like a function body that cannot log. It is blanked only if the rest of the
+    /// initializer cannot reach a sink either: in `= Some(&PATIENT.name).map(|user_id|
+    /// info!(..))` the first group binds what the rest logs, and the lint's parse keeps it.
     Initializer {
         open: usize,
     },
@@ -499,6 +501,10 @@ struct Frame<'a> {
     /// In an item list: whether an `=` came since the last `;` (a `const` or `static`
     /// initializer, where a `{}` may be one operand of a longer expression).
     initializer: bool,
+    /// In an item list: the byte after the last `=` that began an initializer, and the
+    /// initializer's quiet group with its byte range, kept until the item's `;` shows that the
+    /// rest of the initializer cannot reach a sink either (see [`Kind::Initializer`]).
+    init: (usize, Option<(QuietBody, usize, usize)>),
 }
 
 impl<'a> Frame<'a> {
@@ -515,6 +521,7 @@ impl<'a> Frame<'a> {
             angles: 0,
             braced: false,
             initializer: false,
+            init: (0, None),
         }
     }
 
@@ -696,10 +703,17 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                         if body.is_ascii()
                             && let Some(macros) = crate::engine::neutral_macros(body)
                         {
-                            out.quiet_bodies.push(QuietBody {
+                            let quiet = QuietBody {
                                 inside: (open + 1, lx.i - 1),
                                 macros: macros.into_iter().map(str::to_owned).collect(),
-                            });
+                            };
+                            match frame.kind {
+                                Kind::Initializer { .. } => {
+                                    let parent = stack.last_mut().expect("the root");
+                                    parent.init.1 = Some((quiet, open, lx.i));
+                                }
+                                _ => out.quiet_bodies.push(quiet),
+                            }
                         }
                     }
                     _ => {}
@@ -719,6 +733,7 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                     Kind::FnBody { .. } | Kind::ItemList | Kind::InlineMod(_)
                 ) {
                     parent.initializer = false;
+                    parent.init.1 = None;
                 }
                 if frame.braced && parent.lists_items() && !parent.initializer {
                     parent.run = 0;
@@ -759,6 +774,19 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                     _ => top.run += 1,
                 }
                 if top.lists_items() {
+                    if c == b'=' && !top.initializer {
+                        top.init = (lx.i, None);
+                    }
+                    // An initializer's quiet group, if nothing else in it can reach a sink.
+                    if c == b';'
+                        && let (at, Some((quiet, open, end))) = std::mem::take(&mut top.init)
+                        && [(at, open), (end, lx.i - 1)].iter().all(|&(from, to)| {
+                            text.get(from..to)
+                                .is_some_and(|t| !crate::engine::may_reach_a_sink(t))
+                        })
+                    {
+                        out.quiet_bodies.push(quiet);
+                    }
                     top.initializer = match c {
                         b'=' => true,
                         b';' => false,

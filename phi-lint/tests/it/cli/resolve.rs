@@ -970,7 +970,8 @@ fn initializers_that_cannot_log_are_skipped_and_the_others_linted() {
          pub static TABLE: [u32; 50000] = [{table}];\n\
          pub static HOOK: std::sync::LazyLock<()> = std::sync::LazyLock::new(|| {{\n    \
          let p = P {{ name: String::new() }};\n    tracing::info!(\"{{}}\", p.name);\n}});\n\
-         pub const LOUD: fn(&P) = |p| {{ shout!(p.name) }};\n"
+         pub const LOUD: fn(&P) = |p| {{ shout!(p.name) }};\n\
+         pub static BINDS: Option<()> = Some(&PATIENT.name).map(|user_id| tracing::info!(\"{{user_id}}\"));\n"
     );
     let shout =
         "macro_rules! shout {\n    ($e:expr) => {\n        eprintln!(\"{}\", $e)\n    };\n}\n";
@@ -986,6 +987,7 @@ fn initializers_that_cannot_log_are_skipped_and_the_others_linted() {
         [
             ("src/lib.rs".to_owned(), 7),
             ("src/lib.rs".to_owned(), 9),
+            ("src/lib.rs".to_owned(), 10),
             ("src/shout.rs".to_owned(), 3)
         ],
         "{json:#}"
@@ -1213,12 +1215,25 @@ fn a_macro_input_or_initializer_too_large_to_parse_fails_closed_naming_it() {
         );
     }
     let rules = format!("macro_rules! many {{\n{arms}}}\n");
+    // An initializer of many small groups is one expression, if it may log; a quiet one is
+    // not parsed.
+    let chain = |log: &str| {
+        let args = (0..40).map(|k| k.to_string() + ", ").collect::<String>();
+        let mut out = String::from("pub static CHAIN: Builder = Builder::new()");
+        for i in 0..4_000 {
+            let _ = write!(out, "\n    .step({{ {log}step({args}{i}) }})");
+        }
+        out.push_str(";\n");
+        out
+    };
     let tree = crate_of_modules(&[
         ("attr", &attr),
         ("big", &cfg_if(20_000)),
+        ("chain", &chain("tracing::info!(step = 1); ")),
         ("init", &init),
         ("later", &later),
         ("near", &cfg_if(2_000)),
+        ("quiet_chain", &chain("")),
         ("rules", &rules),
     ]);
     let run = tree.run(&["check"]);
@@ -1227,6 +1242,7 @@ fn a_macro_input_or_initializer_too_large_to_parse_fails_closed_naming_it() {
         &[
             "error: src/attr.rs:1:2: cannot parse: an attribute of ",
             "error: src/big.rs:1:17: cannot parse: a macro's input of ",
+            "error: src/chain.rs:1:29: cannot parse: a `const` or `static` initializer of ",
             "error: src/init.rs:3:9: cannot parse: an expression of ",
             "error: src/later.rs:3:9: cannot parse: an expression of ",
             "tokens is too large to check",
@@ -1234,6 +1250,7 @@ fn a_macro_input_or_initializer_too_large_to_parse_fails_closed_naming_it() {
         ],
     );
     assert!(!run.stdout.contains("src/rules.rs"), "{}", run.stdout);
+    assert!(!run.stdout.contains("src/quiet_chain.rs"), "{}", run.stdout);
     assert!(!run.stdout.contains("src/big.rs:3:"), "{}", run.stdout);
 }
 
