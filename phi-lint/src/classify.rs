@@ -63,7 +63,8 @@ impl Why {
             depth += 1;
             cur = source;
         }
-        if depth + 1 < MAX_HOPS {
+        // The new local and the source's `depth` locals: named if no more than MAX_HOPS.
+        if depth < MAX_HOPS {
             return Why::Bound {
                 local: local.to_owned(),
                 source: Box::new(source.clone()),

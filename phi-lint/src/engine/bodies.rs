@@ -613,8 +613,9 @@ fn is_semicolon(tt: &TokenTree) -> bool {
 /// The tokens of a `const` or `static` item's initializer (after its `=`, up to its `;`) to
 /// parse in their place.
 ///
-/// An initializer whose text cannot reach a sink has every group emptied, as a quiet body is:
-/// nothing in it can log, and no verdict depends on it. One that may log is parsed whole, as
+/// An initializer whose text cannot reach a sink is replaced by `{}`, as a quiet body is
+/// emptied: nothing in it can log, and no verdict depends on it (the type index reads the
+/// item's declared type). One that may log is parsed whole, as
 /// one expression in a body is, with its literal tables emptied: every group of it can bind
 /// what another logs (`= Some(&PATIENT.name).map(|user_id| info!("{user_id}"))`), so none is
 /// emptied. It is an error if it holds [`STATEMENT_TOKENS`] or more once its tables are
@@ -636,14 +637,20 @@ fn initializer(
         .text()
         .get(start..end)
         .is_some_and(|t| start < end && !may_reach_a_sink(t));
-    if quiet {
-        return init
-            .into_iter()
-            .map(|tt| match &tt {
-                TokenTree::Group(g) => quiet_group(g, text, emptied, keep).unwrap_or(tt),
-                _ => tt,
-            })
-            .collect();
+    let kept = |tt: &TokenTree| matches!(tt, TokenTree::Group(g) if keep == Some(text.offset(g.span().start())));
+    if quiet && !init.iter().any(kept) {
+        // The whole expression becomes `{}`, which parses wherever an expression may: emptying
+        // its groups alone could leave what does not (`size_of::<[]>()`, `[1, 2][]`), and its
+        // tokens outside groups (`f::<u8, u8, ..>()`) would still be parsed. Each group counts
+        // as emptied, as the resolver's outline may have blanked the first.
+        for tt in &init {
+            if let TokenTree::Group(g) = tt {
+                emptied.push(byte_range(g, text));
+            }
+        }
+        let mut empty = Group::new(Delimiter::Brace, TokenStream::new());
+        empty.set_span(start_at);
+        return vec![TokenTree::Group(empty)];
     }
     // A token is at least a byte: a shorter initializer is not counted.
     let count = end.saturating_sub(start) >= STATEMENT_TOKENS;
@@ -774,6 +781,10 @@ mod tests {
                                 assert_eq!(tokens(&l.sig), tokens(&f.sig));
                                 body(&l.sig, &l.block, &f.block, out);
                             }
+                            (syn::ImplItem::Const(l), syn::ImplItem::Const(f)) => {
+                                assert_eq!(tokens(&l.ty), tokens(&f.ty));
+                                initializer(&l.ident, &l.expr, &f.expr, out);
+                            }
                             (l, f) => assert_eq!(tokens(l), tokens(f)),
                         }
                     }
@@ -882,21 +893,31 @@ type Arr<const N: usize> = [u8; { N }];
 static LATER: Lazy<S> = (Lazy::new)(|| { info!("x"); S });
 static BINDS: Option<()> = Some(&PATIENT.name).map(|user_id| info!("{user_id}"));
 static CHAIN: S = S::new().step({ 1 }).step((2, 3));
+const SIZE: usize = core::mem::size_of::<[u64; 4]>();
+const Q: *const [u8; 4] = &A as *const [u8; 4];
+impl S { pub const K: u8 = [1, 2][0]; }
+const W: usize = <[u8; 4]>::len(&[0; 4]);
+static F: &(dyn Fn(&[u8; 2]) -> u8 + Sync) = &|x: &[u8; 2]| x.len() as u8;
+const FIRST: u8 = TABLE[0];
+const TURBO: u8 = f::<u8, u8, u8>;
+const PLAIN: u8 = 1 + 2;
 "#;
         // An initializer that may log is kept whole, its first group too: `LATER`, and `BINDS`,
         // whose first group binds what the rest logs. A quiet one has every group emptied.
         assert_eq!(
             emptied(text),
             [
-                "quiet", "abi", "C", "get", "provided", "deep", "m", "TABLE", "REFS", "GEN",
-                "CALL", "SUM", "cf", "CHAIN"
+                "quiet", "abi", "C", "get", "K", "provided", "deep", "m", "TABLE", "REFS", "GEN",
+                "CALL", "SUM", "cf", "CHAIN", "SIZE", "Q", "K", "W", "F", "FIRST", "TURBO",
+                "PLAIN"
             ]
         );
+        // A quiet initializer is `{}`, whatever its shape, so it parses wherever one does.
         let lazy = parse_file(text, None).expect("parses");
-        let Some(syn::Item::Static(chain)) = lazy.items.last() else {
-            panic!("the last item is `CHAIN`")
+        let Some(syn::Item::Const(plain)) = lazy.items.last() else {
+            panic!("the last item is `PLAIN`")
         };
-        assert_eq!(tokens(&chain.expr), "S :: new () . step () . step ()");
+        assert_eq!(tokens(&plain.expr), "{ }");
     }
 
     /// The resolver's outline finds the quiet bodies this parse empties (ASCII ones), with its
@@ -929,6 +950,8 @@ const C: u8 = { fn nested() -> u8 { 1 } nested() };
 fn commented() { info!/* c */(a = 1) }
 static BINDS: Option<()> = Some(&PATIENT.name).map(|user_id| info!("{user_id}"));
 static TAIL: Option<()> = (make)(1).map(|_| m!());
+pub struct Gen<const N: usize = { 4 }>;
+type Arr<const N: usize = { 3 }> = [u8; N];
 fn neutral() -> String { format!("{}", vec![1].len()) }
 "##;
         let outline = crate::resolve::outline::outline(text).expect("outlined");

@@ -537,10 +537,13 @@ impl<'a> Frame<'a> {
             self.items,
             ItemScan::Signature | ItemScan::Header | ItemScan::Const
         );
+        // Angle brackets are counted between items too (`struct W<const N: usize = { 4 }>`),
+        // where a `const` is a generic parameter, not an item.
+        let angled = header || self.items == ItemScan::Start;
         match tok {
-            Tok::Punct(b';') => self.items = ItemScan::Start,
-            Tok::Punct(b'<') if header => self.angles += 1,
-            Tok::Punct(b'>') if header && !arrow => self.angles = self.angles.saturating_sub(1),
+            Tok::Punct(b';') => (self.items, self.angles) = (ItemScan::Start, 0),
+            Tok::Punct(b'<') if angled => self.angles += 1,
+            Tok::Punct(b'>') if angled && !arrow => self.angles = self.angles.saturating_sub(1),
             Tok::Punct(b'=') if self.items == ItemScan::Const && self.angles == 0 => {
                 self.items = ItemScan::Initializer;
             }
@@ -552,7 +555,7 @@ impl<'a> Frame<'a> {
                 ItemScan::Start if word == "impl" || word == "trait" => {
                     (self.items, self.angles) = (ItemScan::Header, 0);
                 }
-                ItemScan::Start if word == "const" || word == "static" => {
+                ItemScan::Start if (word == "const" || word == "static") && self.angles == 0 => {
                     (self.items, self.angles) = (ItemScan::Const, 0);
                 }
                 ItemScan::FnKeyword => (self.items, self.angles) = (ItemScan::Signature, 0),
