@@ -120,7 +120,7 @@ pub(crate) struct Include {
 pub(crate) enum Bound {
     /// Brackets nest deeper than [`MAX_DEPTH`], first at this line.
     Depth(u32),
-    /// A run of more than [`MAX_CHAIN`] operators, ending at this line.
+    /// A run of more than [`MAX_CHAIN`] operators or chained calls, ending at this line.
     Chain(u32),
 }
 
@@ -132,7 +132,7 @@ impl Bound {
                 "brackets nest deeper than {MAX_DEPTH} levels (line {line}); not parsed, to bound the lint's stack"
             ),
             Bound::Chain(line) => format!(
-                "an expression chains more than {MAX_CHAIN} operators (line {line}); not parsed, to bound the lint's stack"
+                "an expression chains more than {MAX_CHAIN} operators or calls (line {line}); not parsed, to bound the lint's stack"
             ),
         }
     }
@@ -655,6 +655,14 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
         }
         match tok {
             Tok::Open(delim) => {
+                // A call or an index of what a bracket closed (`g()()`, `t[0][1]`, `(f)(x)`)
+                // nests the tree one deeper with no operator token between.
+                if matches!(delim, b'(' | b'[') && top.last[0] == Some(Tok::Close) {
+                    top.run += 1;
+                    if top.run > MAX_CHAIN {
+                        return Err(Bound::Chain(line));
+                    }
+                }
                 let kind = match (&top.state, top.last) {
                     (State::Hash { start, inner }, _) if delim == b'[' => Kind::Attr {
                         start: *start,
@@ -1471,6 +1479,21 @@ mod tests {
         }
         let casts = format!("fn f() {{ x{}; }}", " as u8".repeat(5000));
         assert_eq!(outline(&casts), Err(Bound::Chain(1)));
+        // Calls and indexes of what a bracket closed chain too, in an attribute as well; an
+        // index or call of a name does not (`c[i] * x[i] + ..` nests no deeper than its
+        // operators).
+        let calls = format!("fn f() {{ g{}; }}", "()".repeat(5000));
+        assert_eq!(outline(&calls), Err(Bound::Chain(1)));
+        let indexes = format!("fn f() {{ t{}; }}", "[0]".repeat(5000));
+        assert_eq!(outline(&indexes), Err(Bound::Chain(1)));
+        let attr = format!(
+            "#![doc = g{}]
+fn f() {{}}",
+            "()".repeat(5000)
+        );
+        assert_eq!(outline(&attr), Err(Bound::Chain(1)));
+        let terms = format!("fn f() -> u8 {{ {}0 }}", "c[1] * x[2] + ".repeat(1300));
+        assert!(outline(&terms).is_ok());
         let long_but_separated = format!("fn f() {{ {} }}", "a.b.c;".repeat(5000));
         assert!(outline(&long_but_separated).is_ok());
         // Many items in one list are no chain, though no `;` comes between them: functions
