@@ -570,7 +570,30 @@ fn parse_quiet(rel: &str, text: String, quiet: &[QuietBody]) -> Result<Parsed, F
 /// assert_eq!(out.findings[0].rule, phi_lint::Rule::ErrorMessage);
 /// # Ok::<(), phi_lint::FileError>(())
 /// ```
+///
+/// The lint runs on a thread of its own with the workers' stack ([`STACK_SIZE`]), whatever the
+/// caller's: syn's parse and the walk recurse as deep as the bounds allow, which the 8 MiB of a
+/// main thread does not hold (`phi-lint fix` re-lints every file it rewrites this way).
 pub fn lint_source(config: &Config, rel: &str, text: &str) -> Result<FileLint, FileError> {
+    std::thread::scope(|scope| {
+        match std::thread::Builder::new()
+            .name("phi-lint".into())
+            .stack_size(STACK_SIZE)
+            .spawn_scoped(scope, || lint_source_here(config, rel, text))
+        {
+            Ok(worker) => worker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(e) => Err(FileError {
+                file: rel.to_owned(),
+                pos: None,
+                message: format!("cannot start a thread to lint it: {e}"),
+            }),
+        }
+    })
+}
+
+fn lint_source_here(config: &Config, rel: &str, text: &str) -> Result<FileLint, FileError> {
     let parsed = parse_text(rel, text.to_owned())?;
     let index = TypeIndex::of_file(&parsed.index());
     let collected = collect(

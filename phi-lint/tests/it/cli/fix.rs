@@ -230,3 +230,23 @@ fn the_summary_lists_twenty_findings_left_and_counts_the_rest() {
         "{run}"
     );
 }
+
+/// The re-lint of a rewritten file runs with the stack the check's workers have, not the main
+/// thread's 8 MiB: a macro whose expansion nests 10,000 unary operators is linted by `check`,
+/// and `fix` re-lints it after its rewrite the same way, where it overflowed the stack (exit 134).
+#[test]
+fn fix_relints_deep_expansions_as_check_lints_them() {
+    let ops = vec!["-"; 10_000].join(", ");
+    let text = format!(
+        "macro_rules! m {{ ($($op:tt),*) => {{ tracing::info!(\"{{}}\", $($op)* 1) }}; }}\n\
+         pub fn f(e: E) {{ tracing::error!(\"save failed: {{e}}\"); m!({ops}); }}\n"
+    );
+    let tree = Tree::new(&[("src/lib.rs", &text)]);
+    tree.run(&["check"]).assert_code(1);
+    let run = tree.run(&["fix"]);
+    run.assert_code(0);
+    assert!(
+        tree.read("src/lib.rs")
+            .contains("tracing::error!(error_type = %phi_filter::error_type(&e), \"save failed\")")
+    );
+}
