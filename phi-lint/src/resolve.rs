@@ -11,7 +11,7 @@
 //! over `max-file-size`, or one beyond the nesting bounds of [`outline`].
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use globset::GlobSet;
 use rayon::prelude::*;
@@ -115,7 +115,7 @@ pub(crate) fn resolve(
     let mut manifests: Vec<String> = manifests.to_vec();
     let mut done_manifests = BTreeSet::new();
     while let Some(m) = manifests.pop() {
-        if !done_manifests.insert(m.clone()) || excludes.is_match(&m) {
+        if !done_manifests.insert(identity(root, &m)) || excludes.is_match(&m) {
             continue;
         }
         let dir = parent(&m);
@@ -142,7 +142,9 @@ pub(crate) fn resolve(
         }
     }
 
-    let mut best: BTreeMap<String, Role> = BTreeMap::new();
+    // By each file's identity, not its path: through symlinked directories one file has many
+    // paths (`src/x/x/../lib.rs` where `x -> .`), and two such links would make them 2^depth.
+    let mut best: BTreeMap<PathBuf, Role> = BTreeMap::new();
     while !queue.is_empty() {
         // Keep only nodes that are new, or reach a file in a stronger role than before.
         let level: Vec<Node> = std::mem::take(&mut queue)
@@ -152,10 +154,11 @@ pub(crate) fn resolve(
                     out.excluded.insert(n.rel.clone());
                     return false;
                 }
-                match best.get(&n.rel) {
+                let id = identity(root, &n.rel);
+                match best.get(&id) {
                     Some(r) if r.stronger(n.role) == *r => false,
                     _ => {
-                        best.insert(n.rel.clone(), n.role);
+                        best.insert(id, n.role);
                         true
                     }
                 }
@@ -193,6 +196,14 @@ pub(crate) fn resolve(
     let failed: BTreeSet<&str> = out.errors.iter().map(|e| e.file.as_str()).collect();
     out.files.retain(|rel, _| !failed.contains(rel.as_str()));
     out
+}
+
+/// What a root-relative path names, for telling files apart: its canonical path (symlinks
+/// followed), or the path itself under the root when it cannot be resolved (a missing or
+/// dangling file, which its load reports).
+fn identity(root: &Path, rel: &str) -> PathBuf {
+    let path = root.join(rel);
+    std::fs::canonicalize(&path).unwrap_or(path)
 }
 
 /// Queues the modules and includes `node` declares.

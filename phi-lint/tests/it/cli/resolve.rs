@@ -213,6 +213,34 @@ fn unresolvable_modules_fail_closed_by_name() {
     run.assert_out(2, &["error: src/lib.rs:1:1: `mod missing` has no file"]);
 }
 
+/// Symlinked directories give one file many paths (`src/x/y/x/lib.rs` where `x` and `y` link
+/// to `.`): each file is resolved once, whatever the path it is reached by. Two such links made
+/// 2^40 paths, and the resolver ran until it ran out of memory.
+#[test]
+fn a_file_reached_through_symlinked_directories_is_resolved_once() {
+    let tree = Tree::new(&[
+        (
+            "Cargo.toml",
+            &format!("[workspace]\nmembers = [\"a\", \"b\"]\n\n{MANIFEST}"),
+        ),
+        (
+            "src/lib.rs",
+            "#[path = \"x/lib.rs\"] mod a;\n#[path = \"y/lib.rs\"] mod b;\n\
+             pub fn f(p: &P) { tracing::info!(\"{}\", p.name); }\n",
+        ),
+    ]);
+    for link in ["src/x", "src/y", "a", "b"] {
+        symlink(".", tree.root().join(link)).expect("symlink");
+    }
+    let json = tree.json(&[], 1);
+    assert_eq!(
+        file_lines(&json),
+        [("src/lib.rs".to_owned(), 3)],
+        "{json:#}"
+    );
+    assert_eq!(json["summary"]["files"], 1, "{json:#}");
+}
+
 #[test]
 fn fifos_dangling_symlinks_and_directories_fail_closed() {
     let tree = Tree::new(&[
