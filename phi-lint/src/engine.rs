@@ -571,7 +571,7 @@ fn parse_quiet(rel: &str, text: String, quiet: &[QuietBody]) -> Result<Parsed, F
 /// # Ok::<(), phi_lint::FileError>(())
 /// ```
 ///
-/// The lint runs on a thread of its own with the workers' stack ([`STACK_SIZE`]), whatever the
+/// The lint runs on a thread of its own with the workers' stack (64 MiB), whatever the
 /// caller's: syn's parse and the walk recurse as deep as the bounds allow, which the 8 MiB of a
 /// main thread does not hold (`phi-lint fix` re-lints every file it rewrites this way).
 pub fn lint_source(config: &Config, rel: &str, text: &str) -> Result<FileLint, FileError> {
