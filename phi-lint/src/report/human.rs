@@ -146,28 +146,56 @@ pub(super) struct Marked {
     pub(super) len: usize,
 }
 
+/// Characters of a source line shown at most; a longer line is cut to a window around the value,
+/// with `...` where it was cut. A generated file of one 5 MB line, with a finding every few
+/// characters, printed the whole line under each finding.
+pub(super) const SHOWN: usize = 160;
+
+/// Characters shown before the value when a line is cut.
+const LEAD: usize = 40;
+
 /// Marks 1-based character columns `start..end` of `line` (to the end of the line when `end` is
-/// `None`, because the value goes on to a later line). Out-of-range columns are clamped.
+/// `None`, because the value goes on to a later line). Out-of-range columns are clamped. A line
+/// longer than [`SHOWN`] characters is cut to a window that starts [`LEAD`] characters before the
+/// value, and the carets to the part of the value inside it.
 pub(super) fn mark(line: &str, start: u32, end: Option<u32>) -> Marked {
-    let chars: Vec<char> = line.chars().collect();
-    let start = (start.max(1) as usize - 1).min(chars.len());
-    let end = end.map_or(chars.len(), |e| {
-        (e.max(1) as usize - 1).clamp(start, chars.len())
-    });
-    let width = |c: &char| if *c == '\t' { 4 } else { 1 };
-    let mut text = String::with_capacity(line.len());
-    for c in &chars {
+    let total = line.chars().count();
+    let start = (start.max(1) as usize - 1).min(total);
+    let end = end.map_or(total, |e| (e.max(1) as usize - 1).clamp(start, total));
+    let (from, to) = if total <= SHOWN {
+        (0, total)
+    } else {
+        let from = start.saturating_sub(LEAD);
+        (from, (from + SHOWN).min(total))
+    };
+    let width = |c: char| if c == '\t' { 4 } else { 1 };
+    let mut text = String::with_capacity(4 * (to - from) + 6);
+    let mut offset = 0;
+    let mut len = 0;
+    if from > 0 {
+        text.push_str("...");
+        offset += 3;
+    }
+    for (i, c) in line.chars().enumerate().skip(from).take(to - from) {
         match c {
             '\t' => text.push_str("    "),
             c if c.is_control() => text.push('\u{fffd}'),
-            c => text.push(*c),
+            c => text.push(c),
         }
+        if i < start {
+            offset += width(c);
+        } else if i < end {
+            len += width(c);
+        }
+    }
+    if to < total {
+        text.push_str("...");
     }
     text.truncate(text.trim_end().len());
     Marked {
         text,
-        offset: chars[..start].iter().map(width).sum(),
-        len: chars[start..end].iter().map(width).sum::<usize>().max(1),
+        offset,
+        len: len.max(1),
     }
 }
 

@@ -360,6 +360,36 @@ fn human_carets_sit_under_the_value() {
     );
 }
 
+/// A long line is cut to a window around the value: the finding shows where the value is, not
+/// the whole generated line.
+#[test]
+fn mark_cuts_a_long_line_to_a_window_around_the_value() {
+    let line = format!(
+        "{}info!(\"{{}}\", user.email);{}",
+        "a".repeat(5000),
+        "b".repeat(5000)
+    );
+    let col = 5000 + "info!(\"{}\", ".len() + 1;
+    let m = human::mark(&line, col as u32, Some(col as u32 + 10));
+    assert!(
+        m.text.chars().count() <= human::SHOWN + 6,
+        "{}",
+        m.text.len()
+    );
+    assert!(m.text.starts_with("...") && m.text.ends_with("..."));
+    let shown: String = m.text.chars().skip(m.offset).take(m.len).collect();
+    assert_eq!(shown, "user.email");
+    // A value running past the window is marked to its edge.
+    let m = human::mark(&line, col as u32, None);
+    assert_eq!(m.offset + m.len, m.text.chars().count() - 3);
+    // A short line is shown whole.
+    let m = human::mark("  info!(\"{}\", x);", 16, Some(17));
+    assert_eq!(
+        (m.text.as_str(), m.offset, m.len),
+        ("  info!(\"{}\", x);", 15, 1)
+    );
+}
+
 #[test]
 fn mark_clamps_and_counts_characters() {
     let m = human::mark("é\tx", 3, Some(4));
