@@ -97,7 +97,11 @@ impl Scan {
         let mut walk_errors = Vec::new();
         for p in &paths {
             if p.is_file() {
-                given.push(relative(&root, p));
+                if p.strip_prefix(&root).unwrap_or(p).to_str().is_some() {
+                    given.push(relative(&root, p));
+                } else {
+                    walk_errors.push(not_utf8(relative(&root, p)));
+                }
                 continue;
             }
             walk(&root, p, &mut walked, &mut manifests, &mut walk_errors);
@@ -264,7 +268,14 @@ fn walk(
                     continue;
                 }
                 let rel = relative(root, e.path());
-                if e.path().extension().is_some_and(|x| x == "rs") {
+                let named = e.path().strip_prefix(root).unwrap_or(e.path());
+                if named.to_str().is_none()
+                    && (e.path().extension().is_some_and(|x| x == "rs")
+                        || e.file_name() == "Cargo.toml")
+                {
+                    // Files are read and reported by a UTF-8 path; a lossy one names no file.
+                    errors.push(not_utf8(rel));
+                } else if e.path().extension().is_some_and(|x| x == "rs") {
                     // Symlinks too: loading follows them, and fails on a dangling one.
                     rust.insert(rel);
                 } else if t.is_file() && e.file_name() == "Cargo.toml" {
@@ -294,6 +305,18 @@ fn exclude_set(config: &Config) -> GlobSet {
         }
     }
     b.build().unwrap_or_else(|_| GlobSet::empty())
+}
+
+/// The error for a file whose path is not UTF-8: phi-lint names files in reports and baselines by
+/// a UTF-8 path, and a lossy one would name a file that does not exist.
+fn not_utf8(rel: String) -> FileError {
+    FileError {
+        file: rel,
+        pos: None,
+        message: "the path is not valid UTF-8; phi-lint cannot name it in a report, so it is \
+                  not linted (rename the file)"
+            .into(),
+    }
 }
 
 /// `path` relative to `root`, with `/` separators and no leading `./`.

@@ -276,6 +276,27 @@ fn fifos_dangling_symlinks_and_directories_fail_closed() {
         .assert_err(2, &["cannot scan `dangling.rs`: dangling symlink"]);
 }
 
+/// A file whose name is not UTF-8 is an error that says so; it was reported as "no such file",
+/// because the report's lossy name was the name it tried to read.
+#[test]
+fn a_file_name_that_is_not_utf8_is_named_as_such() {
+    use std::os::unix::ffi::OsStrExt;
+    let tree = Tree::new(&[("Cargo.toml", MANIFEST), ("src/lib.rs", SAFE)]);
+    let name = std::ffi::OsStr::from_bytes(b"src/x\xff.rs");
+    std::fs::write(
+        tree.root().join(name),
+        "pub fn f(p: &P) { tracing::info!(\"{}\", p.name); }\n",
+    )
+    .expect("write");
+    let json = tree.json(&[], 2);
+    let got = errors(&json);
+    assert_eq!(got.len(), 1, "{json:#}");
+    assert!(
+        got[0].starts_with("src/x\u{fffd}.rs: \"the path is not valid UTF-8"),
+        "{got:?}"
+    );
+}
+
 #[test]
 fn no_rust_file_is_an_error_not_clean() {
     let tree = Tree::new(&[("README.md", "no code here\n")]);
