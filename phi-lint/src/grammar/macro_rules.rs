@@ -35,6 +35,8 @@ struct Arm {
 
 enum Pat {
     Token(TokenTree),
+    /// A literal, by its source text: compared without allocating a copy of the input's.
+    Lit(String),
     Group(Delimiter, Vec<Pat>),
     Var(String, Frag),
     Rep {
@@ -193,6 +195,10 @@ fn parse_matcher(tokens: TokenStream, depth: usize) -> Option<Vec<Pat>> {
                 ));
                 i += 1;
             }
+            (TokenTree::Literal(l), _) => {
+                out.push(Pat::Lit(l.to_string()));
+                i += 1;
+            }
             (tt, _) => {
                 out.push(Pat::Token(tt.clone()));
                 i += 1;
@@ -256,6 +262,18 @@ fn match_seq(
     match first {
         Pat::Token(t) => {
             if input.get(pos).is_some_and(|i| same_token(t, i)) {
+                match_seq(rest, input, pos + 1, out, steps, depth, must_end)
+            } else {
+                Ok(None)
+            }
+        }
+        Pat::Lit(want) => {
+            // Comparing costs the pattern's length: a long literal is charged by its KiB.
+            *steps += want.len() / 1024;
+            if input
+                .get(pos)
+                .is_some_and(|i| matches!(i, TokenTree::Literal(l) if literal_is(l, want)))
+            {
                 match_seq(rest, input, pos + 1, out, steps, depth, must_end)
             } else {
                 Ok(None)
@@ -405,11 +423,26 @@ fn parsed_len(input: &[TokenTree], f: impl Fn(ParseStream) -> syn::Result<()>) -
     Some(input.len() - rest.into_iter().count())
 }
 
+/// Whether `lit` is written `want`, without copying `lit`'s text: a 1 MB literal in a call was
+/// copied for each comparison against each arm's literal.
+fn literal_is(lit: &proc_macro2::Literal, want: &str) -> bool {
+    /// Consumes `want` as the literal is written, failing at the first difference.
+    struct Prefix<'a>(&'a str);
+    impl std::fmt::Write for Prefix<'_> {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0 = self.0.strip_prefix(s).ok_or(std::fmt::Error)?;
+            Ok(())
+        }
+    }
+    let mut rest = Prefix(want);
+    std::fmt::write(&mut rest, format_args!("{lit}")).is_ok() && rest.0.is_empty()
+}
+
 fn same_token(pat: &TokenTree, tt: &TokenTree) -> bool {
     match (pat, tt) {
         (TokenTree::Ident(a), TokenTree::Ident(b)) => a == b,
         (TokenTree::Punct(a), TokenTree::Punct(b)) => a.as_char() == b.as_char(),
-        (TokenTree::Literal(a), TokenTree::Literal(b)) => a.to_string() == b.to_string(),
+        (TokenTree::Literal(a), TokenTree::Literal(b)) => literal_is(b, &a.to_string()),
         (TokenTree::Group(a), TokenTree::Group(b)) => {
             a.delimiter() == b.delimiter() && a.stream().to_string() == b.stream().to_string()
         }
@@ -424,7 +457,7 @@ fn pat_names(pats: &[Pat]) -> Vec<String> {
         match p {
             Pat::Var(n, _) => out.push(n.clone()),
             Pat::Group(_, inner) | Pat::Rep { inner, .. } => out.extend(pat_names(inner)),
-            Pat::Token(_) => {}
+            Pat::Token(_) | Pat::Lit(_) => {}
         }
     }
     out
