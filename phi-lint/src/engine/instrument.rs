@@ -48,8 +48,16 @@ impl Linter<'_> {
             self.check_interp(MACRO, Sink::Span { level_arg: false }, interp, stmt);
         }
         if !args.skip_all {
+            // A set, not a scan per argument: `skip(..)` and the fields are as long as the
+            // source makes them, and so is the argument list.
+            let named: std::collections::HashSet<&str> = args
+                .skip
+                .iter()
+                .chain(&args.field_keys)
+                .map(String::as_str)
+                .collect();
             for input in &sig.inputs {
-                self.instrument_arg(input, &args.skip, &args.field_keys, stmt);
+                self.instrument_arg(input, &named, stmt);
             }
         }
         let (ok_ty, err_ty) = result_types(&sig.output);
@@ -96,12 +104,11 @@ impl Linter<'_> {
     fn instrument_arg(
         &mut self,
         input: &FnArg,
-        skip: &[String],
-        field_keys: &[String],
+        named: &std::collections::HashSet<&str>,
         stmt: (u32, u32),
     ) {
-        let recorded =
-            |name: &str| !skip.iter().any(|s| s == name) && !field_keys.iter().any(|k| k == name);
+        // An argument skipped or named by a field is not recorded under its own name.
+        let recorded = |name: &str| !named.contains(name);
         let span = (input.span().start(), input.span().end());
         match input {
             FnArg::Receiver(r) => {
