@@ -22,6 +22,7 @@ use crate::types::{FileIndex, Scope, TypeIndex, index_file};
 use crate::walk::{Scan, io_message};
 
 mod bodies;
+pub(crate) use bodies::{STATEMENT_TOKENS, TABLE_BYTES};
 mod expand;
 mod formats;
 mod imports;

@@ -335,7 +335,7 @@ fn present(root: &Path, rel: &str) -> bool {
 /// Reads and outlines one file, failing closed on anything that keeps it from being linted.
 pub(crate) fn load(root: &Path, rel: &str, max_file_size: u64) -> Result<Outline, FileError> {
     let text = read_checked(root, rel, max_file_size)?;
-    outline::outline(&text).map_err(|b| error(rel, None, b.message()))
+    outline::outline(&text).map_err(|b| error(rel, b.pos(), b.message()))
 }
 
 /// Reads a regular file of at most `max_file_size` bytes as UTF-8.

@@ -173,7 +173,7 @@ fn quiet_group(
 }
 
 /// The size, in bytes of source, from which a table in a body the lint walks is emptied.
-const TABLE_BYTES: usize = 64 * 1024;
+pub(crate) const TABLE_BYTES: usize = 64 * 1024;
 
 /// `g` (a function body the lint walks, or a `const` or `static` item's initializer that may
 /// log) with each large table in it emptied, if it has one, and how many tokens it holds once
@@ -240,7 +240,7 @@ fn bound_group(g: &Group, text: &SourceFile<'_>, what: &str) -> syn::Result<()> 
 /// emptied: a file that holds more is an error naming it (exit 2). A body is cut into runs of
 /// statements of about a chunk (`CHUNK_BYTES`, 256 KiB, well under this many tokens), so only
 /// one statement this large reaches it; syn's tree of 300,000 tokens is about 100 MB.
-const STATEMENT_TOKENS: usize = 300_000;
+pub(crate) const STATEMENT_TOKENS: usize = 300_000;
 
 /// The byte offsets of a group's delimiters: of its opening one and past its closing one.
 fn byte_range(g: &Group, text: &SourceFile<'_>) -> (usize, usize) {

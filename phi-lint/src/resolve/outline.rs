@@ -5,6 +5,10 @@
 //! The pass is a small Rust lexer (comments, strings, raw strings, chars and lifetimes) feeding a
 //! state machine that knows only item prefixes: attributes, `pub(..)`, `mod NAME;`,
 //! `mod NAME { .. }`, `macro_rules! NAME { .. }` and `include!("..")`. It never recurses.
+//! It also counts the tokens of each group the parse bounds, so that a file over that bound is
+//! refused before proc-macro2 lexes it (see `Count`).
+
+use crate::engine::STATEMENT_TOKENS;
 
 /// Brackets may nest at most this deep. Real code stays under 30; syn needs a few kilobytes of
 /// stack per level, so 40,000 levels overflow any thread.
@@ -122,9 +126,39 @@ pub(crate) enum Bound {
     Depth(u32),
     /// A run of more than [`MAX_CHAIN`] operators or chained calls, ending at this line.
     Chain(u32),
+    /// A group the parse bounds holds at least this many tokens (see [`Count`]); where it
+    /// opens (1-based line, and column in characters).
+    Tokens {
+        line: u32,
+        column: u32,
+        tokens: usize,
+        /// What the group is, as the parse's own error names it.
+        what: &'static str,
+    },
 }
 
 impl Bound {
+    /// Where the file breaks the bound, if it is one place.
+    pub(crate) fn pos(self) -> Option<crate::finding::Pos> {
+        match self {
+            Bound::Tokens { line, column, .. } => Some(crate::finding::Pos { line, column }),
+            Bound::Depth(_) | Bound::Chain(_) => None,
+        }
+    }
+
+    /// The bound broken by `what`, `tokens` long, that starts at byte `open` of `text`, on
+    /// `line`.
+    fn tokens(text: &str, (open, line): (usize, u32), tokens: usize, what: &'static str) -> Bound {
+        let line_start = text[..open].rfind('\n').map_or(0, |p| p + 1);
+        let column = text[line_start..open].chars().count().saturating_add(1);
+        Bound::Tokens {
+            line,
+            column: u32::try_from(column).unwrap_or(u32::MAX),
+            tokens,
+            what,
+        }
+    }
+
     /// Why the file is not parsed, lower-case.
     pub(crate) fn message(self) -> String {
         match self {
@@ -133,6 +167,13 @@ impl Bound {
             ),
             Bound::Chain(line) => format!(
                 "an expression chains more than {MAX_CHAIN} operators or calls (line {line}); not parsed, to bound the lint's stack"
+            ),
+            // As the parse words it (`engine::bodies`), with "at least": the count is a lower
+            // bound of the parse's.
+            Bound::Tokens { tokens, what, .. } => format!(
+                "cannot parse: {what} of at least {tokens} tokens is too large to check \
+                 (phi-lint parses up to {STATEMENT_TOKENS} tokens of one expression, macro input \
+                 or item's group, literal tables excepted): split it, or exclude the file"
             ),
         }
     }
@@ -156,6 +197,8 @@ struct Lexer<'a> {
     text: &'a str,
     i: usize,
     line: u32,
+    /// Where the last token read starts.
+    start: usize,
 }
 
 /// Bytes that may continue an identifier (or a number's suffix): ASCII letters, digits, `_`,
@@ -190,6 +233,7 @@ impl<'a> Lexer<'a> {
             text,
             i: if text.starts_with('\u{feff}') { 3 } else { 0 },
             line: 1,
+            start: 0,
         }
     }
 
@@ -285,6 +329,7 @@ impl<'a> Lexer<'a> {
     fn next(&mut self) -> Option<(Tok<'a>, u32)> {
         self.skip_trivia();
         let start = self.i;
+        self.start = start;
         let c = *self.b.get(start)?;
         let line = self.line;
         let tok = match c {
@@ -326,10 +371,35 @@ impl<'a> Lexer<'a> {
                 Tok::Close
             }
             c if c.is_ascii_digit() => {
+                let b = self.b;
+                // Decimal digits, `_` and `.` so far: a float's exponent may take a sign.
+                let mut decimal = !matches!(b.get(start + 1), Some(b'x' | b'o' | b'b'));
                 let mut j = start;
-                while j < self.b.len()
-                    && (is_ident_byte(self.b[j])
-                        || (self.b[j] == b'.' && self.b.get(j + 1).is_some_and(u8::is_ascii_digit)))
+                while j < b.len() {
+                    let c = b[j];
+                    let exponent_sign = matches!(c, b'+' | b'-')
+                        && decimal
+                        && matches!(b[j - 1], b'e' | b'E')
+                        && b.get(j + 1).is_some_and(u8::is_ascii_digit);
+                    if !(is_ident_byte(c)
+                        || (c == b'.' && b.get(j + 1).is_some_and(u8::is_ascii_digit))
+                        || exponent_sign)
+                    {
+                        break;
+                    }
+                    // `1e5`'s `e` keeps the literal decimal for its sign; `1usize` does not.
+                    decimal &= c.is_ascii_digit()
+                        || matches!(c, b'_' | b'.' | b'+' | b'-')
+                        || (matches!(c, b'e' | b'E')
+                            && b[start..j]
+                                .iter()
+                                .all(|&d| d.is_ascii_digit() || d == b'_' || d == b'.'));
+                    j += 1;
+                }
+                // `1.` is a float, where `1..2`, `1.max(2)` and `1.0.0`'s second dot are not.
+                if b.get(j) == Some(&b'.')
+                    && b[start..j].iter().all(|&d| d.is_ascii_digit() || d == b'_')
+                    && !b.get(j + 1).is_some_and(|&n| n == b'.' || is_ident_byte(n))
                 {
                     j += 1;
                 }
@@ -365,7 +435,9 @@ impl<'a> Lexer<'a> {
                     }
                     ("b", b'\'') => {
                         self.i = j;
-                        return self.next().map(|(_, l)| (Tok::Lit, l));
+                        let byte = self.next().map(|(_, l)| (Tok::Lit, l));
+                        self.start = start;
+                        return byte;
                     }
                     _ => {
                         self.i = j;
@@ -505,6 +577,83 @@ struct Frame<'a> {
     /// initializer's quiet group with its byte range, kept until the item's `;` shows that the
     /// rest of the initializer cannot reach a sink either (see [`Kind::Initializer`]).
     init: (usize, Option<(QuietBody, usize, usize)>),
+    /// What the parse's token bound would count of this group (see [`Count`]).
+    count: Count,
+    /// In an item list, in a `const` or `static` item's initializer: the list's count when its
+    /// `=` was read, and where the initializer's first token starts. The parse bounds such an
+    /// initializer as one expression, all its groups together, when it may log.
+    init_sum: Option<(usize, Option<(usize, u32)>)>,
+}
+
+/// A group's tokens, counted as the lint's parse bounds them
+/// ([`STATEMENT_TOKENS`](crate::engine::STATEMENT_TOKENS)), before proc-macro2 lexes
+/// them: a file over the bound is exit 2 either way, and proc-macro2's tokens of it cost about
+/// 30 times its size, which is what a 5 MB `match` cost to be refused.
+///
+/// The count is a lower bound of proc-macro2's, so a file this refuses the parse would refuse
+/// too: each token of the outline's lexer is at least one of proc-macro2's (a lifetime is one
+/// here and two there, a doc comment none here), a group counts one plus its own, and a group
+/// that could be a literal table (see `engine::bodies`) of
+/// [`TABLE_BYTES`](crate::engine::TABLE_BYTES) or more counts one whatever its
+/// delimiter and context, where the parse empties only some. Only the groups the parse bounds
+/// are judged: not an item list, a function body as a whole (it is cut into runs) or a
+/// `macro_rules!` definition; a group in a function body or a `const` or `static`
+/// initializer only when the body or initializer may log (one that cannot is not parsed).
+#[derive(Debug, Clone, Copy)]
+struct Count {
+    /// The byte of the group's opening delimiter, and its line.
+    open: (usize, u32),
+    tokens: usize,
+    /// Whether every token so far could be in a literal table: a literal, `true`, `false`,
+    /// `,`, `-`, `;`, or a group of the same.
+    table: bool,
+    /// Whether the parse bounds this group as one: see [`Count`].
+    bounded: bool,
+    /// Whether the group is inside one the parse does not bound (a `macro_rules!` definition,
+    /// an initializer).
+    unbounded_inside: bool,
+    /// In a function body at an item level, or an item list in an initializer: the first group
+    /// in it over the bound, where it opens and its tokens.
+    first_over: Option<((usize, u32), usize)>,
+}
+
+impl Count {
+    const ROOT: Count = Count {
+        open: (0, 1),
+        tokens: 0,
+        table: false,
+        bounded: false,
+        unbounded_inside: false,
+        first_over: None,
+    };
+
+    /// One more token of this group.
+    fn add(&mut self, tok: Tok<'_>) {
+        self.tokens = self.tokens.saturating_add(1);
+        self.table &= match tok {
+            Tok::Lit | Tok::Str(_) | Tok::Open(b'[' | b'(') => true,
+            Tok::Ident(word) => word == "true" || word == "false",
+            Tok::Punct(c) => matches!(c, b',' | b'-' | b';'),
+            Tok::Open(_) | Tok::Close => false,
+        };
+    }
+
+    /// The closed group `inner` (its closing delimiter ends before byte `end`) added to this
+    /// one: a large table as the one token it was counted as when it opened, anything else
+    /// with its own.
+    fn close(&mut self, inner: &Count, end: usize) {
+        let table = inner.table && end - inner.open.0 >= crate::engine::TABLE_BYTES;
+        if !table {
+            self.tokens = self.tokens.saturating_add(inner.tokens);
+        }
+        self.table &= inner.table;
+    }
+
+    /// The bound broken by the closed group `self`, if the parse bounds it as one.
+    fn over(&self) -> Option<((usize, u32), usize)> {
+        (self.bounded && !self.table && self.tokens >= STATEMENT_TOKENS)
+            .then_some((self.open, self.tokens))
+    }
 }
 
 impl<'a> Frame<'a> {
@@ -522,6 +671,8 @@ impl<'a> Frame<'a> {
             braced: false,
             initializer: false,
             init: (0, None),
+            count: Count::ROOT,
+            init_sum: None,
         }
     }
 
@@ -644,6 +795,14 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
         } else {
             None
         };
+        if tok != Tok::Close {
+            top.count.add(tok);
+            if tok == Tok::Punct(b'=') && top.items == ItemScan::Initializer {
+                top.init_sum.get_or_insert((top.count.tokens, None));
+            } else if let Some((_, first @ None)) = &mut top.init_sum {
+                *first = Some((lx.start, line));
+            }
+        }
         if tok != Tok::Close
             && top.include.1 < 2
             && matches!(top.kind, Kind::Macro { include: true })
@@ -685,6 +844,33 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                     },
                     _ => body_or_list.unwrap_or(Kind::Other),
                 };
+                // The parse enters an `extern { .. }` block as an item list, so it is not
+                // bounded as one group.
+                let extern_block = delim == b'{'
+                    && top.lists_items()
+                    && matches!(
+                        top.last,
+                        [Some(Tok::Ident("extern")), ..]
+                            | [Some(Tok::Str(_)), Some(Tok::Ident("extern")), _]
+                    );
+                let unbounded_inside =
+                    top.count.unbounded_inside || matches!(kind, Kind::MacroRules);
+                let count = Count {
+                    open: (lx.i - 1, line),
+                    tokens: 0,
+                    table: matches!(delim, b'[' | b'('),
+                    bounded: !unbounded_inside
+                        && !extern_block
+                        && matches!(
+                            kind,
+                            Kind::Attr { .. }
+                                | Kind::Macro { .. }
+                                | Kind::Initializer { .. }
+                                | Kind::Other
+                        ),
+                    unbounded_inside,
+                    first_over: None,
+                };
                 let after_pub = top.state == State::Pub;
                 top.push_last(tok);
                 match kind {
@@ -694,6 +880,7 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                 }
                 stack.push(Frame {
                     braced: delim == b'{',
+                    count,
                     ..Frame::new(kind, after_pub)
                 });
                 if stack.len() > MAX_DEPTH + 1 {
@@ -705,6 +892,7 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                     continue; // unbalanced: syn reports it
                 }
                 let frame = stack.pop().expect("more than the root");
+                let mut quiet_body = false;
                 match frame.kind {
                     Kind::MacroRules => macro_rules_depth -= 1,
                     Kind::Macro { .. } => macro_depth -= 1,
@@ -714,6 +902,7 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                         if body.is_ascii()
                             && let Some(macros) = crate::engine::neutral_macros(body)
                         {
+                            quiet_body = true;
                             let quiet = QuietBody {
                                 inside: (open + 1, lx.i - 1),
                                 macros: macros.into_iter().map(str::to_owned).collect(),
@@ -729,6 +918,46 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                     }
                     _ => {}
                 }
+                // The token bound: a group over it fails the file now, or when the function
+                // body it is in turns out to be one the parse walks.
+                if let Kind::FnBody { open } = frame.kind
+                    && let Some((at, tokens)) = frame.count.first_over
+                    && !quiet_body
+                    && crate::engine::may_reach_a_sink(&text[open..lx.i])
+                {
+                    return Err(Bound::tokens(text, at, tokens, "an expression"));
+                }
+                if let Some(over) = frame.count.over() {
+                    // Judged when the body or the initializer it is in ends: the parse bounds
+                    // what is in either only if it may log.
+                    match stack.iter_mut().rev().find(|f| {
+                        matches!(f.kind, Kind::FnBody { .. }) || (f.lists_items() && f.initializer)
+                    }) {
+                        Some(body) => {
+                            body.count.first_over.get_or_insert(over);
+                        }
+                        None => {
+                            // What the item-level group around it is.
+                            let outer = stack
+                                .iter()
+                                .rev()
+                                .take_while(|f| !f.lists_items())
+                                .last()
+                                .map_or(&frame.kind, |f| &f.kind);
+                            let what = match outer {
+                                Kind::Attr { .. } => "an attribute",
+                                Kind::Macro { .. } => "a macro's input",
+                                _ => "an item's group",
+                            };
+                            return Err(Bound::tokens(text, over.0, over.1, what));
+                        }
+                    }
+                }
+                stack
+                    .last_mut()
+                    .expect("the root")
+                    .count
+                    .close(&frame.count, lx.i);
                 let inline = if matches!(frame.kind, Kind::Macro { include: true }) {
                     inline_stack(&stack)
                 } else {
@@ -745,6 +974,8 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                 ) {
                     parent.initializer = false;
                     parent.init.1 = None;
+                    parent.count.first_over = None;
+                    parent.init_sum = None;
                 }
                 if frame.braced && parent.lists_items() && !parent.initializer {
                     parent.run = 0;
@@ -787,6 +1018,29 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                 if top.lists_items() {
                     if c == b'=' && !top.initializer {
                         top.init = (lx.i, None);
+                    }
+                    // A group over the token bound in an initializer that may log: the parse
+                    // reads such an initializer whole (one that cannot log is not parsed).
+                    if c == b';'
+                        && top.initializer
+                        && let Some((at, tokens)) = top.count.first_over.take()
+                        && text
+                            .get(top.init.0..lx.i - 1)
+                            .is_some_and(crate::engine::may_reach_a_sink)
+                    {
+                        return Err(Bound::tokens(text, at, tokens, "an expression"));
+                    }
+                    // The initializer as a whole: many groups, each under the bound.
+                    if c == b';'
+                        && let Some((at_eq, Some(first))) = top.init_sum.take()
+                        && let tokens = top.count.tokens.saturating_sub(at_eq + 1)
+                        && tokens >= STATEMENT_TOKENS
+                        && text
+                            .get(top.init.0..lx.i - 1)
+                            .is_some_and(crate::engine::may_reach_a_sink)
+                    {
+                        let what = "a `const` or `static` initializer";
+                        return Err(Bound::tokens(text, first, tokens, what));
                     }
                     // An initializer's quiet group, if nothing else in it can reach a sink.
                     if c == b';'
@@ -1820,5 +2074,148 @@ fn f() {{}}",
         assert_eq!(o.mods[0].line, 2);
         // An unterminated comment ends the file.
         assert!(outline("fn f() {}\n/* mod w;").unwrap().mods.is_empty());
+    }
+}
+
+/// What the token bound's count makes of each group of `text`: where it opens (1-based line,
+/// column in characters) and its tokens, in the order the groups close.
+#[cfg(test)]
+fn group_counts(text: &str) -> Vec<((u32, u32), usize)> {
+    let mut lx = Lexer::new(text);
+    let mut stack = vec![Count::ROOT];
+    let mut out = Vec::new();
+    while let Some((tok, line)) = lx.next() {
+        let depth = stack.len();
+        let top = stack.last_mut().expect("the root is never popped");
+        match tok {
+            Tok::Close if depth > 1 => {
+                let inner = stack.pop().expect("more than the root");
+                let Bound::Tokens { line, column, .. } = Bound::tokens(text, inner.open, 0, "")
+                else {
+                    unreachable!("a token bound")
+                };
+                out.push(((line, column), inner.tokens));
+                stack.last_mut().expect("the root").close(&inner, lx.i);
+            }
+            Tok::Close => {}
+            Tok::Open(delim) => {
+                top.add(tok);
+                stack.push(Count {
+                    open: (lx.i - 1, line),
+                    table: matches!(delim, b'[' | b'('),
+                    ..Count::ROOT
+                });
+            }
+            tok => top.add(tok),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod count_tests {
+    use proc_macro2::{TokenStream, TokenTree};
+
+    use super::group_counts;
+
+    /// proc-macro2's count of each group of `text`, keyed as `group_counts` keys them.
+    fn lexed(text: &str) -> Vec<((u32, u32), usize)> {
+        fn walk(ts: TokenStream, out: &mut Vec<((u32, u32), usize)>) -> usize {
+            let mut n = 0;
+            for tt in ts {
+                n += 1;
+                if let TokenTree::Group(g) = tt {
+                    let inside = walk(g.stream(), out);
+                    let at = g.span().start();
+                    let line = u32::try_from(at.line).expect("line");
+                    let column = u32::try_from(at.column + 1).expect("column");
+                    out.push(((line, column), inside));
+                    n += inside;
+                }
+            }
+            n
+        }
+        let mut out = Vec::new();
+        walk(text.parse().expect("lexes"), &mut out);
+        out.sort_unstable();
+        out
+    }
+
+    /// Every group's count is at most proc-macro2's, group for group (proc-macro2 has more: a
+    /// doc comment is an attribute there). Returns how many are equal.
+    fn at_most_lexed(text: &str) -> usize {
+        let theirs: std::collections::HashMap<(u32, u32), usize> =
+            lexed(text).into_iter().collect();
+        let mut equal = 0;
+        for (at, ours) in group_counts(text) {
+            let Some(&lexed) = theirs.get(&at) else {
+                panic!("no group of proc-macro2's at {at:?}");
+            };
+            assert!(
+                ours <= lexed,
+                "group at {at:?}: {ours} > proc-macro2's {lexed}"
+            );
+            equal += usize::from(ours == lexed);
+        }
+        equal
+    }
+
+    /// The tokens that the outline's lexer and proc-macro2 could split differently: numbers
+    /// (an exponent's sign, `1.`, a suffix ending in `e`), lifetimes, raw identifiers and
+    /// strings, byte and C strings, chars, doc comments.
+    #[test]
+    fn the_count_is_at_most_proc_macro2_s_token_for_token() {
+        let exact = [
+            "f(1e-5, 1.0E+3, 2.5e-3f32, 0x1e-5, 1usize-1, 1.max(2), 1..2, 1., 1_000e-3)",
+            "g(r#type, r\"a\", r#\"b\"#, b'x', b\"y\", c\"z\", 'c', '\\n', '\\u{1F600}', \"s\"suffix)",
+            "h([1, -2, 3], ((0x1f, \"a\"), (2, \"b\")), {x; y}, a::b::<c>() -> d => e)",
+            "k(x.0.1, t.0 .1, 1.e5, 1._x, -1.5, 3.14f64 as u8)",
+        ];
+        for text in exact {
+            let groups = group_counts(text).len();
+            assert_eq!(at_most_lexed(text), groups, "{text}");
+        }
+        // A lifetime is two of proc-macro2's tokens, a doc comment an attribute, and `1.0.0`
+        // three (`1.0`, `.`, `0`): fewer here.
+        for fewer in [
+            "fn f<'a>(x: &'a u8) {\n    /// doc\n    let y = x;\n    //! inner\n}\n",
+            "g(1.0.0)",
+        ] {
+            assert!(at_most_lexed(fewer) < group_counts(fewer).len(), "{fewer}");
+        }
+    }
+
+    /// The same on every Rust file of this workspace, and of the directories in
+    /// `PHI_LINT_CORPORA` (`:`-separated, as the benchmark takes them) when it is set: real code
+    /// of every shape phi-lint meets.
+    #[test]
+    fn the_count_is_at_most_proc_macro2_s_on_the_workspace() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut walk = ignore::WalkBuilder::new(&root);
+        for dir in std::env::var("PHI_LINT_CORPORA")
+            .unwrap_or_default()
+            .split(':')
+        {
+            if !dir.is_empty() {
+                walk.add(dir);
+            }
+        }
+        let mut files = 0;
+        for entry in walk.build().flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|x| x != "rs") {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            // A file that does not lex (a fixture of broken code) says nothing here.
+            if text.parse::<proc_macro2::TokenStream>().is_err() || text.starts_with("#!/") {
+                continue;
+            }
+            at_most_lexed(&text);
+            files += 1;
+        }
+        assert!(files > 200, "only {files} files");
     }
 }

@@ -1184,10 +1184,13 @@ fn an_expression_too_large_to_parse_fails_closed_naming_it() {
          parse(r#\"{}\"#)\n}}\n",
         "x".repeat(1_200_000)
     );
+    // A shebang line sent the file to syn whole, with no bound, until the outline counted it.
+    let shebang = format!("#!/usr/bin/env run-cargo-script\n{huge}");
     let tree = crate_of_modules(&[
         ("attr", &attr),
         ("flat", &flat),
         ("huge", &huge),
+        ("shebang", &shebang),
         ("logging", &logging),
         ("table", &table),
         ("text", &text),
@@ -1196,10 +1199,13 @@ fn an_expression_too_large_to_parse_fails_closed_naming_it() {
     run.assert_out(
         2,
         &[
-            "error: src/attr.rs:4:13: cannot parse: an expression of ",
-            "error: src/flat.rs:1:27: cannot parse: an expression of ",
-            "error: src/huge.rs:3:13: cannot parse: an expression of ",
-            "error: src/logging.rs:2:19: cannot parse: an expression of ",
+            // Counted before proc-macro2 lexes the file (`resolve/outline.rs`).
+            "error: src/attr.rs:4:13: cannot parse: an expression of at least 420005 tokens",
+            "error: src/huge.rs:3:13: cannot parse: an expression of at least 420005 tokens",
+            "error: src/logging.rs:2:19: cannot parse: an expression of at least 490000 tokens",
+            "error: src/shebang.rs:4:13: cannot parse: an expression of at least 420005 tokens",
+            // A statement with no group that large: counted by the parse.
+            "error: src/flat.rs:1:27: cannot parse: an expression of 320019 tokens",
             "tokens is too large to check",
             "src/table.rs:3:",
             "src/text.rs:2:",
@@ -1289,11 +1295,14 @@ fn a_macro_input_or_initializer_too_large_to_parse_fails_closed_naming_it() {
     run.assert_out(
         2,
         &[
-            "error: src/attr.rs:1:2: cannot parse: an attribute of ",
-            "error: src/big.rs:1:17: cannot parse: a macro's input of ",
-            "error: src/chain.rs:1:29: cannot parse: a `const` or `static` initializer of ",
-            "error: src/init.rs:3:9: cannot parse: an expression of ",
-            "error: src/later.rs:3:9: cannot parse: an expression of ",
+            // The innermost group over the bound, counted before proc-macro2 lexes the file.
+            "error: src/attr.rs:1:10: cannot parse: an attribute of at least 320000 tokens",
+            "error: src/big.rs:2:21: cannot parse: a macro's input of at least ",
+            "error: src/init.rs:3:9: cannot parse: an expression of at least 400000 tokens",
+            "error: src/later.rs:3:9: cannot parse: an expression of at least 400000 tokens",
+            // Many groups, each under the bound, counted together.
+            "error: src/chain.rs:1:29: cannot parse: a `const` or `static` initializer of at \
+             least 388005 tokens",
             "tokens is too large to check",
             "src/near.rs:3:",
         ],
@@ -1369,9 +1378,10 @@ fn an_item_too_large_to_parse_fails_closed_naming_it() {
         &[
             "error: src/bang.rs:2:27: cannot parse: an item's group of 320004 tokens is too large to check",
             "error: src/bounds.rs:2:1: cannot parse: an item's header of ",
-            "error: src/fields.rs:2:17: cannot parse: an item's group of 400000 tokens is too large to check",
+            // Counted before proc-macro2 lexes the file, as the parse counts them.
+            "error: src/fields.rs:2:17: cannot parse: an item's group of at least 400000 tokens",
             "error: src/header.rs:2:1: cannot parse: an item's header of 330007 tokens is too large to check",
-            "error: src/over.rs:2:14: cannot parse: an item's group of 320000 tokens is too large to check",
+            "error: src/over.rs:2:14: cannot parse: an item's group of at least 320000 tokens",
             "src/foreign.rs:1:",
             "src/lazy.rs:1:",
             "src/near.rs:1:",
