@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """What one large generated file costs phi-lint: max RSS and wall time, per shape.
 
-Each shape is a crate of one generated `src/lib.rs` (synthetic code, no real data). Every binary
+Each shape is a crate of one generated `src/lib.rs` (synthetic code, no real data), or of
+`src/lib.rs` and the files it declares (`many-defs`); a file's size is the sum of them all. Every binary
 given with `--lint` checks every shape as a process, in turn, in one run, under
 `/usr/bin/time -f '%M %e'`; the table gives max RSS, its ratio to the file's size and the wall
 time, and whether the reports of all binaries are byte-identical.
@@ -244,6 +245,26 @@ big_enum = framed(
     "}\n",
 )
 
+def many_definitions(write, size, add_file):
+    """Files that each define `m!`, none byte-identical (every third logs its argument, the
+    others drop it), and a `lib.rs` that declares them and calls `m!` with a leak 20 times: a
+    name other files define is expanded with each of their definitions."""
+    write(PATIENT + "pub fn handler(p: &Patient) {\n" + "    m!(p.name);\n" * 20 + "}\n")
+
+    def piece(i):
+        body = f'tracing::info!("step {i}: {{}}", $user_id)' if i % 3 == 0 else "let _ = $user_id;"
+        text = f"macro_rules! m {{\n    (step {i}) => {{}};\n    ($user_id:expr) => {{ {body} }};\n}}\n"
+        add_file(f"d{i}.rs", text)
+        decl = f"#[macro_use]\nmod d{i};\n"
+        write(decl)
+        return text + decl
+
+    return fill(lambda _: None, size, piece)
+
+
+# Generators that take a third argument, `add_file(name, text)`, for more files in `src/`.
+many_definitions.files = True
+
 # name: (generator, size in bytes, what it is)
 SHAPES = {
     "quiet-5": (quiet_infos, 5 * MB, "5 MB, functions of ten `tracing::info!(user_id = %u.id, ..)`, no finding"),
@@ -271,6 +292,7 @@ SHAPES = {
     "static-init": (lazy_static_init, 5 * MB, "5 MB, one `static` initializer that logs, of calls"),
     "static-chain": (static_chain, 4 * MB, "4 MB, one `static` built by a chain of calls of blocks that log"),
     "big-enum": (big_enum, 5 * MB, "5 MB, one `enum` of variants and one logging function"),
+    "many-defs": (many_definitions, 250_000, "0.25 MB, files each defining `m!`, and 20 calls of it"),
 }
 
 
@@ -283,10 +305,18 @@ def generate(root, name, max_findings=None):
     if max_findings is not None:
         with open(os.path.join(crate, "phiguard.toml"), "w") as f:
             f.write(f"[lint]\nmax-file-findings = {max_findings}\n")
-    path = os.path.join(crate, "src", "lib.rs")
-    with open(path, "w") as f:
-        count = gen(f.write, size)
-    return crate, os.path.getsize(path), count
+    src = os.path.join(crate, "src")
+    written = []
+
+    def add_file(rel, text):
+        with open(os.path.join(src, rel), "w") as f:
+            f.write(text)
+        written.append(rel)
+
+    with open(os.path.join(src, "lib.rs"), "w") as f:
+        count = gen(f.write, size, add_file) if getattr(gen, "files", False) else gen(f.write, size)
+    total = sum(os.path.getsize(os.path.join(src, rel)) for rel in ["lib.rs"] + written)
+    return crate, total, count
 
 
 def measure(lint, crate, fmt):

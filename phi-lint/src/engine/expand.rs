@@ -8,8 +8,9 @@
 //! definition before the call wins, else the first after it), else each one other files of the
 //! scan define (handed in by [`super::lint`], which lints such a caller twice); calls
 //! by bare name or by `crate::`/`$crate::`/`self::`/`super::` path. A call no arm matches (as
-//! [`MacroDef`] reads them), or whose expansion exceeds the bounds, is an `unchecked-wrapper`
-//! finding at the call: it fails closed.
+//! [`MacroDef`] reads them), whose expansion exceeds the bounds, or whose name more than
+//! [`MAX_DEFINITIONS`] definitions that reach a sink give, is an `unchecked-wrapper` finding at
+//! the call: it fails closed. A byte-identical definition is read once.
 
 use std::collections::HashMap;
 
@@ -32,6 +33,10 @@ const FILE_BUDGET: usize = 2_000_000;
 const CALL_BUDGET: usize = FILE_BUDGET / 10;
 /// Most definitions read per file.
 const MAX_MACROS: usize = 4096;
+/// Most definitions one call is expanded with: a name other files define, distinct definitions
+/// that reach a sink counted. Each is expanded and linted at every call, so 2,000 files defining
+/// `m!` made each of its calls cost 2,000 expansions; past this bound the call is a finding.
+pub(crate) const MAX_DEFINITIONS: usize = 64;
 
 /// A `macro_rules!` of the file being linted.
 pub(super) struct LocalMacro {
@@ -112,6 +117,8 @@ impl Linter<'_> {
             .flat_map(|(name, texts)| texts.iter().map(move |t| (name, t)))
             .collect();
         foreign.sort_unstable();
+        // A definition copied into several files expands as one does.
+        foreign.dedup();
         let start = LineColumn { line: 0, column: 0 };
         let foreign = foreign
             .into_iter()
@@ -241,10 +248,17 @@ impl Linter<'_> {
         tokens: TokenStream,
         span: (LineColumn, LineColumn),
     ) {
+        if idxs.len() > MAX_DEFINITIONS {
+            let name = self.macros[idxs[0]].name.clone();
+            self.unexpanded(&name, path, Unexpanded::Definitions(idxs.len()), span);
+            self.nested(tokens);
+            return;
+        }
         let depth = self.expansion.as_ref().map_or(0, |e| e.names.len());
         let start = self.expansion.as_ref().map_or(self.expanded, |e| e.start);
         let mut expansions = Vec::new();
         let mut failure = None;
+        let mut limited = false;
         for &idx in idxs {
             let spent = self.expanded.saturating_sub(start);
             let result = if depth >= MAX_DEPTH || self.expanded > FILE_BUDGET || spent > CALL_BUDGET
@@ -259,16 +273,27 @@ impl Linter<'_> {
                     expansions.push((self.macros[idx].name.clone(), ts));
                 }
                 Err(e) => {
+                    limited |= e == ExpandError::Limit;
                     failure.get_or_insert(e);
                 }
             }
         }
-        if expansions.is_empty() {
+        // A definition that matches none of the call's arms cannot be the one that compiles;
+        // one past a bound may be, and another definition's expansion does not check it.
+        if expansions.is_empty() || limited {
             let name = idxs.first().map(|&i| self.macros[i].name.clone());
             let name = name.unwrap_or_else(|| path.to_owned());
-            self.unexpanded(&name, path, failure.unwrap_or(ExpandError::NoMatch), span);
-            self.nested(tokens);
-            return;
+            let why = match failure {
+                Some(e) if expansions.is_empty() => e,
+                Some(_) => ExpandError::Limit,
+                None => ExpandError::NoMatch,
+            };
+            let why = Unexpanded::Expand(why);
+            self.unexpanded(&name, path, why, span);
+            if expansions.is_empty() {
+                self.nested(tokens);
+                return;
+            }
         }
         let outer = self.expansion.clone();
         for (name, expansion) in expansions {
@@ -289,13 +314,21 @@ impl Linter<'_> {
         &mut self,
         name: &str,
         path: &str,
-        e: ExpandError,
+        e: Unexpanded,
         span: (LineColumn, LineColumn),
     ) {
         self.statements += 1;
         let why = match e {
-            ExpandError::NoMatch => "phi-lint cannot match this call against its rules",
-            ExpandError::Limit => "its expansion exceeds phi-lint's bounds",
+            Unexpanded::Expand(ExpandError::NoMatch) => {
+                "phi-lint cannot match this call against its rules".to_owned()
+            }
+            Unexpanded::Expand(ExpandError::Limit) => {
+                "its expansion exceeds phi-lint's bounds".to_owned()
+            }
+            Unexpanded::Definitions(n) => format!(
+                "it has {n} definitions that do, over phi-lint's bound of {MAX_DEFINITIONS} \
+                 definitions expanded for one call"
+            ),
         };
         let message =
             format!("`{name}!` reaches a log, but {why}, so the values it passes are not checked");
@@ -312,6 +345,14 @@ impl Linter<'_> {
             stmt,
         );
     }
+}
+
+/// Why a call is not expanded.
+#[derive(Clone, Copy)]
+enum Unexpanded {
+    Expand(ExpandError),
+    /// More definitions than [`MAX_DEFINITIONS`], this many.
+    Definitions(usize),
 }
 
 /// Whether tokens hold a metavariable (`$x`, `$( .. )`), other than `$crate`.

@@ -1555,3 +1555,98 @@ fn random_large_functions_match_their_small_twins() {
         );
     }
 }
+
+/// A call by a name many files define is expanded with each distinct definition that reaches a
+/// sink (a copy counts once), up to 64; past that the call is one finding naming the bound,
+/// with nothing expanded. A definition left unexpanded because another's expansion spent the
+/// call's bound is a finding too, not dropped.
+#[test]
+fn a_call_past_the_bound_on_definitions_fails_closed_naming_it() {
+    // `lib.rs` calls `m!` with a leak; `d{i}.rs` defines `m!`, every other one logging.
+    let crate_of = |defs: &[String]| {
+        let mut lib = String::from("pub struct P {\n    pub name: String,\n}\n");
+        for i in 0..defs.len() {
+            let _ = writeln!(lib, "#[macro_use]\nmod d{i};");
+        }
+        lib.push_str("pub fn handler(p: &P) {\n    m!(p.name);\n}\n");
+        let mut files = vec![("Cargo.toml".to_owned(), MANIFEST.to_owned())];
+        files.push(("src/lib.rs".to_owned(), lib));
+        for (i, text) in defs.iter().enumerate() {
+            files.push((format!("src/d{i}.rs"), text.clone()));
+        }
+        let files: Vec<(&str, &str)> = files.iter().map(|(a, b)| (&**a, &**b)).collect();
+        Tree::new(&files).json(&[], 1)
+    };
+    let def = |i: usize, body: &str| {
+        format!(
+            "macro_rules! m {{\n    (step {i}) => {{}};\n    ($user_id:expr) => {{ {body} }};\n}}\n"
+        )
+    };
+    let logs = |i: usize| def(i, &format!("tracing::info!(\"{i}: {{}}\", $user_id)"));
+    let quiet = |i: usize| def(i, "let _ = $user_id;");
+    // The findings, as (rule, message), each asserted to be at the call, on line 5 + 2n.
+    let call = |json: &Value, defs: usize| -> Vec<(String, String)> {
+        let line = 5 + 2 * u64::try_from(defs).expect("small");
+        json["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| {
+                let text = |k: &str| f[k].as_str().expect(k).to_owned();
+                assert_eq!(
+                    (text("file"), f["line"].as_u64()),
+                    ("src/lib.rs".into(), Some(line))
+                );
+                (text("rule"), text("message"))
+            })
+            .collect()
+    };
+    // 64 distinct definitions that log, their copies and those that do not: each is expanded.
+    let mut defs: Vec<String> = (0..64).map(logs).collect();
+    defs.extend((0..20).map(|_| logs(0)));
+    defs.extend((64..100).map(quiet));
+    let json = crate_of(&defs);
+    assert_eq!(
+        call(&json, defs.len()),
+        [(
+            "phi::interpolation".to_owned(),
+            "`name` contains the deny stem `name` (through `m!`)".to_owned()
+        )],
+        "{json:#}"
+    );
+    // One more that logs: the call is past the bound, a finding that names it.
+    defs.push(logs(64));
+    let json = crate_of(&defs);
+    assert_eq!(
+        call(&json, defs.len()),
+        [(
+            "phi::unchecked-wrapper".to_owned(),
+            "`m!` reaches a log, but it has 65 definitions that do, over phi-lint's bound of 64 \
+             definitions expanded for one call, so the values it passes are not checked"
+                .to_owned()
+        )],
+        "{json:#}"
+    );
+    // Two definitions: one leaks, but its expansion (a table of 100,001 elements) is over the
+    // call's bound of 200,000 token trees; the other, expanded, logs a count. The first is not
+    // dropped for the second.
+    let table = "0, ".repeat(100_001);
+    let defs = [
+        def(
+            0,
+            &format!("tracing::info!(\"{{}}\", $user_id); let _ = [{table}];"),
+        ),
+        def(1, "tracing::info!(count = $user_id.len())"),
+    ];
+    let json = crate_of(&defs);
+    assert_eq!(
+        call(&json, defs.len()),
+        [(
+            "phi::unchecked-wrapper".to_owned(),
+            "`m!` reaches a log, but its expansion exceeds phi-lint's bounds, so the values it \
+             passes are not checked"
+                .to_owned()
+        )],
+        "{json:#}"
+    );
+}
