@@ -78,6 +78,21 @@ def one_liners(write, size):
     return fill(write, size, lambda i: f'pub fn label_{i}(n: u64) -> String {{ format!("#{{}}", n + {i}) }}\n')
 
 
+def one_line(write, size):
+    """`dense`'s functions, each a finding, and one-line functions that format, all on one line
+    (a minified or generated file): nothing to cut at a line break."""
+    write(PATIENT.replace("\n", " "))
+
+    def piece(i):
+        if i % 10 == 0:
+            return f'pub fn leak_{i}(p: &Patient) {{ tracing::info!("{{}}", p.name); }} '
+        return f'pub fn label_{i}(n: u64) -> String {{ format!("#{{}}", n + {i}) }} '
+
+    n = fill(write, size, piece)
+    write("\n")
+    return n
+
+
 def module(write, size):
     """`quiet_infos` inside one `pub mod generated { ... }`: one item larger than a chunk."""
     write("pub mod generated {\n    use super::User;\n")
@@ -272,6 +287,7 @@ SHAPES = {
     "dense": (dense, 10 * MB, "10 MB, a finding on each statement"),
     "dense-50": (dense, 50 * MB, "50 MB, the same"),
     "one-liners": (one_liners, 40 * MB, "40 MB of one-line functions, one of them logging"),
+    "one-line": (one_line, 5 * MB, "5 MB on one line: one-line functions, every tenth a finding"),
     "module": (module, 5 * MB, "5 MB, `quiet-5` inside one `pub mod generated { .. }`"),
     "one-function": (one_function, 5 * MB, "5 MB, one function of `tracing::info!` statements"),
     "impl-method": (impl_method, 5 * MB, "5 MB, one method of an `impl` in a module, a finding on every 100th statement"),

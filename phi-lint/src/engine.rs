@@ -238,6 +238,8 @@ struct Chunk {
     lines_before: u32,
     /// The module the chunk is cut from, if it is.
     wrap: Option<Wrap>,
+    /// Characters of its first line before the chunk, parsed as spaces.
+    pad: usize,
     /// The tree, in a file of one chunk.
     file: Option<syn::File>,
 }
@@ -246,12 +248,12 @@ impl Chunk {
     /// The text parsed for this chunk: its slice of `text`, under its module's header if it is
     /// wrapped, where every line and column is the file's, `lines_before` lines down.
     fn source<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
-        crate::resolve::outline::chunk_source(text, &self.range, self.wrap.as_ref())
+        crate::resolve::outline::chunk_source(text, &self.range, self.wrap.as_ref(), self.pad)
     }
 
     /// Where the file's byte `at` (inside the chunk) is in [`source`](Self::source).
     fn offset(&self, at: usize) -> usize {
-        let before = self.wrap.as_ref().map_or(0, Wrap::before);
+        let before = self.wrap.as_ref().map_or(self.pad, Wrap::before);
         at - self.range.start + before
     }
 
@@ -491,6 +493,7 @@ fn parse_quiet(rel: &str, text: String, quiet: &[QuietBody]) -> Result<Parsed, F
             range: spec.range,
             lines_before: spec.lines_before,
             wrap: spec.wrap,
+            pad: spec.pad,
             file: None,
         };
         let lines_before = chunk.lines_before;

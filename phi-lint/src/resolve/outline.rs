@@ -1181,12 +1181,18 @@ pub(crate) fn chunks(text: &str, target: usize) -> Vec<(std::ops::Range<usize>, 
 /// breaks between them, then the chunk's text and a closing `}` for each header. Every header
 /// keeps its lines and the chunk starts on its own line (or right after the last header), so
 /// every position in the parsed text is the file's, shifted by `lines_before` lines.
+///
+/// A chunk cut from a long line (see [`cut_long_lines`]) starts inside it: it is parsed after
+/// `pad` spaces, one for each character of its line before it, so its columns are the file's
+/// too. Such a chunk is never wrapped.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ChunkSpec {
     pub(crate) range: std::ops::Range<usize>,
     /// Lines of the file before the chunk, or before its outermost header if it is wrapped.
     pub(crate) lines_before: u32,
     pub(crate) wrap: Option<Wrap>,
+    /// Characters of its first line before the chunk, parsed as spaces.
+    pub(crate) pad: usize,
 }
 
 /// The items a wrapped chunk is cut from (see [`ChunkSpec`]).
@@ -1248,17 +1254,103 @@ pub(crate) fn chunk_specs(text: &str, target: usize, quiet: &[(usize, usize)]) -
         lines_before: 0,
         headers: Vec::new(),
     };
+    let split = Splitter {
+        text,
+        target,
+        quiet,
+    };
     for (range, lines_before) in chunks(text, target) {
         if range.len() <= target.saturating_mul(2) {
             top.emit(range, lines_before, None, &mut out);
             continue;
         }
-        let split = Splitter {
-            text,
-            target,
-            quiet,
-        };
-        split.items(range, lines_before, &top, 0, &mut out);
+        for (piece, lines, pad) in cut_long_lines(text, range, lines_before, target) {
+            if pad == 0 && piece.len() > target.saturating_mul(2) {
+                split.items(piece, lines, &top, 0, &mut out);
+            } else {
+                out.push(ChunkSpec {
+                    range: piece,
+                    lines_before: lines,
+                    wrap: None,
+                    pad,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// A chunk `range` (with `lines_before` line breaks before it) that [`chunks`] could not cut,
+/// cut where it runs on a line past `target` bytes: after a top-level `;`, or after a top-level
+/// `}` that an item follows, in the middle of the line. A generated file of one 5 MB line was
+/// parsed whole (613 MB, 116× its size). Each piece: its range, the line breaks before it and
+/// the characters of its line before it (0 for a piece that starts a line). A range with no
+/// such cut is one piece.
+fn cut_long_lines(
+    text: &str,
+    range: std::ops::Range<usize>,
+    lines_before: u32,
+    target: usize,
+) -> Vec<(std::ops::Range<usize>, u32, usize)> {
+    let mut cuts = Vec::new();
+    let slice = &text[range.clone()];
+    let mut lx = Lexer::new(slice);
+    let mut open: Vec<u8> = Vec::new();
+    let mut piece_start = 0usize;
+    // The byte after a top-level `}`, until the next token says whether an item follows.
+    let mut after_brace: Option<usize> = None;
+    while let Some((tok, _)) = lx.next() {
+        if let Some(at) = after_brace.take() {
+            let item = match tok {
+                Tok::Punct(b'#') => true,
+                Tok::Ident(word) => matches!(
+                    word,
+                    "fn" | "pub"
+                        | "struct"
+                        | "enum"
+                        | "union"
+                        | "impl"
+                        | "mod"
+                        | "use"
+                        | "const"
+                        | "static"
+                        | "type"
+                        | "trait"
+                        | "extern"
+                        | "unsafe"
+                        | "async"
+                        | "macro_rules"
+                ),
+                _ => false,
+            };
+            if item && at - piece_start >= target {
+                cuts.push(at);
+                piece_start = at;
+            }
+        }
+        match tok {
+            Tok::Open(d) => open.push(d),
+            Tok::Close if open.pop() == Some(b'{') && open.is_empty() => {
+                after_brace = Some(lx.i);
+            }
+            Tok::Punct(b';') if open.is_empty() && lx.i - piece_start >= target => {
+                cuts.push(lx.i);
+                piece_start = lx.i;
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::with_capacity(cuts.len() + 1);
+    let (mut start, mut lines) = (0usize, lines_before);
+    for end in cuts.into_iter().chain(std::iter::once(slice.len())) {
+        if end <= start {
+            continue;
+        }
+        let line_start = slice[..start].rfind('\n').map_or(0, |p| p + 1);
+        let pad = slice[line_start..start].chars().count();
+        out.push((range.start + start..range.start + end, lines, pad));
+        lines = lines.saturating_add(newlines(&slice[start..end]));
+        start = end;
     }
     out
 }
@@ -1286,6 +1378,7 @@ impl Nest {
                 range,
                 lines_before: lines,
                 wrap: None,
+                pad: 0,
             });
             return;
         };
@@ -1295,6 +1388,7 @@ impl Nest {
             range,
             lines_before: self.lines_before,
             wrap: Some(Wrap { headers, body }),
+            pad: 0,
         });
     }
 
@@ -1569,15 +1663,22 @@ fn statement_runs(body: &str, target: usize) -> Vec<(std::ops::Range<usize>, u32
     out
 }
 
-/// The text parsed for the chunk `range` of `text`: the slice itself, or under its headers if
-/// it is wrapped (see [`ChunkSpec`]).
+/// The text parsed for the chunk `range` of `text`: the slice itself, after `pad` spaces if it
+/// starts inside a line, or under its headers if it is wrapped (see [`ChunkSpec`]).
 pub(crate) fn chunk_source<'a>(
     text: &'a str,
     range: &std::ops::Range<usize>,
     wrap: Option<&Wrap>,
+    pad: usize,
 ) -> std::borrow::Cow<'a, str> {
     let Some(w) = wrap else {
-        return std::borrow::Cow::Borrowed(&text[range.clone()]);
+        if pad == 0 {
+            return std::borrow::Cow::Borrowed(&text[range.clone()]);
+        }
+        let mut out = String::with_capacity(pad + range.len());
+        out.extend(std::iter::repeat_n(' ', pad));
+        out.push_str(&text[range.clone()]);
+        return std::borrow::Cow::Owned(out);
     };
     let mut out = String::with_capacity(w.before() + range.len() + 2 * w.headers.len() + 1);
     for (header, pad) in &w.headers {
@@ -1643,6 +1744,8 @@ fn plain_string(lit: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use std::fmt::Write as _;
+
     use super::*;
 
     fn mods(text: &str) -> Vec<(String, Vec<String>, Vec<String>, bool)> {
@@ -1871,14 +1974,19 @@ fn f() {{}}",
             // The chunks cover the file in order, but for the headers and the closing brace.
             assert!(spec.range.start >= next, "{specs:?}");
             next = spec.range.end;
-            let source = chunk_source(&text, &spec.range, spec.wrap.as_ref());
+            let source = chunk_source(&text, &spec.range, spec.wrap.as_ref(), spec.pad);
             let file = syn::parse_file(&source).unwrap_or_else(|e| panic!("{e}: {source}"));
             if spec.wrap.is_some() {
                 assert!(matches!(&file.items[..], [syn::Item::Mod(_)]), "{source}");
             }
             let first = spec.lines_before as usize;
             for (k, line) in source.lines().enumerate() {
-                let want = lines.get(first + k).copied().unwrap_or_default();
+                let mut want = lines.get(first + k).copied().unwrap_or_default().to_owned();
+                if k == 0 && spec.pad > 0 {
+                    // The chunk starts inside its line: what comes before it is spaces.
+                    let rest: String = want.chars().skip(spec.pad).collect();
+                    want = " ".repeat(spec.pad) + &rest;
+                }
                 // Blank padding lines, and the closing brace past the chunk, are not the file's.
                 let line = line.trim_end_matches('}');
                 if !line.trim().is_empty() {
@@ -1895,6 +2003,7 @@ fn f() {{}}",
                 range,
                 lines_before,
                 wrap: None,
+                pad: 0,
             })
             .collect();
         assert_eq!(chunk_specs(&plain, 200, &[]), as_chunks);
@@ -1916,11 +2025,16 @@ fn f() {{}}",
                     covered[h.clone()].fill(true);
                 }
             }
-            let source = chunk_source(text, &spec.range, spec.wrap.as_ref());
+            let source = chunk_source(text, &spec.range, spec.wrap.as_ref(), spec.pad);
             syn::parse_file(&source).unwrap_or_else(|e| panic!("{e}: {source}"));
             let first = spec.lines_before as usize;
             for (k, line) in source.lines().enumerate() {
-                let want = lines.get(first + k).copied().unwrap_or_default();
+                let mut want = lines.get(first + k).copied().unwrap_or_default().to_owned();
+                if k == 0 && spec.pad > 0 {
+                    // The chunk starts inside its line: what comes before it is spaces.
+                    let rest: String = want.chars().skip(spec.pad).collect();
+                    want = " ".repeat(spec.pad) + &rest;
+                }
                 // The closing braces past the chunk are not the file's.
                 let line = line.trim_end_matches('}');
                 if !line.trim().is_empty() {
@@ -1934,6 +2048,39 @@ fn f() {{}}",
                 "byte {i} ({:?}) is in no chunk: {specs:?}",
                 &text[i..(i + 20).min(text.len())]
             );
+        }
+    }
+
+    /// A file of one long line is cut inside the line, after a top-level `;` or after a `}`
+    /// that an item follows, never inside an item or before an initializer's `;`; each chunk
+    /// but the first starts after as many spaces as characters precede it, so its columns are
+    /// the file's.
+    #[test]
+    fn a_long_line_is_cut_between_items() {
+        let mut text = String::from("use a::b as c; ");
+        for i in 0..60 {
+            let _ = write!(
+                text,
+                "pub fn f{i}() {{ info!(x); }} static S{i}: T = T {{ é: {i} }}; #[a] struct U{i}; "
+            );
+        }
+        let specs = chunk_specs(&text, 300, &[]);
+        check_specs(&text, &specs);
+        assert!(specs.len() > 10, "{specs:?}");
+        for spec in &specs[1..] {
+            let piece = &text[spec.range.clone()];
+            assert_eq!(
+                spec.pad,
+                text[..spec.range.start].chars().count(),
+                "{piece}"
+            );
+            assert!(
+                piece.starts_with(" pub fn")
+                    || piece.starts_with(" static")
+                    || piece.starts_with(" #[a]"),
+                "{piece}"
+            );
+            assert_eq!((spec.lines_before, spec.wrap.is_none()), (0, true));
         }
     }
 
@@ -1996,6 +2143,8 @@ fn f() {{}}",
             "        1,\n".repeat(200)
         );
         assert_eq!(chunk_specs(&one, 300, &[]).len(), 1);
+        // An item after a large one on the line of its closing brace is a chunk of its own,
+        // starting inside the line; the large one is cut as any other.
         for text in [
             format!(
                 "mod m {{\n{}}} fn leak() {{ info!(p.name); }}\n",
@@ -2005,7 +2154,9 @@ fn f() {{}}",
         ] {
             let specs = chunk_specs(&text, 300, &[]);
             check_specs(&text, &specs);
-            assert!(specs.iter().all(|c| c.wrap.is_none()), "{specs:?}");
+            let last = specs.last().expect("chunks");
+            assert_eq!(&text[last.range.clone()], " fn leak() { info!(p.name); }\n");
+            assert_eq!((last.pad, last.wrap.is_none()), (1, true), "{specs:?}");
         }
     }
 

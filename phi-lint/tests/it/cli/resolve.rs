@@ -1129,6 +1129,50 @@ fn crate_of_modules(modules: &[(&str, &str)]) -> Tree {
     Tree::new(&files)
 }
 
+/// A generated file of one long line is cut into chunks inside the line (each parsed after
+/// spaces that keep its columns), and its findings are where they are: every leak, at its
+/// column, with a `macro_rules!` of the line's start called at its end and a `use` rename.
+#[test]
+fn a_file_of_one_long_line_is_linted_in_chunks_at_the_right_columns() {
+    let mut line = String::from(
+        "use tracing::info as note; macro_rules! say { ($v:expr) => { note!(\"{}\", $v) }; } ",
+    );
+    for i in 0..7_000 {
+        let value = if i % 10 == 0 { "p.name" } else { "p.id" };
+        let _ = write!(
+            line,
+            "pub fn f{i}(p: &crate::P) {{ note!(\"{{}}\", {value}); }} "
+        );
+    }
+    line.push_str("pub fn last(p: &crate::P) { say!(p.name); }");
+    // Over the chunk size (256 KiB), with no line break to cut at.
+    assert!(line.len() > 300 << 10, "{}", line.len());
+    let mut want: Vec<u64> = line
+        .match_indices("p.name")
+        .map(|(at, _)| line[..at].chars().count() as u64 + 1)
+        .collect();
+    // The macro's leak is reported at the call's argument, and its body's `$v` at the `v`.
+    want.push(line.find("$v)").expect("the transcriber") as u64 + 2);
+    want.sort_unstable();
+    let tree = crate_of_modules(&[("generated", &line)]);
+    let json = tree.json(&[], 1);
+    let mut got: Vec<u64> = json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            assert_eq!(
+                (f["file"].as_str(), f["line"].as_u64()),
+                (Some("src/generated.rs"), Some(1))
+            );
+            f["column"].as_u64().expect("column")
+        })
+        .collect();
+    got.sort_unstable();
+    assert_eq!(got.len(), 702, "{json:#}");
+    assert_eq!(got, want);
+}
+
 /// One expression of too many tokens to parse (syn's tree of it would be hundreds of bytes per
 /// token, and it cannot be cut into runs as a long body is) fails closed, naming the file and
 /// where the expression starts: a `match`, a macro's input, a statement with no large group
