@@ -22,7 +22,7 @@ use crate::types::{FileIndex, Scope, TypeIndex, index_file};
 use crate::walk::{Scan, io_message};
 
 mod bodies;
-pub(crate) use bodies::{STATEMENT_TOKENS, TABLE_BYTES};
+pub(crate) use bodies::{STATEMENT_TOKENS, TABLE_BYTES, shebang_len};
 mod expand;
 mod formats;
 mod imports;

@@ -57,6 +57,8 @@ pub(crate) struct Resolved {
     pub(crate) names: ItemNames,
     /// Each file's quiet function bodies ([`Outline::quiet_bodies`]), for files that have any.
     pub(crate) quiet_bodies: QuietBodies,
+    /// The files over the parse's token bound ([`Outline::too_large`]): errors if linted.
+    pub(crate) too_large: std::collections::HashMap<String, FileError>,
 }
 
 /// Root-relative file -> its quiet function bodies, as the outline found them.
@@ -188,6 +190,9 @@ pub(crate) fn resolve(
             if !outline.quiet_bodies.is_empty() {
                 let quiet = std::mem::take(&mut outline.quiet_bodies);
                 out.quiet_bodies.insert(node.rel.clone(), quiet);
+            }
+            if let Some(e) = too_large(&node.rel, &mut outline) {
+                out.too_large.insert(node.rel.clone(), e);
             }
             out.names.add(outline);
         }
@@ -336,6 +341,12 @@ fn present(root: &Path, rel: &str) -> bool {
 pub(crate) fn load(root: &Path, rel: &str, max_file_size: u64) -> Result<Outline, FileError> {
     let text = read_checked(root, rel, max_file_size)?;
     outline::outline(&text).map_err(|b| error(rel, b.pos(), b.message()))
+}
+
+/// The error of a file over the parse's token bound, if it is (taken from its outline).
+pub(crate) fn too_large(rel: &str, outline: &mut Outline) -> Option<FileError> {
+    let bound = outline.too_large.take()?;
+    Some(error(rel, bound.pos(), bound.message()))
 }
 
 /// Reads a regular file of at most `max_file_size` bytes as UTF-8.

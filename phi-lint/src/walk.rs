@@ -107,8 +107,10 @@ impl Scan {
             walk(&root, p, &mut walked, &mut manifests, &mut walk_errors);
         }
 
-        let resolved = resolve::resolve(&root, &manifests, &exclude_globs, max);
-        walk_errors.extend(resolved.errors);
+        let mut resolved = resolve::resolve(&root, &manifests, &exclude_globs, max);
+        walk_errors.append(&mut resolved.errors);
+        // A file over the parse's token bound is an error only where it is linted.
+        let mut too_large = std::mem::take(&mut resolved.too_large);
         let mut counts = ScanCounts::default();
         let mut excluded: BTreeSet<String> = resolved.excluded;
         let mut build_scripts = BTreeSet::new();
@@ -116,6 +118,9 @@ impl Scan {
         for (rel, role) in &resolved.files {
             match role {
                 Role::Test if !config.scan_tests => counts.test_files += 1,
+                _ if too_large.contains_key(rel) => {
+                    walk_errors.extend(too_large.remove(rel));
+                }
                 _ => {
                     if *role == Role::BuildScript {
                         build_scripts.insert(rel.clone());
@@ -149,6 +154,10 @@ impl Scan {
             .collect();
         let n_unreached = unreached.len();
         for (i, (rel, ok)) in unreached.into_iter().chain(given).zip(checked).enumerate() {
+            let ok = ok.and_then(|mut o| match resolve::too_large(&rel, &mut o) {
+                Some(e) => Err(e),
+                None => Ok(o),
+            });
             match ok {
                 Err(e) => walk_errors.push(e),
                 Ok(mut names) if i < n_unreached => {

@@ -99,13 +99,19 @@ fn parse_emptying(
     keep: Option<usize>,
 ) -> syn::Result<(syn::File, Vec<(usize, usize)>)> {
     let content = text.strip_prefix('\u{feff}').unwrap_or(text);
-    // A shebang line does not lex as tokens, and syn strips it; an inner attribute (`#![..]`,
-    // at the top of many a `lib.rs`) lexes, and goes through the bodies and bounds below.
-    if let Some(rest) = content.strip_prefix("#!")
-        && !rest.trim_start().starts_with('[')
-    {
-        return syn::parse_file(text).map(|f| (f, Vec::new()));
-    }
+    // A shebang line does not lex as tokens, and syn strips it: it becomes spaces, so that the
+    // rest goes through the bodies and bounds below with every position kept (until 2026-12-07
+    // such a file went to syn whole, unbounded). An inner attribute (`#![..]`, at the top of
+    // many a `lib.rs`) lexes, and goes through them as it is.
+    let unshebanged;
+    let shebang = shebang_len(content).map(|n| content[..n].to_owned());
+    let content = match &shebang {
+        Some(line) => {
+            unshebanged = format!("{}{}", " ".repeat(line.len()), &content[line.len()..]);
+            unshebanged.as_str()
+        }
+        None => content,
+    };
     let bom = text.len() - content.len();
     let tokens: TokenStream = content.parse().map_err(syn::Error::from)?;
     let mut emptied = Vec::new();
@@ -124,7 +130,39 @@ fn parse_emptying(
         .into_iter()
         .map(|(open, end)| (open + bom, end + bom))
         .collect();
-    Ok((syn::parse2(tokens)?, emptied))
+    let mut file: syn::File = syn::parse2(tokens)?;
+    file.shebang = shebang;
+    Ok((file, emptied))
+}
+
+/// The length of `text`'s shebang line (up to its line break), if it starts with one, as syn
+/// and rustc read it: `#!` not followed, past whitespace and comments, by `[` (which makes it
+/// an inner attribute). Doc comments are not skipped (`#!///x` is a shebang).
+pub(crate) fn shebang_len(text: &str) -> Option<usize> {
+    let mut rest = text.strip_prefix("#!")?;
+    loop {
+        rest = rest.trim_start();
+        if rest.starts_with("//")
+            && (!rest.starts_with("///") || rest.starts_with("////"))
+            && !rest.starts_with("//!")
+        {
+            rest = rest.find('\n').map_or("", |at| &rest[at..]);
+        } else if rest.starts_with("/**/") {
+            rest = &rest[4..];
+        } else if rest.starts_with("/*")
+            && (!rest.starts_with("/**") || rest.starts_with("/***"))
+            && !rest.starts_with("/*!")
+        {
+            let end = crate::resolve::outline::block_comment_end(rest.as_bytes(), 0);
+            rest = &rest[end..];
+        } else {
+            break;
+        }
+    }
+    if rest.starts_with('[') {
+        return None;
+    }
+    Some(text.find('\n').unwrap_or(text.len()))
 }
 
 /// Where the scan of an item list is.
@@ -1229,6 +1267,17 @@ fn neutral() -> String { format!("{}", vec![1].len()) }
                 .as_deref(),
             Some("#!/usr/bin/env run-cargo-script")
         );
+        // Its quiet bodies are emptied, as any file's: it is bounded as any file is.
+        let (_, emptied) = super::parse_emptying(shebang, None).expect("parses");
+        assert_eq!(emptied.len(), 1);
+        // A `#!` that a comment separates from `[` starts an inner attribute, as syn reads it.
+        for attr in [
+            "#!/**/[allow(x)]\nfn f() {}",
+            "#! // c\n[allow(x)]\nfn f() {}",
+        ] {
+            let file = parse_file(attr, None).expect("parses");
+            assert_eq!((file.shebang, file.attrs.len()), (None, 1), "{attr}");
+        }
         assert!(parse_file("#![allow(unused)]\nfn f() { let a = 1; }", None).is_ok());
         assert!(parse_file("\u{feff}fn f() { let a = 1; }", None).is_ok());
         for bad in [

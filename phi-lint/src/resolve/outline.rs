@@ -43,6 +43,9 @@ pub(crate) struct Outline {
     /// ([`neutral_macros`](crate::engine::neutral_macros)): the lint's parse may blank them
     /// (`engine::bodies`) once the scan shows those macros neutral.
     pub(crate) quiet_bodies: Vec<QuietBody>,
+    /// The first group of the file over the parse's token bound (see [`Count`]): the file is
+    /// an error if it is linted (a test file that is not is not refused).
+    pub(crate) too_large: Option<Bound>,
 }
 
 /// A function body whose inside the lint's parse may blank (see [`Outline::quiet_bodies`]).
@@ -149,7 +152,9 @@ impl Bound {
     /// The bound broken by `what`, `tokens` long, that starts at byte `open` of `text`, on
     /// `line`.
     fn tokens(text: &str, (open, line): (usize, u32), tokens: usize, what: &'static str) -> Bound {
-        let line_start = text[..open].rfind('\n').map_or(0, |p| p + 1);
+        // A byte-order mark is no column.
+        let first = if text.starts_with('\u{feff}') { 3 } else { 0 };
+        let line_start = text[..open].rfind('\n').map_or(first, |p| p + 1);
         let column = text[line_start..open].chars().count().saturating_add(1);
         Bound::Tokens {
             line,
@@ -218,20 +223,52 @@ fn is_ident_byte(c: u8) -> bool {
     IDENT[c as usize]
 }
 
-/// The end of the run of identifier bytes starting at `from`.
+/// The end of the run of identifier bytes starting at `from`: up to a byte that is not one, or
+/// a character that proc-macro2 skips as whitespace.
 fn ident_end(b: &[u8], from: usize) -> usize {
-    b.get(from..)
-        .and_then(|rest| rest.iter().position(|&c| !is_ident_byte(c)))
-        .map_or(b.len(), |p| from + p)
+    let mut j = from;
+    while j < b.len() && ident_continues(b, j) {
+        j += 1;
+    }
+    j
+}
+
+/// Whether the byte at `j` continues an identifier (or a number, a suffix).
+fn ident_continues(b: &[u8], j: usize) -> bool {
+    is_ident_byte(b[j]) && (b[j] < 0x80 || unicode_space(b, j) == 0)
+}
+
+/// The length of the whitespace character at `j` that is not ASCII (proc-macro2 skips any
+/// `char::is_whitespace` and the two directional marks U+200E and U+200F), or 0.
+fn unicode_space(b: &[u8], j: usize) -> usize {
+    let Some(&lead) = b.get(j) else { return 0 };
+    if lead < 0x80 {
+        return 0;
+    }
+    let width = utf8_width(lead);
+    let Some(c) = b
+        .get(j..j + width)
+        .and_then(|c| std::str::from_utf8(c).ok())
+        .and_then(|s| s.chars().next())
+    else {
+        return 0;
+    };
+    if c.is_whitespace() || c == '\u{200e}' || c == '\u{200f}' {
+        width
+    } else {
+        0
+    }
 }
 
 impl<'a> Lexer<'a> {
     /// A lexer at the start of `text`, past a byte-order mark (which rustc and syn skip).
     fn new(text: &'a str) -> Self {
+        let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
         Lexer {
             b: text.as_bytes(),
             text,
-            i: if text.starts_with('\u{feff}') { 3 } else { 0 },
+            // Past a shebang line too, which is no tokens (`engine::shebang_len`).
+            i: bom + crate::engine::shebang_len(&text[bom..]).unwrap_or(0),
             line: 1,
             start: 0,
         }
@@ -269,7 +306,11 @@ impl<'a> Lexer<'a> {
                     }
                     _ => break,
                 },
-                Some(c) if c.is_ascii_whitespace() => i += 1,
+                Some(c) if c.is_ascii_whitespace() || *c == 0x0b => i += 1,
+                Some(c) if *c >= 0x80 => match unicode_space(b, i) {
+                    0 => break,
+                    width => i += width,
+                },
                 _ => break,
             }
         }
@@ -282,7 +323,13 @@ impl<'a> Lexer<'a> {
     /// rustc reads `""r` and `"\""`.
     fn suffix_end(&self, end: usize) -> usize {
         match self.b.get(end) {
-            Some(&c) if c.is_ascii_alphabetic() || c == b'_' => ident_end(self.b, end),
+            Some(&c)
+                if c.is_ascii_alphabetic()
+                    || c == b'_'
+                    || (c >= 0x80 && unicode_space(self.b, end) == 0) =>
+            {
+                ident_end(self.b, end)
+            }
             _ => end,
         }
     }
@@ -352,9 +399,15 @@ impl<'a> Lexer<'a> {
                     if self.b.get(start + 1 + width) == Some(&b'\'') {
                         self.suffix_end(start + 2 + width)
                     } else {
-                        let mut j = start + 1;
-                        while j < self.b.len() && is_ident_byte(self.b[j]) {
-                            j += 1;
+                        // A lifetime or label, `'r#a` (raw) included: one token here, two in
+                        // proc-macro2.
+                        let mut j = ident_end(self.b, start + 1);
+                        if j == start + 2
+                            && self.b[start + 1] == b'r'
+                            && self.b.get(j) == Some(&b'#')
+                            && self.b.get(j + 1).is_some_and(|&c| is_ident_byte(c))
+                        {
+                            j = ident_end(self.b, j + 1);
                         }
                         j
                     }
@@ -372,33 +425,32 @@ impl<'a> Lexer<'a> {
             }
             c if c.is_ascii_digit() => {
                 let b = self.b;
-                // Decimal digits, `_` and `.` so far: a float's exponent may take a sign.
-                let mut decimal = !matches!(b.get(start + 1), Some(b'x' | b'o' | b'b'));
+                // Only decimal digits, `_` and `.` so far (`mantissa`), and then at most an
+                // exponent's `e`, after which a sign is part of the literal (`1e-5`, `1e-_5`)
+                // where `1usize-1`'s and `0x1e-5`'s are not.
+                let hex = matches!(b.get(start + 1), Some(b'x' | b'o' | b'b'));
+                let (mut mantissa, mut exponent) = (!hex, false);
                 let mut j = start;
                 while j < b.len() {
                     let c = b[j];
-                    let exponent_sign = matches!(c, b'+' | b'-')
-                        && decimal
-                        && matches!(b[j - 1], b'e' | b'E')
-                        && b.get(j + 1).is_some_and(u8::is_ascii_digit);
-                    if !(is_ident_byte(c)
+                    let sign = matches!(c, b'+' | b'-')
+                        && exponent
+                        && b.get(j + 1)
+                            .is_some_and(|&n| n.is_ascii_digit() || n == b'_');
+                    if !(ident_continues(b, j)
                         || (c == b'.' && b.get(j + 1).is_some_and(u8::is_ascii_digit))
-                        || exponent_sign)
+                        || sign)
                     {
                         break;
                     }
-                    // `1e5`'s `e` keeps the literal decimal for its sign; `1usize` does not.
-                    decimal &= c.is_ascii_digit()
-                        || matches!(c, b'_' | b'.' | b'+' | b'-')
-                        || (matches!(c, b'e' | b'E')
-                            && b[start..j]
-                                .iter()
-                                .all(|&d| d.is_ascii_digit() || d == b'_' || d == b'.'));
+                    exponent = mantissa && matches!(c, b'e' | b'E');
+                    mantissa &= c.is_ascii_digit() || matches!(c, b'_' | b'.');
                     j += 1;
                 }
                 // `1.` is a float, where `1..2`, `1.max(2)` and `1.0.0`'s second dot are not.
                 if b.get(j) == Some(&b'.')
-                    && b[start..j].iter().all(|&d| d.is_ascii_digit() || d == b'_')
+                    && mantissa
+                    && !b[start..j].contains(&b'.')
                     && !b.get(j + 1).is_some_and(|&n| n == b'.' || is_ident_byte(n))
                 {
                     j += 1;
@@ -418,10 +470,7 @@ impl<'a> Lexer<'a> {
                         }
                         if word == "r" && after == b'#' {
                             // A raw identifier, `r#mod`.
-                            let mut k = j + 1;
-                            while k < self.b.len() && is_ident_byte(self.b[k]) {
-                                k += 1;
-                            }
+                            let k = ident_end(self.b, j + 1);
                             self.i = k;
                             return Some((Tok::Ident(&self.text[j + 1..k]), line));
                         }
@@ -583,6 +632,9 @@ struct Frame<'a> {
     /// `=` was read, and where the initializer's first token starts. The parse bounds such an
     /// initializer as one expression, all its groups together, when it may log.
     init_sum: Option<(usize, Option<(usize, u32)>)>,
+    /// The item scan's state before the last token: a macro's input is bounded as one at an
+    /// item level only where an item starts, as the parse bounds it.
+    scan_before: ItemScan,
 }
 
 /// A group's tokens, counted as the lint's parse bounds them
@@ -612,9 +664,10 @@ struct Count {
     /// Whether the group is inside one the parse does not bound (a `macro_rules!` definition,
     /// an initializer).
     unbounded_inside: bool,
-    /// In a function body at an item level, or an item list in an initializer: the first group
-    /// in it over the bound, where it opens and its tokens.
-    first_over: Option<((usize, u32), usize)>,
+    /// In a function body at an item level, or an item list in a `const` or `static`
+    /// initializer: the first group in it over the bound, where it opens, its tokens and what
+    /// the parse calls it.
+    first_over: Option<((usize, u32), usize, &'static str)>,
 }
 
 impl Count {
@@ -673,6 +726,7 @@ impl<'a> Frame<'a> {
             init: (0, None),
             count: Count::ROOT,
             init_sum: None,
+            scan_before: ItemScan::Start,
         }
     }
 
@@ -751,7 +805,10 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
     let (mut names_next, mut in_use, mut in_impl) = (false, false, false);
     // The byte after the last `-`, to tell the `>` of `->` from a closing angle bracket.
     let mut after_minus = usize::MAX;
+    // The end of the token before this one.
+    let mut last_end = 0usize;
     while let Some((tok, line)) = lx.next() {
+        let prev_end = std::mem::replace(&mut last_end, lx.i);
         let arrow = tok == Tok::Punct(b'>') && lx.i - 1 == after_minus;
         after_minus = if tok == Tok::Punct(b'-') {
             lx.i
@@ -790,6 +847,7 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
             _ => names_next = false,
         }
         let top = stack.last_mut().expect("the root frame is never popped");
+        top.scan_before = top.items;
         let body_or_list = if top.lists_items() {
             top.scan_items(tok, arrow, lx.i - 1)
         } else {
@@ -861,13 +919,15 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                     table: matches!(delim, b'[' | b'('),
                     bounded: !unbounded_inside
                         && !extern_block
-                        && matches!(
-                            kind,
-                            Kind::Attr { .. }
-                                | Kind::Macro { .. }
-                                | Kind::Initializer { .. }
-                                | Kind::Other
-                        ),
+                        && match kind {
+                            Kind::Attr { .. } | Kind::Initializer { .. } | Kind::Other => true,
+                            // `static X: m!{..}`, `fn f() -> m!{..}`, `impl X for m!{..}`: a
+                            // macro in a type, which the parse does not bound.
+                            Kind::Macro { .. } => {
+                                !top.lists_items() || top.scan_before == ItemScan::Start
+                            }
+                            _ => false,
+                        },
                     unbounded_inside,
                     first_over: None,
                 };
@@ -921,35 +981,44 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                 // The token bound: a group over it fails the file now, or when the function
                 // body it is in turns out to be one the parse walks.
                 if let Kind::FnBody { open } = frame.kind
-                    && let Some((at, tokens)) = frame.count.first_over
+                    && let Some((at, tokens, what)) = frame.count.first_over
                     && !quiet_body
                     && crate::engine::may_reach_a_sink(&text[open..lx.i])
                 {
-                    return Err(Bound::tokens(text, at, tokens, "an expression"));
+                    out.too_large
+                        .get_or_insert(Bound::tokens(text, at, tokens, what));
                 }
-                if let Some(over) = frame.count.over() {
+                if let Some((at, tokens)) = frame.count.over() {
+                    // What the item-level group around it is.
+                    let outer = match stack
+                        .iter()
+                        .rev()
+                        .take_while(|f| !f.lists_items())
+                        .last()
+                        .map_or(&frame.kind, |f| &f.kind)
+                    {
+                        Kind::Attr { .. } => Some("an attribute"),
+                        Kind::Macro { .. } => Some("a macro's input"),
+                        _ => None,
+                    };
                     // Judged when the body or the initializer it is in ends: the parse bounds
                     // what is in either only if it may log.
                     match stack.iter_mut().rev().find(|f| {
-                        matches!(f.kind, Kind::FnBody { .. }) || (f.lists_items() && f.initializer)
+                        matches!(f.kind, Kind::FnBody { .. })
+                            || (f.lists_items() && f.init_sum.is_some())
                     }) {
-                        Some(body) => {
-                            body.count.first_over.get_or_insert(over);
+                        Some(f) => {
+                            // The parse's initializer calls an attribute's input a macro's.
+                            let what = match (&f.kind, outer) {
+                                (Kind::FnBody { .. }, _) | (_, None) => "an expression",
+                                (_, Some(_)) => "a macro's input",
+                            };
+                            f.count.first_over.get_or_insert((at, tokens, what));
                         }
                         None => {
-                            // What the item-level group around it is.
-                            let outer = stack
-                                .iter()
-                                .rev()
-                                .take_while(|f| !f.lists_items())
-                                .last()
-                                .map_or(&frame.kind, |f| &f.kind);
-                            let what = match outer {
-                                Kind::Attr { .. } => "an attribute",
-                                Kind::Macro { .. } => "a macro's input",
-                                _ => "an item's group",
-                            };
-                            return Err(Bound::tokens(text, over.0, over.1, what));
+                            let what = outer.unwrap_or("an item's group");
+                            out.too_large
+                                .get_or_insert(Bound::tokens(text, at, tokens, what));
                         }
                     }
                 }
@@ -974,8 +1043,11 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                 ) {
                     parent.initializer = false;
                     parent.init.1 = None;
-                    parent.count.first_over = None;
-                    parent.init_sum = None;
+                    // The parse reads a `const` or `static` initializer to its `;`, whatever
+                    // it holds.
+                    if parent.init_sum.is_none() {
+                        parent.count.first_over = None;
+                    }
                 }
                 if frame.braced && parent.lists_items() && !parent.initializer {
                     parent.run = 0;
@@ -1019,28 +1091,33 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                     if c == b'=' && !top.initializer {
                         top.init = (lx.i, None);
                     }
-                    // A group over the token bound in an initializer that may log: the parse
-                    // reads such an initializer whole (one that cannot log is not parsed).
-                    if c == b';'
-                        && top.initializer
-                        && let Some((at, tokens)) = top.count.first_over.take()
-                        && text
-                            .get(top.init.0..lx.i - 1)
-                            .is_some_and(crate::engine::may_reach_a_sink)
-                    {
-                        return Err(Bound::tokens(text, at, tokens, "an expression"));
-                    }
-                    // The initializer as a whole: many groups, each under the bound.
+                    // A `const` or `static` initializer that may log, as the parse judges it
+                    // (its text from its first token to its last): a group in it over the
+                    // token bound, or all of it (many groups, each under the bound).
                     if c == b';'
                         && let Some((at_eq, Some(first))) = top.init_sum.take()
-                        && let tokens = top.count.tokens.saturating_sub(at_eq + 1)
-                        && tokens >= STATEMENT_TOKENS
-                        && text
-                            .get(top.init.0..lx.i - 1)
-                            .is_some_and(crate::engine::may_reach_a_sink)
                     {
-                        let what = "a `const` or `static` initializer";
-                        return Err(Bound::tokens(text, first, tokens, what));
+                        let over = top.count.first_over.take();
+                        let tokens = top.count.tokens.saturating_sub(at_eq + 1);
+                        if (over.is_some() || tokens >= STATEMENT_TOKENS)
+                            && text
+                                .get(first.0..prev_end)
+                                .is_some_and(crate::engine::may_reach_a_sink)
+                        {
+                            let bound = match over {
+                                Some((at, tokens, what)) => Bound::tokens(text, at, tokens, what),
+                                None => Bound::tokens(
+                                    text,
+                                    first,
+                                    tokens,
+                                    "a `const` or `static` initializer",
+                                ),
+                            };
+                            out.too_large.get_or_insert(bound);
+                        }
+                    }
+                    if c == b';' {
+                        top.count.first_over = None;
                     }
                     // An initializer's quiet group, if nothing else in it can reach a sink.
                     if c == b';'
@@ -2321,6 +2398,9 @@ mod count_tests {
             "g(r#type, r\"a\", r#\"b\"#, b'x', b\"y\", c\"z\", 'c', '\\n', '\\u{1F600}', \"s\"suffix)",
             "h([1, -2, 3], ((0x1f, \"a\"), (2, \"b\")), {x; y}, a::b::<c>() -> d => e)",
             "k(x.0.1, t.0 .1, 1.e5, 1._x, -1.5, 3.14f64 as u8)",
+            // What a review found split more finely here: an exponent's `_`, suffixes that are
+            // not ASCII, whitespace that is not ASCII or is a vertical tab.
+            "m(1e-_5, \"a\"é, 'c'é, a\u{0b}b, c\u{a0}d, e\u{200e}f, g\u{2028}h)",
         ];
         for text in exact {
             let groups = group_counts(text).len();
@@ -2331,6 +2411,7 @@ mod count_tests {
         for fewer in [
             "fn f<'a>(x: &'a u8) {\n    /// doc\n    let y = x;\n    //! inner\n}\n",
             "g(1.0.0)",
+            "h('r#a)",
         ] {
             assert!(at_most_lexed(fewer) < group_counts(fewer).len(), "{fewer}");
         }

@@ -1356,6 +1356,57 @@ fn a_macro_input_or_initializer_too_large_to_parse_fails_closed_naming_it() {
     assert!(!run.stdout.contains("src/big.rs:3:"), "{}", run.stdout);
 }
 
+/// The outline counts tokens before they are lexed, and refuses only what the parse would: a
+/// second review's files that the parse lints, each holding a group of 320,000 tokens where the
+/// parse does not bound it (a macro in a type, a quiet initializer judged by its comments or
+/// by an earlier item's `=`, a test module that is not linted) or tokens the outline's lexer
+/// once split more finely than proc-macro2's (`1e-_5`, a suffix, a raw lifetime, Unicode
+/// whitespace). Each was exit 2 (`cannot parse: .. of at least`) before it was fixed.
+#[test]
+fn the_outline_refuses_no_file_the_parse_lints() {
+    let many = |piece: &str, n: usize| vec![piece; n].join(", ");
+    let a = many("a", 160_000);
+    let cases = [
+        format!("static X: m!{{\n{a}\n}} = 0;\n"),
+        format!("trait T {{\n    fn f() -> m!{{\n{a}\n    }};\n}}\n"),
+        format!("impl X for m!{{\n{}\n}} {{}}\n", "a;".repeat(160_000)),
+        format!("fn f() -> m!{{\n{a}\n}} {{ 1 }}\n"),
+        format!("const X: &[u8] = &[\n{a}\n] /* log */;\n"),
+        format!("const X: &[u8] = // log\n&[\n{a}\n];\n"),
+        format!("struct S<T = u8> {{ log: T }}\nconst X: &[u8] = &[\n{a}\n];\n"),
+        format!(
+            "pub static H: &dyn Handler<Output = Record> = &Table([\n{}\n]);\n",
+            many("&A", 110_000)
+        ),
+        format!("m! {{\n{}\n}}\n", many("1e-_5", 140_000)),
+        format!("m! {{\n{}\n}}\n", "a\u{0b},".repeat(110_000)),
+        format!("m! {{\n{}\n}}\n", ";\u{a0}".repeat(160_000)),
+        format!("m! {{\n{}\n}}\n", ";\u{200e}".repeat(160_000)),
+        format!("m! {{\n{}\n}}\n", "\"a\"é ".repeat(160_000)),
+        format!("m! {{\n{}\n}}\n", many("'r#a", 80_000)),
+    ];
+    let names: Vec<String> = (0..cases.len()).map(|i| format!("case{i}")).collect();
+    let modules: Vec<(&str, &str)> = names
+        .iter()
+        .map(String::as_str)
+        .zip(cases.iter().map(String::as_str))
+        .collect();
+    let tree = crate_of_modules(&modules);
+    let json = tree.json(&["--allow-no-statements"], 0);
+    assert_eq!(errors(&json), Vec::<String>::new(), "{json:#}");
+    // A test module is outlined, not linted: it is not refused either.
+    let tree = Tree::new(&[
+        ("Cargo.toml", MANIFEST),
+        (
+            "src/lib.rs",
+            "#[cfg(test)]\nmod tests;\npub fn f() { println!(\"x\"); }\n",
+        ),
+        ("src/tests.rs", &format!("m! {{\n{a}\n}}\n")),
+    ]);
+    let json = tree.json(&[], 0);
+    assert_eq!(json["summary"]["test_files"], 1, "{json:#}");
+}
+
 /// An item is parsed whole, so each of its groups (an enum's variants, a struct's fields) and
 /// its header outside them (`fn f<'a0, 'a1, ..>`) holds fewer than 300,000 tokens, as one
 /// expression does; past that the file is an error naming where. Many small items, however
@@ -1420,7 +1471,7 @@ fn an_item_too_large_to_parse_fails_closed_naming_it() {
     run.assert_out(
         2,
         &[
-            "error: src/bang.rs:2:27: cannot parse: an item's group of 320004 tokens is too large to check",
+            "error: src/bang.rs:2:27: cannot parse: an item's group of at least 320004 tokens",
             "error: src/bounds.rs:2:1: cannot parse: an item's header of ",
             // Counted before proc-macro2 lexes the file, as the parse counts them.
             "error: src/fields.rs:2:17: cannot parse: an item's group of at least 400000 tokens",
