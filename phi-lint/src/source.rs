@@ -66,7 +66,14 @@ impl<'a> SourceFile<'a> {
 
     fn line_starts(&self) -> &[usize] {
         self.line_starts.get_or_init(|| {
-            let mut starts = vec![0];
+            // A byte-order mark is before the first line: proc-macro2 never sees it (the
+            // parse strips it), so its columns do not count it.
+            let first = if self.text.starts_with('\u{feff}') {
+                3
+            } else {
+                0
+            };
+            let mut starts = vec![first];
             starts.extend(memchr::memchr_iter(b'\n', self.text.as_bytes()).map(|i| i + 1));
             starts
         })
@@ -104,7 +111,8 @@ impl<'a> SourceFile<'a> {
         let starts = self.line_starts();
         let line = starts.partition_point(|&s| s <= byte);
         let start = starts[line.max(1) - 1];
-        let byte = byte.min(self.text.len());
+        // Inside a byte-order mark (before the first line's start): its first column.
+        let byte = byte.min(self.text.len()).max(start);
         let column = if byte - start > NEAR {
             self.chars_before(byte) - self.chars_before(start)
         } else {
@@ -162,6 +170,36 @@ mod tests {
         assert_eq!(f.pos_at(f.text().len()), Pos { line: 3, column: 5 });
         assert_eq!(advance(lc(3, 4), "\"a\nbc", 4), lc(4, 1));
         assert_eq!(advance(lc(3, 4), "\"abc", 2), lc(3, 6));
+    }
+
+    /// A byte-order mark is no column of the first line: `p.name` on line 1 of a marked file
+    /// was sliced as ` p.nam`.
+    #[test]
+    fn a_byte_order_mark_is_no_column() {
+        for text in ["\u{feff}let x = p.name;\ny", "let x = p.name;\ny"] {
+            let file = SourceFile::new(text);
+            let at = |column| LineColumn { line: 1, column };
+            assert_eq!(file.slice(at(8), at(14)), Some("p.name"), "{text:?}");
+            assert_eq!(
+                file.slice(
+                    LineColumn { line: 2, column: 0 },
+                    LineColumn { line: 2, column: 1 }
+                ),
+                Some("y")
+            );
+        }
+        assert_eq!(
+            SourceFile::new("\u{feff}x").pos_at(0),
+            Pos { line: 1, column: 1 }
+        );
+        assert_eq!(
+            SourceFile::new("\u{feff}x").pos_at(3),
+            Pos { line: 1, column: 1 }
+        );
+        let far = format!("\u{feff}{}p.name", " ".repeat(1000));
+        let file = SourceFile::new(&far);
+        let at = |column| LineColumn { line: 1, column };
+        assert_eq!(file.slice(at(1000), at(1006)), Some("p.name"));
     }
 
     /// Far into long lines, ASCII or not, positions convert as a count from the line's start

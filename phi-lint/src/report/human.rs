@@ -218,12 +218,10 @@ impl<'a> Sources<'a> {
         let root = self.root;
         let lines = self.files.entry(file.to_owned()).or_insert_with(|| {
             let bytes = std::fs::read(root.join(file)).ok()?;
-            Some(
-                String::from_utf8_lossy(&bytes)
-                    .lines()
-                    .map(str::to_owned)
-                    .collect(),
-            )
+            let text = String::from_utf8_lossy(&bytes);
+            // A byte-order mark is no column (see `SourceFile`).
+            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+            Some(text.lines().map(str::to_owned).collect())
         });
         let index = usize::try_from(line).ok()?.checked_sub(1)?;
         lines.as_ref()?.get(index).map(String::as_str)

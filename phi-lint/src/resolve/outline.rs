@@ -1424,7 +1424,13 @@ fn cut_long_lines(
             continue;
         }
         let line_start = slice[..start].rfind('\n').map_or(0, |p| p + 1);
-        let pad = slice[line_start..start].chars().count();
+        let before = &slice[line_start..start];
+        // A byte-order mark is no column: the first chunk's parse strips it.
+        let before = match range.start + line_start {
+            0 => before.strip_prefix('\u{feff}').unwrap_or(before),
+            _ => before,
+        };
+        let pad = before.chars().count();
         out.push((range.start + start..range.start + end, lines, pad));
         lines = lines.saturating_add(newlines(&slice[start..end]));
         start = end;
@@ -2144,6 +2150,17 @@ fn f() {{}}",
         let specs = chunk_specs(&text, 300, &[]);
         check_specs(&text, &specs);
         assert!(specs.len() > 10, "{specs:?}");
+        // A byte-order mark is not counted: syn strips it from the first chunk.
+        let marked = format!("\u{feff}{text}");
+        let shifted: Vec<_> = chunk_specs(&marked, 300, &[])
+            .into_iter()
+            .map(|c| (c.range.start.saturating_sub(3), c.range.end - 3, c.pad))
+            .collect();
+        let plain: Vec<_> = specs
+            .iter()
+            .map(|c| (c.range.start, c.range.end, c.pad))
+            .collect();
+        assert_eq!(shifted[1..], plain[1..]);
         for spec in &specs[1..] {
             let piece = &text[spec.range.clone()];
             assert_eq!(
