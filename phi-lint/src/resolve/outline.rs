@@ -664,6 +664,9 @@ struct Count {
     /// Whether the group is inside one the parse does not bound (a `macro_rules!` definition,
     /// an initializer).
     unbounded_inside: bool,
+    /// Whether the group is an attribute's or the input of a macro other than `vec!`, or inside
+    /// one: the parse empties no literal table there, so none is counted as one token.
+    tables_kept: bool,
     /// In a function body at an item level, or an item list in a `const` or `static`
     /// initializer: the first group in it over the bound, where it opens, its tokens and what
     /// the parse calls it.
@@ -677,6 +680,7 @@ impl Count {
         table: false,
         bounded: false,
         unbounded_inside: false,
+        tables_kept: false,
         first_over: None,
     };
 
@@ -695,7 +699,8 @@ impl Count {
     /// one: a large table as the one token it was counted as when it opened, anything else
     /// with its own.
     fn close(&mut self, inner: &Count, end: usize) {
-        let table = inner.table && end - inner.open.0 >= crate::engine::TABLE_BYTES;
+        let table =
+            inner.table && !inner.tables_kept && end - inner.open.0 >= crate::engine::TABLE_BYTES;
         if !table {
             self.tokens = self.tokens.saturating_add(inner.tokens);
         }
@@ -704,7 +709,9 @@ impl Count {
 
     /// The bound broken by the closed group `self`, if the parse bounds it as one.
     fn over(&self) -> Option<((usize, u32), usize)> {
-        (self.bounded && !self.table && self.tokens >= STATEMENT_TOKENS)
+        // A table the parse empties is no expression; one in a macro's input is counted.
+        let emptied = self.table && !self.tables_kept;
+        (self.bounded && !emptied && self.tokens >= STATEMENT_TOKENS)
             .then_some((self.open, self.tokens))
     }
 }
@@ -913,6 +920,10 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                     );
                 let unbounded_inside =
                     top.count.unbounded_inside || matches!(kind, Kind::MacroRules);
+                let tables_kept = top.count.tables_kept
+                    || matches!(kind, Kind::Attr { .. })
+                    || (matches!(kind, Kind::Macro { .. })
+                        && top.last[1] != Some(Tok::Ident("vec")));
                 let count = Count {
                     open: (lx.i - 1, line),
                     tokens: 0,
@@ -929,6 +940,7 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                             _ => false,
                         },
                     unbounded_inside,
+                    tables_kept,
                     first_over: None,
                 };
                 let after_pub = top.state == State::Pub;
