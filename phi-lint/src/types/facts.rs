@@ -48,7 +48,8 @@ pub(crate) enum Fact {
 /// Error types of the standard library and common crates whose `Display` and `Debug` print fixed
 /// text (and numbers), never the input they failed on: `"invalid digit found in string"`,
 /// `"deadline has elapsed"`, `"channel closed"`. `serde_json::Error`, `io::Error` and
-/// `anyhow::Error` are not here: they can quote input, paths or anything a caller attached.
+/// `anyhow::Error` are not here: they can quote input, paths or anything a caller attached. Nor is
+/// `FromUtf8Error`: its `Display` is fixed, but its `Debug` prints every byte it failed on.
 const FIXED_MESSAGE_ERRORS: &[&str] = &[
     "ParseIntError",
     "ParseFloatError",
@@ -57,7 +58,6 @@ const FIXED_MESSAGE_ERRORS: &[&str] = &[
     "TryFromIntError",
     "TryFromSliceError",
     "Utf8Error",
-    "FromUtf8Error",
     "RecvError",
     "TryRecvError",
     "RecvTimeoutError",
