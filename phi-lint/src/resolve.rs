@@ -131,7 +131,14 @@ pub(crate) fn resolve(
         match manifest::read(root, &dir, &text) {
             Ok(declared) => {
                 for problem in declared.problems {
-                    out.errors.push(error(&m, None, problem));
+                    match problem.missing {
+                        // A declared target the user excluded (a bench left out of an export, a
+                        // generated file not yet built) is counted as excluded, not an error.
+                        Some(rel) if excludes.is_match(&rel) => {
+                            out.excluded.insert(rel);
+                        }
+                        _ => out.errors.push(error(&m, None, problem.message)),
+                    }
                 }
                 for member in declared.members {
                     manifests.push(join_rel(&member, "Cargo.toml").unwrap_or_default());
@@ -186,7 +193,7 @@ pub(crate) fn resolve(
             }
             let entry = out.files.entry(node.rel.clone()).or_insert(node.role);
             *entry = entry.stronger(node.role);
-            children(root, &node, &outline, &mut queue, &mut out.errors);
+            children(root, &node, &outline, &mut queue, excludes, &mut out);
             if !outline.quiet_bodies.is_empty() {
                 let quiet = std::mem::take(&mut outline.quiet_bodies);
                 out.quiet_bodies.insert(node.rel.clone(), quiet);
@@ -217,9 +224,20 @@ fn children(
     node: &Node,
     outline: &Outline,
     queue: &mut Vec<Node>,
-    errors: &mut Vec<FileError>,
+    excludes: &GlobSet,
+    out: &mut Resolved,
 ) {
     let at = |line: u32| Some(Pos { line, column: 1 });
+    let errors = &mut out.errors;
+    let skipped = &mut out.excluded;
+    // A file that does not exist but matches `exclude` is counted as excluded, not an error.
+    let mut skip_excluded = |rels: &[&str]| {
+        let hit = rels.iter().find(|r| excludes.is_match(r));
+        if let Some(r) = hit {
+            skipped.insert((*r).to_owned());
+        }
+        hit.is_some()
+    };
     for decl in &outline.mods {
         let attrs = parse_attrs(&decl.attrs);
         let inline_attrs: Vec<Vec<Attribute>> =
@@ -249,6 +267,7 @@ fn children(
             match join_rel(from, &path) {
                 Some(rel) if present(root, &rel) => queue.push(Node::mod_rs(rel, role)),
                 Some(_) if gated || decl.in_macro => {}
+                Some(rel) if skip_excluded(&[&rel]) => {}
                 Some(rel) => errors.push(error(
                     &node.rel,
                     at(decl.line),
@@ -279,6 +298,7 @@ fn children(
                 ),
             )),
             (false, false) if gated || decl.in_macro => {}
+            (false, false) if skip_excluded(&[&flat, &nested]) => {}
             (false, false) => errors.push(error(
                 &node.rel,
                 at(decl.line),
@@ -305,6 +325,7 @@ fn children(
                     mod_dir,
                 });
             }
+            Some(rel) if skip_excluded(&[&rel]) => {}
             Some(rel) => errors.push(error(
                 &node.rel,
                 at(inc.line),

@@ -66,8 +66,17 @@ pub(crate) struct Declared {
     pub(crate) targets: Vec<Target>,
     /// Directories of workspace members, relative to the scan root.
     pub(crate) members: Vec<String>,
-    /// Problems, lower-case: a declared target or member that does not exist.
-    pub(crate) problems: Vec<String>,
+    /// Problems: a declared target or member that does not exist.
+    pub(crate) problems: Vec<Problem>,
+}
+
+/// Something a manifest declares that is not there.
+#[derive(Debug)]
+pub(crate) struct Problem {
+    /// The missing file, root-relative, when it is inside the scan root.
+    pub(crate) missing: Option<String>,
+    /// What is wrong, lower-case.
+    pub(crate) message: String,
 }
 
 /// Reads the manifest at `root/dir/Cargo.toml` (`dir` relative to the scan root, `""` for the
@@ -85,8 +94,10 @@ pub(crate) fn read(root: &Path, dir: &str, text: &str) -> Result<Declared, Strin
         for pattern in &ws.members {
             let found = expand(root, dir, pattern);
             if found.is_empty() && !pattern.contains(['*', '?', '[']) {
-                out.problems
-                    .push(format!("workspace member `{pattern}` has no Cargo.toml"));
+                out.problems.push(Problem {
+                    missing: sub(pattern).and_then(|d| join_rel(&d, "Cargo.toml")),
+                    message: format!("workspace member `{pattern}` has no Cargo.toml"),
+                });
             }
             out.members
                 .extend(found.into_iter().filter(|d| !excluded.contains(d)));
@@ -98,12 +109,14 @@ pub(crate) fn read(root: &Path, dir: &str, text: &str) -> Result<Declared, Strin
     let pkg_name = package.name.clone().unwrap_or_default();
     let mut add = |rel: Option<String>, role: Role, declared: bool, what: &str| match rel {
         Some(rel) if exists(&rel) => out.targets.push(Target { rel, role }),
-        Some(rel) if declared => out
-            .problems
-            .push(format!("{what} target `{rel}` does not exist")),
-        None if declared => out
-            .problems
-            .push(format!("{what} target path is outside the scan root")),
+        Some(rel) if declared => out.problems.push(Problem {
+            message: format!("{what} target `{rel}` does not exist"),
+            missing: Some(rel),
+        }),
+        None if declared => out.problems.push(Problem {
+            missing: None,
+            message: format!("{what} target path is outside the scan root"),
+        }),
         Some(_) | None => {}
     };
     // The library.

@@ -471,6 +471,49 @@ fn excluded_files_are_counted() {
         .assert_out(0, &["; 1 reached by a crate, 0 unreached, 2 excluded"]);
 }
 
+/// A file the build names but that is not there (a bench left out of an export, a module a build
+/// step generates) is an error, unless `exclude` names it: then it is counted as excluded.
+#[test]
+fn a_missing_file_that_exclude_names_is_excluded_not_an_error() {
+    let manifest = format!(
+        "{MANIFEST}\n[[bench]]\nname = \"speed\"\nharness = false\n\n\
+         [workspace]\nmembers = [\"tools/gone\"]\n"
+    );
+    let lib = "mod generated;\n#[path = \"out/schema.rs\"]\nmod schema;\ninclude!(\"parts/table.rs\");\n\
+               pub fn f(user: &User) { tracing::info!(user_id = %user.id); }\n";
+    let tree = Tree::new(&[("Cargo.toml", &manifest), ("src/lib.rs", lib)]);
+    let json = tree.json(&[], 2);
+    assert_eq!(
+        errors(&json),
+        [
+            "Cargo.toml: \"workspace member `tools/gone` has no Cargo.toml\"",
+            "Cargo.toml: \"bench target `benches/speed.rs` does not exist\"",
+            "src/lib.rs: \"`mod generated` has no file: neither `src/generated.rs` nor `src/generated/mod.rs` exists\"",
+            "src/lib.rs: \"`mod schema` has no file: #[path] names `src/out/schema.rs`\"",
+            "src/lib.rs: \"include!(\\\"parts/table.rs\\\") has no file: `src/parts/table.rs` does not exist\"",
+        ],
+        "{json:#}"
+    );
+    tree.write(
+        "phiguard.toml",
+        "[lint]\nexclude = [\"benches/**\", \"tools/**\", \"src/generated/**\", \"src/out/*\", \"src/parts/*\"]\n",
+    );
+    let json = tree.json(&[], 0);
+    assert_eq!(
+        json["excluded"],
+        serde_json::json!([
+            "benches/speed.rs",
+            "src/generated/mod.rs",
+            "src/out/schema.rs",
+            "src/parts/table.rs",
+            "tools/gone/Cargo.toml",
+        ]),
+        "{json:#}"
+    );
+    tree.run(&["check"])
+        .assert_out(0, &["; 1 reached by a crate, 0 unreached, 5 excluded"]);
+}
+
 #[test]
 fn custom_test_attributes_are_test_code() {
     let source = r"#[tokio::test]
