@@ -77,12 +77,24 @@ with_layer! {
 /// what went wrong without them. Pass the concrete error: a `&dyn Error` only has the name
 /// `dyn core::error::Error`.
 ///
+/// A reference says nothing about the error, so it is not named: an error matched by reference
+/// (`Err(e)` on a `&Result`, as `phi-lint fix` rewrites it) has the name of the error itself.
+///
 /// ```
-/// let e = "x".parse::<u32>().unwrap_err();
+/// let mut e = "x".parse::<u32>().unwrap_err();
 /// assert_eq!(phi_filter::error_type(&e), "core::num::error::ParseIntError");
+/// assert_eq!(phi_filter::error_type(&&e), "core::num::error::ParseIntError");
+/// assert_eq!(phi_filter::error_type(&&mut e), "core::num::error::ParseIntError");
 /// // tracing::error!(error_type = %phi_filter::error_type(&e), "parse failed");
 /// ```
 #[must_use]
 pub fn error_type<E: ?Sized>(_error: &E) -> &'static str {
-    std::any::type_name::<E>()
+    let mut name = std::any::type_name::<E>();
+    while let Some(rest) = name
+        .strip_prefix("&mut ")
+        .or_else(|| name.strip_prefix('&'))
+    {
+        name = rest;
+    }
+    name
 }
