@@ -258,20 +258,56 @@ fn children(
             ));
             continue;
         };
+        let from = if decl.inline.is_empty() {
+            &node.file_dir
+        } else {
+            &base
+        };
+        // `#[cfg_attr(unix, path = "unix.rs")]`: each path a configuration may choose is linted,
+        // as any configuration may be the one that ships. One whose file is missing is a
+        // configuration that does not build; the module needs a file under one of them, or at
+        // its plain path.
+        let conditional = cfg_attr_paths(&attrs);
+        let mut chosen = Vec::new();
+        for (path, test_only) in &conditional {
+            match join_rel(from, path) {
+                Some(rel) if present(root, &rel) => {
+                    let role = if *test_only { Role::Test } else { role };
+                    queue.push(Node::mod_rs(rel.clone(), role));
+                    chosen.push(rel);
+                }
+                Some(rel) => chosen.push(rel),
+                None => errors.push(error(
+                    &node.rel,
+                    at(decl.line),
+                    format!(
+                        "#[cfg_attr(.., path = \"{path}\")] of `mod {}` points outside the scan root",
+                        decl.name
+                    ),
+                )),
+            }
+        }
+        let covered = conditional.len() > chosen.len()
+            || chosen.iter().any(|rel| present(root, rel))
+            || gated
+            || decl.in_macro;
+        let also = if chosen.is_empty() {
+            String::new()
+        } else {
+            format!(", nor any #[cfg_attr] path (`{}`)", chosen.join("`, `"))
+        };
         if let Some(path) = path_attr(&attrs) {
-            let from = if decl.inline.is_empty() {
-                &node.file_dir
-            } else {
-                &base
-            };
             match join_rel(from, &path) {
                 Some(rel) if present(root, &rel) => queue.push(Node::mod_rs(rel, role)),
-                Some(_) if gated || decl.in_macro => {}
+                Some(_) if covered => {}
                 Some(rel) if skip_excluded(&[&rel]) => {}
                 Some(rel) => errors.push(error(
                     &node.rel,
                     at(decl.line),
-                    format!("`mod {}` has no file: #[path] names `{rel}`", decl.name),
+                    format!(
+                        "`mod {}` has no file: #[path] names `{rel}`{also}",
+                        decl.name
+                    ),
                 )),
                 None => errors.push(error(
                     &node.rel,
@@ -297,13 +333,13 @@ fn children(
                     decl.name
                 ),
             )),
-            (false, false) if gated || decl.in_macro => {}
+            (false, false) if covered => {}
             (false, false) if skip_excluded(&[&flat, &nested]) => {}
             (false, false) => errors.push(error(
                 &node.rel,
                 at(decl.line),
                 format!(
-                    "`mod {}` has no file: neither `{flat}` nor `{nested}` exists",
+                    "`mod {}` has no file: neither `{flat}` nor `{nested}` exists{also}",
                     decl.name
                 ),
             )),
@@ -449,6 +485,49 @@ pub(crate) fn path_attr(attrs: &[Attribute]) -> Option<String> {
     })
 }
 
+/// The paths of `#[cfg_attr(pred, path = "…")]` (also nested: `cfg_attr(a, cfg_attr(b, path =
+/// "…"))`), each with whether its predicate holds only under `cfg(test)`.
+fn cfg_attr_paths(attrs: &[Attribute]) -> Vec<(String, bool)> {
+    fn walk(list: &syn::MetaList, test: bool, depth: u8, out: &mut Vec<(String, bool)>) {
+        let Ok(items) = list
+            .parse_args_with(syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated)
+        else {
+            return;
+        };
+        let mut items = items.into_iter();
+        let Some(pred) = items.next() else {
+            return;
+        };
+        let test = test || cfg_is_test(&pred);
+        for m in items {
+            match &m {
+                Meta::NameValue(nv) if nv.path.is_ident("path") => {
+                    if let Expr::Lit(ExprLit {
+                        lit: Lit::Str(s), ..
+                    }) = &nv.value
+                    {
+                        out.push((s.value(), test));
+                    }
+                }
+                // Attributes are bounded by the outline; the depth bounds the recursion anyway.
+                Meta::List(l) if l.path.is_ident("cfg_attr") && depth < 16 => {
+                    walk(l, test, depth + 1, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for a in attrs {
+        if let Meta::List(l) = &a.meta
+            && l.path.is_ident("cfg_attr")
+        {
+            walk(l, false, 0, &mut out);
+        }
+    }
+    out
+}
+
 /// Any `#[cfg(..)]`: rustc does not load a module whose cfg is false.
 fn has_cfg(attrs: &[Attribute]) -> bool {
     attrs.iter().any(|a| a.path().is_ident("cfg"))
@@ -548,5 +627,25 @@ mod tests {
         assert_eq!(path_attr(&attrs).as_deref(), Some("p.rs"));
         assert!(!is_cfg_test(&parse_attrs(&["#[cfg(unix)]".to_owned()])));
         assert!(is_cfg_test(&parse_attrs(&["#![cfg(test)]".to_owned()])));
+    }
+
+    #[test]
+    fn cfg_attr_paths_are_every_path_a_configuration_may_choose() {
+        let attrs = parse_attrs(&[
+            "#[cfg_attr(unix, path = \"unix.rs\")]".to_owned(),
+            "#[cfg_attr(all(test, unix), path = \"fake.rs\", allow(dead_code))]".to_owned(),
+            "#[cfg_attr(a, cfg_attr(not(b), path = \"nested.rs\"))]".to_owned(),
+            "#[cfg_attr(windows, doc = \"x\")]".to_owned(),
+            "#[path = \"plain.rs\"]".to_owned(),
+        ]);
+        assert_eq!(
+            cfg_attr_paths(&attrs),
+            [
+                ("unix.rs".to_owned(), false),
+                ("fake.rs".to_owned(), true),
+                ("nested.rs".to_owned(), false),
+            ]
+        );
+        assert_eq!(path_attr(&attrs).as_deref(), Some("plain.rs"));
     }
 }

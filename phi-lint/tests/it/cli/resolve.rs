@@ -213,6 +213,48 @@ fn unresolvable_modules_fail_closed_by_name() {
     run.assert_out(2, &["error: src/lib.rs:1:1: `mod missing` has no file"]);
 }
 
+/// `#[cfg_attr(unix, path = "unix.rs")] mod os;` (crates such as rustix, socket2, tempfile and
+/// memmap2 do this): every path a configuration may choose is linted, and the module needs a file
+/// under one of them. Before, each such module was a false "has no file" error, and its files
+/// were left unreached.
+#[test]
+fn cfg_attr_paths_are_each_linted() {
+    let lib = "#[cfg_attr(unix, path = \"sys/unix.rs\")]\n\
+               #[cfg_attr(windows, path = \"sys/windows.rs\")]\n\
+               #[cfg_attr(target_os = \"wasi\", path = \"sys/wasi.rs\")]\n\
+               mod sys;\n\
+               #[cfg_attr(all(test, unix), path = \"fake_store.rs\")]\n\
+               mod store;\n\
+               #[cfg_attr(feature = \"x\", path = \"nowhere_a.rs\")]\n\
+               #[cfg_attr(not(feature = \"x\"), path = \"nowhere_b.rs\")]\n\
+               mod gone;\n";
+    let tree = Tree::new(&[
+        ("Cargo.toml", MANIFEST),
+        ("src/lib.rs", lib),
+        ("src/sys/unix.rs", ONE_LEAK),
+        ("src/sys/windows.rs", ONE_LEAK),
+        ("src/store.rs", ONE_LEAK),
+        ("src/fake_store.rs", ONE_LEAK),
+    ]);
+    let json = tree.json(&[], 2);
+    assert_eq!(
+        errors(&json),
+        [
+            "src/lib.rs: \"`mod gone` has no file: neither `src/gone.rs` nor `src/gone/mod.rs` exists, \
+          nor any #[cfg_attr] path (`src/nowhere_a.rs`, `src/nowhere_b.rs`)\""
+        ],
+        "{json:#}"
+    );
+    // The test-only path is test code; the others are production code, reached by the crate.
+    assert_eq!(
+        files_with_findings(&json),
+        ["src/store.rs", "src/sys/unix.rs", "src/sys/windows.rs"],
+        "{json:#}"
+    );
+    assert_eq!(json["summary"]["unreached"], 0, "{json:#}");
+    assert_eq!(json["summary"]["test_files"], 1, "{json:#}");
+}
+
 /// Symlinked directories give one file many paths (`src/x/y/x/lib.rs` where `x` and `y` link
 /// to `.`): each file is resolved once, whatever the path it is reached by. Two such links made
 /// 2^40 paths, and the resolver ran until it ran out of memory.
