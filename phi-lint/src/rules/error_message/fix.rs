@@ -48,7 +48,8 @@ pub(crate) fn attach(file: &syn::File, source: &SourceFile<'_>, findings: &mut [
         let Some((krate, name)) = calls.imports.origin(&call.path).or_else(|| {
             // A bare level macro the file does not import: tracing's or log's, or a wrapper
             // like them. Only forms both accept are rewritten.
-            (!call.path.contains("::")).then(|| (Crate::Unknown, call.path.clone()))
+            (!call.path.contains("::") && !calls.imports.foreign.contains(&call.path))
+                .then(|| (Crate::Unknown, call.path.clone()))
         }) else {
             continue;
         };
@@ -127,6 +128,9 @@ struct Imports {
     /// Local name -> (crate, macro name); `None` when two imports disagree.
     names: BTreeMap<String, Option<(Crate, String)>>,
     globs: Vec<Crate>,
+    /// Names imported from anywhere else (`use crate::mylog::debug;`): a macro of that name is
+    /// not a bare level macro of unknown crate, whatever it accepts.
+    foreign: std::collections::BTreeSet<String>,
 }
 
 impl Imports {
@@ -140,28 +144,33 @@ impl Imports {
         }
     }
 
-    fn walk(&mut self, tree: &syn::UseTree, root: Option<Crate>) {
+    /// `first`: whether `tree` starts the path (so its first segment names the crate).
+    fn walk(&mut self, tree: &syn::UseTree, root: Option<Crate>, first: bool) {
         match tree {
             syn::UseTree::Path(p) => {
-                let root = root.or_else(|| Crate::of(&p.ident.to_string()));
-                if root.is_some() {
-                    self.walk(&p.tree, root);
-                }
+                let root = match root {
+                    Some(r) => Some(r),
+                    None if first => Crate::of(&p.ident.to_string()),
+                    None => None,
+                };
+                self.walk(&p.tree, root, false);
             }
-            syn::UseTree::Name(n) => {
-                if let Some(krate) = root {
-                    self.add(n.ident.to_string(), krate, n.ident.to_string());
+            syn::UseTree::Name(n) => match root {
+                Some(krate) => self.add(n.ident.to_string(), krate, n.ident.to_string()),
+                None => {
+                    self.foreign.insert(n.ident.to_string());
                 }
-            }
-            syn::UseTree::Rename(r) => {
-                if let Some(krate) = root {
-                    self.add(r.rename.to_string(), krate, r.ident.to_string());
+            },
+            syn::UseTree::Rename(r) => match root {
+                Some(krate) => self.add(r.rename.to_string(), krate, r.ident.to_string()),
+                None => {
+                    self.foreign.insert(r.rename.to_string());
                 }
-            }
+            },
             syn::UseTree::Glob(_) => self.globs.extend(root),
             syn::UseTree::Group(g) => {
                 for t in &g.items {
-                    self.walk(t, root);
+                    self.walk(t, root, first);
                 }
             }
         }
@@ -203,7 +212,7 @@ struct Calls {
 /// can be.
 impl<'ast> Visit<'ast> for Calls {
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
-        self.imports.walk(&u.tree, None);
+        self.imports.walk(&u.tree, None, true);
     }
 
     fn visit_type(&mut self, _: &'ast syn::Type) {}
@@ -267,7 +276,17 @@ struct Seg {
     semi: bool,
 }
 
-fn segments(source: &SourceFile<'_>, tokens: &TokenStream) -> Vec<Seg> {
+/// `None` where a top-level `,` may not separate arguments: inside a turbofish's or a closure's
+/// unbracketed `<..>` or `|..|` (`type_name::<Result<u8, u16>>()`, `|a, b| a + b`). Counting
+/// arguments there would pick the wrong placeholder, so such a call is left alone.
+fn segments(source: &SourceFile<'_>, tokens: &TokenStream) -> Option<Vec<Seg>> {
+    if tokens
+        .clone()
+        .into_iter()
+        .any(|t| matches!(&t, TokenTree::Punct(p) if matches!(p.as_char(), '<' | '|')))
+    {
+        return None;
+    }
     let mut out: Vec<Seg> = Vec::new();
     let mut cur: Vec<TokenTree> = Vec::new();
     let flush = |cur: &mut Vec<TokenTree>, out: &mut Vec<Seg>, semi: bool| {
@@ -290,7 +309,7 @@ fn segments(source: &SourceFile<'_>, tokens: &TokenStream) -> Vec<Seg> {
         }
     }
     flush(&mut cur, &mut out, false);
-    out
+    Some(out)
 }
 
 /// `ident:` but not `ident::`.
@@ -374,7 +393,7 @@ fn plan(
     if !is_place(culprit) {
         return None;
     }
-    let segs = segments(source, tokens);
+    let segs = segments(source, tokens)?;
     let mut i = 0;
     while segs.get(i).is_some_and(is_prefix) {
         i += 1;
@@ -394,11 +413,22 @@ fn plan(
             .find(|&j| segs[j].toks.len() == 1 && string_literal(&segs[j].toks[0]).is_some()),
     };
     let fields = &segs[i.min(segs.len())..kv_end.map_or(message.unwrap_or(segs.len()), |k| k + 1)];
+    // tracing's `{ id = 1 }` field group: after it a field is not accepted, only the message and
+    // its arguments.
+    if fields.iter().any(|s| {
+        matches!(s.toks.first(), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Brace)
+    }) {
+        return None;
+    }
     let here = |s: &Seg| (s.start..s.end.max(s.start + 1)).contains(&culprit_start);
+    // `error_type = ..`, `error_type`, `%error_type`, `?error_type`, `error_type.kind = ..`.
     let others_named_error_type = |skip: Option<usize>| {
         fields.iter().enumerate().any(|(j, s)| {
+            let mut toks = s.toks.iter().skip_while(
+                |t| matches!(t, TokenTree::Punct(p) if matches!(p.as_char(), '%' | '?')),
+            );
             Some(j) != skip
-                && matches!(s.toks.first(), Some(TokenTree::Ident(id)) if id == "error_type")
+                && matches!(toks.next(), Some(TokenTree::Ident(id)) if id == "error_type")
         })
     };
     let sigil = match krate {
@@ -428,6 +458,9 @@ fn plan(
     let content_len =
         lit_src.len() - prefix - (lit_src.len() - lit_src.trim_end_matches('#').len()) - 1;
     let content = lit_src.get(prefix..prefix + content_len)?;
+    if !raw && escapes_brace(content) {
+        return None;
+    }
     let placeholders = fmtspec::parse(content, raw).ok()?;
     if placeholders
         .iter()
@@ -544,6 +577,11 @@ fn plan(
     edits.push(((content_at + a, content_at + b), String::new()));
     if let Some(a) = arg {
         let prev_end = if a == 0 { lit_seg.end } else { args[a - 1].end };
+        // A comment between the previous argument and this one would be lost or moved.
+        let between = text.get(prev_end..args[a].start)?;
+        if between.contains("//") || between.contains("/*") {
+            return None;
+        }
         edits.push(((prev_end, args[a].end), String::new()));
     }
     edits.sort_by_key(|e| e.0);
@@ -565,6 +603,40 @@ fn extent<'c>(content: &'c str, ph: &Placeholder) -> Option<(usize, usize, &'c s
     Some((open, close, &content[after_arg..close - 1]))
 }
 
+/// Whether a literal's contents hold an escape that is a brace at run time (`\x7b`, `\u{7d}`):
+/// the format string the macro sees is not the one the source shows.
+fn escapes_brace(content: &str) -> bool {
+    let b = content.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        match b.get(i + 1) {
+            Some(b'x') => {
+                if content
+                    .get(i + 2..i + 4)
+                    .is_some_and(|h| h.eq_ignore_ascii_case("7b") || h.eq_ignore_ascii_case("7d"))
+                {
+                    return true;
+                }
+                i += 2;
+            }
+            Some(b'u') => {
+                let end = content[i..].find('}').map_or(b.len(), |e| i + e);
+                let hex = content.get(i + 3..end).unwrap_or_default().replace('_', "");
+                if matches!(u32::from_str_radix(&hex, 16), Ok(0x7b | 0x7d)) {
+                    return true;
+                }
+                i = end;
+            }
+            _ => i += 2,
+        }
+    }
+    false
+}
+
 /// What a placeholder at either end of a message leaves dangling.
 const SEPARATORS: &[u8] = b" :,;-=";
 
@@ -572,8 +644,19 @@ const SEPARATORS: &[u8] = b" :,;-=";
 /// backticks, and the separator that would be left dangling (`"failed: {}"` -> `"failed"`).
 fn tidy(content: &str, mut a: usize, mut b: usize) -> (usize, usize) {
     let bytes = content.as_bytes();
+    // `\'` is an escaped quote, not an opening one: `"a \'{e}' b"` keeps its quotes.
+    let escaped = |at: usize| {
+        bytes[..at]
+            .iter()
+            .rev()
+            .take_while(|&&c| c == b'\\')
+            .count()
+            % 2
+            == 1
+    };
     let wrapped = a > 0
         && b < bytes.len()
+        && !escaped(a - 1)
         && matches!(
             (bytes[a - 1], bytes[b]),
             (b'(', b')') | (b'[', b']') | (b'\'', b'\'') | (b'`', b'`')
@@ -598,7 +681,7 @@ fn tidy(content: &str, mut a: usize, mut b: usize) -> (usize, usize) {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_place, tidy};
+    use super::{escapes_brace, is_place, tidy};
 
     #[test]
     fn places_and_tidying() {
@@ -614,5 +697,17 @@ mod tests {
         assert_eq!(cut("failed ({e}) twice", 8, 11), "failed twice");
         assert_eq!(cut("failed {e}: twice", 7, 10), "failed: twice");
         assert_eq!(cut("{e}", 0, 3), "");
+        assert_eq!(cut("a \\'{e}' b", 4, 7), "a \\'' b");
+        assert_eq!(cut("a \\\\'{e}' b", 5, 8), "a \\\\ b");
+    }
+
+    #[test]
+    fn escaped_braces() {
+        assert!(
+            escapes_brace("\\x7b{e}\\x7D")
+                && escapes_brace("\\u{7b}")
+                && escapes_brace("\\u{00_7D}")
+        );
+        assert!(!escapes_brace("\\x7a {e} \\u{e9} \\\\x7b"));
     }
 }

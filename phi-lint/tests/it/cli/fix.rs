@@ -10,11 +10,12 @@ use std::process;
 
 use super::{ONE_LEAK, SAFE, Tree};
 
-const FIXTURES: [&str; 4] = [
+const FIXTURES: [&str; 5] = [
     "tracing_forms.rs",
     "log_forms.rs",
     "log_kv_forms.rs",
     "unknown_forms.rs",
+    "foreign_macro.rs",
 ];
 
 fn fixture(name: &str) -> String {
