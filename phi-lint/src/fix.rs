@@ -26,6 +26,7 @@ use std::path::PathBuf;
 
 use crate::finding::{Edit, FileError, Finding};
 use crate::rules::Rule;
+use crate::source::SourceFile;
 use crate::walk::{Scan, io_message};
 
 /// The exit codes of `phi-lint fix`: a contract, documented in `--help` and the README.
@@ -137,15 +138,37 @@ pub fn plan(scan: &Scan) -> Plan {
                 continue;
             }
         };
-        let (after, fixed) = apply_fixes(&before, &mine);
+        let (after, applied) = apply_marked(&before, &mine);
+        let fixed = applied.iter().filter(|&&a| a).count();
+        // The re-lint proves the rewrite parses. What is left is what the scan found and no
+        // fix took: the file alone, without the scan's type index, would miss findings that
+        // depend on types of other files, and report fewer than a second run does.
         match crate::lint_source(&scan.config, rel, &after) {
-            Ok(relint) => {
+            Ok(_) => {
                 plan.applied += fixed;
+                let edits: Vec<Edit> = mine
+                    .iter()
+                    .zip(&applied)
+                    .filter(|(_, a)| **a)
+                    .filter_map(|(f, _)| f.fix.as_deref())
+                    .flat_map(|fix| fix.edits.iter().cloned())
+                    .collect();
+                let (old, new) = (SourceFile::new(&before), SourceFile::new(&after));
+                let moved = |p: crate::Pos| {
+                    let at = old.offset(proc_macro2::LineColumn {
+                        line: p.line as usize,
+                        column: p.column.saturating_sub(1) as usize,
+                    });
+                    new.pos_at(shifted(at, &edits))
+                };
                 plan.remaining.extend(
-                    relint
-                        .findings
-                        .into_iter()
-                        .filter(|f| f.rule == Rule::ErrorMessage),
+                    mine.into_iter()
+                        .zip(applied)
+                        .filter(|(f, a)| !a && f.rule == Rule::ErrorMessage)
+                        .map(|(mut f, _)| {
+                            (f.start, f.end) = (moved(f.start), moved(f.end));
+                            f
+                        }),
                 );
                 plan.files.push(FileFix {
                     path: path.clone(),
@@ -171,16 +194,32 @@ pub fn plan(scan: &Scan) -> Plan {
 /// one already taken. Returns the new text and the number of fixes applied.
 #[must_use]
 pub fn apply_fixes(text: &str, findings: &[Finding]) -> (String, usize) {
-    let mut fixes: Vec<&[Edit]> = findings
+    let (out, applied) = apply_marked(text, findings);
+    (out, applied.iter().filter(|&&a| a).count())
+}
+
+/// Where byte `at` of the text before lands after `edits` (none overlapping).
+fn shifted(at: usize, edits: &[Edit]) -> usize {
+    let (mut grown, mut shrunk) = (0, 0);
+    for e in edits.iter().filter(|e| e.end_byte <= at) {
+        grown += e.replacement.len();
+        shrunk += e.end_byte - e.start_byte;
+    }
+    (at + grown).saturating_sub(shrunk)
+}
+
+/// [`apply_fixes`], saying which findings' fixes were applied.
+fn apply_marked(text: &str, findings: &[Finding]) -> (String, Vec<bool>) {
+    let mut fixes: Vec<(usize, &[Edit])> = findings
         .iter()
-        .filter_map(|f| f.fix.as_ref())
-        .map(|fix| fix.edits.as_slice())
-        .filter(|edits| !edits.is_empty())
+        .enumerate()
+        .filter_map(|(i, f)| Some((i, f.fix.as_ref()?.edits.as_slice())))
+        .filter(|(_, edits)| !edits.is_empty())
         .collect();
-    fixes.sort_by_key(|edits| edits[0].start_byte);
+    fixes.sort_by_key(|(_, edits)| edits[0].start_byte);
     let mut taken: Vec<&Edit> = Vec::new();
-    let mut applied = 0;
-    for edits in fixes {
+    let mut applied = vec![false; findings.len()];
+    for (i, edits) in fixes {
         let sound = edits.windows(2).all(|w| w[0].end_byte <= w[1].start_byte)
             && edits.iter().all(|e| {
                 e.start_byte <= e.end_byte
@@ -198,7 +237,7 @@ pub fn apply_fixes(text: &str, findings: &[Finding]) -> (String, usize) {
         });
         if sound && clear {
             taken.extend(edits);
-            applied += 1;
+            applied[i] = true;
         }
     }
     taken.sort_by_key(|e| (e.start_byte, e.end_byte));

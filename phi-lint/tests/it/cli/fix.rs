@@ -232,6 +232,59 @@ fn the_summary_lists_twenty_findings_left_and_counts_the_rest() {
     );
 }
 
+/// What is left is what the scan found and no fix took, where the scan found it, also where the
+/// finding depends on a type another file declares. The re-lint of the rewritten file alone
+/// missed those: the first run said "0 left" with exit 0, and a second run found 2.
+#[test]
+fn findings_left_are_the_scans_after_a_rewrite() {
+    let lib = "pub mod other;\npub struct StoreError { pub msg: String }\npub type Failure = StoreError;\n\
+               pub struct Job { pub last: StoreError }\n";
+    let other = "use crate::{Failure, Job};\n\
+                 pub fn f(e: &crate::StoreError, x: &Failure, job: &Job) {\n\
+                 \x20   tracing::error!(\"x {e}\");\n\
+                 \x20   tracing::error!(\"first {0}, again {0}\", x);\n\
+                 \x20   tracing::error!(\"padded {:>8}\", job.last);\n}\n";
+    let tree = Tree::new(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"a\"\nversion = \"0.1.0\"\n",
+        ),
+        ("src/lib.rs", lib),
+        ("src/other.rs", other),
+    ]);
+    let run = tree.run(&["fix", "--dry-run"]);
+    run.assert_code(1);
+    let first = tree.run(&["fix"]);
+    first.assert_code(1);
+    assert_eq!(first.stderr, run.stderr.replace("would fix", "fixed"));
+    assert_eq!(
+        first.stderr,
+        "phi-lint: fixed 1 finding in 1 file; 2 error-message findings left to fix by hand\n\
+         \x20 src/other.rs:4:45 phi::error-message `x`\n\
+         \x20 src/other.rs:5:37 phi::error-message `job.last`\n",
+        "{first}"
+    );
+    let second = tree.run(&["fix"]);
+    second.assert_code(1);
+    assert_eq!(
+        second.stderr,
+        first
+            .stderr
+            .replace("fixed 1 finding in 1 file", "fixed 0 findings in 0 files")
+    );
+    // A finding left on the line of a rewrite is where it is after the rewrite, as `check` says.
+    let text = "pub fn f(e: E) { tracing::error!(\"x {e}\"); tracing::error!(\"p {e:>8}\"); }\n";
+    let tree = Tree::new(&[("src/lib.rs", text)]);
+    let run = tree.run(&["fix"]);
+    assert!(
+        run.stderr
+            .ends_with("\n  src/lib.rs:1:102 phi::error-message `e`\n"),
+        "{run}"
+    );
+    let check = tree.json(&[], 1);
+    assert_eq!(check["findings"][0]["column"], 102, "{check:#}");
+}
+
 /// The re-lint of a rewritten file runs with the stack the check's workers have, not the main
 /// thread's 8 MiB: a macro whose expansion nests 10,000 unary operators is linted by `check`,
 /// and `fix` re-lints it after its rewrite the same way, where it overflowed the stack (exit 134).
