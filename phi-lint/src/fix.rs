@@ -90,17 +90,24 @@ impl Plan {
     }
 
     /// The rewrite as one unified diff, `a/FILE` and `b/FILE` relative to the scan root (as
-    /// `git apply` and `patch -p1` take it).
+    /// `git apply` and `patch -p1` take it). A file given by an absolute path under the current
+    /// directory is named relative to it, as git apply needs.
     #[must_use]
     pub fn diff(&self) -> String {
+        let cwd = std::env::current_dir().ok();
         let mut out = String::new();
         for f in &self.files {
+            let name = cwd
+                .as_deref()
+                .and_then(|d| std::path::Path::new(&f.file).strip_prefix(d).ok())
+                .and_then(|p| p.to_str())
+                .map_or_else(|| f.file.clone(), str::to_owned);
             let diff = similar::TextDiff::from_lines(&f.before, &f.after);
             out.push_str(
                 &diff
                     .unified_diff()
                     .context_radius(3)
-                    .header(&format!("a/{}", f.file), &format!("b/{}", f.file))
+                    .header(&format!("a/{name}"), &format!("b/{name}"))
                     .to_string(),
             );
         }

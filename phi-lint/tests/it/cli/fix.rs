@@ -175,6 +175,15 @@ fn dry_run_prints_the_diff_and_writes_nothing() {
     for name in FIXTURES {
         assert_eq!(tree.read(&format!("src/{name}")), fixture(name));
     }
+    // A file given by its absolute path is named relative to the current directory (the
+    // tree's root), so `git apply` takes the diff.
+    let file = tree.root().join("src/tracing_forms.rs");
+    let abs = tree.run(&["fix", "--dry-run", file.to_str().expect("UTF-8 path")]);
+    assert!(
+        abs.stdout
+            .starts_with("--- a/src/tracing_forms.rs\n+++ b/src/tracing_forms.rs\n"),
+        "{abs}"
+    );
     insta::assert_snapshot!(
         "fix_dry_run",
         format!("{}--- stderr ---\n{}", run.stdout, run.stderr)
