@@ -33,6 +33,8 @@ pub(crate) enum Why {
     Denied { name: String, stem: String },
     /// An error value: its message may quote SQL with bound parameters.
     Error,
+    /// Errors held in a container (`Option<E>`, `Vec<E>`, a tuple): the container's name.
+    ErrorWithin(String),
     /// The name claims a class that the value's type refutes (`status: AccountStatus`, a struct).
     Refuted {
         name: String,
@@ -52,6 +54,12 @@ pub(crate) enum Why {
 /// into each local bound along it, so a function of n such `let`s would otherwise hold n²/2
 /// hops (6,000 `let`s: 2 GB) and its finding name all of them.
 pub(crate) const MAX_HOPS: usize = 8;
+
+/// Types that hold values without being one: an error inside one is logged with the rest.
+const CONTAINERS: &[&str] = &[
+    "Option", "Result", "Vec", "VecDeque", "HashMap", "BTreeMap", "IndexMap", "HashSet",
+    "BTreeSet", "IndexSet", "Mutex", "RwLock",
+];
 
 impl Why {
     /// `local` bound to a value that is not allowed for `source`: the chain's nearest
@@ -394,6 +402,20 @@ impl Classifier<'_> {
         }
     }
 
+    /// The error verdict on a value of type `ty`: [`Why::ErrorWithin`] when the type holds the
+    /// error in a container, whose type name says nothing of what the value held.
+    pub(crate) fn error_of(&self, ty: &crate::types::Ty) -> Why {
+        use crate::types::Ty;
+        match self.types.resolve(ty) {
+            Ty::Named(n, args) if !args.is_empty() && CONTAINERS.contains(&n.as_str()) => {
+                Why::ErrorWithin(n.to_string())
+            }
+            Ty::Tuple(t) if !t.is_empty() => Why::ErrorWithin("tuple".into()),
+            Ty::Slice(_) => Why::ErrorWithin("slice".into()),
+            _ => Why::Error,
+        }
+    }
+
     /// The fact the type index knows about `e`'s type.
     fn fact(&self, e: &Expr, cx: Ctx<'_>) -> Fact {
         self.fact_ty(&ty_of(e, cx.scope, &self.types))
@@ -424,7 +446,10 @@ impl Classifier<'_> {
         match self.fact(core, cx) {
             Fact::FixedError | Fact::FieldlessEnum(_) => Ok(()),
             f if f.proves_class() => Ok(()),
-            _ => Err(unsafe_at(core, Why::Error)),
+            _ => Err(unsafe_at(
+                core,
+                self.error_of(&ty_of(core, cx.scope, &self.types)),
+            )),
         }
     }
 

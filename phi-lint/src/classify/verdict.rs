@@ -37,6 +37,10 @@ impl Classifier<'_> {
     ) -> Result<(), Unsafe<'e>> {
         match self.decide(name, fact, cx.key) {
             Ok(()) => Ok(()),
+            Err(Why::Error) => Err(unsafe_at(
+                at,
+                self.error_of(&crate::types::ty_of(at, cx.scope, &self.types)),
+            )),
             Err(why) => Err(unsafe_at(at, why)),
         }
     }
@@ -131,14 +135,18 @@ impl Classifier<'_> {
             return Ok(());
         }
         let fact = binding.map_or(Fact::Unknown, |b| self.fact_ty(&b.ty));
+        let error = || binding.map_or(Why::Error, |b| self.error_of(&b.ty));
         if is_error_name(name) {
             return match fact {
                 Fact::FixedError | Fact::FieldlessEnum(_) => Ok(()),
                 f if f.proves_class() => Ok(()),
-                _ => Err(Why::Error),
+                _ => Err(error()),
             };
         }
-        self.decide(name, fact, key)
+        match self.decide(name, fact, key) {
+            Err(Why::Error) => Err(error()),
+            other => other,
+        }
     }
 }
 
@@ -153,7 +161,7 @@ impl Why {
     /// Whether the finding is about an error value (rule `phi::error-message`).
     pub(crate) fn is_error(&self) -> bool {
         match self {
-            Why::Error => true,
+            Why::Error | Why::ErrorWithin(_) => true,
             Why::Bound { source, .. } | Why::Elided { root: source, .. } => source.is_error(),
             _ => false,
         }
@@ -164,6 +172,7 @@ impl Why {
         use crate::rules::{error_message, interpolation};
         match self {
             Why::Error => error_message::message(culprit),
+            Why::ErrorWithin(container) => error_message::within(culprit, container),
             Why::Denied { name, stem } => interpolation::denied(name, stem.trim_matches('_')),
             Why::Unknown => interpolation::unknown(culprit),
             Why::Elided { root, .. } => root.message(culprit),
@@ -208,6 +217,11 @@ impl Why {
                 }
                 let because = match root {
                     Why::Error => "an error, whose message can quote the data it failed on".into(),
+                    Why::ErrorWithin(container) => format!(
+                        "a value that {}{}, whose messages can quote the data they failed on",
+                        error_message::WITHIN,
+                        error_message::article(container)
+                    ),
                     Why::Denied { name, stem } => format!(
                         "`{name}`, which contains the deny stem `{}`",
                         stem.trim_matches('_')

@@ -39,6 +39,29 @@ pub(crate) fn message(culprit: &str) -> String {
     format!("`{culprit}` is an error: its message can quote the data it failed on")
 }
 
+/// What the message of errors held in a container says (see [`within`]): `phi-lint fix` leaves
+/// those alone, as the container's type name would drop what the value said (was there an error,
+/// how many).
+pub(crate) const WITHIN: &str = "holds errors in ";
+
+/// The message of errors logged inside a container (`Option<StoreError>`, `Vec<StoreError>`).
+pub(crate) fn within(culprit: &str, container: &str) -> String {
+    format!(
+        "`{culprit}` {WITHIN}{}: their messages can quote the data they failed on",
+        article(container)
+    )
+}
+
+/// `an `Option``, `a `Vec``.
+pub(crate) fn article(container: &str) -> String {
+    let a = if container.starts_with(['A', 'E', 'I', 'O', 'U']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{a} `{container}`")
+}
+
 /// The message of `#[instrument(err)]` on a function whose error type is not safe.
 pub(crate) fn instrument_err(error_type: &str) -> String {
     format!(

@@ -69,6 +69,9 @@ pub(crate) fn attach(file: &syn::File, source: &SourceFile<'_>, findings: &mut [
         let (Some((i, finding)), None) = (mine.next(), mine.next()) else {
             continue;
         };
+        if finding.message.contains(super::WITHIN) {
+            continue;
+        }
         let target = Target {
             krate,
             level_arg,
