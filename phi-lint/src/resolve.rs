@@ -106,11 +106,15 @@ impl Node {
 }
 
 /// Resolves every crate whose manifest is in `manifests` (root-relative paths of `Cargo.toml`s).
+/// A file only test code needs (a module of `#[cfg(test)]` code, a test target) that does not
+/// exist is counted as a test file, not an error, unless `scan_tests`: test code is not linted,
+/// and a published crate ships without its test files.
 pub(crate) fn resolve(
     root: &Path,
     manifests: &[String],
     excludes: &GlobSet,
     max_file_size: u64,
+    scan_tests: bool,
 ) -> Resolved {
     let mut out = Resolved::default();
     let mut queue: Vec<Node> = Vec::new();
@@ -136,6 +140,9 @@ pub(crate) fn resolve(
                         // generated file not yet built) is counted as excluded, not an error.
                         Some(rel) if excludes.is_match(&rel) => {
                             out.excluded.insert(rel);
+                        }
+                        Some(rel) if problem.role == Some(Role::Test) && !scan_tests => {
+                            out.files.insert(rel, Role::Test);
                         }
                         _ => out.errors.push(error(&m, None, problem.message)),
                     }
@@ -193,7 +200,14 @@ pub(crate) fn resolve(
             }
             let entry = out.files.entry(node.rel.clone()).or_insert(node.role);
             *entry = entry.stronger(node.role);
-            children(root, &node, &outline, &mut queue, excludes, &mut out);
+            children(
+                root,
+                &node,
+                &outline,
+                &mut queue,
+                (excludes, scan_tests),
+                &mut out,
+            );
             if !outline.quiet_bodies.is_empty() {
                 let quiet = std::mem::take(&mut outline.quiet_bodies);
                 out.quiet_bodies.insert(node.rel.clone(), quiet);
@@ -224,19 +238,26 @@ fn children(
     node: &Node,
     outline: &Outline,
     queue: &mut Vec<Node>,
-    excludes: &GlobSet,
+    (excludes, scan_tests): (&GlobSet, bool),
     out: &mut Resolved,
 ) {
     let at = |line: u32| Some(Pos { line, column: 1 });
     let errors = &mut out.errors;
     let skipped = &mut out.excluded;
-    // A file that does not exist but matches `exclude` is counted as excluded, not an error.
-    let mut skip_excluded = |rels: &[&str]| {
+    let files = &mut out.files;
+    // A file that does not exist but matches `exclude` is counted as excluded, not an error;
+    // one only test code needs is a test file (see [`resolve`]).
+    let mut skip_excluded = |rels: &[&str], role: Role| {
         let hit = rels.iter().find(|r| excludes.is_match(r));
         if let Some(r) = hit {
             skipped.insert((*r).to_owned());
+            return true;
         }
-        hit.is_some()
+        if role == Role::Test && !scan_tests {
+            files.entry(rels[0].to_owned()).or_insert(Role::Test);
+            return true;
+        }
+        false
     };
     for decl in &outline.mods {
         let attrs = parse_attrs(&decl.attrs);
@@ -300,7 +321,7 @@ fn children(
             match join_rel(from, &path) {
                 Some(rel) if present(root, &rel) => queue.push(Node::mod_rs(rel, role)),
                 Some(_) if covered => {}
-                Some(rel) if skip_excluded(&[&rel]) => {}
+                Some(rel) if skip_excluded(&[&rel], role) => {}
                 Some(rel) => errors.push(error(
                     &node.rel,
                     at(decl.line),
@@ -334,7 +355,7 @@ fn children(
                 ),
             )),
             (false, false) if covered => {}
-            (false, false) if skip_excluded(&[&flat, &nested]) => {}
+            (false, false) if skip_excluded(&[&flat, &nested], role) => {}
             (false, false) => errors.push(error(
                 &node.rel,
                 at(decl.line),
@@ -348,20 +369,26 @@ fn children(
     for inc in &outline.includes {
         // `include!` reads relative to the including file; the text lands in the module where
         // the call is, so its own `mod`s resolve from there.
+        let inline_attrs: Vec<Vec<Attribute>> =
+            inc.inline.iter().map(|i| parse_attrs(&i.attrs)).collect();
+        // Inside `#[cfg(test)] mod fixtures { include!(..) }` the text is test code.
+        let role = if inline_attrs.iter().any(|a| is_cfg_test(a)) {
+            Role::Test
+        } else {
+            node.role
+        };
         match join_rel(&node.file_dir, &inc.path) {
             Some(rel) if present(root, &rel) => {
-                let inline_attrs: Vec<Vec<Attribute>> =
-                    inc.inline.iter().map(|i| parse_attrs(&i.attrs)).collect();
                 let mod_dir = inline_dir(&node.mod_dir, &inc.inline, &inline_attrs)
                     .unwrap_or_else(|| node.mod_dir.clone());
                 queue.push(Node {
                     file_dir: parent(&rel),
                     rel,
-                    role: node.role,
+                    role,
                     mod_dir,
                 });
             }
-            Some(rel) if skip_excluded(&[&rel]) => {}
+            Some(rel) if skip_excluded(&[&rel], role) => {}
             Some(rel) => errors.push(error(
                 &node.rel,
                 at(inc.line),

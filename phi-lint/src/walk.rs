@@ -107,7 +107,8 @@ impl Scan {
             walk(&root, p, &mut walked, &mut manifests, &mut walk_errors);
         }
 
-        let mut resolved = resolve::resolve(&root, &manifests, &exclude_globs, max);
+        let mut resolved =
+            resolve::resolve(&root, &manifests, &exclude_globs, max, config.scan_tests);
         walk_errors.append(&mut resolved.errors);
         // A file over the parse's token bound is an error only where it is linted.
         let mut too_large = std::mem::take(&mut resolved.too_large);

@@ -75,6 +75,8 @@ pub(crate) struct Declared {
 pub(crate) struct Problem {
     /// The missing file, root-relative, when it is inside the scan root.
     pub(crate) missing: Option<String>,
+    /// The role of the missing target, if it is one.
+    pub(crate) role: Option<Role>,
     /// What is wrong, lower-case.
     pub(crate) message: String,
 }
@@ -96,6 +98,7 @@ pub(crate) fn read(root: &Path, dir: &str, text: &str) -> Result<Declared, Strin
             if found.is_empty() && !pattern.contains(['*', '?', '[']) {
                 out.problems.push(Problem {
                     missing: sub(pattern).and_then(|d| join_rel(&d, "Cargo.toml")),
+                    role: None,
                     message: format!("workspace member `{pattern}` has no Cargo.toml"),
                 });
             }
@@ -112,9 +115,11 @@ pub(crate) fn read(root: &Path, dir: &str, text: &str) -> Result<Declared, Strin
         Some(rel) if declared => out.problems.push(Problem {
             message: format!("{what} target `{rel}` does not exist"),
             missing: Some(rel),
+            role: Some(role),
         }),
         None if declared => out.problems.push(Problem {
             missing: None,
+            role: Some(role),
             message: format!("{what} target path is outside the scan root"),
         }),
         Some(_) | None => {}

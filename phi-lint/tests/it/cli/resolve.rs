@@ -213,6 +213,29 @@ fn unresolvable_modules_fail_closed_by_name() {
     run.assert_out(2, &["error: src/lib.rs:1:1: `mod missing` has no file"]);
 }
 
+/// A file only test code needs that is not there (a published crate ships without its tests:
+/// jiff, regex and web-time in the cargo registry) is a test file not linted, not an error;
+/// with `scan-tests`, it is an error as any other.
+#[test]
+fn a_missing_file_only_tests_need_is_a_test_file_unless_tests_are_linted() {
+    let manifest = format!("{MANIFEST}\n[[test]]\nname = \"gone\"\npath = \"tests/gone.rs\"\n");
+    let lib = "#[cfg(test)]\nmod tests;\n#[cfg(test)]\nmod fixtures { include!(\"../data/cases.rs\"); }\n\
+               pub fn f(user: &User) { tracing::info!(user_id = %user.id); }\n";
+    let tree = Tree::new(&[
+        ("Cargo.toml", &manifest),
+        ("src/lib.rs", lib),
+        ("tests/it.rs", "mod support;\n"),
+    ]);
+    let json = tree.json(&[], 0);
+    assert_eq!(errors(&json).len(), 0, "{json:#}");
+    // tests/it.rs, tests/support.rs, tests/gone.rs and data/cases.rs (`src/tests.rs` is under
+    // a `#[cfg]`, which need not have a file in any case).
+    assert_eq!(json["summary"]["test_files"], 4, "{json:#}");
+    tree.write("phiguard.toml", "[lint]\nscan-tests = true\n");
+    let json = tree.json(&[], 2);
+    assert_eq!(errors(&json).len(), 3, "{json:#}");
+}
+
 /// `#[cfg_attr(unix, path = "unix.rs")] mod os;` (crates such as rustix, socket2, tempfile and
 /// memmap2 do this): every path a configuration may choose is linted, and the module needs a file
 /// under one of them. Before, each such module was a false "has no file" error, and its files
@@ -513,12 +536,12 @@ fn excluded_files_are_counted() {
         .assert_out(0, &["; 1 reached by a crate, 0 unreached, 2 excluded"]);
 }
 
-/// A file the build names but that is not there (a bench left out of an export, a module a build
-/// step generates) is an error, unless `exclude` names it: then it is counted as excluded.
+/// A file the build names but that is not there (a binary left out of an export, a module a
+/// build step generates) is an error, unless `exclude` names it: then it is counted as excluded.
 #[test]
 fn a_missing_file_that_exclude_names_is_excluded_not_an_error() {
     let manifest = format!(
-        "{MANIFEST}\n[[bench]]\nname = \"speed\"\nharness = false\n\n\
+        "{MANIFEST}\n[[bin]]\nname = \"speed\"\n\n\
          [workspace]\nmembers = [\"tools/gone\"]\n"
     );
     let lib = "mod generated;\n#[path = \"out/schema.rs\"]\nmod schema;\ninclude!(\"parts/table.rs\");\n\
@@ -529,7 +552,7 @@ fn a_missing_file_that_exclude_names_is_excluded_not_an_error() {
         errors(&json),
         [
             "Cargo.toml: \"workspace member `tools/gone` has no Cargo.toml\"",
-            "Cargo.toml: \"bench target `benches/speed.rs` does not exist\"",
+            "Cargo.toml: \"bin target `src/bin/speed.rs` does not exist\"",
             "src/lib.rs: \"`mod generated` has no file: neither `src/generated.rs` nor `src/generated/mod.rs` exists\"",
             "src/lib.rs: \"`mod schema` has no file: #[path] names `src/out/schema.rs`\"",
             "src/lib.rs: \"include!(\\\"parts/table.rs\\\") has no file: `src/parts/table.rs` does not exist\"",
@@ -538,13 +561,13 @@ fn a_missing_file_that_exclude_names_is_excluded_not_an_error() {
     );
     tree.write(
         "phiguard.toml",
-        "[lint]\nexclude = [\"benches/**\", \"tools/**\", \"src/generated/**\", \"src/out/*\", \"src/parts/*\"]\n",
+        "[lint]\nexclude = [\"src/bin/*\", \"tools/**\", \"src/generated/**\", \"src/out/*\", \"src/parts/*\"]\n",
     );
     let json = tree.json(&[], 0);
     assert_eq!(
         json["excluded"],
         serde_json::json!([
-            "benches/speed.rs",
+            "src/bin/speed.rs",
             "src/generated/mod.rs",
             "src/out/schema.rs",
             "src/parts/table.rs",
