@@ -288,7 +288,17 @@ fn children(
         // as any configuration may be the one that ships. One whose file is missing is a
         // configuration that does not build; the module needs a file under one of them, or at
         // its plain path.
-        let conditional = cfg_attr_paths(&attrs);
+        let conditional = match cfg_attr_paths(&attrs) {
+            Ok(c) => c,
+            Err(message) => {
+                errors.push(error(
+                    &node.rel,
+                    at(decl.line),
+                    format!("`mod {}`: {message}", decl.name),
+                ));
+                continue;
+            }
+        };
         let mut chosen = Vec::new();
         for (path, test_only) in &conditional {
             match join_rel(from, path) {
@@ -514,45 +524,71 @@ pub(crate) fn path_attr(attrs: &[Attribute]) -> Option<String> {
 
 /// The paths of `#[cfg_attr(pred, path = "…")]` (also nested: `cfg_attr(a, cfg_attr(b, path =
 /// "…"))`), each with whether its predicate holds only under `cfg(test)`.
-fn cfg_attr_paths(attrs: &[Attribute]) -> Vec<(String, bool)> {
-    fn walk(list: &syn::MetaList, test: bool, depth: u8, out: &mut Vec<(String, bool)>) {
-        let Ok(items) = list
-            .parse_args_with(syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated)
-        else {
-            return;
-        };
-        let mut items = items.into_iter();
-        let Some(pred) = items.next() else {
-            return;
-        };
-        let test = test || cfg_is_test(&pred);
-        for m in items {
-            match &m {
-                Meta::NameValue(nv) if nv.path.is_ident("path") => {
-                    if let Expr::Lit(ExprLit {
-                        lit: Lit::Str(s), ..
-                    }) = &nv.value
-                    {
-                        out.push((s.value(), test));
+fn cfg_attr_paths(attrs: &[Attribute]) -> Result<Vec<(String, bool)>, String> {
+    /// Deeper `cfg_attr(a, cfg_attr(b, ..))` nesting fails closed rather than be dropped.
+    const MAX_DEPTH: u8 = 16;
+    fn walk(
+        tokens: proc_macro2::TokenStream,
+        test: bool,
+        depth: u8,
+        out: &mut Vec<(String, bool)>,
+    ) -> Result<(), String> {
+        use proc_macro2::TokenTree;
+        // The predicate and each attribute, split at top-level commas: a predicate need not be
+        // a `Meta` (`cfg_attr(true, ..)`).
+        let mut parts: Vec<proc_macro2::TokenStream> = vec![proc_macro2::TokenStream::new()];
+        for tt in tokens {
+            match &tt {
+                TokenTree::Punct(p) if p.as_char() == ',' => {
+                    parts.push(proc_macro2::TokenStream::new());
+                }
+                _ => {
+                    if let Some(last) = parts.last_mut() {
+                        last.extend([tt]);
                     }
                 }
-                // Attributes are bounded by the outline; the depth bounds the recursion anyway.
-                Meta::List(l) if l.path.is_ident("cfg_attr") && depth < 16 => {
-                    walk(l, test, depth + 1, out);
+            }
+        }
+        let mut parts = parts.into_iter().filter(|p| !p.is_empty());
+        let Some(pred) = parts.next() else {
+            return Ok(());
+        };
+        let test = test || syn::parse2::<Meta>(pred).is_ok_and(|m| cfg_is_test(&m));
+        for part in parts {
+            let names_path = matches!(part.clone().into_iter().next(),
+                Some(TokenTree::Ident(id)) if id == "path");
+            match syn::parse2::<Meta>(part) {
+                Ok(Meta::NameValue(nv)) if nv.path.is_ident("path") => match &nv.value {
+                    Expr::Lit(ExprLit {
+                        lit: Lit::Str(s), ..
+                    }) => out.push((s.value(), test)),
+                    _ => return Err("a #[cfg_attr] `path` that is not a string literal".into()),
+                },
+                Ok(Meta::List(l)) if l.path.is_ident("cfg_attr") => {
+                    if depth >= MAX_DEPTH {
+                        return Err(format!(
+                            "#[cfg_attr] nested more than {MAX_DEPTH} deep around a module"
+                        ));
+                    }
+                    walk(l.tokens, test, depth + 1, out)?;
+                }
+                Err(_) if names_path => {
+                    return Err("a #[cfg_attr] `path` that cannot be read".into());
                 }
                 _ => {}
             }
         }
+        Ok(())
     }
     let mut out = Vec::new();
     for a in attrs {
         if let Meta::List(l) = &a.meta
             && l.path.is_ident("cfg_attr")
         {
-            walk(l, false, 0, &mut out);
+            walk(l.tokens.clone(), false, 0, &mut out)?;
         }
     }
-    out
+    Ok(out)
 }
 
 /// Any `#[cfg(..)]`: rustc does not load a module whose cfg is false.
@@ -666,7 +702,7 @@ mod tests {
             "#[path = \"plain.rs\"]".to_owned(),
         ]);
         assert_eq!(
-            cfg_attr_paths(&attrs),
+            cfg_attr_paths(&attrs).expect("paths"),
             [
                 ("unix.rs".to_owned(), false),
                 ("fake.rs".to_owned(), true),
@@ -674,5 +710,20 @@ mod tests {
             ]
         );
         assert_eq!(path_attr(&attrs).as_deref(), Some("plain.rs"));
+        // A predicate that is no `Meta` (`true`) still gives its path.
+        let attrs = parse_attrs(&["#[cfg_attr(true, path = \".gen/t.rs\")]".to_owned()]);
+        assert_eq!(
+            cfg_attr_paths(&attrs).expect("paths"),
+            [(".gen/t.rs".to_owned(), false)]
+        );
+        // Nesting past the bound fails closed, as does a path that is not a string.
+        let deep = format!(
+            "#[{}path = \"t.rs\"{}]",
+            "cfg_attr(unix, ".repeat(18),
+            ")".repeat(18)
+        );
+        assert!(cfg_attr_paths(&parse_attrs(&[deep])).is_err());
+        let bad = "#[cfg_attr(unix, path = concat!(\"t\", \".rs\"))]".to_owned();
+        assert!(cfg_attr_paths(&parse_attrs(&[bad])).is_err());
     }
 }
