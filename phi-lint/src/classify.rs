@@ -56,9 +56,23 @@ pub(crate) enum Why {
 pub(crate) const MAX_HOPS: usize = 8;
 
 /// Types that hold values without being one: an error inside one is logged with the rest.
+/// Not a `Box`, `Arc`, `RefCell` or `Mutex`, which hold exactly one value: the type name of one
+/// of those names the error inside it, and says all the value did.
 const CONTAINERS: &[&str] = &[
-    "Option", "Result", "Vec", "VecDeque", "HashMap", "BTreeMap", "IndexMap", "HashSet",
-    "BTreeSet", "IndexSet", "Mutex", "RwLock",
+    "Option",
+    "Result",
+    "Vec",
+    "VecDeque",
+    "LinkedList",
+    "BinaryHeap",
+    "HashMap",
+    "BTreeMap",
+    "IndexMap",
+    "HashSet",
+    "BTreeSet",
+    "IndexSet",
+    "SmallVec",
+    "ArrayVec",
 ];
 
 impl Why {
@@ -317,7 +331,10 @@ impl Classifier<'_> {
                     {
                         return match &b.origin {
                             Origin::Safe => Ok(()),
-                            Origin::Tainted(why) => Err(unsafe_at(core, Why::bound(name, why))),
+                            Origin::Tainted(why) => Err(unsafe_at(
+                                core,
+                                Why::bound(name, &self.taint_of(why, Some(&b.ty))),
+                            )),
                             Origin::Unknown => self.leaf(core, name, self.fact_ty(&b.ty), cx),
                         };
                     }
@@ -416,6 +433,32 @@ impl Classifier<'_> {
         }
     }
 
+    /// What a local bound to `why` carries, its own type `ty` (`None`: a part of it is logged):
+    /// errors held in a container stay so only where the local is a container too. `for err in
+    /// errors` and `if let Some(err) = &pending` bind one error.
+    pub(crate) fn taint_of(&self, why: &Why, ty: Option<&crate::types::Ty>) -> Why {
+        fn strip(why: &Why) -> Why {
+            match why {
+                Why::ErrorWithin(_) => Why::Error,
+                Why::Bound { local, source } => Why::Bound {
+                    local: local.clone(),
+                    source: Box::new(strip(source)),
+                },
+                Why::Elided { hops, root } => Why::Elided {
+                    hops: *hops,
+                    root: Box::new(strip(root)),
+                },
+                other => other.clone(),
+            }
+        }
+        let keep = ty.is_some_and(|t| matches!(self.error_of(t), Why::ErrorWithin(_)));
+        if keep || !why.is_error() {
+            why.clone()
+        } else {
+            strip(why)
+        }
+    }
+
     /// The fact the type index knows about `e`'s type.
     fn fact(&self, e: &Expr, cx: Ctx<'_>) -> Fact {
         self.fact_ty(&ty_of(e, cx.scope, &self.types))
@@ -465,7 +508,7 @@ impl Classifier<'_> {
                 && !matches!(**why, Why::Refuted { .. })
             {
                 let local = p.path.segments[0].ident.to_string();
-                return Err(unsafe_at(at, Why::bound(&local, why)));
+                return Err(unsafe_at(at, Why::bound(&local, &self.taint_of(why, None))));
             }
             let name = match cur {
                 Expr::Path(p) => p.path.segments.last().map(|s| &s.ident),

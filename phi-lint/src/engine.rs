@@ -79,6 +79,8 @@ pub struct FileLint {
     pub(crate) judged: usize,
     /// Macros this file calls by bare name that it does not define and that are not sinks.
     pub(crate) wanted: Vec<String>,
+    /// The names of the `macro_rules!` this file defines.
+    pub(crate) macro_names: Vec<String>,
     /// Whether the file had more findings than `max-file-findings`, past which they were not
     /// kept: the report lists only the first ones, and the file is an error.
     pub truncated: bool,
@@ -130,6 +132,11 @@ pub fn lint(scan: &Scan) -> LintResult {
         .filter_map(|r| r.as_ref().ok())
         .flat_map(|f| f.test_modules.iter().cloned())
         .collect();
+    let project_macros: HashSet<String> = results
+        .iter()
+        .filter_map(|r| r.as_ref().ok())
+        .flat_map(|f| f.macro_names.iter().cloned())
+        .collect();
     let is_test_module = |file: &str| {
         test_modules
             .iter()
@@ -147,7 +154,13 @@ pub fn lint(scan: &Scan) -> LintResult {
             Ok(f) if !scan.config.scan_tests && is_test_module(rel) => {
                 out.statements += f.statements;
             }
-            Ok(f) => {
+            Ok(mut f) => {
+                if !project_macros.is_empty() {
+                    crate::rules::error_message::fix::drop_project_macros(
+                        &mut f.findings,
+                        &project_macros,
+                    );
+                }
                 if f.truncated {
                     let max = scan.config.max_file_findings();
                     out.errors.push(FileError {
@@ -631,6 +644,8 @@ pub(crate) struct Collected {
     statements: usize,
     test_modules: Vec<String>,
     macro_defs: Vec<(String, String)>,
+    /// The names of every `macro_rules!` of the file.
+    macro_names: Vec<String>,
     pub(crate) wanted: Vec<String>,
     /// Function bodies walked.
     judged: usize,
@@ -754,6 +769,7 @@ fn collect(
             expanded: 0,
             std_streams: Vec::new(),
             macro_defs: Vec::new(),
+            macro_names: Vec::new(),
             wanted: HashSet::new(),
             scope: Scope::default(),
             self_ty: None,
@@ -797,6 +813,7 @@ fn collect(
         out.statements += linter.statements;
         out.test_modules.extend(linter.test_modules);
         out.macro_defs.extend(linter.macro_defs);
+        out.macro_names.extend(linter.macro_names);
         out.functions.extend(linter.functions.unwrap_or_default());
         out.judged += linter.judged;
         wanted.extend(linter.wanted);
@@ -822,6 +839,7 @@ fn finish(parsed: &Parsed, collected: Collected) -> FileLint {
         judged,
         mut truncated,
         max_findings,
+        macro_names,
         ..
     } = collected;
     let mut out = FileLint {
@@ -829,6 +847,7 @@ fn finish(parsed: &Parsed, collected: Collected) -> FileLint {
         test_modules,
         judged,
         wanted,
+        macro_names,
         ..FileLint::default()
     };
     // One finding per place, rule, field and reason: a closure judged again at each of its
@@ -896,6 +915,8 @@ pub(crate) struct Linter<'a> {
     /// Locals and parameters of the current function bound to stdout or stderr.
     std_streams: Vec<String>,
     /// The `macro_rules!` this file defines, for the files that call them.
+    /// The names of every `macro_rules!` of the file, logging or not.
+    macro_names: Vec<String>,
     macro_defs: Vec<(String, String)>,
     /// See [`FileLint::wanted`].
     wanted: HashSet<String>,

@@ -123,7 +123,9 @@ impl Classifier<'_> {
         if let Some(b) = binding {
             match &b.origin {
                 Origin::Safe => return Ok(()),
-                Origin::Tainted(why) => return Err(Why::bound(name, why)),
+                Origin::Tainted(why) => {
+                    return Err(Why::bound(name, &self.taint_of(why, Some(&b.ty))));
+                }
                 Origin::Unknown => {}
             }
         }

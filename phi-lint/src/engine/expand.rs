@@ -111,6 +111,7 @@ impl Linter<'_> {
         let own_count = defs.0.len();
         let texts: Vec<String> = defs.0.iter().map(|(_, _, t)| t.to_string()).collect();
         let own: Vec<String> = defs.0.iter().map(|(n, _, _)| n.clone()).collect();
+        self.macro_names.extend(own.iter().cloned());
         let mut foreign: Vec<(&String, &String)> = foreign
             .iter()
             .filter(|(name, _)| !own.contains(name))

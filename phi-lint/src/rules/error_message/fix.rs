@@ -96,6 +96,23 @@ pub(crate) fn attach(file: &syn::File, source: &SourceFile<'_>, findings: &mut [
     }
 }
 
+/// Takes the fix off each finding in a call, by bare name, of a `macro_rules!` the scan defines
+/// (`project_macros`): a project's own `debug!` takes what its rules accept, which need not be
+/// tracing's or log's forms, and `#[macro_use]` brings it into files that do not name it.
+pub(crate) fn drop_project_macros(
+    findings: &mut [Finding],
+    project_macros: &std::collections::HashSet<String>,
+) {
+    for f in findings {
+        if f.fix.is_some()
+            && !f.macro_path.contains("::")
+            && project_macros.contains(f.macro_path.as_str())
+        {
+            f.fix = None;
+        }
+    }
+}
+
 /// The crate a logging macro comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Crate {
@@ -131,8 +148,10 @@ struct Imports {
     /// Local name -> (crate, macro name); `None` when two imports disagree.
     names: BTreeMap<String, Option<(Crate, String)>>,
     globs: Vec<Crate>,
-    /// Names imported from anywhere else (`use crate::mylog::debug;`): a macro of that name is
-    /// not a bare level macro of unknown crate, whatever it accepts.
+    /// Names imported from another crate (`use defmt::info;`): a macro of that name is not a
+    /// bare level macro of unknown crate, whatever it accepts. A name imported from this crate
+    /// (`use crate::error;`) is most often a module; the project's own macros are known from
+    /// the scan instead (see [`drop_project_macros`]).
     foreign: std::collections::BTreeSet<String>,
 }
 
@@ -151,9 +170,13 @@ impl Imports {
     fn walk(&mut self, tree: &syn::UseTree, root: Option<Crate>, first: bool) {
         match tree {
             syn::UseTree::Path(p) => {
+                let name = p.ident.to_string();
+                if first && matches!(name.as_str(), "crate" | "self" | "super") {
+                    return;
+                }
                 let root = match root {
                     Some(r) => Some(r),
-                    None if first => Crate::of(&p.ident.to_string()),
+                    None if first => Crate::of(&name),
                     None => None,
                 };
                 self.walk(&p.tree, root, false);
@@ -424,14 +447,22 @@ fn plan(
         return None;
     }
     let here = |s: &Seg| (s.start..s.end.max(s.start + 1)).contains(&culprit_start);
-    // `error_type = ..`, `error_type`, `%error_type`, `?error_type`, `error_type.kind = ..`.
+    // `error_type = ..`, `error_type`, `%error_type`, `?error_type`, `error_type.kind = ..`,
+    // `r#error_type = ..`, `"error_type" = ..`.
     let others_named_error_type = |skip: Option<usize>| {
         fields.iter().enumerate().any(|(j, s)| {
             let mut toks = s.toks.iter().skip_while(
                 |t| matches!(t, TokenTree::Punct(p) if matches!(p.as_char(), '%' | '?')),
             );
             Some(j) != skip
-                && matches!(toks.next(), Some(TokenTree::Ident(id)) if id == "error_type")
+                && match toks.next() {
+                    Some(TokenTree::Ident(id)) => {
+                        matches!(id.to_string().as_str(), "error_type" | "r#error_type")
+                    }
+                    // `"error_type" = ..`: a string key.
+                    Some(TokenTree::Literal(l)) => l.to_string() == "\"error_type\"",
+                    _ => false,
+                }
         })
     };
     let sigil = match krate {

@@ -88,8 +88,8 @@ log = {{ version = "0.4", features = ["kv"] }}
         "#![allow(warnings)]\n\n#[macro_use]\nextern crate tracing;\n\n#[derive(Debug)]\npub struct StoreError;\n\n\
          impl std::fmt::Display for StoreError {{\n    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {{\n        f.write_str(\"store\")\n    }}\n}}\n\n\
          impl std::error::Error for StoreError {{}}\n\n\
-         pub mod original {{\n    pub use super::StoreError;\n{modules}}}\n\n\
-         pub mod fixed {{\n    pub use super::StoreError;\n{modules}}}\n"
+         pub mod original {{\n    pub use super::StoreError;\n    pub mod error {{}}\n{modules}}}\n\n\
+         pub mod fixed {{\n    pub use super::StoreError;\n    pub mod error {{}}\n{modules}}}\n"
     );
     let tree = Tree::new(&[
         ("Cargo.toml", &manifest),
