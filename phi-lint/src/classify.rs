@@ -56,8 +56,9 @@ pub(crate) enum Why {
 pub(crate) const MAX_HOPS: usize = 8;
 
 /// Types that hold values without being one: an error inside one is logged with the rest.
-/// Not a `Box`, `Arc`, `RefCell` or `Mutex`, which hold exactly one value: the type name of one
-/// of those names the error inside it, and says all the value did.
+/// Not a `Box`, `Arc`, `RefCell` or `Mutex` ([`HOLDERS`]), which hold exactly one value: the
+/// type name of one of those names the error inside it, and says all the value did, unless what
+/// it holds is a container.
 const CONTAINERS: &[&str] = &[
     "Option",
     "Result",
@@ -73,6 +74,23 @@ const CONTAINERS: &[&str] = &[
     "IndexSet",
     "SmallVec",
     "ArrayVec",
+];
+
+/// Types that hold exactly one value, looked through for a container.
+const HOLDERS: &[&str] = &[
+    "Box",
+    "Arc",
+    "Rc",
+    "Mutex",
+    "RwLock",
+    "RefCell",
+    "Cell",
+    "MutexGuard",
+    "RwLockReadGuard",
+    "RwLockWriteGuard",
+    "Ref",
+    "RefMut",
+    "Cow",
 ];
 
 impl Why {
@@ -423,14 +441,22 @@ impl Classifier<'_> {
     /// error in a container, whose type name says nothing of what the value held.
     pub(crate) fn error_of(&self, ty: &crate::types::Ty) -> Why {
         use crate::types::Ty;
-        match self.types.resolve(ty) {
-            Ty::Named(n, args) if !args.is_empty() && CONTAINERS.contains(&n.as_str()) => {
-                Why::ErrorWithin(n.to_string())
+        let mut ty = self.types.resolve(ty);
+        // Through what holds exactly one value: `Mutex<Option<E>>` is an Option of errors.
+        for _ in 0..8 {
+            match ty {
+                Ty::Named(n, args) if HOLDERS.contains(&n.as_str()) && !args.is_empty() => {
+                    ty = self.types.resolve(&args[0]);
+                }
+                Ty::Named(n, args) if !args.is_empty() && CONTAINERS.contains(&n.as_str()) => {
+                    return Why::ErrorWithin(n.to_string());
+                }
+                Ty::Tuple(t) if !t.is_empty() => return Why::ErrorWithin("tuple".into()),
+                Ty::Slice(_) => return Why::ErrorWithin("slice".into()),
+                _ => return Why::Error,
             }
-            Ty::Tuple(t) if !t.is_empty() => Why::ErrorWithin("tuple".into()),
-            Ty::Slice(_) => Why::ErrorWithin("slice".into()),
-            _ => Why::Error,
         }
+        Why::Error
     }
 
     /// What a local bound to `why` carries, its own type `ty` (`None`: a part of it is logged):
@@ -451,7 +477,11 @@ impl Classifier<'_> {
                 other => other.clone(),
             }
         }
-        let keep = ty.is_some_and(|t| matches!(self.error_of(t), Why::ErrorWithin(_)));
+        // Where the local's type is not known, it may be the container: it stays so.
+        let keep = ty.is_some_and(|t| {
+            matches!(self.types.resolve(t), crate::types::Ty::Unknown)
+                || matches!(self.error_of(t), Why::ErrorWithin(_))
+        });
         if keep || !why.is_error() {
             why.clone()
         } else {

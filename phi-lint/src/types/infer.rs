@@ -307,6 +307,10 @@ fn ty_depth(e: &Expr, scope: &Scope, index: &Types<'_>, depth: u8) -> Ty {
             }
         }
         Expr::Cast(c) => Ty::from_syn(&c.ty, scope.self_ty()),
+        // `v[a..b]` is a slice of the elements, `v[i]` one of them.
+        Expr::Index(i) if matches!(*i.index, Expr::Range(_)) => {
+            Ty::Slice(Box::new(element(&index.resolve(&rec(&i.expr)))))
+        }
         Expr::Index(i) => element(&index.resolve(&rec(&i.expr))),
         Expr::Block(b) => match b.block.stmts.last() {
             Some(syn::Stmt::Expr(e, None)) => rec(e),

@@ -148,10 +148,10 @@ struct Imports {
     /// Local name -> (crate, macro name); `None` when two imports disagree.
     names: BTreeMap<String, Option<(Crate, String)>>,
     globs: Vec<Crate>,
-    /// Names imported from another crate (`use defmt::info;`): a macro of that name is not a
-    /// bare level macro of unknown crate, whatever it accepts. A name imported from this crate
-    /// (`use crate::error;`) is most often a module; the project's own macros are known from
-    /// the scan instead (see [`drop_project_macros`]).
+    /// Names imported from anywhere but tracing or log (`use defmt::info;`,
+    /// `use crate::logging::warn;`): a macro of that name is not a bare level macro of unknown
+    /// crate, whatever it accepts. A module of a level's name (`use crate::error;`) cannot be
+    /// told from a re-exported macro, so it keeps such calls in the file from being rewritten.
     foreign: std::collections::BTreeSet<String>,
 }
 
@@ -171,9 +171,6 @@ impl Imports {
         match tree {
             syn::UseTree::Path(p) => {
                 let name = p.ident.to_string();
-                if first && matches!(name.as_str(), "crate" | "self" | "super") {
-                    return;
-                }
                 let root = match root {
                     Some(r) => Some(r),
                     None if first => Crate::of(&name),
