@@ -1039,6 +1039,12 @@ impl Linter<'_> {
             Some(t) => t.to_owned(),
             None => bad_tokens(),
         };
+        if let Value::Capture { name, .. } = &interp.value
+            && culprit.contains('\\')
+        {
+            // `{\x65}`: the name the macro captures, not its escaped spelling.
+            culprit = name.to_string();
+        }
         let mut through = String::new();
         if let Some(exp) = &self.expansion {
             // In a macro's expansion only what the caller passed is judged here; the macro's

@@ -1,8 +1,10 @@
 //! A parser for `format_args!` format strings, because syn does not parse them.
 //!
-//! It works on the literal's *source text* (the characters between the quotes, escapes
-//! included), so every placeholder it returns carries byte offsets that map straight back to a
-//! line and column in the file.
+//! `format_args!` reads the literal's *value*, after its escapes: `"\x7b{e}\x7d"` is `{{e}}`,
+//! which prints the text `{e}` and captures nothing, and `"{\x65}"` captures `e`. The parser walks
+//! the literal's *source text* (the characters between the quotes), decoding each escape as it
+//! comes, so that it reads what the macro reads while every placeholder it returns carries byte
+//! offsets into the source, which map straight back to a line and column in the file.
 
 use std::ops::Range;
 
@@ -48,18 +50,14 @@ pub(crate) fn parse(src: &str, raw: bool) -> Result<Vec<Placeholder>, FmtError> 
 /// after the first error: a format string of thousands of placeholders is never held whole.
 pub(crate) fn placeholders(src: &str, raw: bool) -> Placeholders<'_> {
     Placeholders {
-        src,
-        raw,
-        at: 0,
+        cur: Cursor { src, raw, at: 0 },
         failed: false,
     }
 }
 
 /// See [`placeholders`].
 pub(crate) struct Placeholders<'a> {
-    src: &'a str,
-    raw: bool,
-    at: usize,
+    cur: Cursor<'a>,
     failed: bool,
 }
 
@@ -67,208 +65,298 @@ impl Iterator for Placeholders<'_> {
     type Item = Result<Placeholder, FmtError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let b = self.src.as_bytes();
-        while !self.failed && self.at < b.len() {
-            let i = self.at;
-            match b[i] {
-                b'\\' if !self.raw => self.at = skip_escape(b, i),
-                b'{' if b.get(i + 1) == Some(&b'{') => self.at += 2,
-                b'}' if b.get(i + 1) == Some(&b'}') => self.at += 2,
-                b'}' => {
-                    self.failed = true;
+        if self.failed {
+            return None;
+        }
+        let item = self.step();
+        if matches!(item, Some(Err(_))) {
+            self.failed = true;
+        }
+        item
+    }
+}
+
+impl Placeholders<'_> {
+    fn step(&mut self) -> Option<Result<Placeholder, FmtError>> {
+        let cur = &mut self.cur;
+        loop {
+            let open = cur.at;
+            let c = match cur.bump()? {
+                Ok(c) => c,
+                Err(e) => return Some(Err(e)),
+            };
+            match c {
+                '{' if cur.eat('{') => {}
+                '}' if cur.eat('}') => {}
+                '}' => {
                     return Some(Err(FmtError {
-                        at: i,
+                        at: open,
                         message: "unmatched `}` in format string",
                     }));
                 }
-                b'{' => {
-                    return Some(match placeholder(self.src, i) {
-                        Ok((ph, next)) => {
-                            self.at = next;
-                            Ok(ph)
-                        }
-                        Err(e) => {
-                            self.failed = true;
-                            Err(e)
-                        }
-                    });
-                }
-                _ => self.at += 1,
+                '{' => return Some(placeholder(cur, open)),
+                _ => {}
             }
         }
-        None
     }
 }
 
-/// Skips a backslash escape starting at `i`; returns the index after it.
-fn skip_escape(b: &[u8], i: usize) -> usize {
-    if b.get(i + 1) == Some(&b'u') && b.get(i + 2) == Some(&b'{') {
-        let mut j = i + 3;
-        while j < b.len() && b[j] != b'}' {
-            j += 1;
+/// The source text of a literal's contents, read one character of its value at a time.
+#[derive(Clone, Copy)]
+struct Cursor<'a> {
+    src: &'a str,
+    raw: bool,
+    /// Byte offset in `src` of the next character.
+    at: usize,
+}
+
+impl Cursor<'_> {
+    /// The offset of the next character's source text: past any line continuation (a `\` at the
+    /// end of a line drops the newline and the whitespace after it from the value).
+    fn here(&self) -> usize {
+        let mut at = self.at;
+        if self.raw {
+            return at;
         }
-        j + 1
-    } else {
-        // `\` plus one character; the character may be multi-byte, but the next loop iteration
-        // only compares ASCII bytes, so stepping past the first byte is enough.
-        i + 2
+        loop {
+            let rest = self.src.get(at..).unwrap_or_default();
+            if !(rest.starts_with("\\\n") || rest.starts_with("\\\r\n")) {
+                return at;
+            }
+            let after = &rest[1..];
+            at += 1 + after.len() - after.trim_start_matches([' ', '\t', '\n', '\r']).len();
+        }
+    }
+
+    /// The next character of the value, and the offset after its source text; `None` at the end.
+    fn peek(&self) -> Option<Result<(char, usize), FmtError>> {
+        let at = self.here();
+        let rest = self.src.get(at..)?;
+        let c = rest.chars().next()?;
+        if c != '\\' || self.raw {
+            return Some(Ok((c, at + c.len_utf8())));
+        }
+        let bad = FmtError {
+            at,
+            message: "invalid escape in string literal",
+        };
+        let simple = |c| Some(Ok((c, at + 2)));
+        match rest.as_bytes().get(1) {
+            Some(b'n') => simple('\n'),
+            Some(b'r') => simple('\r'),
+            Some(b't') => simple('\t'),
+            Some(b'\\') => simple('\\'),
+            Some(b'0') => simple('\0'),
+            Some(b'\'') => simple('\''),
+            Some(b'"') => simple('"'),
+            Some(b'x') => {
+                let value = rest
+                    .get(2..4)
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+                    .filter(u8::is_ascii);
+                Some(value.map(|v| (char::from(v), at + 4)).ok_or(bad))
+            }
+            Some(b'u') if rest.as_bytes().get(2) == Some(&b'{') => {
+                // At most six digits and their underscores: a bounded look.
+                let head = rest.get(..rest.len().min(32)).unwrap_or(rest);
+                let value = head.find('}').and_then(|close| {
+                    let hex = rest[3..close].replace('_', "");
+                    let n = u32::from_str_radix(&hex, 16).ok()?;
+                    Some((char::from_u32(n)?, at + close + 1))
+                });
+                Some(value.ok_or(bad))
+            }
+            _ => Some(Err(bad)),
+        }
+    }
+
+    /// Takes the next character; `None` at the end.
+    fn bump(&mut self) -> Option<Result<char, FmtError>> {
+        Some(self.peek()?.map(|(c, next)| {
+            self.at = next;
+            c
+        }))
+    }
+
+    /// The next character, if there is one and it is not a malformed escape.
+    fn peek_char(&self) -> Option<char> {
+        self.peek()?.ok().map(|(c, _)| c)
+    }
+
+    /// Takes the next character if it is `want`.
+    fn eat(&mut self, want: char) -> bool {
+        match self.peek() {
+            Some(Ok((c, next))) if c == want => {
+                self.at = next;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// An identifier at the cursor (`r#` raw prefix allowed): its name without the prefix, and
+    /// the source range it spans. The cursor is left after it.
+    fn ident(&mut self) -> Option<(String, Range<usize>)> {
+        let start = self.here();
+        let mut probe = *self;
+        let mut name = String::new();
+        if probe.eat('r') {
+            if probe.eat('#') {
+                // `r#name`
+            } else {
+                name.push('r');
+            }
+        }
+        let first = probe.peek_char()?;
+        if name.is_empty() && !(first == '_' || first.is_alphabetic()) {
+            return None;
+        }
+        while let Some(c) = probe.peek_char() {
+            if !(c == '_' || c.is_alphanumeric()) {
+                break;
+            }
+            name.push(c);
+            let _ = probe.bump();
+        }
+        if name.is_empty() {
+            return None;
+        }
+        let end = probe.at;
+        *self = probe;
+        Some((name, start..end))
+    }
+
+    /// A run of ASCII digits at the cursor: their text and source range.
+    fn digits(&mut self) -> Option<(String, Range<usize>)> {
+        let start = self.here();
+        let mut text = String::new();
+        while let Some(c) = self.peek_char().filter(char::is_ascii_digit) {
+            text.push(c);
+            let _ = self.bump();
+        }
+        (!text.is_empty()).then(|| (text, start..self.at))
     }
 }
 
-/// Parses one placeholder whose `{` is at `open`; returns it and the index after its `}`.
-fn placeholder(src: &str, open: usize) -> Result<(Placeholder, usize), FmtError> {
-    let b = src.as_bytes();
+/// Parses one placeholder whose `{` started at `open` (the cursor is after it).
+fn placeholder(cur: &mut Cursor<'_>, open: usize) -> Result<Placeholder, FmtError> {
     let unterminated = FmtError {
         at: open,
         message: "unterminated `{` in format string",
     };
-    let mut i = open + 1;
     // The argument: an index, an identifier, or nothing.
-    let arg_start = i;
-    let arg = if b.get(i).is_some_and(u8::is_ascii_digit) {
-        while b.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        ArgRef::Index(src[arg_start..i].parse().map_err(|_| FmtError {
-            at: arg_start,
+    let (arg, range) = if let Some((text, range)) = cur.digits() {
+        let n = text.parse().map_err(|_| FmtError {
+            at: range.start,
             message: "argument index out of range",
-        })?)
-    } else if let Some(len) = ident_len(&src[i..]) {
-        i += len;
-        ArgRef::Name(src[arg_start..i].trim_start_matches("r#").to_owned())
+        })?;
+        (ArgRef::Index(n), range)
+    } else if let Some((name, range)) = cur.ident() {
+        (ArgRef::Name(name), range)
     } else {
-        ArgRef::Next
-    };
-    let range = if arg == ArgRef::Next {
-        open..open
-    } else {
-        arg_start..i
+        (ArgRef::Next, open..open)
     };
     let mut counts = Vec::new();
-    match b.get(i) {
-        Some(b'}') => i += 1,
-        Some(b':') => {
-            i = spec(src, i + 1, &mut counts)?;
-            if b.get(i) != Some(&b'}') {
-                return Err(FmtError {
-                    at: i.min(b.len().saturating_sub(1)),
-                    message: "invalid format spec",
-                });
-            }
-            i += 1;
-        }
+    let in_spec = cur.eat(':');
+    if in_spec {
+        spec(cur, &mut counts)?;
+    }
+    // Whitespace may come before the `}`.
+    while cur.peek_char().is_some_and(char::is_whitespace) {
+        let _ = cur.bump();
+    }
+    match cur.peek() {
+        Some(Ok(('}', next))) => cur.at = next,
         None => return Err(unterminated),
-        Some(_) => {
+        Some(Err(e)) => return Err(e),
+        Some(Ok(_)) => {
             return Err(FmtError {
-                at: i,
-                message: "invalid format string argument",
+                at: cur.here(),
+                message: if in_spec {
+                    "invalid format spec"
+                } else {
+                    "invalid format string argument"
+                },
             });
         }
     }
-    let range = if range.is_empty() { open..i } else { range };
-    Ok((Placeholder { arg, range, counts }, i))
+    let range = if range.is_empty() {
+        open..cur.at
+    } else {
+        range
+    };
+    Ok(Placeholder { arg, range, counts })
 }
 
-/// Parses a format spec after `:` starting at `i`; returns the index of the closing `}`.
-fn spec(src: &str, mut i: usize, counts: &mut Vec<ArgRef>) -> Result<usize, FmtError> {
-    let b = src.as_bytes();
-    let is_align = |c: Option<&u8>| matches!(c, Some(b'<' | b'^' | b'>'));
-    // [[fill]align]: the fill may be any character, including a multi-byte one.
-    if let Some(fill) = src[i..].chars().next() {
-        let after = i + fill.len_utf8();
-        if fill != '}' && is_align(b.get(after)) {
-            i = after + 1;
-        } else if is_align(b.get(i)) {
-            i += 1;
+/// Parses a format spec after `:`; leaves the cursor at what follows it.
+fn spec(cur: &mut Cursor<'_>, counts: &mut Vec<ArgRef>) -> Result<(), FmtError> {
+    let is_align = |c: Option<char>| matches!(c, Some('<' | '^' | '>'));
+    // [[fill]align]: the fill may be any character, an escaped one included.
+    let mut after_fill = *cur;
+    if let Some(Ok(fill)) = after_fill.bump()
+        && fill != '}'
+        && is_align(after_fill.peek_char())
+    {
+        let _ = after_fill.bump();
+        *cur = after_fill;
+    } else if is_align(cur.peek_char()) {
+        let _ = cur.bump();
+    }
+    if matches!(cur.peek_char(), Some('+' | '-')) {
+        let _ = cur.bump();
+    }
+    cur.eat('#');
+    if cur.peek_char() == Some('0') {
+        let mut probe = *cur;
+        let _ = probe.bump();
+        if probe.peek_char() != Some('$') {
+            *cur = probe;
         }
     }
-    if matches!(b.get(i), Some(b'+' | b'-')) {
-        i += 1;
-    }
-    if b.get(i) == Some(&b'#') {
-        i += 1;
-    }
-    if b.get(i) == Some(&b'0') && b.get(i + 1) != Some(&b'$') {
-        i += 1;
-    }
     // [width]
-    i = count(src, i, counts, false)?;
+    count(cur, counts)?;
     // ['.' precision]
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        if b.get(i) == Some(&b'*') {
+    if cur.eat('.') {
+        if cur.eat('*') {
             counts.push(ArgRef::Next);
-            i += 1;
         } else {
-            let before = i;
-            i = count(src, i, counts, true)?;
-            if i == before {
+            let before = cur.at;
+            count(cur, counts)?;
+            if cur.at == before {
                 return Err(FmtError {
-                    at: i,
+                    at: cur.here(),
                     message: "missing precision after `.`",
                 });
             }
         }
     }
     // type: `?`, `x?`, `X?`, or an identifier (`x`, `e`, `b`, `o`, `p`).
-    if let Some(len) = ident_len(&src[i..]) {
-        i += len;
-    }
-    if b.get(i) == Some(&b'?') {
-        i += 1;
-    }
-    Ok(i)
+    let _ = cur.ident();
+    cur.eat('?');
+    Ok(())
 }
 
-/// Parses an optional count (`5`, `5$`, `name$`) at `i`. An identifier not followed by `$` is
-/// the type, not a count, and is left alone.
-fn count(
-    src: &str,
-    i: usize,
-    counts: &mut Vec<ArgRef>,
-    precision: bool,
-) -> Result<usize, FmtError> {
-    let b = src.as_bytes();
-    if b.get(i).is_some_and(u8::is_ascii_digit) {
-        let mut j = i;
-        while b.get(j).is_some_and(u8::is_ascii_digit) {
-            j += 1;
-        }
-        if b.get(j) == Some(&b'$') {
-            let n = src[i..j].parse().map_err(|_| FmtError {
-                at: i,
+/// Parses an optional count (`5`, `5$`, `name$`) at the cursor. An identifier not followed by
+/// `$` is the type, not a count, and is left alone.
+fn count(cur: &mut Cursor<'_>, counts: &mut Vec<ArgRef>) -> Result<(), FmtError> {
+    if let Some((text, range)) = cur.digits() {
+        if cur.eat('$') {
+            let n = text.parse().map_err(|_| FmtError {
+                at: range.start,
                 message: "argument index out of range",
             })?;
             counts.push(ArgRef::Index(n));
-            return Ok(j + 1);
         }
-        return Ok(j);
+        return Ok(());
     }
-    if let Some(len) = ident_len(&src[i..])
-        && b.get(i + len) == Some(&b'$')
+    let mut probe = *cur;
+    if let Some((name, _)) = probe.ident()
+        && probe.eat('$')
     {
-        counts.push(ArgRef::Name(src[i..i + len].to_owned()));
-        return Ok(i + len + 1);
+        counts.push(ArgRef::Name(name));
+        *cur = probe;
     }
-    let _ = precision;
-    Ok(i)
-}
-
-/// Length in bytes of a Rust identifier at the start of `s` (`r#` raw prefix allowed).
-fn ident_len(s: &str) -> Option<usize> {
-    let (prefix, rest) = match s.strip_prefix("r#") {
-        Some(rest) => (2, rest),
-        None => (0, s),
-    };
-    let mut chars = rest.char_indices();
-    let (_, first) = chars.next()?;
-    if !(first == '_' || first.is_alphabetic()) {
-        return None;
-    }
-    let end = chars
-        .find(|&(_, c)| !(c == '_' || c.is_alphanumeric()))
-        .map_or(rest.len(), |(at, _)| at);
-    Some(prefix + end)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -349,6 +437,42 @@ mod tests {
             ]
         );
         assert_eq!(placeholders("{{}}", false).count(), 0);
+    }
+
+    #[test]
+    fn escapes_are_read_as_the_macro_reads_them() {
+        // `\x7b{e}\x7d` is `{{e}}`: text, no placeholder.
+        assert!(args(r"\x7b{e}\x7d").is_empty());
+        assert!(args(r"\u{7B}{e}\u{007d}").is_empty());
+        // `\u{7b}x}` is `{x}`; `{\x65}` captures `e`, and its range is its source text.
+        let a = args(r"\u{7b}x}");
+        assert_eq!(
+            (a[0].0.clone(), a[0].1.as_str()),
+            (ArgRef::Name("x".into()), "x")
+        );
+        let a = args(r"{\x65}");
+        assert_eq!(
+            (a[0].0.clone(), a[0].1.as_str()),
+            (ArgRef::Name("e".into()), r"\x65")
+        );
+        // A line continuation drops the newline and the indentation.
+        let a = args("{\\\n        name}");
+        assert_eq!(
+            (a[0].0.clone(), a[0].1.as_str()),
+            (ArgRef::Name("name".into()), "name")
+        );
+        // An escaped fill, an escaped `?`, whitespace before `}`.
+        assert_eq!(args(r"{:\n>5}").len(), 1);
+        assert_eq!(args(r"{x:\x3f}")[0].0, ArgRef::Name("x".into()));
+        assert_eq!(args("{x }")[0].0, ArgRef::Name("x".into()));
+        // `{\x7bx}` is `{{x}`: an unmatched `}`.
+        assert!(parse(r"{\x7bx}", false).is_err());
+        // A malformed escape is an error, never a panic.
+        for bad in [r"\x", r"\xZZ", r"\xff", r"\u{", r"\u{110000}", r"\q", "\\"] {
+            assert!(parse(bad, false).is_err(), "{bad}");
+        }
+        // In a raw string a backslash is a backslash.
+        assert_eq!(parse(r"\x7b{e}", true).unwrap().len(), 1);
     }
 
     #[test]

@@ -156,7 +156,7 @@ impl FormatArgs {
         }
 
         // The captures: names no named argument takes, each once, in source order.
-        let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
         // Placeholders come in source order: each position is counted on from the last one.
         let mut cursor = (0usize, lit.span().start());
         let mut at = |offset: usize| {
@@ -169,15 +169,16 @@ impl FormatArgs {
             pos
         };
         for ph in fmtspec::placeholders(content, raw).flatten() {
-            if !matches!(ph.arg, ArgRef::Name(_)) {
+            // The name as the macro reads it, after escapes (`{\x65}` captures `e`).
+            let ArgRef::Name(name) = ph.arg else {
                 continue;
-            }
-            let name = content[ph.range.clone()].trim_start_matches("r#");
-            if named.contains_key(name) || !seen.insert(name) {
+            };
+            if named.contains_key(name.as_str()) || seen.contains(&name) {
                 continue;
             }
             let start = at(prefix + ph.range.start);
             let end = at(prefix + ph.range.end);
+            seen.insert(name.clone());
             emit(Value::Capture {
                 name: name.into(),
                 start,

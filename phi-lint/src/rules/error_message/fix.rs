@@ -543,7 +543,7 @@ fn plan(
         return None;
     }
     let (open, close, spec) = extent(content, ph)?;
-    if !matches!(spec, "" | ":?" | ":#?" | ":#") {
+    if !matches!(spec, "" | ":?" | ":#?" | ":#") || content[open..close].contains('\\') {
         return None;
     }
 
