@@ -234,7 +234,7 @@ impl Cursor<'_> {
             text.push(c);
             let _ = self.bump();
         }
-        (!text.is_empty()).then(|| (text, start..self.at))
+        (!text.is_empty()).then_some((text, start..self.at))
     }
 }
 
