@@ -510,7 +510,14 @@ fn parse_quiet(rel: &str, text: String, quiet: &[QuietBody]) -> Result<Parsed, F
             file: None,
         };
         let lines_before = chunk.lines_before;
-        let file = parse_chunk(&text, blanked.as_deref(), &quiet, &chunk).map_err(|e| {
+        let file = parse_chunk(&text, blanked.as_deref(), &quiet, &chunk);
+        // A file that is not a file of items may be one `include!` reads in expression
+        // position (`let n: u32 = include!("n.in");`): its statements are judged as a body.
+        let file = match file {
+            Err(e) if !many => bodies::parse_statements(&text).map_err(|_| e),
+            other => other,
+        };
+        let file = file.map_err(|e| {
             let start = e.span().start();
             FileError {
                 file: rel.into(),

@@ -28,6 +28,29 @@ use crate::source::SourceFile;
 /// own recursion in check.
 const MAX_ITEM_DEPTH: usize = 32;
 
+/// A file that is a run of statements, or one expression, rather than items: what `include!`
+/// reads where an expression goes. rustc takes such a file only there, so a file that parses
+/// only this way is one of those. Its statements become the body of one function, whose
+/// signature is the only text not the file's; every position in the body is the file's own.
+pub(super) fn parse_statements(text: &str) -> syn::Result<syn::File> {
+    let stmts = syn::parse::Parser::parse_str(syn::Block::parse_within, text)?;
+    let block = syn::Block {
+        brace_token: syn::token::Brace::default(),
+        stmts,
+    };
+    let item = syn::ItemFn {
+        attrs: Vec::new(),
+        vis: syn::Visibility::Inherited,
+        sig: syn::parse_quote!(fn included()),
+        block: Box::new(block),
+    };
+    Ok(syn::File {
+        shebang: None,
+        attrs: Vec::new(),
+        items: vec![syn::Item::Fn(item)],
+    })
+}
+
 /// `syn::parse_file`, with the bodies described in the module docs left empty.
 pub(super) fn parse_file(text: &str, keep: Option<usize>) -> syn::Result<syn::File> {
     parse_emptying(text, keep).map(|(file, _)| file)

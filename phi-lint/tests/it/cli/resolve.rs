@@ -1858,3 +1858,37 @@ fn a_call_past_the_bound_on_definitions_fails_closed_naming_it() {
         "{json:#}"
     );
 }
+
+#[test]
+fn a_file_include_reads_as_an_expression_is_linted_as_a_body() {
+    // rustc reads these where an expression goes; they are not files of items.
+    let lib = "pub fn f(patient: &Patient) -> u32 {\n    let table: Vec<&str> = include!(\"table.in\");\n    \
+               let n: u32 = include!(\"n.in\");\n    include!(\"logs.in\")\n}\n\
+               pub struct Patient { pub name: String }\n";
+    let tree = Tree::new(&[
+        ("Cargo.toml", MANIFEST),
+        ("src/lib.rs", lib),
+        ("src/table.in", "vec![\"a\", \"b\"]\n"),
+        ("src/n.in", "42\n"),
+        (
+            "src/logs.in",
+            "{\n    tracing::info!(\"{}\", patient.name);\n    n\n}\n",
+        ),
+    ]);
+    let json = tree.json(&[], 1);
+    assert_eq!(errors(&json), Vec::<String>::new(), "{json:#}");
+    assert_eq!(files_with_findings(&json), ["src/logs.in"], "{json:#}");
+    let finding = &json["findings"][0];
+    assert_eq!(
+        (finding["line"].as_u64(), finding["column"].as_u64()),
+        (Some(2), Some(26))
+    );
+    // A file of neither items nor statements is still refused, by name.
+    tree.write("src/n.in", "42 +\n");
+    let json = tree.json(&[], 2);
+    assert_eq!(errors(&json).len(), 1, "{json:#}");
+    assert!(
+        errors(&json)[0].starts_with("src/n.in: \"cannot parse"),
+        "{json:#}"
+    );
+}
