@@ -513,8 +513,12 @@ fn parse_quiet(rel: &str, text: String, quiet: &[QuietBody]) -> Result<Parsed, F
         let file = parse_chunk(&text, blanked.as_deref(), &quiet, &chunk);
         // A file that is not a file of items may be one `include!` reads in expression
         // position (`let n: u32 = include!("n.in");`): its statements are judged as a body.
+        // It is one chunk (at most `CHUNK_BYTES`), so syn's whole tree of it is bounded too; a
+        // file refused by a bound stays refused.
         let file = match file {
-            Err(e) if !many => bodies::parse_statements(&text).map_err(|_| e),
+            Err(e) if !many && !bodies::is_bound_error(&e) => {
+                bodies::parse_statements(&text).map_err(|_| e)
+            }
             other => other,
         };
         let file = file.map_err(|e| {

@@ -268,6 +268,13 @@ fn empty_tables(g: &Group, text: &SourceFile<'_>) -> syn::Result<(Option<Group>,
     Ok((lighter, Some(tokens)))
 }
 
+/// Whether a parse error is a bound's (a group of [`STATEMENT_TOKENS`] or more), not the
+/// grammar's.
+pub(super) fn is_bound_error(e: &syn::Error) -> bool {
+    e.to_string()
+        .contains(" tokens is too large to check (phi-lint parses up to ")
+}
+
 /// The error naming a group of [`STATEMENT_TOKENS`] or more: `what` it is.
 fn too_large_error(span: proc_macro2::Span, tokens: usize, what: &str) -> syn::Error {
     syn::Error::new(
