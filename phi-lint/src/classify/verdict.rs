@@ -45,7 +45,9 @@ impl Classifier<'_> {
         }
     }
 
-    fn decide(&self, name: &str, fact: Fact, key: Option<NameClass>) -> Result<(), Why> {
+    /// The verdict on a value named `name` whose type gives `fact`, logged under a key of
+    /// class `key` if one: the table above.
+    pub(crate) fn decide(&self, name: &str, fact: Fact, key: Option<NameClass>) -> Result<(), Why> {
         let claim = match self.classify_name(name) {
             NameVerdict::Denied { stem } => {
                 return Err(Why::Denied {

@@ -8,6 +8,7 @@ use syn::spanned::Spanned;
 use syn::{FnArg, GenericArgument, Pat, PathArguments, ReturnType, Type};
 
 use super::Linter;
+use crate::classify::Why;
 use crate::grammar::{Sink, parse_instrument, tokens_text};
 use crate::rules::{self, Rule};
 use crate::types::Fact;
@@ -80,11 +81,27 @@ impl Linter<'_> {
         if let Some(at) = args.ret
             && let Some(ty) = ok_ty
         {
-            let fn_name_safe = self
-                .classifier
-                .classify_name(&sig.ident.to_string())
-                .is_allowed();
-            if !self.type_is_safe(ty) && !fn_name_safe {
+            // Without `err`, `ret` records the whole `Result` with `Debug`, its error included.
+            let whole = match (&sig.output, args.err, err_ty) {
+                (ReturnType::Type(_, whole), None, Some(_)) => Some(&**whole),
+                _ => None,
+            };
+            let ty = whole.unwrap_or(ty);
+            let safe = match whole {
+                Some(_) => {
+                    ok_ty.is_some_and(|t| self.type_is_safe(t))
+                        && err_ty.is_some_and(|t| self.type_is_safe(t))
+                }
+                None => self.type_is_safe(ty),
+            };
+            // A function named in a class (`fn user_count()`) returns that class, unless its
+            // declared type refutes it (`fn resolve_user_id() -> String` is free text).
+            let fn_name_safe = whole.is_none()
+                && match self.classifier.classify_name(&sig.ident.to_string()) {
+                    NameVerdict::Allowed(class) => !self.refuted_by_content(ty, class),
+                    verdict => verdict.is_allowed(),
+                };
+            if !safe && !fn_name_safe {
                 let text = self.shown(ty);
                 let message = rules::instrument_ret::message(&text);
                 self.push(
@@ -139,11 +156,21 @@ impl Linter<'_> {
                     if self.classifier.names.pseudonymizes(name) {
                         return;
                     }
-                    let message = match self.classifier.classify_name(name) {
-                        v if v.is_allowed() => return,
-                        NameVerdict::Denied { stem } => rules::instrument_arg::denied(name, &stem),
-                        _ if self.type_is_safe(&pt.ty) => return,
-                        _ => rules::instrument_arg::recorded(name, &self.shown(&*pt.ty)),
+                    // Name and type decide together, as for a value an event logs: a type that
+                    // proves a class passes under any name, and `user_id: &str` is free text
+                    // under an id name.
+                    let ty = crate::types::Ty::from_syn(&pt.ty, self.self_ty.as_deref());
+                    let fact = self.classifier.fact_ty(&ty);
+                    let message = match self.classifier.decide(name, fact, None) {
+                        Ok(()) => return,
+                        Err(Why::Unknown) if self.type_is_safe(&pt.ty) => return,
+                        Err(Why::Unknown) => {
+                            rules::instrument_arg::recorded(name, &self.shown(&*pt.ty))
+                        }
+                        Err(Why::Denied { name: n, stem }) if n == name => {
+                            rules::instrument_arg::denied(name, &stem)
+                        }
+                        Err(why) => format!("argument {}", why.message(name)),
                     };
                     let at: (LineColumn, LineColumn) =
                         (pi.ident.span().start(), pi.ident.span().end());
@@ -205,6 +232,11 @@ impl Linter<'_> {
                     return single_generic(&last.arguments).is_some_and(|t| self.type_is_safe(t));
                 }
                 name == "bool"
+                    // An error whose message is fixed text (`ParseIntError`, a fieldless enum).
+                    || self.classifier.fact_ty(&crate::types::Ty::from_syn(
+                        ty,
+                        self.self_ty.as_deref(),
+                    )) == Fact::FixedError
                     || self
                         .config
                         .safe_types

@@ -308,6 +308,10 @@ impl Linter<'_> {
                 let resolved = types.resolve(&ty);
                 for (i, p) in ts.elems.iter().enumerate() {
                     let (inner, origin) = match last.as_deref() {
+                        // The value of a result whose error was the taint: it is not the error.
+                        Some("Ok") if matches!(origin, Origin::Tainted(why) if why.is_error()) => {
+                            (resolved.arg(0), &Origin::Unknown)
+                        }
                         Some("Some" | "Ok") => (resolved.arg(0), origin),
                         // The error of a safe result (`args.status()`) is not safe.
                         Some("Err") => (

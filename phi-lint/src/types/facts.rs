@@ -125,6 +125,25 @@ fn fact_depth(ty: &Ty, index: &Types<'_>, depth: u8) -> Fact {
         "String" | "str" | "OsString" | "OsStr" | "SmolStr" | "CompactString" | "ArcStr" => {
             return Fact::Text(name.to_owned());
         }
+        // `Debug` of a `Result` prints its `Err` as well as its `Ok`: the error decides unless
+        // its type proves it fixed text (`Result<u64, ParseIntError>` is a number). A `Result<T>`
+        // of an alias the index does not know (`anyhow::Result<T>`) holds an error of a type
+        // nobody can check.
+        "Result" if !args.is_empty() => {
+            let err = args
+                .get(1)
+                .map_or(Fact::Error, |e| fact_depth(e, index, depth + 1));
+            return match err {
+                Fact::FixedError
+                | Fact::FieldlessEnum(_)
+                | Fact::Id
+                | Fact::Duration
+                | Fact::Status
+                | Fact::Constant
+                | Fact::Classed(_) => fact_depth(&args[0], index, depth + 1),
+                _ => Fact::Error,
+            };
+        }
         // A range holds two values of its type (`Range<RecordIdx>` is two record indices).
         "Option" | "Result" | "NonNull" | "Mutex" | "RwLock" | "Range" | "RangeInclusive" => {
             return args
