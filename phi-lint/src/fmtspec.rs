@@ -55,6 +55,21 @@ pub(crate) fn placeholders(src: &str, raw: bool) -> Placeholders<'_> {
     }
 }
 
+/// The value of a (not raw) string literal's contents, its escapes decoded; `None` if one is
+/// malformed.
+pub(crate) fn unescape(src: &str) -> Option<String> {
+    let mut cur = Cursor {
+        src,
+        raw: false,
+        at: 0,
+    };
+    let mut out = String::with_capacity(src.len());
+    while let Some(c) = cur.bump() {
+        out.push(c.ok()?);
+    }
+    Some(out)
+}
+
 /// See [`placeholders`].
 pub(crate) struct Placeholders<'a> {
     cur: Cursor<'a>,

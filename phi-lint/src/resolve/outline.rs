@@ -875,7 +875,10 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
             if let Tok::Str(s) = tok {
                 top.include.0 = Some(s);
             }
-            top.include.1 += 1;
+            // `include!("a.rs",)`: a trailing comma is no second argument.
+            if !(tok == Tok::Punct(b',') && top.include.1 == 1) {
+                top.include.1 += 1;
+            }
         }
         match tok {
             Tok::Open(delim) => {
@@ -905,7 +908,8 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                         ],
                     ) => Kind::MacroRules,
                     (_, [Some(Tok::Punct(b'!')), Some(Tok::Ident(name)), _]) => Kind::Macro {
-                        include: name == "include" && delim == b'(',
+                        // `include!{..}` and `include![..]` are the same call.
+                        include: name == "include",
                     },
                     _ => body_or_list.unwrap_or(Kind::Other),
                 };
@@ -1822,19 +1826,16 @@ fn inline_stack(stack: &[Frame<'_>]) -> Vec<Inline> {
         .collect()
 }
 
-/// The value of a string literal without escapes (`"a/b.rs"`, `r#"a.rs"#`).
+/// The value of a string literal (`"a/b.rs"`, `r#"a.rs"#`, `"gen/leak\x2ein"`), its escapes
+/// decoded as rustc decodes them; `None` if one is malformed.
 fn plain_string(lit: &str) -> Option<String> {
-    let body = if let Some(raw) = lit.strip_prefix('r') {
+    if let Some(raw) = lit.strip_prefix('r') {
         let hashes = raw.len() - raw.trim_start_matches('#').len();
-        raw.get(hashes + 1..raw.len() - hashes - 1)?
-    } else {
-        let body = lit.strip_prefix('"')?.strip_suffix('"')?;
-        if body.contains('\\') {
-            return None;
-        }
-        body
-    };
-    Some(body.to_owned())
+        return raw
+            .get(hashes + 1..raw.len() - hashes - 1)
+            .map(str::to_owned);
+    }
+    crate::fmtspec::unescape(lit.strip_prefix('"')?.strip_suffix('"')?)
 }
 
 #[cfg(test)]
@@ -1913,6 +1914,14 @@ mod tests {
         assert_eq!(paths, ["gen.rs", "in.rs"]);
         assert_eq!(o.includes[1].line, 3);
         assert_eq!(o.includes[1].inline[0].name, "m");
+        // Any delimiter, a trailing comma, and escapes in the path are the same call to rustc.
+        let o = outline(
+            "include!{\"a.rs\"}\ninclude![\"b.rs\"];\ninclude!(\"c.rs\",);\ninclude!(\"d\\x2ers\");\n\
+             include!(\"e\\u{2e}rs\");\ninclude!(\"two.rs\", \"x\");\ninclude!(\"bad\\q.rs\");\n",
+        )
+        .unwrap();
+        let paths: Vec<&str> = o.includes.iter().map(|i| i.path.as_str()).collect();
+        assert_eq!(paths, ["a.rs", "b.rs", "c.rs", "d.rs", "e.rs"]);
     }
 
     #[test]
