@@ -310,6 +310,44 @@ struct Seg {
     semi: bool,
 }
 
+/// Whether a segment reads as a tracing or log field: its key (what comes before a top-level
+/// `=`, or the whole segment) is `%`/`?` then a dotted name (`r#` allowed) and, in log's
+/// key-values, a capture (`reason:% = e`, `id:serde = x`), or a string key.
+fn is_field(seg: &Seg) -> bool {
+    let key_len = seg
+        .toks
+        .iter()
+        .position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == '='))
+        .unwrap_or(seg.toks.len());
+    let mut key = seg.toks[..key_len].iter().peekable();
+    if key
+        .peek()
+        .is_some_and(|t| matches!(t, TokenTree::Punct(p) if matches!(p.as_char(), '%' | '?')))
+    {
+        key.next();
+    }
+    if let [TokenTree::Literal(l)] = &seg.toks[..key_len] {
+        return l.to_string().starts_with('"') && key_len < seg.toks.len();
+    }
+    let mut want_name = true;
+    while let Some(t) = key.next() {
+        match t {
+            TokenTree::Ident(_) if want_name => want_name = false,
+            TokenTree::Punct(p) if !want_name && p.as_char() == '.' => want_name = true,
+            TokenTree::Punct(p) if !want_name && p.as_char() == ':' => {
+                let capture = match key.next() {
+                    Some(TokenTree::Ident(_)) => true,
+                    Some(TokenTree::Punct(p)) => matches!(p.as_char(), '%' | '?'),
+                    _ => false,
+                };
+                return capture && key.next().is_none();
+            }
+            _ => return false,
+        }
+    }
+    !want_name
+}
+
 /// `None` where a top-level `,` may not separate arguments: inside a turbofish's or a closure's
 /// unbracketed `<..>` or `|..|` (`type_name::<Result<u8, u16>>()`, `|a, b| a + b`). Counting
 /// arguments there would pick the wrong placeholder, so such a call is left alone.
@@ -452,6 +490,12 @@ fn plan(
     if fields.iter().any(|s| {
         matches!(s.toks.first(), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Brace)
     }) {
+        return None;
+    }
+    // Every field must read as one (`key = value`, `%x`, `?a.b`, `x`): a message that is not a
+    // string literal (`concat!("x ", "{}")`) would otherwise be taken for a field, and what
+    // follows it for fields too, which they are not.
+    if !fields.iter().all(is_field) {
         return None;
     }
     let here = |s: &Seg| (s.start..s.end.max(s.start + 1)).contains(&culprit_start);
