@@ -24,6 +24,9 @@ use crate::types::{Fact, Scope, Types, fact_of, ty_of};
 
 mod verdict;
 
+/// What a struct, a map or a collection is, in a refutation.
+pub(crate) const COLLECTION: &str = "a struct, map or collection";
+
 /// Why an expression is not allowed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Why {
@@ -342,7 +345,13 @@ impl Classifier<'_> {
                         return Ok(());
                     }
                     if p.qself.is_none() && segs.len() == 1 && name == "self" {
-                        return Err(unsafe_at(core, Why::Unknown));
+                        // `self` names nothing; in an `impl` of a type that proves a class by
+                        // itself (`impl OrderId`, `OrderId(Uuid)`), it is that class.
+                        return if self.fact(core, cx).proves_class() {
+                            Ok(())
+                        } else {
+                            Err(unsafe_at(core, Why::Unknown))
+                        };
                     }
                     if segs.len() == 1
                         && let Some(b) = cx.scope.lookup(name)

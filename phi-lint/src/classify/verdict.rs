@@ -103,7 +103,7 @@ impl Classifier<'_> {
                 None => Err(Why::Unknown),
             },
             Fact::Composite(ty) => match claim {
-                Some(_) => refuted(ty, "a struct, map or collection"),
+                Some(_) => refuted(ty, super::COLLECTION),
                 None => Err(Why::Unknown),
             },
             Fact::Unknown => {

@@ -6,7 +6,7 @@ use syn::visit::{self, Visit};
 use syn::{Expr, FnArg, Pat};
 
 use super::Linter;
-use crate::classify::Origin;
+use crate::classify::{Origin, Why};
 use crate::types::{Binding, Ty, element, ty_of};
 
 /// Methods whose receiver's elements are what they iterate (`accounts.iter()`).
@@ -260,6 +260,28 @@ impl Linter<'_> {
         }
     }
 
+    /// The origin of one element of a collection whose own origin is `origin`. A collection
+    /// under an id or count name is refuted by being a collection (`ids: Vec<Uuid>`), which says
+    /// nothing of one element: the element is judged under the collection's name by its own
+    /// type (`Uuid` proves an id; `String` under `ids` is free text), and where that passes it is
+    /// judged by its own name and type. Any other taint of the collection is the element's.
+    fn element_origin(&self, origin: Origin, elem: &Ty) -> Origin {
+        let Origin::Tainted(why) = &origin else {
+            return origin;
+        };
+        let Why::Refuted { name, what, .. } = &**why else {
+            return origin;
+        };
+        if *what != crate::classify::COLLECTION || matches!(elem, Ty::Unknown) {
+            return origin;
+        }
+        let fact = self.classifier.fact_ty(elem);
+        match self.classifier.decide(name, fact, None) {
+            Ok(()) => Origin::Unknown,
+            Err(why) => Origin::Tainted(Box::new(why)),
+        }
+    }
+
     /// The origin and type of a value a pattern is bound to.
     fn judge(&self, e: &Expr) -> (Origin, Ty) {
         (
@@ -417,6 +439,7 @@ impl Linter<'_> {
                 }
                 let (origin, ty) = self.judge(recv);
                 let ty = element(&self.classifier.types.resolve(&ty));
+                let origin = self.element_origin(origin, &ty);
                 self.closures.push(ClosureSource {
                     closure: std::ptr::from_ref(c) as usize,
                     origin,
@@ -460,6 +483,7 @@ impl Linter<'_> {
         }
         let (origin, ty) = self.judge(iter);
         let ty = element(&self.classifier.types.resolve(&ty));
+        let origin = self.element_origin(origin, &ty);
         let mark = self.scope.mark();
         self.bind_pat(&f.pat, &origin, ty);
         self.visit_block(&f.body);
