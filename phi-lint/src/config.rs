@@ -372,11 +372,19 @@ impl Config {
     }
 
     /// Whether an attribute path (`tokio::test`, `rstest`, `my::case`) marks a test function:
-    /// its last segment ends in `test`, or it is listed in `test-attributes`.
+    /// its last segment is `test`, ends in `_test` or starts with `test_` (`idm_test`,
+    /// `traced_test`, `test_case`), is one of the test frameworks' own (`rstest`, `proptest`,
+    /// `quickcheck`), or is listed in `test-attributes`. Not any word that ends in "test": a
+    /// project's `#[attest]` or `#[latest]` on a function must not hide it from the gate.
     #[must_use]
     pub fn is_test_attribute(&self, path: &str) -> bool {
         let last = path.rsplit("::").next().unwrap_or(path);
-        last.ends_with("test") || self.test_attributes.iter().any(|t| t == path || t == last)
+        let last = last.strip_prefix("r#").unwrap_or(last);
+        last == "test"
+            || last.ends_with("_test")
+            || last.starts_with("test_")
+            || matches!(last, "rstest" | "proptest" | "quickcheck")
+            || self.test_attributes.iter().any(|t| t == path || t == last)
     }
 
     /// The sink grammar a configured wrapper macro forwards to.
