@@ -59,15 +59,18 @@ pub(super) fn no_statements_message(report: &Report) -> String {
     )
 }
 
+/// A character that must not reach a terminal as it is: a control character, a Unicode line
+/// separator, a bidirectional override or isolate.
+fn unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
 /// `text` safe to print on one terminal line: control characters (line breaks, escape
 /// sequences), Unicode line separators and bidirectional overrides are shown as `\n`,
 /// `\u{1b}`, …, so a crafted file name or expression cannot start a line of its own (a forged
 /// `::error` in GitHub Actions) or reorder what the reader sees.
 pub(super) fn clean(text: &str) -> Cow<'_, str> {
-    let unsafe_char = |c: char| {
-        c.is_control()
-            || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-    };
     if !text.chars().any(unsafe_char) {
         return Cow::Borrowed(text);
     }
@@ -179,7 +182,9 @@ pub(super) fn mark(line: &str, start: u32, end: Option<u32>) -> Marked {
     for (i, c) in line.chars().enumerate().skip(from).take(to - from) {
         match c {
             '\t' => text.push_str("    "),
-            c if c.is_control() => text.push('\u{fffd}'),
+            // A source line shown under a finding: a bidirectional override in it would reorder
+            // what the reader sees (the "Trojan Source" trick), a line separator break the line.
+            c if unsafe_char(c) => text.push('\u{fffd}'),
             c => text.push(c),
         }
         if i < start {

@@ -695,6 +695,24 @@ fn crafted_file_names_cannot_forge_lines() {
 }
 
 #[test]
+fn a_source_line_shown_under_a_finding_holds_no_bidi_override_or_line_separator() {
+    // "Trojan Source": an override in the line shown would reorder what the reader sees.
+    let leak =
+        "pub fn f(p: &P) { tracing::info!(\"\u{202e} \u{2066}x\u{2069} \u{2028}{}\", p.name); }\n";
+    let tree = Tree::new(&[("src/a.rs", leak)]);
+    let run = tree.run(&["check"]);
+    run.assert_code(1);
+    for c in ['\u{202e}', '\u{2066}', '\u{2069}', '\u{2028}'] {
+        assert!(!run.stdout.contains(c), "{c:?} in {run}");
+    }
+    assert!(
+        run.stdout
+            .contains("(\"\u{fffd} \u{fffd}x\u{fffd} \u{fffd}{}\""),
+        "{run}"
+    );
+}
+
+#[test]
 fn a_large_file_is_linted_in_chunks_with_exact_positions() {
     // About 420 kB: parsed in chunks of whole items, positions and suppressions as in one piece.
     let mut source = String::from("//! Generated.\n");
