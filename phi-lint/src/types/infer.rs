@@ -174,6 +174,24 @@ const SAME_TYPE: &[&str] = &[
     "write",
 ];
 
+/// Methods of `String` and `str` that return text.
+const TEXT_FROM_TEXT: &[&str] = &[
+    "as_str",
+    "trim",
+    "trim_start",
+    "trim_end",
+    "trim_matches",
+    "trim_start_matches",
+    "trim_end_matches",
+    "to_lowercase",
+    "to_uppercase",
+    "to_ascii_lowercase",
+    "to_ascii_uppercase",
+    "repeat",
+    "replace",
+    "replacen",
+];
+
 /// The type of `e`, where the code makes it evident; else [`Ty::Unknown`].
 pub(crate) fn ty_of(e: &Expr, scope: &Scope, index: &Types<'_>) -> Ty {
     ty_depth(e, scope, index, 0)
@@ -249,6 +267,21 @@ fn ty_depth(e: &Expr, scope: &Scope, index: &Types<'_>, depth: u8) -> Ty {
             }
             if matches!(method.as_str(), "iter" | "into_iter" | "iter_mut") {
                 return recv;
+            }
+            // Text made from text: `login.trim()`, `name.to_lowercase()`, `s.as_str()`.
+            if TEXT_FROM_TEXT.contains(&method.as_str())
+                && matches!(
+                    recv.name(),
+                    Some("String" | "str" | "Cow" | "Box" | "Arc" | "Rc")
+                )
+                && (matches!(recv.name(), Some("String" | "str"))
+                    || matches!(recv.arg(0).name(), Some("str")))
+            {
+                return Ty::named(if method.starts_with("to_") {
+                    "String"
+                } else {
+                    "str"
+                });
             }
             // `web::Path<String>::into_inner()`, `Json<T>::into_inner()`.
             if method == "into_inner"
