@@ -111,6 +111,15 @@ fn fact_depth(ty: &Ty, index: &Types<'_>, depth: u8) -> Fact {
         Ty::Tuple(_) | Ty::Slice(_) => return Fact::Composite("a collection".into()),
         Ty::Unknown => return Fact::Unknown,
     };
+    // An error type the tree defines itself under a fixed-message error's name (its own
+    // `ErrorKind` carrying a `String`) is judged by its definition, not by the name. Only
+    // those: the index keeps a type's last segment, so a tree's own `Uuid(String)` would also
+    // claim every `uuid::Uuid` its other crates name.
+    let own = FIXED_MESSAGE_ERRORS.contains(&name)
+        && matches!(
+            index.def(name),
+            Some(TypeDef::Struct { .. } | TypeDef::Enum { .. })
+        );
     match name {
         STATIC_STR => return Fact::Constant,
         "Uuid" | "Ulid" | "TraceId" | "SpanId" => return Fact::Id,
@@ -152,7 +161,7 @@ fn fact_depth(ty: &Ty, index: &Types<'_>, depth: u8) -> Fact {
         }
         "HashMap" | "BTreeMap" | "IndexMap" | "HashSet" | "BTreeSet" | "IndexSet" | "Vec"
         | "VecDeque" => return Fact::Composite(name.to_owned()),
-        n if FIXED_MESSAGE_ERRORS.contains(&n) => return Fact::FixedError,
+        n if FIXED_MESSAGE_ERRORS.contains(&n) && !own => return Fact::FixedError,
         _ => {}
     }
     match index.def(name) {
