@@ -204,7 +204,16 @@ struct Lexer<'a> {
     line: u32,
     /// Where the last token read starts.
     start: usize,
+    /// proc-macro2's tokens of the doc comments skipped since this was last taken: a doc
+    /// comment is an attribute there (`#`, `!` if inner, and `[doc = ".."]`), not trivia.
+    docs: usize,
+    /// The same, of the doc comments since the last token, and where the first of them starts
+    /// (byte and line): a run of them is one item's attributes.
+    doc_run: (usize, (usize, u32)),
 }
+
+/// proc-macro2's tokens of an outer doc comment (`#`, then `[doc = ".."]`: one plus three).
+const OUTER_DOC_TOKENS: usize = 5;
 
 /// Bytes that may continue an identifier (or a number's suffix): ASCII letters, digits, `_`,
 /// and every byte of a non-ASCII character.
@@ -271,6 +280,8 @@ impl<'a> Lexer<'a> {
             i: bom + crate::engine::shebang_len(&text[bom..]).unwrap_or(0),
             line: 1,
             start: 0,
+            docs: 0,
+            doc_run: (0, (0, 1)),
         }
     }
 
@@ -285,6 +296,27 @@ impl<'a> Lexer<'a> {
         self.i = end;
     }
 
+    /// A doc comment of `tokens` of proc-macro2's tokens (none: a plain comment) at byte `at`.
+    fn doc(&mut self, at: usize, tokens: usize) {
+        if tokens == 0 {
+            return;
+        }
+        self.docs = self.docs.saturating_add(tokens);
+        if self.doc_run.0 == 0 {
+            self.doc_run.1 = (at, self.line);
+        }
+        self.doc_run.0 = self.doc_run.0.saturating_add(tokens);
+    }
+
+    /// The doc comments since the last token, if they are [`STATEMENT_TOKENS`] or more of
+    /// proc-macro2's tokens in an item list: the attributes of one item, whose header the
+    /// parse bounds (`engine::bodies`) and refuses only after proc-macro2 has lexed them all.
+    fn doc_run_over(&mut self, text: &str, item_list: bool) -> Option<Bound> {
+        let (tokens, at) = std::mem::take(&mut self.doc_run);
+        (item_list && tokens >= STATEMENT_TOKENS)
+            .then(|| Bound::tokens(text, at, tokens, "an item's header"))
+    }
+
     fn skip_trivia(&mut self) {
         let b = self.b;
         let mut i = self.i;
@@ -297,9 +329,29 @@ impl<'a> Lexer<'a> {
                 }
                 Some(b'/') => match b.get(i + 1) {
                     Some(b'/') => {
+                        // `///` (not `////`) and `//!` are doc comments.
+                        self.doc(
+                            i,
+                            match (b.get(i + 2), b.get(i + 3)) {
+                                (Some(b'/'), Some(b'/')) => 0,
+                                (Some(b'/'), _) => OUTER_DOC_TOKENS,
+                                (Some(b'!'), _) => OUTER_DOC_TOKENS + 1,
+                                _ => 0,
+                            },
+                        );
                         i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |p| i + p);
                     }
                     Some(b'*') => {
+                        // `/**` (not `/***` or `/**/`) and `/*!` are doc comments.
+                        self.doc(
+                            i,
+                            match (b.get(i + 2), b.get(i + 3)) {
+                                (Some(b'*'), Some(b'*' | b'/')) => 0,
+                                (Some(b'*'), _) => OUTER_DOC_TOKENS,
+                                (Some(b'!'), _) => OUTER_DOC_TOKENS + 1,
+                                _ => 0,
+                            },
+                        );
                         let j = block_comment_end(b, i);
                         self.line += memchr_count(&b[i..j]);
                         i = j;
@@ -854,6 +906,15 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
             _ => names_next = false,
         }
         let top = stack.last_mut().expect("the root frame is never popped");
+        if let Some(bound) = lx.doc_run_over(text, top.lists_items()) {
+            out.too_large.get_or_insert(bound);
+        }
+        // The doc comments before this token are tokens of the group it is in.
+        let docs = std::mem::take(&mut lx.docs);
+        if docs > 0 {
+            top.count.tokens = top.count.tokens.saturating_add(docs);
+            top.count.table = false;
+        }
         top.scan_before = top.items;
         let body_or_list = if top.lists_items() {
             top.scan_items(tok, arrow, lx.i - 1)
@@ -1221,6 +1282,11 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                 top.push_last(tok);
             }
         }
+    }
+    // Doc comments at the end of the file (`//!` lines of a module of no items).
+    let top = stack.last().expect("the root frame is never popped");
+    if let Some(bound) = lx.doc_run_over(text, top.lists_items()) {
+        out.too_large.get_or_insert(bound);
     }
     Ok(out)
 }
@@ -1922,6 +1988,38 @@ mod tests {
         .unwrap();
         let paths: Vec<&str> = o.includes.iter().map(|i| i.path.as_str()).collect();
         assert_eq!(paths, ["a.rs", "b.rs", "c.rs", "d.rs", "e.rs"]);
+    }
+
+    #[test]
+    fn doc_comments_count_as_the_attributes_they_are() {
+        // Five of proc-macro2's tokens each (`#`, then `[doc = ".."]`), six for an inner one:
+        // a run of them in an item list is one item's header.
+        let at_bound = STATEMENT_TOKENS / 5;
+        let docs = |n: usize, doc: &str| format!("{}pub fn f() {{}}\n", doc.repeat(n));
+        let o = outline(&docs(at_bound - 1, "/// x\n")).expect("within bounds");
+        assert!(o.too_large.is_none());
+        for doc in ["/// x\n", "/** x */\n", "//! x\n", "/*! x */\n"] {
+            match outline(&docs(at_bound, doc)).map(|o| o.too_large) {
+                Ok(Some(Bound::Tokens { line: 1, what, .. })) => {
+                    assert_eq!(what, "an item's header");
+                }
+                other => panic!("{doc:?}: {other:?}"),
+            }
+        }
+        // Plain comments are no tokens.
+        for plain in ["//// x\n", "// x\n", "/*** x */\n", "/**/\n"] {
+            let o = outline(&docs(at_bound * 2, plain)).expect("within bounds");
+            assert!(o.too_large.is_none(), "{plain:?}");
+        }
+        // In a group, they count with it.
+        let fields = format!(
+            "pub struct S {{\n{}    pub a: u8,\n}}\n",
+            "    /// x\n".repeat(at_bound)
+        );
+        assert!(matches!(
+            outline(&fields).map(|o| o.too_large),
+            Ok(Some(Bound::Tokens { line: 1, .. }))
+        ));
     }
 
     #[test]
