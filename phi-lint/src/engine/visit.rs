@@ -145,6 +145,25 @@ impl<'ast> Visit<'ast> for Linter<'_> {
         }
         self.note_closure_args(m);
         self.mutating_call(m);
+        // `.expect(&format!(..))`: the message is built before the call and panics with it, as
+        // `panic!(..)` would print it (clippy's `expect_fun_call` is about this very shape).
+        if (m.method == "expect" || m.method == "expect_err")
+            && m.args.len() == 1
+            && let Some(mac) = formatted_message(&m.args[0])
+        {
+            self.visit_expr(&m.receiver);
+            let span = (mac.path.span_start(), mac.delimiter_end());
+            self.sink_call(
+                ".expect",
+                Sink::Format {
+                    skip: 0,
+                    printed: 0,
+                },
+                mac.tokens.clone(),
+                span,
+            );
+            return;
+        }
         if m.method == "record"
             && m.args.len() == 2
             && let Expr::Lit(ExprLit {
@@ -544,6 +563,10 @@ pub(crate) fn neutral_macros(text: &str) -> Option<Vec<&str>> {
     if has_trigger_word(bytes) || has_attribute(bytes) {
         return None;
     }
+    // `.expect(&format!(..))` panics with the message it formats.
+    if names.contains(&"format") && memchr::memmem::find(bytes, b"expect").is_some() {
+        return None;
+    }
     Some(names)
 }
 
@@ -699,6 +722,34 @@ impl DelimiterEnd for syn::Macro {
             syn::MacroDelimiter::Brace(d) => d.span.close().end(),
             syn::MacroDelimiter::Bracket(d) => d.span.close().end(),
         }
+    }
+}
+
+/// The `format!(..)` an `expect` message is (`&format!(..)`, `format!(..).as_str()`,
+/// `&*format!(..)`), if it is one.
+fn formatted_message(arg: &Expr) -> Option<&syn::Macro> {
+    match arg {
+        Expr::Reference(r) => formatted_message(&r.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => formatted_message(&u.expr),
+        Expr::Paren(p) => formatted_message(&p.expr),
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && ["as_str", "as_ref", "borrow", "deref"]
+                    .iter()
+                    .any(|n| m.method == n) =>
+        {
+            formatted_message(&m.receiver)
+        }
+        Expr::Macro(m)
+            if m.mac
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "format") =>
+        {
+            Some(&m.mac)
+        }
+        _ => None,
     }
 }
 
