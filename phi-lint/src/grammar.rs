@@ -216,7 +216,33 @@ fn prefixes(input: ParseStream, out: &mut Parsed) -> syn::Result<()> {
         }
         input.call(Ident::parse_any)?;
         input.parse::<Token![:]>()?;
-        leading_expr(input, out)?;
+        if id == "target" {
+            // `log` prints a target made at run time (`target: &p.name`) with every record;
+            // tracing's is a constant, which passes. A macro's (`module_path!()`,
+            // `&format!(..)`) is judged as the others are: by the format string it is.
+            let e: Expr = input.parse()?;
+            let mut core = &e;
+            while let Expr::Reference(r) = core {
+                core = &r.expr;
+            }
+            if matches!(core, Expr::Macro(_)) {
+                out.others.push(e);
+                if !input.is_empty() {
+                    input.parse::<Token![,]>()?;
+                }
+                continue;
+            }
+            out.interps.push(Interp {
+                field: "target".into(),
+                value: Value::Expr(Box::new(e)),
+                err_capture: false,
+            });
+            if !input.is_empty() {
+                input.parse::<Token![,]>()?;
+            }
+        } else {
+            leading_expr(input, out)?;
+        }
     }
 }
 
