@@ -94,7 +94,17 @@ pub(crate) fn read(root: &Path, dir: &str, text: &str) -> Result<Declared, Strin
     if let Some(ws) = &m.workspace {
         let excluded: Vec<String> = ws.exclude.iter().filter_map(|e| sub(e)).collect();
         for pattern in &ws.members {
-            let found = expand(root, dir, pattern);
+            let found = match expand(root, dir, pattern) {
+                Ok(found) => found,
+                Err(message) => {
+                    out.problems.push(Problem {
+                        missing: None,
+                        role: None,
+                        message,
+                    });
+                    continue;
+                }
+            };
             if found.is_empty() && !pattern.contains(['*', '?', '[']) {
                 out.problems.push(Problem {
                     missing: sub(pattern).and_then(|d| join_rel(&d, "Cargo.toml")),
@@ -214,21 +224,34 @@ fn discover(root: &Path, dir: &str) -> Vec<String> {
     found
 }
 
-/// A workspace member pattern (`crates/*`), expanded to the directories holding a Cargo.toml.
-fn expand(root: &Path, dir: &str, pattern: &str) -> Vec<String> {
+/// A workspace member pattern (`crates/*`), expanded to the directories holding a Cargo.toml;
+/// an error for a pattern cargo would reject (an invalid glob) or one that leaves the scan root
+/// (`../shared`), whose members the scan cannot lint: either way a member would go unlinted
+/// without a word.
+fn expand(root: &Path, dir: &str, pattern: &str) -> Result<Vec<String>, String> {
+    if Path::new(pattern).is_absolute() {
+        return Err(format!(
+            "workspace member `{pattern}` is an absolute path: phi-lint scans below its root"
+        ));
+    }
     let mut dirs = vec![dir.to_owned()];
     for part in pattern.split('/').filter(|p| !p.is_empty() && *p != ".") {
         let mut next = Vec::new();
         for d in &dirs {
             if !part.contains(['*', '?', '[']) {
-                if let Some(j) = join_rel(d, part) {
-                    next.push(j);
+                match join_rel(d, part) {
+                    Some(j) => next.push(j),
+                    None => {
+                        return Err(format!(
+                            "workspace member `{pattern}` is outside the scan root: scan the \
+                             directory that holds the whole workspace"
+                        ));
+                    }
                 }
                 continue;
             }
-            let Ok(glob) = globset::Glob::new(part) else {
-                continue;
-            };
+            let glob = globset::Glob::new(part)
+                .map_err(|e| format!("workspace member `{pattern}` is not a valid pattern: {e}"))?;
             let matcher = glob.compile_matcher();
             let Ok(entries) = std::fs::read_dir(root.join(d)) else {
                 continue;
@@ -244,5 +267,5 @@ fn expand(root: &Path, dir: &str, pattern: &str) -> Vec<String> {
     }
     dirs.retain(|d| root.join(d).join("Cargo.toml").is_file());
     dirs.sort();
-    dirs
+    Ok(dirs)
 }

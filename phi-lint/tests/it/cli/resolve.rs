@@ -1910,3 +1910,43 @@ fn a_file_include_reads_as_an_expression_is_linted_as_a_body() {
         "{json:#}"
     );
 }
+
+/// A workspace member the scan cannot lint is an error, never a member dropped without a word:
+/// a pattern cargo rejects, one that leaves the scan root, an absolute path.
+#[test]
+fn a_workspace_member_outside_the_root_or_of_a_bad_pattern_is_an_error() {
+    let manifest = format!(
+        "{MANIFEST}\n[workspace]\nmembers = [\"crates/*\", \"[\", \"../*\", \"../sibling\", \"/abs/x\"]\n"
+    );
+    let tree = Tree::new(&[
+        ("Cargo.toml", &manifest),
+        ("src/lib.rs", SAFE),
+        ("crates/a/Cargo.toml", &MANIFEST.replace("\"a\"", "\"b\"")),
+        ("crates/a/src/lib.rs", ONE_LEAK),
+    ]);
+    let json = tree.json(&[], 2);
+    let errors = errors(&json);
+    assert_eq!(errors.len(), 4, "{json:#}");
+    assert!(
+        errors[0].contains("workspace member `[` is not a valid pattern"),
+        "{json:#}"
+    );
+    assert!(
+        errors[1].contains("workspace member `../*` is outside the scan root"),
+        "{json:#}"
+    );
+    assert!(
+        errors[2].contains("workspace member `../sibling` is outside the scan root"),
+        "{json:#}"
+    );
+    assert!(
+        errors[3].contains("workspace member `/abs/x` is an absolute path"),
+        "{json:#}"
+    );
+    // The members it can reach are still linted.
+    assert_eq!(
+        files_with_findings(&json),
+        ["crates/a/src/lib.rs"],
+        "{json:#}"
+    );
+}
