@@ -372,18 +372,17 @@ impl Config {
     }
 
     /// Whether an attribute path (`tokio::test`, `rstest`, `my::case`) marks a test function:
-    /// its last segment is `test`, ends in `_test` or starts with `test_` (`idm_test`,
-    /// `traced_test`, `test_case`), is one of the test frameworks' own (`rstest`, `proptest`,
-    /// `quickcheck`), or is listed in `test-attributes`. Not any word that ends in "test": a
-    /// project's `#[attest]` or `#[latest]` on a function must not hide it from the gate.
+    /// its last segment is `test` or ends in `_test` (`idm_test`, `traced_test`), is one of the
+    /// test frameworks' own (`rstest`, `proptest`, `quickcheck`, `test_case`), or is listed in
+    /// `test-attributes`. Not any word that ends in "test" (a project's `#[attest]`), nor any
+    /// that starts with `test_`: `#[test_fuzz::test_fuzz]` goes on the shipped function itself.
     #[must_use]
     pub fn is_test_attribute(&self, path: &str) -> bool {
         let last = path.rsplit("::").next().unwrap_or(path);
         let last = last.strip_prefix("r#").unwrap_or(last);
         last == "test"
             || last.ends_with("_test")
-            || last.starts_with("test_")
-            || matches!(last, "rstest" | "proptest" | "quickcheck")
+            || matches!(last, "rstest" | "proptest" | "quickcheck" | "test_case")
             || self.test_attributes.iter().any(|t| t == path || t == last)
     }
 
