@@ -212,6 +212,15 @@ struct Lexer<'a> {
     doc_run: (usize, (usize, u32)),
 }
 
+/// Whether the parse bounds the headers of the item list on top of `stack`: one reached from
+/// the file through modules, `impl`s and `trait`s only. One in a function body (which the parse
+/// may blank as quiet), an initializer or a `macro_rules!` definition is not parsed as items.
+fn headers_bounded(stack: &[Frame<'_>]) -> bool {
+    stack
+        .iter()
+        .all(|f| matches!(f.kind, Kind::Root | Kind::InlineMod(_) | Kind::ItemList))
+}
+
 /// proc-macro2's tokens of an outer doc comment (`#`, then `[doc = ".."]`: one plus three).
 const OUTER_DOC_TOKENS: usize = 5;
 
@@ -906,9 +915,10 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
             _ => names_next = false,
         }
         let top = stack.last_mut().expect("the root frame is never popped");
-        if let Some(bound) = lx.doc_run_over(text, top.lists_items()) {
+        if let Some(bound) = lx.doc_run_over(text, top.lists_items() && headers_bounded(&stack)) {
             out.too_large.get_or_insert(bound);
         }
+        let top = stack.last_mut().expect("the root frame is never popped");
         // The doc comments before this token are tokens of the group it is in.
         let docs = std::mem::take(&mut lx.docs);
         if docs > 0 {
@@ -1285,7 +1295,7 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
     }
     // Doc comments at the end of the file (`//!` lines of a module of no items).
     let top = stack.last().expect("the root frame is never popped");
-    if let Some(bound) = lx.doc_run_over(text, top.lists_items()) {
+    if let Some(bound) = lx.doc_run_over(text, top.lists_items() && headers_bounded(&stack)) {
         out.too_large.get_or_insert(bound);
     }
     Ok(out)
@@ -2010,6 +2020,17 @@ mod tests {
         for plain in ["//// x\n", "// x\n", "/*** x */\n", "/**/\n"] {
             let o = outline(&docs(at_bound * 2, plain)).expect("within bounds");
             assert!(o.too_large.is_none(), "{plain:?}");
+        }
+        // Not in an item list the parse does not read as items: a module in a function body
+        // (which may be blanked as quiet), an initializer, a `macro_rules!` definition.
+        let run = "/// x\n".repeat(at_bound + 1);
+        for text in [
+            format!("pub fn f() {{ mod m {{ {run} pub fn g() {{}} }} }}\n"),
+            format!("pub const C: () = {{ mod m {{ {run} pub fn g() {{}} }} }};\n"),
+            format!("macro_rules! mm {{ () => {{ mod inner {{ {run} pub fn g() {{}} }} }} }}\n"),
+        ] {
+            let o = outline(&text).expect("within bounds");
+            assert!(o.too_large.is_none(), "{}", &text[..40]);
         }
         // In a group, they count with it.
         let fields = format!(
