@@ -172,6 +172,17 @@ impl Why {
     }
 
     /// The finding's message; `culprit` is the source text of the culprit.
+    /// Whether the taint is only that a `Result`'s type holds an error (through the locals
+    /// bound to it), not a value built from one.
+    pub(crate) fn is_result_error(&self) -> bool {
+        match self {
+            Why::ErrorWithin(container) => container == "Result",
+            Why::Bound { source, .. } => source.is_result_error(),
+            Why::Elided { root, .. } => root.is_result_error(),
+            _ => false,
+        }
+    }
+
     pub(crate) fn message(&self, culprit: &str) -> String {
         use crate::rules::{error_message, interpolation};
         match self {

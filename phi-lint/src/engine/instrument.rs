@@ -86,22 +86,16 @@ impl Linter<'_> {
                 (ReturnType::Type(_, whole), None, Some(_)) => Some(&**whole),
                 _ => None,
             };
-            let ty = whole.unwrap_or(ty);
-            let safe = match whole {
-                Some(_) => {
-                    ok_ty.is_some_and(|t| self.type_is_safe(t))
-                        && err_ty.is_some_and(|t| self.type_is_safe(t))
-                }
-                None => self.type_is_safe(ty),
-            };
             // A function named in a class (`fn user_count()`) returns that class, unless its
             // declared type refutes it (`fn resolve_user_id() -> String` is free text).
-            let fn_name_safe = whole.is_none()
-                && match self.classifier.classify_name(&sig.ident.to_string()) {
-                    NameVerdict::Allowed(class) => !self.refuted_by_content(ty, class),
-                    verdict => verdict.is_allowed(),
-                };
-            if !safe && !fn_name_safe {
+            let fn_name_safe = match self.classifier.classify_name(&sig.ident.to_string()) {
+                NameVerdict::Allowed(class) => !self.refuted_by_content(ty, class),
+                verdict => verdict.is_allowed(),
+            };
+            let value_safe = self.type_is_safe(ty) || fn_name_safe;
+            let error_safe = whole.is_none() || err_ty.is_some_and(|t| self.type_is_safe(t));
+            let ty = whole.unwrap_or(ty);
+            if !(value_safe && error_safe) {
                 let text = self.shown(ty);
                 let message = rules::instrument_ret::message(&text);
                 self.push(

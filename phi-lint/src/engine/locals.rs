@@ -276,6 +276,10 @@ impl Linter<'_> {
             return origin;
         }
         let fact = self.classifier.fact_ty(elem);
+        // An element of a type the index does not know says nothing either.
+        if fact == crate::types::Fact::Unknown {
+            return origin;
+        }
         match self.classifier.decide(name, fact, None) {
             Ok(()) => Origin::Unknown,
             Err(why) => Origin::Tainted(Box::new(why)),
@@ -330,8 +334,11 @@ impl Linter<'_> {
                 let resolved = types.resolve(&ty);
                 for (i, p) in ts.elems.iter().enumerate() {
                     let (inner, origin) = match last.as_deref() {
-                        // The value of a result whose error was the taint: it is not the error.
-                        Some("Ok") if matches!(origin, Origin::Tainted(why) if why.is_error()) => {
+                        // The value of a result tainted only by its type holding an error
+                        // (`find(id)` returning `Result<Uuid, LookupError>`): it is not the
+                        // error. A taint of the value built (`if s { Err(e) } else {
+                        // Ok(p.ssn) }`) stays: an origin keeps only its first taint.
+                        Some("Ok") if matches!(origin, Origin::Tainted(why) if why.is_result_error()) => {
                             (resolved.arg(0), &Origin::Unknown)
                         }
                         Some("Some" | "Ok") => (resolved.arg(0), origin),
