@@ -48,6 +48,23 @@ impl Linter<'_> {
             self.expand_call(&local, path, tokens, span);
             return;
         }
+        // `log::$level!($($arg)*)` in a `macro_rules!` body: a logging macro the caller picks,
+        // forwarding what the caller passes. Its calls in this scan are expanded; calls from
+        // elsewhere are not seen, as for any forwarding wrapper.
+        if self.macro_rules.is_some()
+            && path.rsplit("::").next().is_some_and(|l| l.starts_with('$'))
+        {
+            let crate_of = resolved.as_deref().unwrap_or(path);
+            let first = crate_of
+                .trim_start_matches("::")
+                .split("::")
+                .next()
+                .unwrap_or("");
+            if matches!(first, "tracing" | "log") && strip_metavariables(tokens.clone()).1 {
+                self.forwarding(path, span);
+                return;
+            }
+        }
         let shadowed = !wrapper && self.defines_macro(path);
         let sink = match resolved.as_deref() {
             Some(r) => self.sink_of(r, &tokens),
@@ -292,6 +309,13 @@ fn macro_call_at(tts: &[TokenTree], i: usize) -> Option<(String, &Group, usize)>
         if !is_path_sep(tts, j) {
             return None;
         }
+    } else if is_punct(tts.get(j), '$')
+        && let Some(TokenTree::Ident(id)) = tts.get(j + 1)
+        && is_punct(tts.get(j + 2), '!')
+    {
+        // `$m!(..)`: a macro the caller names, in a `macro_rules!` body.
+        write!(path, "${id}").expect("writing to a `String` cannot fail");
+        j += 2;
     } else if is_path_sep(tts, j) {
         // A leading `::` only starts a path if nothing path-like precedes it.
         if i > 0 && matches!(tts[i - 1], TokenTree::Ident(_)) {
@@ -303,7 +327,7 @@ fn macro_call_at(tts: &[TokenTree], i: usize) -> Option<(String, &Group, usize)>
         // `$name` metavariable, or the middle of a path that started earlier.
         return None;
     }
-    loop {
+    while !path.starts_with('$') || path == "$crate" || is_path_sep(tts, j) {
         if is_path_sep(tts, j) {
             path.push_str("::");
             j += 2;
@@ -312,6 +336,14 @@ fn macro_call_at(tts: &[TokenTree], i: usize) -> Option<(String, &Group, usize)>
             Some(TokenTree::Ident(id)) => {
                 write!(path, "{id}").expect("writing to a `String` cannot fail");
                 j += 1;
+            }
+            // `log::$level!(..)`: a segment the caller names.
+            Some(t) if is_punct(Some(t), '$') && path.ends_with("::") => {
+                let Some(TokenTree::Ident(id)) = tts.get(j + 1) else {
+                    return None;
+                };
+                write!(path, "${id}").expect("writing to a `String` cannot fail");
+                j += 2;
             }
             _ => return None,
         }
