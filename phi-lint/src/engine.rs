@@ -805,6 +805,12 @@ fn collect(
         if chunk_text.contains("macro_rules") || !foreign.is_empty() {
             linter.collect_macros(file, foreign);
         }
+        // A logging macro re-exported under another name (`pub use tracing::info as
+        // log_info;`) is called from other files as `crate::log_info!` or through a glob
+        // import: they get it as a macro that forwards to the one it names.
+        if chunk_text.contains(" as ") {
+            expand::reexported_sinks(&file.items, 0, &mut linter.macro_defs);
+        }
         syn::visit::Visit::visit_file(&mut linter, file);
         carry = linter.carry.take();
         out.truncated |= linter.truncated;

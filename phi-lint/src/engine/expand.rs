@@ -443,3 +443,40 @@ fn count(ts: &TokenStream) -> usize {
     }
     n
 }
+
+/// The `pub use` renames of `tracing`'s and `log`'s logging macros in these items and their
+/// inline modules, each as the rules of a `macro_rules!` of the alias's name that forwards
+/// everything to the macro it names.
+pub(super) fn reexported_sinks(items: &[syn::Item], depth: usize, out: &mut Vec<(String, String)>) {
+    if depth > 16 {
+        return;
+    }
+    for item in items {
+        match item {
+            syn::Item::Use(u) if !matches!(u.vis, syn::Visibility::Inherited) => {
+                for (alias, target) in super::imports::renames(std::iter::once(item)) {
+                    let target = target.trim_start_matches("::");
+                    let Some((krate, name)) = target.split_once("::") else {
+                        continue;
+                    };
+                    if matches!(krate, "tracing" | "log")
+                        && !name.contains("::")
+                        && alias != name
+                        && sink_for(name, None).is_some()
+                    {
+                        out.push((
+                            alias,
+                            format!("($($t:tt)*) => {{ ::{krate}::{name}!($($t)*) }};"),
+                        ));
+                    }
+                }
+            }
+            syn::Item::Mod(m) => {
+                if let Some((_, inner)) = &m.content {
+                    reexported_sinks(inner, depth + 1, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}

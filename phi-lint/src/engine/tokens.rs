@@ -80,6 +80,10 @@ impl Linter<'_> {
         let Some(sink) = sink else {
             if !shadowed {
                 self.want(path);
+                // `use crate::log_info as say;`: the macro another file defines is `log_info`.
+                if let Some(r) = resolved.as_deref() {
+                    self.want(r);
+                }
             }
             self.nested(tokens);
             return;
