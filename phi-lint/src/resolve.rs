@@ -381,8 +381,14 @@ fn children(
         // the call is, so its own `mod`s resolve from there.
         let inline_attrs: Vec<Vec<Attribute>> =
             inc.inline.iter().map(|i| parse_attrs(&i.attrs)).collect();
+        let own = parse_attrs(&inc.attrs);
+        // A call under `#[cfg(..)]` (its own or an enclosing inline module's) is compiled only
+        // in some configurations: its file need not exist, as a gated module's need not.
+        // `#[cfg(test)]` is not such a gate: a file only tests need is a test file (below).
+        let gated_by = |a: &[Attribute]| has_cfg(a) && !is_cfg_test(a);
+        let gated = gated_by(&own) || inline_attrs.iter().any(|a| gated_by(a));
         // Inside `#[cfg(test)] mod fixtures { include!(..) }` the text is test code.
-        let role = if inline_attrs.iter().any(|a| is_cfg_test(a)) {
+        let role = if is_cfg_test(&own) || inline_attrs.iter().any(|a| is_cfg_test(a)) {
             Role::Test
         } else {
             node.role
@@ -398,7 +404,7 @@ fn children(
                     mod_dir,
                 });
             }
-            Some(rel) if skip_excluded(&[&rel], role) => {}
+            Some(rel) if skip_excluded(&[&rel], role) || gated => {}
             Some(rel) => errors.push(error(
                 &node.rel,
                 at(inc.line),

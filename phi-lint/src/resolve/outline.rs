@@ -120,6 +120,8 @@ pub(crate) struct Include {
     pub(crate) path: String,
     pub(crate) line: u32,
     pub(crate) inline: Vec<Inline>,
+    /// The call's own outer attributes (`#[cfg(feature = "gen")]`), as source text.
+    pub(crate) attrs: Vec<String>,
 }
 
 /// A file beyond the nesting bounds.
@@ -665,6 +667,8 @@ enum State {
 struct Frame<'a> {
     kind: Kind,
     pending: Vec<String>,
+    /// The attributes before the last `include` word: an `include!` call's own.
+    include_attrs: Vec<String>,
     state: State,
     /// Operators since the last `,` or `;`.
     run: usize,
@@ -786,6 +790,7 @@ impl<'a> Frame<'a> {
             run: 0,
             last: [None; 3],
             include: (None, 0),
+            include_attrs: Vec::new(),
             after_pub,
             items: ItemScan::Start,
             angles: 0,
@@ -1157,7 +1162,12 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                         if let (Some(lit), 1) = frame.include
                             && let Some(path) = plain_string(lit)
                         {
-                            out.includes.push(Include { path, line, inline });
+                            out.includes.push(Include {
+                                path,
+                                line,
+                                inline,
+                                attrs: std::mem::take(&mut parent.include_attrs),
+                            });
                         }
                         parent.state = State::Idle;
                         parent.pending.clear();
@@ -1280,7 +1290,11 @@ pub(crate) fn outline(text: &str) -> Result<Outline, Bound> {
                     (State::Idle | State::Pub, "mod") => State::Mod,
                     (State::Mod, name) => State::ModName(name.to_owned()),
                     _ => {
-                        top.pending.clear();
+                        // `#[cfg(..)] include!(..)`: its attributes go with the call.
+                        let pending = std::mem::take(&mut top.pending);
+                        if word == "include" {
+                            top.include_attrs = pending;
+                        }
                         State::Idle
                     }
                 };

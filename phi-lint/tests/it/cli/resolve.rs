@@ -196,7 +196,8 @@ fn workspace_members_are_crates() {
 
 #[test]
 fn unresolvable_modules_fail_closed_by_name() {
-    let lib = "mod missing;\n#[path = \"../../outside.rs\"]\nmod outside;\n#[cfg(feature = \"x\")]\nmod gated;\ninclude!(\"../nowhere.rs\");\n";
+    let lib = "mod missing;\n#[path = \"../../outside.rs\"]\nmod outside;\n#[cfg(feature = \"x\")]\nmod gated;\ninclude!(\"../nowhere.rs\");\n\
+               #[cfg(feature = \"gen\")]\ninclude!{\"gen/missing.rs\"}\n";
     let tree = Tree::new(&[("Cargo.toml", MANIFEST), ("src/lib.rs", lib)]);
     let json = tree.json(&["--allow-no-statements"], 2);
     assert_eq!(
@@ -206,7 +207,7 @@ fn unresolvable_modules_fail_closed_by_name() {
             "src/lib.rs: \"#[path = \\\"../../outside.rs\\\"] of `mod outside` points outside the scan root\"",
             "src/lib.rs: \"include!(\\\"../nowhere.rs\\\") has no file: `nowhere.rs` does not exist\"",
         ],
-        "a #[cfg]-gated module need not exist: {json:#}"
+        "a #[cfg]-gated module or include! need not exist: {json:#}"
     );
     assert_eq!(json["errors"][0]["line"], 1);
     let run = tree.run(&["check"]);
