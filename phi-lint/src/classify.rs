@@ -413,7 +413,20 @@ impl Classifier<'_> {
                     }
                     match self.fact(core, cx) {
                         f if f.proves_class() => Ok(()),
-                        _ => Err(unsafe_at(core, Why::Unknown)),
+                        _ => {
+                            // A closure's result may be the value (`users.first().map(|u|
+                            // u.email.clone())`): what it returns taints the call, where it says
+                            // more than "unknown".
+                            for a in &m.args {
+                                if let Expr::Closure(c) = a
+                                    && let Err(u) = self.check(&c.body, cx)
+                                    && u.why != Why::Unknown
+                                {
+                                    return Err(u);
+                                }
+                            }
+                            Err(unsafe_at(core, Why::Unknown))
+                        }
                     }
                 })
             }
