@@ -204,10 +204,11 @@ impl Linter<'_> {
             .map_or_else(|| tokens_text(node), ToOwned::to_owned)
     }
 
-    /// `()`, `bool`, configured safe types, and types whose name is in a safe class (`UserId`,
-    /// `Uuid`, `Duration`, `StatusCode`, `ErrorKind`) unless the type index shows their content
-    /// refutes it, looking through `&`, `Option` and `Box`. Numbers are not safe by type alone:
-    /// a reading is a number.
+    /// `()`, fixed-message errors, configured safe types, and types whose name is in a safe
+    /// class (`UserId`, `Uuid`, `Duration`, `StatusCode`, `ErrorKind`) unless the type index shows
+    /// their content refutes it, looking through `&`, `Option` and `Box`. Numbers and bools are
+    /// not safe by type alone: a reading is a number, an `is_pregnant` a bool; they pass under a
+    /// name of a safe class (the argument's, or the function's for `ret`).
     fn type_is_safe(&self, ty: &Type) -> bool {
         match ty {
             Type::Reference(r) => self.type_is_safe(&r.elem),
@@ -225,12 +226,10 @@ impl Linter<'_> {
                 ) {
                     return single_generic(&last.arguments).is_some_and(|t| self.type_is_safe(t));
                 }
-                name == "bool"
-                    // An error whose message is fixed text (`ParseIntError`, a fieldless enum).
-                    || self.classifier.fact_ty(&crate::types::Ty::from_syn(
-                        ty,
-                        self.self_ty.as_deref(),
-                    )) == Fact::FixedError
+                // An error whose message is fixed text (`ParseIntError`, a fieldless enum).
+                self.classifier
+                    .fact_ty(&crate::types::Ty::from_syn(ty, self.self_ty.as_deref()))
+                    == Fact::FixedError
                     || self
                         .config
                         .safe_types
