@@ -216,32 +216,25 @@ fn prefixes(input: ParseStream, out: &mut Parsed) -> syn::Result<()> {
         }
         input.call(Ident::parse_any)?;
         input.parse::<Token![:]>()?;
-        if id == "target" {
-            // `log` prints a target made at run time (`target: &p.name`) with every record;
-            // tracing's is a constant, which passes. A macro's (`module_path!()`,
-            // `&format!(..)`) is judged as the others are: by the format string it is.
-            let e: Expr = input.parse()?;
-            let mut core = &e;
-            while let Expr::Reference(r) = core {
-                core = &r.expr;
-            }
-            if matches!(core, Expr::Macro(_)) {
-                out.others.push(e);
-                if !input.is_empty() {
-                    input.parse::<Token![,]>()?;
-                }
-                continue;
-            }
+        let e: Expr = input.parse()?;
+        let mut core = &e;
+        while let Expr::Reference(r) = core {
+            core = &r.expr;
+        }
+        // `log` prints a target made at run time (`target: &p.name`) with every record;
+        // tracing's is a constant, which passes. A macro's (`module_path!()`, `&format!(..)`)
+        // is judged as the other prefixes are: by the format string it is.
+        if id == "target" && !matches!(core, Expr::Macro(_)) {
             out.interps.push(Interp {
                 field: "target".into(),
                 value: Value::Expr(Box::new(e)),
                 err_capture: false,
             });
-            if !input.is_empty() {
-                input.parse::<Token![,]>()?;
-            }
         } else {
-            leading_expr(input, out)?;
+            out.others.push(e);
+        }
+        if !input.is_empty() {
+            input.parse::<Token![,]>()?;
         }
     }
 }
@@ -529,6 +522,14 @@ fn message(input: ParseStream, out: &mut Parsed) -> syn::Result<()> {
     })?;
     out.others.extend(unprinted);
     Ok(())
+}
+
+/// Whether a macro call's path ends in one of `names` (`format`, `std::format`).
+pub(crate) fn macro_named(mac: &syn::Macro, names: &[&str]) -> bool {
+    mac.path
+        .segments
+        .last()
+        .is_some_and(|s| names.iter().any(|n| s.ident == n))
 }
 
 /// An expression's tokens, one space apart: the normalised form used in baseline keys.

@@ -272,12 +272,9 @@ impl Linter<'_> {
         let Why::Refuted { name, what, .. } = &**why else {
             return origin;
         };
-        if *what != crate::classify::COLLECTION || matches!(elem, Ty::Unknown) {
-            return origin;
-        }
         let fact = self.classifier.fact_ty(elem);
         // An element of a type the index does not know says nothing either.
-        if fact == crate::types::Fact::Unknown {
+        if *what != crate::classify::COLLECTION || fact == crate::types::Fact::Unknown {
             return origin;
         }
         match self.classifier.decide(name, fact, None) {

@@ -740,15 +740,7 @@ fn formatted_message(arg: &Expr) -> Option<&syn::Macro> {
         {
             formatted_message(&m.receiver)
         }
-        Expr::Macro(m)
-            if m.mac
-                .path
-                .segments
-                .last()
-                .is_some_and(|s| s.ident == "format") =>
-        {
-            Some(&m.mac)
-        }
+        Expr::Macro(m) if crate::grammar::macro_named(&m.mac, &["format"]) => Some(&m.mac),
         _ => None,
     }
 }

@@ -198,12 +198,7 @@ impl Linter<'_> {
     fn written_to(&mut self, sink: Sink, path: &str, arg: &Expr, span: (LineColumn, LineColumn)) {
         let inner = bytes_of(arg);
         if let Expr::Macro(mac) = inner
-            && mac
-                .mac
-                .path
-                .segments
-                .last()
-                .is_some_and(|s| s.ident == "format" || s.ident == "format_args")
+            && crate::grammar::macro_named(&mac.mac, &["format", "format_args"])
         {
             self.sink_call(path, sink, mac.mac.tokens.clone(), span);
             return;

@@ -174,23 +174,32 @@ const SAME_TYPE: &[&str] = &[
     "write",
 ];
 
-/// Methods of `String` and `str` that return text.
-const TEXT_FROM_TEXT: &[&str] = &[
-    "as_str",
-    "trim",
-    "trim_start",
-    "trim_end",
-    "trim_matches",
-    "trim_start_matches",
-    "trim_end_matches",
-    "to_lowercase",
-    "to_uppercase",
-    "to_ascii_lowercase",
-    "to_ascii_uppercase",
-    "repeat",
-    "replace",
-    "replacen",
+/// Methods of `String` and `str` that return text, and the type they return.
+const TEXT_FROM_TEXT: &[(&str, &str)] = &[
+    ("as_str", "str"),
+    ("trim", "str"),
+    ("trim_start", "str"),
+    ("trim_end", "str"),
+    ("trim_matches", "str"),
+    ("trim_start_matches", "str"),
+    ("trim_end_matches", "str"),
+    ("to_lowercase", "String"),
+    ("to_uppercase", "String"),
+    ("to_ascii_lowercase", "String"),
+    ("to_ascii_uppercase", "String"),
+    ("repeat", "String"),
+    ("replace", "String"),
+    ("replacen", "String"),
 ];
+
+/// Whether a type is text: `String`, `str`, or a `Cow`, `Box`, `Arc` or `Rc` of `str`.
+fn is_text(ty: &Ty) -> bool {
+    match ty.name() {
+        Some("String" | "str") => true,
+        Some("Cow" | "Box" | "Arc" | "Rc") => ty.arg(0).name() == Some("str"),
+        _ => false,
+    }
+}
 
 /// The type of `e`, where the code makes it evident; else [`Ty::Unknown`].
 pub(crate) fn ty_of(e: &Expr, scope: &Scope, index: &Types<'_>) -> Ty {
@@ -269,19 +278,10 @@ fn ty_depth(e: &Expr, scope: &Scope, index: &Types<'_>, depth: u8) -> Ty {
                 return recv;
             }
             // Text made from text: `login.trim()`, `name.to_lowercase()`, `s.as_str()`.
-            if TEXT_FROM_TEXT.contains(&method.as_str())
-                && matches!(
-                    recv.name(),
-                    Some("String" | "str" | "Cow" | "Box" | "Arc" | "Rc")
-                )
-                && (matches!(recv.name(), Some("String" | "str"))
-                    || matches!(recv.arg(0).name(), Some("str")))
+            if let Some((_, ty)) = TEXT_FROM_TEXT.iter().find(|(m, _)| *m == method)
+                && is_text(&recv)
             {
-                return Ty::named(if method.starts_with("to_") {
-                    "String"
-                } else {
-                    "str"
-                });
+                return Ty::named(ty);
             }
             // `web::Path<String>::into_inner()`, `Json<T>::into_inner()`.
             if method == "into_inner"
@@ -349,15 +349,7 @@ fn ty_depth(e: &Expr, scope: &Scope, index: &Types<'_>, depth: u8) -> Ty {
             Some(syn::Stmt::Expr(e, None)) => rec(e),
             _ => Ty::Unknown,
         },
-        Expr::Macro(m)
-            if m.mac
-                .path
-                .segments
-                .last()
-                .is_some_and(|s| s.ident == "format") =>
-        {
-            Ty::named("String")
-        }
+        Expr::Macro(m) if crate::grammar::macro_named(&m.mac, &["format"]) => Ty::named("String"),
         _ => Ty::Unknown,
     }
 }
