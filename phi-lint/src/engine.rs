@@ -12,7 +12,7 @@ use syn::spanned::Spanned;
 
 use crate::classify::{Classifier, NameCache, Why};
 use crate::config::Config;
-use crate::finding::{FileError, Finding, assign_fingerprints};
+use crate::finding::{FileError, Finding, Pos, assign_fingerprints};
 use crate::grammar::{Interp, Sink, Value, parse_sink, sink_for, tokens_text};
 use crate::resolve::outline::{BodyRun, QuietBody, Wrap};
 use crate::rules::{self, Rule};
@@ -653,6 +653,8 @@ pub(crate) struct Collected {
     raw: Vec<Finding>,
     skipped: Vec<(u32, u32)>,
     statements: usize,
+    /// Where every statement is, in a file that has suppressions.
+    statement_spans: Vec<(Pos, Pos)>,
     test_modules: Vec<String>,
     macro_defs: Vec<(String, String)>,
     /// The names of every `macro_rules!` of the file.
@@ -711,9 +713,14 @@ fn collect(
     // the tree's own.
     let one_chunk = parsed.chunks.len() == 1;
     let record = matches!(pass, Pass::First(_)) && one_chunk;
+    // A file of suppressions records where each statement is, to give each suppression its
+    // one statement; a function taken over would not say.
+    let suppressed = text.contains("phi-lint:");
     // A first lint that stopped keeping findings recorded its functions' findings cut short.
     let reuse = match pass {
-        Pass::Final(Some(first)) if one_chunk && foreign.is_empty() && !first.truncated => {
+        Pass::Final(Some(first))
+            if one_chunk && foreign.is_empty() && !first.truncated && !suppressed =>
+        {
             Some(first)
         }
         _ => None,
@@ -770,6 +777,7 @@ fn collect(
             truncated: false,
             seen: HashMap::new(),
             statements: 0,
+            statement_spans: suppressed.then(Vec::new),
             skipped: Vec::new(),
             modules: Vec::new(),
             test_modules: Vec::new(),
@@ -817,8 +825,8 @@ fn collect(
         for mut f in linter.raw {
             f.start.line += lines_before;
             f.end.line += lines_before;
-            f.statement_lines.0 += lines_before;
-            f.statement_lines.1 += lines_before;
+            f.statement.0.line += lines_before;
+            f.statement.1.line += lines_before;
             raw.push(f);
         }
         skipped.extend(
@@ -828,6 +836,14 @@ fn collect(
                 .map(|&(a, b)| (a + lines_before, b + lines_before)),
         );
         out.statements += linter.statements;
+        out.statement_spans
+            .extend(linter.statement_spans.unwrap_or_default().into_iter().map(
+                |(mut a, mut b)| {
+                    a.line += lines_before;
+                    b.line += lines_before;
+                    (a, b)
+                },
+            ));
         out.test_modules.extend(linter.test_modules);
         out.macro_defs.extend(linter.macro_defs);
         out.macro_names.extend(linter.macro_names);
@@ -851,6 +867,7 @@ fn finish(parsed: &Parsed, collected: Collected) -> FileLint {
         mut raw,
         skipped,
         statements,
+        statement_spans,
         test_modules,
         wanted,
         judged,
@@ -873,8 +890,13 @@ fn finish(parsed: &Parsed, collected: Collected) -> FileLint {
     // bound) reports it once per chain. The shortest chain is kept.
     sort_in_source_order(&mut raw);
     raw.dedup_by(|a, b| merged(a) == merged(b));
-    let (mut findings, suppressions, suppressed) =
-        apply_suppressions(text, rel, raw, (&skipped, &mut truncated, max_findings));
+    let (mut findings, suppressions, suppressed) = apply_suppressions(
+        text,
+        rel,
+        raw,
+        statement_spans,
+        (&skipped, &mut truncated, max_findings),
+    );
     sort_in_source_order(&mut findings);
     out.truncated = truncated;
     assign_fingerprints(&mut findings);
@@ -913,6 +935,8 @@ pub(crate) struct Linter<'a> {
     /// Where in `raw` each finding is, by a hash of what `finish` merges duplicates by.
     seen: HashMap<u64, usize>,
     statements: usize,
+    /// Where every statement is, when the file has suppressions (see [`Linter::statement`]).
+    statement_spans: Option<Vec<(Pos, Pos)>>,
     /// Line ranges of test code that was not linted.
     skipped: Vec<(u32, u32)>,
     /// Inline modules enclosing the current item (`mod a { mod b { .. } }`).
@@ -1004,7 +1028,7 @@ impl Linter<'_> {
     }
 
     /// Checks one value a sink records.
-    fn check_interp(&mut self, sink_path: &str, sink: Sink, interp: &Interp, stmt: (u32, u32)) {
+    fn check_interp(&mut self, sink_path: &str, sink: Sink, interp: &Interp, stmt: (Pos, Pos)) {
         // A field of an event or span whose name the runtime pseudonymizes records a keyed
         // token, whatever the value. Only as a field: printed, or in a message, nothing
         // pseudonymizes it.
@@ -1109,7 +1133,7 @@ impl Linter<'_> {
         expr: String,
         expr_tokens: String,
         message: String,
-        statement_lines: (u32, u32),
+        statement: (Pos, Pos),
     ) {
         // A token a macro's transcriber wrote has no place in this file: the call stands for it.
         let (start, end) = match &self.expansion {
@@ -1136,7 +1160,7 @@ impl Linter<'_> {
             expr_tokens: expr_tokens.into(),
             message,
             function: self.function().into(),
-            statement_lines,
+            statement,
             fingerprint: CompactString::default(),
             baselined: false,
             fix: None,
@@ -1182,10 +1206,15 @@ impl Linter<'_> {
         self.source.slice(start, end)
     }
 
-    /// The lines of the statement at `span`, or of the macro call whose expansion holds it.
-    fn statement_lines(&self, span: (LineColumn, LineColumn)) -> (u32, u32) {
+    /// Where the statement at `span` is, or the macro call whose expansion holds it; recorded
+    /// when the file has suppressions, which each cover one statement.
+    fn statement(&mut self, span: (LineColumn, LineColumn)) -> (Pos, Pos) {
         let span = self.expansion.as_ref().map_or(span, |e| e.call);
-        (span.0.line as u32, span.1.line as u32)
+        let at = (pos(span.0), pos(span.1));
+        if let Some(all) = &mut self.statement_spans {
+            all.push(at);
+        }
+        at
     }
 
     /// A sink call: parse its arguments and check each recorded value, then look for logging
@@ -1201,7 +1230,7 @@ impl Linter<'_> {
             return;
         }
         self.statements += 1;
-        let stmt = self.statement_lines(span);
+        let stmt = self.statement(span);
         match parse_sink(sink, tokens) {
             Ok(parsed) => {
                 for interp in &parsed.interps {
@@ -1324,21 +1353,56 @@ fn is_cargo_instruction(path: &str, tokens: &TokenStream) -> bool {
         })
 }
 
-/// The first of `sups` (in source order) that covers a finding of `rule` in a statement spanning
-/// `lines`. Only one on the line above the statement, its first line or its last can: each is
-/// found by a search, so that a file of a suppression on every other line does not scan them
-/// all for each finding.
-fn covering(sups: &[suppress::Suppression], rule: Rule, lines: (u32, u32)) -> Option<usize> {
-    let mut at = [lines.0.saturating_sub(1), lines.0, lines.1];
-    at.sort_unstable();
-    let mut previous = None;
-    at.into_iter()
-        .filter(|&l| previous.replace(l) != Some(l))
-        .flat_map(|l| {
-            let from = sups.partition_point(|s| s.line < l);
-            (from..sups.len()).take_while(move |&i| sups[i].line == l)
+/// Where a statement starts and ends.
+type StatementSpan = (Pos, Pos);
+
+/// The statement each suppression is about, by position (see [`suppress`]): one on a line of
+/// its own is about the first statement that starts on the next line; one at the end of a
+/// line, about the statement it sits inside (`info!( // phi-lint: …` on a statement's first
+/// line), else the last that ends on its line before it. The comment runs to the end of its
+/// line, so a line has one suppression at most, and each is found by a search.
+fn attached(
+    sups: &[suppress::Suppression],
+    spans: &mut Vec<StatementSpan>,
+) -> Vec<Option<StatementSpan>> {
+    spans.sort_unstable();
+    spans.dedup();
+    let mut by_end = spans.clone();
+    by_end.sort_unstable_by_key(|&(start, end)| (end, std::cmp::Reverse(start)));
+    sups.iter()
+        .map(|s| {
+            if s.own_line {
+                let from = spans.partition_point(|(start, _)| start.line <= s.line);
+                return spans
+                    .get(from)
+                    .filter(|(start, _)| start.line == s.line + 1)
+                    .copied();
+            }
+            let at = Pos {
+                line: s.line,
+                column: s.columns.0,
+            };
+            // Statements that start on the comment's line, before it, and go on past it; the
+            // innermost is the one that starts last.
+            let from = spans.partition_point(|(start, _)| start.line < s.line);
+            let to = spans.partition_point(|(start, _)| *start < at);
+            if let Some(open) = spans[from..to]
+                .iter()
+                .rev()
+                .find(|(_, end)| end.line > s.line)
+            {
+                return Some(*open);
+            }
+            // The one that ends last on the line before the comment; of those that end there,
+            // the outermost.
+            let upto = by_end.partition_point(|(_, end)| *end <= at);
+            let last = by_end[..upto]
+                .last()
+                .filter(|(_, end)| end.line == s.line)?;
+            let first = by_end[..upto].partition_point(|(_, end)| end < &last.1);
+            by_end.get(first).copied()
         })
-        .find(|&i| sups[i].covers(rule, lines))
+        .collect()
 }
 
 /// Applies inline suppressions; reports malformed and unused ones. Returns the findings left,
@@ -1347,17 +1411,28 @@ fn apply_suppressions(
     text: &str,
     rel: &str,
     raw: Vec<Finding>,
+    mut spans: Vec<(Pos, Pos)>,
     (skipped, truncated, max): (&[(u32, u32)], &mut bool, usize),
 ) -> (Vec<Finding>, usize, usize) {
     if !text.contains("phi-lint:") {
         return (raw, 0, 0);
     }
     let sups = suppress::scan(text);
+    // A finding's statement, with the suppressions about it in source order.
+    let mut about: HashMap<(Pos, Pos), Vec<usize>> = HashMap::new();
+    for (i, at) in attached(&sups, &mut spans).into_iter().enumerate() {
+        if let Some(at) = at {
+            about.entry(at).or_default().push(i);
+        }
+    }
     let mut used = vec![false; sups.len()];
     let mut kept = Vec::with_capacity(raw.len());
     let mut suppressed = 0;
     for f in raw {
-        match covering(&sups, f.rule, f.statement_lines) {
+        let covering = about
+            .get(&f.statement)
+            .and_then(|i| i.iter().copied().find(|&i| sups[i].covers(f.rule)));
+        match covering {
             Some(i) => {
                 used[i] = true;
                 suppressed += 1;
@@ -1421,7 +1496,16 @@ fn apply_suppressions(
                 .into(),
             message,
             function: CompactString::default(),
-            statement_lines: (s.line, s.line),
+            statement: (
+                crate::Pos {
+                    line: s.line,
+                    column: s.columns.0,
+                },
+                crate::Pos {
+                    line: s.line,
+                    column: s.columns.1,
+                },
+            ),
             fingerprint: CompactString::default(),
             baselined: false,
             fix: None,
@@ -1432,46 +1516,55 @@ fn apply_suppressions(
 
 #[cfg(test)]
 mod tests {
-    use super::{Rule, covering, permute};
+    use super::{StatementSpan, permute};
+    use crate::finding::Pos;
     use crate::suppress;
 
     #[test]
-    fn the_covering_suppression_is_the_first_a_scan_finds() {
-        // Lines of suppressions, own-line or trailing, of any rule or one, several on a line;
-        // every statement of up to four lines is matched against a scan of them all.
-        let mut seed = 12_345u32;
-        let mut next = |n: u32| {
-            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-            (seed >> 16) % n
+    fn each_suppression_is_about_one_statement() {
+        let at = |line, column| Pos { line, column };
+        let span = |a: (u32, u32), b: (u32, u32)| (at(a.0, a.1), at(b.0, b.1));
+        // The text, its statements, and the statement each suppression is about.
+        let check = |text: &str, mut spans: Vec<StatementSpan>, want: &[Option<StatementSpan>]| {
+            let sups = suppress::scan(text);
+            assert_eq!(super::attached(&sups, &mut spans), want, "{text}");
         };
-        let mut text = String::new();
-        for _ in 0..300 {
-            let comment = |rule: u32| match rule {
-                0 => "// phi-lint: allow(reason = \"r\")",
-                1 => "// phi-lint: allow(phi::print, reason = \"r\")",
-                _ => "// phi-lint: allow(phi::interpolation)",
-            };
-            match next(4) {
-                0 => text.push_str("f();\n"),
-                1 => text = text + "    " + comment(next(3)) + "\n",
-                2 => text = text + "g(); " + comment(next(3)) + "\n",
-                _ => text = text + "    " + comment(next(3)) + " " + comment(next(3)) + "\n",
-            }
-        }
-        let sups = suppress::scan(&text);
-        assert!(sups.len() > 150, "{}", sups.len());
-        for rule in [Rule::Print, Rule::Interpolation] {
-            for first in 1..=302 {
-                for last in first..first + 4 {
-                    let scan = sups.iter().position(|s| s.covers(rule, (first, last)));
-                    assert_eq!(
-                        covering(&sups, rule, (first, last)),
-                        scan,
-                        "{first}..{last}"
-                    );
-                }
-            }
-        }
+        // Two statements on the next line: the first.
+        check(
+            "// phi-lint: allow(reason = \"r\")\n    a!(x); b!(y);\n",
+            vec![span((2, 5), (2, 11)), span((2, 13), (2, 19))],
+            &[Some(span((2, 5), (2, 11)))],
+        );
+        // Two on its own line: the last before it.
+        check(
+            "a!(x); b!(y); // phi-lint: allow(reason = \"r\")\n",
+            vec![span((1, 1), (1, 6)), span((1, 8), (1, 13))],
+            &[Some(span((1, 8), (1, 13)))],
+        );
+        // It sits inside a call that goes on: that one, not the one before it.
+        check(
+            "a!(x); b!( // phi-lint: allow(reason = \"r\")\n  y,\n);\n",
+            vec![span((1, 1), (1, 6)), span((1, 8), (3, 2))],
+            &[Some(span((1, 8), (3, 2)))],
+        );
+        // A call nested in another ends first: the outer one.
+        check(
+            "a!(f(|| b!(y))); // phi-lint: allow(reason = \"r\")\n",
+            vec![span((1, 1), (1, 15)), span((1, 9), (1, 13))],
+            &[Some(span((1, 1), (1, 15)))],
+        );
+        // The last line of a statement of three.
+        check(
+            "a!(\n  x,\n); // phi-lint: allow(reason = \"r\")\n",
+            vec![span((1, 1), (3, 2))],
+            &[Some(span((1, 1), (3, 2)))],
+        );
+        // Nothing on the next line, nothing before it on its own.
+        check(
+            "// phi-lint: allow(reason = \"r\")\n\nx(); // phi-lint: allow(reason = \"r\")\n  a!(y);\n",
+            vec![span((4, 3), (4, 8))],
+            &[None, None],
+        );
     }
 
     #[test]

@@ -41,8 +41,9 @@ pub struct Finding {
     pub message: String,
     /// The enclosing function (`Type::method`, `fn_name`, `macro_rules! name`, or empty).
     pub function: CompactString,
-    /// The lines of the whole statement, used to match inline suppressions.
-    pub statement_lines: (u32, u32),
+    /// Where the whole statement starts and ends (the macro call, the attribute, the writer's
+    /// call), used to match inline suppressions: a suppression covers one statement.
+    pub statement: (Pos, Pos),
     /// Stable fingerprint: a hash of the key and its occurrence index within the key.
     pub fingerprint: CompactString,
     /// Whether the baseline grandfathers it.
@@ -246,7 +247,7 @@ mod tests {
             expr_tokens: expr.into(),
             message: "m".into(),
             function: function.into(),
-            statement_lines: (line, line),
+            statement: (pos, pos),
             fingerprint: compact_str::CompactString::default(),
             baselined: false,
             fix: None,

@@ -3,6 +3,11 @@
 //! first or last line. Text after the closing `)` is ignored. A suppression without a reason
 //! suppresses nothing and is itself reported.
 //!
+//! A suppression is about one statement: on a line of its own, the first that starts on the
+//! next line; at the end of a line, the one it sits inside or else the last that ends on its
+//! line before it. `a!(..); b!(..); // phi-lint: allow(..)` covers `b!` only, and a logging
+//! call nested inside the covered one (in a closure it passes) is a statement of its own.
+//!
 //! Comments are not in syn's token stream, so a small lexer finds them, skipping string, raw
 //! string, byte string and character literals so that a `"// phi-lint: …"` inside a string is not
 //! taken for a comment.
@@ -27,16 +32,9 @@ pub(crate) struct Suppression {
 }
 
 impl Suppression {
-    /// Whether this suppression covers a finding of `rule` in a statement spanning `lines`.
-    pub(crate) fn covers(&self, rule: Rule, lines: (u32, u32)) -> bool {
-        if self.problem.is_some() || self.rule.is_some_and(|r| r != rule) {
-            return false;
-        }
-        if self.own_line {
-            self.line + 1 == lines.0
-        } else {
-            self.line == lines.0 || self.line == lines.1
-        }
+    /// Whether this suppression covers a finding of `rule` in the statement it is about.
+    pub(crate) fn covers(&self, rule: Rule) -> bool {
+        self.problem.is_none() && self.rule.is_none_or(|r| r == rule)
     }
 }
 
@@ -315,11 +313,11 @@ let c = '"'; // phi-lint: allow(nonsense, reason = "x")
     #[test]
     fn coverage() {
         let s = scan("// phi-lint: allow(reason = \"r\")\n");
-        assert!(s[0].covers(Rule::Print, (2, 4)));
-        assert!(!s[0].covers(Rule::Print, (3, 4)));
+        assert!(s[0].covers(Rule::Print) && s[0].covers(Rule::Interpolation));
         let t = scan("x // phi-lint: allow(phi::print, reason = \"r\")\n");
-        assert!(t[0].covers(Rule::Print, (1, 1)));
-        assert!(t[0].covers(Rule::Print, (0, 1)));
-        assert!(!t[0].covers(Rule::Interpolation, (1, 1)));
+        assert!(t[0].covers(Rule::Print));
+        assert!(!t[0].covers(Rule::Interpolation));
+        let u = scan("x // phi-lint: allow(phi::print)\n");
+        assert!(!u[0].covers(Rule::Print));
     }
 }

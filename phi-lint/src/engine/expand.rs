@@ -336,7 +336,7 @@ impl Linter<'_> {
         };
         let message =
             format!("`{name}!` reaches a log, but {why}, so the values it passes are not checked");
-        let stmt = self.statement_lines(span);
+        let stmt = self.statement(span);
         let expr = self.text(span.0, span.1).unwrap_or(path).to_owned();
         self.push(
             Rule::UncheckedWrapper,

@@ -17,7 +17,13 @@ impl Linter<'_> {
     /// `sink_path` that the grammar does not record; closures are left to the walk. A call whose
     /// format string holds more placeholders than the bound is a `phi::unparsed-macro` finding
     /// at it, as a sink's is.
-    pub(super) fn formats_in(&mut self, sink_path: &str, sink: Sink, e: &Expr, stmt: (u32, u32)) {
+    pub(super) fn formats_in(
+        &mut self,
+        sink_path: &str,
+        sink: Sink,
+        e: &Expr,
+        stmt: (crate::Pos, crate::Pos),
+    ) {
         let mut found = Formats(Vec::new());
         found.visit_expr(e);
         for (path, tokens, span) in found.0 {

@@ -25,7 +25,7 @@ impl Linter<'_> {
     ) {
         self.statements += 1;
         let attr_span = attr.span();
-        let stmt = self.statement_lines((attr_span.start(), attr_span.end()));
+        let stmt = self.statement((attr_span.start(), attr_span.end()));
         let args = match parse_instrument(meta) {
             Ok(a) => a,
             Err(e) => {
@@ -116,7 +116,7 @@ impl Linter<'_> {
         &mut self,
         input: &FnArg,
         named: &std::collections::HashSet<&str>,
-        stmt: (u32, u32),
+        stmt: (crate::Pos, crate::Pos),
     ) {
         // An argument skipped or named by a field is not recorded under its own name.
         let recorded = |name: &str| !named.contains(name);

@@ -229,7 +229,7 @@ impl Linter<'_> {
         args: &[(Origin, Ty)],
     ) {
         use syn::spanned::Spanned;
-        let stmt = self.statement_lines((
+        let stmt = self.statement((
             call.func.span().start(),
             call.paren_token.span.close().end(),
         ));

@@ -111,7 +111,7 @@ impl Linter<'_> {
         let message = format!(
             "`{name}!` forwards its arguments to `{path}!`, so calls to `{name}!` are not checked"
         );
-        let stmt = self.statement_lines(span);
+        let stmt = self.statement(span);
         let expr = format!("macro_rules! {name}");
         self.push(
             Rule::UncheckedWrapper,
@@ -213,7 +213,7 @@ impl Linter<'_> {
         .parse2(stream);
         let (key, value) = parsed.ok()?;
         self.statements += 1;
-        let stmt = self.statement_lines((dot.span().start(), args.span().end()));
+        let stmt = self.statement((dot.span().start(), args.span().end()));
         let interp = Interp {
             field: key.value().into(),
             value: Value::Expr(Box::new(value)),

@@ -171,8 +171,7 @@ impl<'ast> Visit<'ast> for Linter<'_> {
             }) = &m.args[0]
         {
             self.statements += 1;
-            let stmt =
-                self.statement_lines((m.receiver.span_start(), m.paren_token.span.close().end()));
+            let stmt = self.statement((m.receiver.span_start(), m.paren_token.span.close().end()));
             let interp = Interp {
                 field: key.value().into(),
                 value: Value::Expr(Box::new(m.args[1].clone())),

@@ -204,7 +204,7 @@ impl Linter<'_> {
             return;
         }
         self.statements += 1;
-        let stmt = self.statement_lines(span);
+        let stmt = self.statement(span);
         if !matches!(inner, Expr::Lit(_)) {
             let interp = Interp {
                 field: "{fmt}".into(),

@@ -61,7 +61,7 @@ fn finding(rule: Rule, file: &str, span: (Pos, Pos), parts: [&str; 4], message: 
         expr_tokens: expr.split_whitespace().collect::<Vec<_>>().join(" ").into(),
         message: message.to_owned(),
         function: function.into(),
-        statement_lines: (span.0.line, span.1.line),
+        statement: span,
         fingerprint: compact_str::CompactString::default(),
         baselined: false,
         fix: None,

@@ -425,7 +425,7 @@ fn macro_rules_from_another_file() {
 fn suppressions() {
     let text = fixture("suppressions.rs");
     let out = lint_source(&Config::default(), "src/s.rs", &text).expect("parses");
-    assert_eq!((out.suppressions, out.suppressed), (4, 6));
+    assert_eq!((out.suppressions, out.suppressed), (8, 11));
     insta::assert_snapshot!(check("suppressions.rs", &Config::default()));
 }
 
