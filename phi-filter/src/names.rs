@@ -156,6 +156,8 @@ pub const DEFAULT_DENY_STEMS: &[&str] = &[
     "_jwt_",
     "bearer",
     "_otp_",
+    // the HTTP `Authorization` header's value is a credential
+    "_authorization_",
 ];
 
 /// Compounds that contain a deny stem but name something other than a person: the name of a
@@ -194,6 +196,12 @@ const OTHER_NOT_PERSONAL_COMPOUNDS: &[&str] = &[
     // a number of tokens (of text, or of credentials) is a count, not a credential
     "token_count",
     "token_limit",
+    // words that hold a stem and mean something else: a template is not a licence plate, to
+    // remember is not a member, a microphone is not a phone (`platelet` stays a lab value)
+    "template",
+    "boilerplate",
+    "remember",
+    "microphone",
 ];
 
 /// `a` then `b`, as an array of `N = a.len() + b.len()` entries (checked at compile time).
@@ -451,7 +459,9 @@ pub fn deny_stem<'s, S: AsRef<str>>(name: &str, stems: &'s [S]) -> Option<&'s st
 /// occurs.
 fn mask(snake: &str) -> Cow<'_, str> {
     // Every compound contains one of these; most names contain none, so this skips the list.
-    if !["name", "age", "token"].iter().any(|w| snake.contains(w))
+    if !["name", "age", "token", "plate", "member", "phone"]
+        .iter()
+        .any(|w| snake.contains(w))
         || !NOT_PERSONAL_COMPOUNDS.iter().any(|c| snake.contains(c))
     {
         return Cow::Borrowed(snake);
@@ -791,6 +801,11 @@ mod tests {
             "first_name",
             "date_of_birth",
             "patient_namespace",
+            "authorization",
+            "authorization_header",
+            "platelet_count",
+            "template_email",
+            "remembered_phone",
         ];
         for n in denied {
             assert!(matches!(p.classify(n), NameVerdict::Denied { .. }), "{n}");
@@ -809,6 +824,11 @@ mod tests {
             "max_age",
             "hostname",
             "version",
+            "template",
+            "boilerplate",
+            "remember_me",
+            "microphone",
+            "author",
         ];
         for n in not_denied {
             assert!(!matches!(p.classify(n), NameVerdict::Denied { .. }), "{n}");
