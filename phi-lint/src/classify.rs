@@ -414,6 +414,9 @@ impl Classifier<'_> {
                     match self.fact(core, cx) {
                         f if f.proves_class() => Ok(()),
                         _ => {
+                            if let Some(why) = self.denied_key(&m.args) {
+                                return Err(unsafe_at(core, why));
+                            }
                             // A closure's result may be the value (`users.first().map(|u|
                             // u.email.clone())`): what it returns taints the call, where it says
                             // more than "unknown".
@@ -453,7 +456,10 @@ impl Classifier<'_> {
                 }
                 r.end.as_ref().map_or(Ok(()), |e| self.check(e, cx))
             }
-            Expr::Index(i) => self.check(&i.expr, cx),
+            Expr::Index(i) => match self.denied_key(std::iter::once(&*i.index)) {
+                Some(why) => Err(unsafe_at(core, why)),
+                None => self.check(&i.expr, cx),
+            },
             Expr::Macro(m) => self.macro_call(core, &m.mac, cx),
             _ => Err(unsafe_at(core, Why::Unknown)),
         }
@@ -579,9 +585,20 @@ impl Classifier<'_> {
             {
                 return Err(unsafe_at(at, Why::Denied { name, stem }));
             }
+            // A key read along the chain (`q.get("email").cloned()`, `v["ssn"].as_str()`).
+            let key = match cur {
+                Expr::MethodCall(m) => self.denied_key(&m.args),
+                Expr::Call(c) => self.denied_key(&c.args),
+                Expr::Index(i) => self.denied_key(std::iter::once(&*i.index)),
+                _ => None,
+            };
+            if let Some(why) = key {
+                return Err(unsafe_at(at, why));
+            }
             cur = match cur {
                 Expr::Field(f) => peel(&f.base),
                 Expr::MethodCall(m) => peel(&m.receiver),
+                Expr::Index(i) => peel(&i.expr),
                 _ => return Ok(()),
             };
         }
@@ -614,8 +631,41 @@ impl Classifier<'_> {
         }
         match self.fact(at, cx) {
             f if f.proves_class() => Ok(()),
-            _ => Err(unsafe_at(at, Why::Unknown)),
+            _ => Err(unsafe_at(
+                at,
+                self.denied_key(&c.args).unwrap_or(Why::Unknown),
+            )),
         }
+    }
+
+    /// A value read by a literal key names what it reads: `row.get("email")`,
+    /// `headers.get("authorization")`, `json["ssn"]`, `env::var("DB_PASSWORD")`. The first
+    /// argument that is a key (one word of letters, digits, `_`, `-` or `.`, not a sentence or a
+    /// format string) with a deny stem. A local bound to it is then tainted, whatever the local
+    /// is called (`let user_id = q.get("email")`).
+    fn denied_key<'a>(&self, args: impl IntoIterator<Item = &'a Expr>) -> Option<Why> {
+        args.into_iter().find_map(|a| {
+            let Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) = peel(a)
+            else {
+                return None;
+            };
+            let key = s.value();
+            let is_key = (1..=64).contains(&key.len())
+                && key.starts_with(|c: char| c.is_ascii_alphabetic())
+                && key
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+            if !is_key {
+                return None;
+            }
+            match self.classify_name(&key.replace('.', "_")) {
+                NameVerdict::Denied { stem } => Some(Why::Denied { name: key, stem }),
+                _ => None,
+            }
+        })
     }
 
     /// Whether a call path (`fingerprint`, `crate::audit::hmac`) is a configured safe function:
