@@ -1,6 +1,6 @@
-//! `#[instrument]`: every argument not skipped is recorded (`self` included, destructured
-//! patterns always with `Debug`); `fields(..)` are checked like event fields; `err` and `ret`
-//! record the error and the return value unless their types are safe.
+//! `#[instrument]`: every argument not skipped is recorded (`self` included, and each name a
+//! destructured argument binds, with `Debug`); `fields(..)` are checked like event fields; `err`
+//! and `ret` record the error and the return value unless their types are safe.
 
 use phi_filter::names::{NameClass, NameVerdict, to_snake};
 use proc_macro2::LineColumn;
@@ -120,7 +120,6 @@ impl Linter<'_> {
     ) {
         // An argument skipped or named by a field is not recorded under its own name.
         let recorded = |name: &str| !named.contains(name);
-        let span = (input.span().start(), input.span().end());
         match input {
             FnArg::Receiver(r) => {
                 if recorded("self") {
@@ -179,19 +178,42 @@ impl Linter<'_> {
                         stmt,
                     );
                 }
+                // tracing-attributes records each name the pattern binds, with `Debug`, and
+                // `skip(..)` names those names (`State(state): State<App>` is `skip(state)`).
+                // Each has its type in scope, bound with the parameters.
                 other => {
-                    let text = self.shown(other);
-                    let message = rules::instrument_arg::DESTRUCTURED.to_owned();
-                    self.push(
-                        Rule::InstrumentArg,
-                        span,
-                        MACRO,
-                        &tokens_text(other),
-                        text,
-                        tokens_text(other),
-                        message,
-                        stmt,
-                    );
+                    let mut bound = Vec::new();
+                    bound_names(other, &mut bound);
+                    for ident in bound {
+                        let name = ident.to_string();
+                        let name = name.trim_start_matches("r#");
+                        if !recorded(name) || self.classifier.names.pseudonymizes(name) {
+                            continue;
+                        }
+                        let ty = self
+                            .scope
+                            .lookup(name)
+                            .map_or(crate::types::Ty::Unknown, |b| b.ty.clone());
+                        let fact = self.classifier.fact_ty(&ty);
+                        let message = match self.classifier.decide(name, fact, None) {
+                            Ok(()) => continue,
+                            Err(Why::Unknown) => rules::instrument_arg::destructured(name),
+                            Err(Why::Denied { name: n, stem }) if n == name => {
+                                rules::instrument_arg::denied(name, &stem)
+                            }
+                            Err(why) => format!("argument {}", why.message(name)),
+                        };
+                        self.push(
+                            Rule::InstrumentArg,
+                            (ident.span().start(), ident.span().end()),
+                            MACRO,
+                            name,
+                            name.to_owned(),
+                            name.to_owned(),
+                            message,
+                            stmt,
+                        );
+                    }
                 }
             },
         }
@@ -294,4 +316,17 @@ fn single_generic(args: &PathArguments) -> Option<&Type> {
         GenericArgument::Type(t) => Some(t),
         _ => None,
     })
+}
+
+/// The names a parameter pattern binds, as tracing-attributes finds them: through references,
+/// struct, tuple and tuple-struct patterns; nothing else binds a recorded name.
+fn bound_names<'p>(pat: &'p Pat, out: &mut Vec<&'p syn::Ident>) {
+    match pat {
+        Pat::Ident(pi) => out.push(&pi.ident),
+        Pat::Reference(r) => bound_names(&r.pat, out),
+        Pat::Struct(s) => s.fields.iter().for_each(|f| bound_names(&f.pat, out)),
+        Pat::Tuple(t) => t.elems.iter().for_each(|p| bound_names(p, out)),
+        Pat::TupleStruct(t) => t.elems.iter().for_each(|p| bound_names(p, out)),
+        _ => {}
+    }
 }

@@ -9,8 +9,10 @@ pub(super) const INFO: RuleInfo = RuleInfo {
     docs: r"### What it does
 By default `#[instrument]` records every argument of the function, `self` included, with its
 `Debug` form. This rule flags each recorded argument that is not skipped and whose name (or type,
-such as `UserId` or `Duration`) is not in a safe class. A destructured argument is always
-recorded with `Debug` and is always flagged. `fields(...)` entries are checked like event fields.
+such as `UserId` or `Duration`) is not in a safe class. A destructured argument records each
+name it binds, with `Debug` (`Json(body): Json<Appointment>` records `body`): `skip(body)` skips
+it, and each is judged by its name and type as an argument is. `fields(...)` entries are checked
+like event fields.
 
 ### Why is this bad?
 `#[instrument]` turns a function's whole input into log data: a `Patient`, a `Reading` or a
@@ -33,8 +35,10 @@ async fn store_reading(&self, user_id: Uuid, reading: Reading) { /* ... */ }
 /// `self` is recorded.
 pub(crate) const SELF: &str = "`self` is recorded with Debug";
 
-/// A destructured argument is recorded.
-pub(crate) const DESTRUCTURED: &str = "a destructured argument is always recorded with Debug";
+/// The message of a name a destructured argument binds, in no safe class.
+pub(crate) fn destructured(name: &str) -> String {
+    format!("`{name}`, bound by a destructured argument, is recorded with Debug")
+}
 
 /// The message of an argument whose name holds a deny stem.
 pub(crate) fn denied(name: &str, stem: &str) -> String {
