@@ -45,6 +45,9 @@ pub(crate) enum Why {
         ty: String,
         what: &'static str,
     },
+    /// A named value in no safe class (`v.reason`, `body.text`), as the origin of a local: the
+    /// local renames it, and a safe name does not make it safe (`let visit_kind = v.reason`).
+    NoClass { name: String },
     /// A local bound to a value that is not allowed (`let user_id = &patient.name`). Made by
     /// [`Why::bound`], which keeps at most [`MAX_HOPS`] locals of a chain.
     Bound { local: String, source: Box<Why> },
@@ -212,9 +215,11 @@ const PRESERVING: &[&str] = &[
     "braced",
 ];
 /// Zero-argument methods whose result is a count, whatever the receiver holds.
-const COUNTS: &[&str] = &[
-    "len", "count", "capacity", "is_empty", "is_some", "is_none", "is_ok", "is_err",
-];
+const COUNTS: &[&str] = &["len", "count", "capacity"];
+/// Zero-argument methods whose result is a bool about the receiver: `r.hiv_test.is_some()` says
+/// whether a test was done, as an `is_pregnant` says a health fact. Safe only under a name of a
+/// safe class, as any bool.
+const PREDICATES: &[&str] = &["is_empty", "is_some", "is_none", "is_ok", "is_err"];
 /// Zero-argument methods whose result is a duration.
 const DURATIONS: &[&str] = &[
     "elapsed",
@@ -322,7 +327,33 @@ impl Classifier<'_> {
             // local's name and type decide as if its origin were unknown.
             Ok(()) if self.by_name_only.get() => Origin::Unknown,
             Ok(()) => Origin::Safe,
-            Err(u) if u.why == Why::Unknown => Origin::Unknown,
+            // A named value (a local, a parameter, a field chain) in no safe class keeps its
+            // verdict under a new name, unless the local's type says more: a number, bool or
+            // fieldless enum passes under a name of a safe class, the local's as a key's, and
+            // a conversion may make a type that proves a class (`AttributeName::from(field)`).
+            Err(u) if u.why == Why::Unknown || u.why.is_no_class() => {
+                let core = peel(init);
+                if !matches!(core, Expr::Path(_) | Expr::Field(_)) {
+                    return Origin::Unknown;
+                }
+                let cx = Ctx { scope, key: None };
+                // The value's type or the local's (`salvage.as_str()` of a fieldless enum).
+                let says_more = |f: &Fact| {
+                    f.proves_class()
+                        || matches!(
+                            f,
+                            Fact::Integer | Fact::Float | Fact::Bool | Fact::FieldlessEnum(_)
+                        )
+                };
+                match self.fact(init, cx) {
+                    f if says_more(&f) => Origin::Unknown,
+                    _ if says_more(&self.fact(core, cx)) => Origin::Unknown,
+                    _ if u.why == Why::Unknown => {
+                        Origin::Tainted(Box::new(Why::NoClass { name: dotted(core) }))
+                    }
+                    _ => Origin::Tainted(Box::new(u.why)),
+                }
+            }
             Err(u) => Origin::Tainted(Box::new(u.why)),
         }
     }
@@ -398,8 +429,17 @@ impl Classifier<'_> {
                 }
                 with_str(&m.method, |method| {
                     if m.args.is_empty() {
-                        if COUNTS.contains(&method) || DURATIONS.contains(&method) {
+                        if COUNTS.contains(&method) {
                             return Ok(());
+                        }
+                        // The time since a person's date is their age (`dob.elapsed()`): the
+                        // receiver's names decide, as for any value.
+                        if DURATIONS.contains(&method) {
+                            return self.chain_stems(&m.receiver, core, cx);
+                        }
+                        if PREDICATES.contains(&method) {
+                            self.chain_stems(&m.receiver, core, cx)?;
+                            return self.leaf(core, method, Fact::Bool, cx);
                         }
                         if STATUSES.contains(&method) {
                             return self.chain_stems(&m.receiver, core, cx);
@@ -563,7 +603,7 @@ impl Classifier<'_> {
                 && p.path.segments.len() == 1
                 && let Some(b) = with_str(&p.path.segments[0].ident, |n| cx.scope.lookup(n))
                 && let Origin::Tainted(why) = &b.origin
-                && !matches!(**why, Why::Refuted { .. })
+                && !matches!(**why, Why::Refuted { .. } | Why::NoClass { .. })
             {
                 let local = p.path.segments[0].ident.to_string();
                 return Err(unsafe_at(at, Why::bound(&local, &self.taint_of(why, None))));
@@ -742,6 +782,27 @@ impl Classifier<'_> {
 
 /// Peels what preserves a value's class: references, derefs, parentheses, casts, `?`,
 /// single-expression blocks, conversions and `field::display`/`debug` wrappers.
+/// A path or field chain as written, without the spaces of its tokens (`v.reason`, `self.0`).
+fn dotted(e: &Expr) -> String {
+    match e {
+        Expr::Field(f) => {
+            let member = match &f.member {
+                Member::Named(id) => id.to_string(),
+                Member::Unnamed(i) => i.index.to_string(),
+            };
+            format!("{}.{member}", dotted(peel(&f.base)))
+        }
+        Expr::Path(p) if p.qself.is_none() => p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect::<Vec<_>>()
+            .join("::"),
+        other => crate::grammar::tokens_text(other),
+    }
+}
+
 pub(crate) fn peel(mut e: &Expr) -> &Expr {
     loop {
         e = match e {

@@ -172,6 +172,17 @@ impl Why {
     }
 
     /// The finding's message; `culprit` is the source text of the culprit.
+    /// Whether the taint is only the name of a value in no safe class (through the locals
+    /// bound to it): a part of that value has a name of its own.
+    pub(crate) fn is_no_class(&self) -> bool {
+        match self {
+            Why::NoClass { .. } => true,
+            Why::Bound { source, .. } => source.is_no_class(),
+            Why::Elided { root, .. } => root.is_no_class(),
+            _ => false,
+        }
+    }
+
     /// Whether the taint is only that a `Result`'s type holds an error (through the locals
     /// bound to it), not a value built from one.
     pub(crate) fn is_result_error(&self) -> bool {
@@ -190,6 +201,7 @@ impl Why {
             Why::ErrorWithin(container) => error_message::within(culprit, container),
             Why::Denied { name, stem } => interpolation::denied(name, stem.trim_matches('_')),
             Why::Unknown => interpolation::unknown(culprit),
+            Why::NoClass { name } => interpolation::unknown(name),
             Why::Elided { root, .. } => root.message(culprit),
             Why::Refuted {
                 name,
@@ -244,6 +256,9 @@ impl Why {
                     Why::Refuted { name, ty, .. } => {
                         format!("`{name}`, whose type `{ty}` can hold personal data")
                     }
+                    Why::NoClass { name } => format!(
+                        "`{name}`, which is not an opaque id, count, duration, status or type name"
+                    ),
                     Why::Bound { .. } | Why::Elided { .. } | Why::Unknown => {
                         "a value that is not allowed".into()
                     }

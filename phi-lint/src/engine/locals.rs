@@ -7,7 +7,7 @@ use syn::{Expr, FnArg, Pat};
 
 use super::Linter;
 use crate::classify::{Origin, Why};
-use crate::types::{Binding, Ty, element, ty_of};
+use crate::types::{Binding, Fact, Ty, element, ty_of};
 
 /// Methods whose receiver's elements are what they iterate (`accounts.iter()`).
 const ITERATORS: &[&str] = &["iter", "into_iter", "iter_mut", "drain", "values", "keys"];
@@ -269,6 +269,17 @@ impl Linter<'_> {
         let Origin::Tainted(why) = &origin else {
             return origin;
         };
+        // An element of a collection in no safe class, of a type that says more (a fieldless
+        // enum, a number, an id), is judged by that type and the name it is bound to.
+        if why.is_no_class() {
+            return match self.classifier.fact_ty(elem) {
+                Fact::Integer | Fact::Float | Fact::Bool | Fact::FieldlessEnum(_) => {
+                    Origin::Unknown
+                }
+                f if f.proves_class() => Origin::Unknown,
+                _ => origin,
+            };
+        }
         let Why::Refuted { name, what, .. } = &**why else {
             return origin;
         };
@@ -294,6 +305,12 @@ impl Linter<'_> {
     /// Binds every name a pattern introduces; `ty` is the type of the whole value.
     fn bind_pat(&mut self, pat: &Pat, origin: &Origin, ty: Ty) {
         let types = self.classifier.types;
+        // A part of a value tainted only by its name being in no safe class (`(cmd, count)` of
+        // `favorites`, `Msg::Deleted(attribute_name)` of `msg`) is named by the pattern.
+        let part_origin = match origin {
+            Origin::Tainted(why) if why.is_no_class() => &Origin::Unknown,
+            other => other,
+        };
         match pat {
             Pat::Ident(id) => {
                 let mut origin = origin.clone();
@@ -313,11 +330,21 @@ impl Linter<'_> {
             }
             Pat::Type(t) => {
                 let declared = Ty::from_syn(&t.ty, self.scope.self_ty());
+                // A declared number, bool or fieldless enum passes under a name of a safe class,
+                // whatever the name of the value it came from (`let row_id: i64 = row.uid`).
+                let origin = match self.classifier.fact_ty(&declared) {
+                    Fact::Integer | Fact::Float | Fact::Bool | Fact::FieldlessEnum(_) => {
+                        part_origin
+                    }
+                    f if f.proves_class() => part_origin,
+                    _ => origin,
+                };
                 self.bind_pat(&t.pat, origin, declared);
             }
             Pat::Reference(r) => self.bind_pat(&r.pat, origin, ty),
             Pat::Paren(p) => self.bind_pat(&p.pat, origin, ty),
             Pat::Tuple(t) => {
+                let origin = part_origin;
                 for (i, p) in t.elems.iter().enumerate() {
                     let elem = match &ty {
                         Ty::Tuple(elems) => elems.get(i).cloned().unwrap_or_default(),
@@ -339,13 +366,14 @@ impl Linter<'_> {
                             (resolved.arg(0), &Origin::Unknown)
                         }
                         Some("Some" | "Ok") => (resolved.arg(0), origin),
-                        // The error of a safe result (`args.status()`) is not safe.
+                        // The error of a safe result (`args.status()`) is not safe; the error of
+                        // a result in no safe class is judged as an error.
                         Some("Err") => (
                             resolved.arg(1),
                             if *origin == Origin::Safe {
                                 &Origin::Unknown
                             } else {
-                                origin
+                                part_origin
                             },
                         ),
                         // An extractor or wrapper from another crate (`Path(id): Path<String>`):
@@ -353,14 +381,15 @@ impl Linter<'_> {
                         _ if ts.elems.len() == 1
                             && types.def(resolved.name().unwrap_or_default()).is_none() =>
                         {
-                            (resolved.arg(0), origin)
+                            (resolved.arg(0), part_origin)
                         }
-                        _ => (types.field(&resolved, &i.to_string()), origin),
+                        _ => (types.field(&resolved, &i.to_string()), part_origin),
                     };
                     self.bind_pat(p, origin, inner);
                 }
             }
             Pat::Struct(s) => {
+                let origin = part_origin;
                 for f in &s.fields {
                     let member = match &f.member {
                         syn::Member::Named(id) => id.to_string(),
