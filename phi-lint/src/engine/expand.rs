@@ -197,10 +197,8 @@ impl Linter<'_> {
 
     /// Notes a call the file cannot resolve: a macro another file may define.
     pub(super) fn want(&mut self, path: &str) {
-        let name = match path.split_once("::") {
-            None => path,
-            Some(("crate" | "$crate" | "self" | "super", rest)) if !rest.contains("::") => rest,
-            Some(_) => return,
+        let Some(name) = project_macro_name(path) else {
+            return;
         };
         if !self.wanted.contains(name) {
             self.wanted.insert(name.to_owned());
@@ -219,10 +217,8 @@ impl Linter<'_> {
         if self.macros.is_empty() || self.macro_rules.is_some() {
             return Vec::new();
         }
-        let name = match path.split_once("::") {
-            None => path,
-            Some(("crate" | "$crate" | "self" | "super", rest)) if !rest.contains("::") => rest,
-            Some(_) => return Vec::new(),
+        let Some(name) = project_macro_name(path) else {
+            return Vec::new();
         };
         let at = self.expansion.as_ref().map_or(at, |e| e.call.0);
         let same = |own: bool| {
@@ -479,4 +475,20 @@ pub(super) fn reexported_sinks(items: &[syn::Item], depth: usize, out: &mut Vec<
             _ => {}
         }
     }
+}
+
+/// The name of the project's macro a call path may name: the path's last segment, through
+/// modules and crates (`crate::logging::audit!`, `super::logging::audit!`, `common::audit!`,
+/// the 2018 idioms for a `macro_rules!` made public with `pub(crate) use` or
+/// `#[macro_export]`). Not a path into `std`, `core`, `tracing` or `log`, whose macros are
+/// those crates' own.
+fn project_macro_name(path: &str) -> Option<&str> {
+    let path = path.strip_prefix("::").unwrap_or(path);
+    let Some((first, _)) = path.split_once("::") else {
+        return Some(path);
+    };
+    if matches!(first, "std" | "core" | "alloc" | "tracing" | "log") {
+        return None;
+    }
+    path.rsplit("::").next()
 }
