@@ -454,6 +454,9 @@ impl Classifier<'_> {
                     match self.fact(core, cx) {
                         f if f.proves_class() => Ok(()),
                         _ => {
+                            // What a method makes of a value with a deny stem
+                            // (`p.email.split_once('@')`) comes from that value.
+                            self.chain_stems(&m.receiver, core, cx)?;
                             if let Some(why) = self.denied_key(&m.args) {
                                 return Err(unsafe_at(core, why));
                             }
