@@ -434,13 +434,18 @@ impl Linter<'_> {
         }
     }
 
-    /// Method calls that feed a value into their receiver.
+    /// Method calls that feed a value into their receiver (the value is the last argument:
+    /// `insert_str(0, v)`, `replace_range(.., v)`), and calls that lend a local mutably
+    /// (`describe(&mut msg, p)`), which may write any of their other arguments into it.
     pub(super) fn mutating_call(&mut self, m: &syn::ExprMethodCall) {
         if [
             "push",
             "push_str",
             "extend",
+            "extend_from_slice",
             "insert",
+            "insert_str",
+            "replace_range",
             "append",
             "write_str",
             "write_fmt",
@@ -448,12 +453,60 @@ impl Linter<'_> {
         .iter()
         .any(|n| m.method == n)
         {
-            let value = if m.args.len() == 1 {
-                m.args.first()
-            } else {
-                None
-            };
-            self.mutated(&m.receiver, value);
+            self.mutated(&m.receiver, m.args.last());
+        }
+        if m.args.iter().any(is_lent) {
+            let all: Vec<&Expr> = std::iter::once(&*m.receiver).chain(&m.args).collect();
+            self.lent(&all);
+        }
+    }
+
+    /// `f(&mut msg, p)`: each local lent mutably among `all` (a call's receiver and
+    /// arguments) is only as safe as every other value among them.
+    pub(super) fn lent(&mut self, all: &[&Expr]) {
+        for &a in all {
+            let Expr::Reference(r) = a else { continue };
+            if r.mutability.is_none() {
+                continue;
+            }
+            for &other in all {
+                if !std::ptr::eq(other, a) {
+                    self.mutated(&r.expr, Some(other));
+                }
+            }
+        }
+    }
+
+    /// `write!(msg, "{}", v)` into a local (a `String`, a buffer): it is only as safe as what
+    /// was written.
+    pub(super) fn written_into(&mut self, tokens: &proc_macro2::TokenStream) {
+        use syn::parse::Parser;
+        let Ok(args) = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated
+            .parse2(tokens.clone())
+        else {
+            return;
+        };
+        let mut it = args.iter();
+        let Some(dest) = it.next() else { return };
+        // The format string's inline captures (`{name}`) are locals read by name.
+        for a in it {
+            match a {
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => {
+                    let value = s.value();
+                    for p in crate::fmtspec::placeholders(&value, true).flatten() {
+                        if let crate::fmtspec::ArgRef::Name(name) = p.arg
+                            && let Ok(path) = syn::parse_str::<Expr>(&name)
+                        {
+                            self.mutated(dest, Some(&path));
+                        }
+                    }
+                }
+                Expr::Assign(named) => self.mutated(dest, Some(&named.right)),
+                other => self.mutated(dest, Some(other)),
+            }
         }
     }
 
@@ -588,4 +641,9 @@ fn is_constant_pat(p: &Pat) -> bool {
         Pat::Or(o) => o.cases.iter().all(is_constant_pat),
         _ => false,
     }
+}
+
+/// `&mut x`: a value lent mutably.
+pub(super) fn is_lent(e: &Expr) -> bool {
+    matches!(e, Expr::Reference(r) if r.mutability.is_some())
 }

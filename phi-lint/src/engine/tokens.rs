@@ -78,6 +78,10 @@ impl Linter<'_> {
             }
         });
         let Some(sink) = sink else {
+            // `write!(msg, ..)` into a local that is not a standard stream.
+            if matches!(path.rsplit("::").next(), Some("write" | "writeln")) {
+                self.written_into(&tokens);
+            }
             if !shadowed {
                 self.want(path);
                 // `use crate::log_info as say;`: the macro another file defines is `log_info`.

@@ -187,6 +187,14 @@ impl<'ast> Visit<'ast> for Linter<'_> {
         visit::visit_local(self, l);
         self.note_local(l);
         self.bind_local(l);
+        // `let m = &mut msg;`: what is written through `m` is not followed, so `msg` is no
+        // longer known to be safe.
+        if let Some(init) = &l.init
+            && let Expr::Reference(r) = &*init.expr
+            && r.mutability.is_some()
+        {
+            self.mutated(&r.expr, None);
+        }
     }
 
     fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
@@ -208,6 +216,10 @@ impl<'ast> Visit<'ast> for Linter<'_> {
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         if !self.writer_fn(c) {
             visit::visit_expr_call(self, c);
+        }
+        if c.args.iter().any(super::locals::is_lent) {
+            let all: Vec<&Expr> = c.args.iter().collect();
+            self.lent(&all);
         }
         self.closure_call(c);
     }
