@@ -68,6 +68,20 @@ impl Ty {
     }
 
     /// The type written in source, with `Self` replaced by `self_ty`.
+    /// The type of a `const` or `static`, whose references are `'static` without saying so:
+    /// `const MISSING: &str` is text compiled into the program, as `&[&str]` holds such text.
+    pub(crate) fn of_item(t: &Type) -> Ty {
+        match t {
+            Type::Reference(r) if matches!(&*r.elem, Type::Path(p) if p.qself.is_none() && p.path.is_ident("str")) => {
+                Ty::named(facts::STATIC_STR)
+            }
+            Type::Reference(r) => Ty::of_item(&r.elem),
+            Type::Slice(s) => Ty::Slice(Box::new(Ty::of_item(&s.elem))),
+            Type::Array(a) => Ty::Slice(Box::new(Ty::of_item(&a.elem))),
+            other => Ty::from_syn(other, None),
+        }
+    }
+
     pub(crate) fn from_syn(t: &Type, self_ty: Option<&str>) -> Ty {
         match t {
             // `&'static str`: text compiled into the program, kept apart from `&str`.
@@ -773,10 +787,10 @@ fn items(list: &[Item], out: &mut FileIndex) {
             )),
             Item::Const(c) => out
                 .consts
-                .push((c.ident.to_string(), Arc::new(Ty::from_syn(&c.ty, None)))),
+                .push((c.ident.to_string(), Arc::new(Ty::of_item(&c.ty)))),
             Item::Static(s) => out
                 .consts
-                .push((s.ident.to_string(), Arc::new(Ty::from_syn(&s.ty, None)))),
+                .push((s.ident.to_string(), Arc::new(Ty::of_item(&s.ty)))),
             Item::Fn(f) => out
                 .fns
                 .push((f.sig.ident.to_string(), Arc::new(signature(&f.sig, None)))),

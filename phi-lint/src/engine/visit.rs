@@ -164,6 +164,24 @@ impl<'ast> Visit<'ast> for Linter<'_> {
             );
             return;
         }
+        // `.expect(&msg)`, `.expect(&p.email)`: any message that is not a literal is printed
+        // by the panic as it is.
+        if (m.method == "expect" || m.method == "expect_err")
+            && m.args.len() == 1
+            && !matches!(
+                crate::classify::peel(&m.args[0]),
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(_),
+                    ..
+                })
+            )
+        {
+            self.panic_message(
+                ".expect",
+                &m.args[0],
+                (m.method.span().start(), m.paren_token.span.close().end()),
+            );
+        }
         if m.method == "record"
             && m.args.len() == 2
             && let Expr::Lit(ExprLit {
@@ -214,6 +232,26 @@ impl<'ast> Visit<'ast> for Linter<'_> {
     }
 
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        // `std::panic::panic_any(msg)` panics with its argument as the message.
+        if let Expr::Path(f) = &*c.func
+            && f.path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "panic_any")
+            && c.args.len() == 1
+        {
+            let span = (c.func.span_start(), c.paren_token.span.close().end());
+            match formatted_message(&c.args[0]) {
+                Some(mac) => {
+                    let format = Sink::Format {
+                        skip: 0,
+                        printed: 0,
+                    };
+                    self.sink_call("panic_any", format, mac.tokens.clone(), span);
+                }
+                None => self.panic_message("panic_any", &c.args[0], span),
+            }
+        }
         if !self.writer_fn(c) {
             visit::visit_expr_call(self, c);
         }
@@ -250,6 +288,28 @@ impl<'ast> Visit<'ast> for Linter<'_> {
 }
 
 impl Linter<'_> {
+    /// A panic's message that is a value, not a literal or a `format!`: it is printed as a
+    /// format argument would be.
+    fn panic_message(
+        &mut self,
+        path: &str,
+        arg: &Expr,
+        span: (proc_macro2::LineColumn, proc_macro2::LineColumn),
+    ) {
+        self.statements += 1;
+        let stmt = self.statement(span);
+        let interp = Interp {
+            field: "{fmt}".into(),
+            value: Value::Expr(Box::new(arg.clone())),
+            err_capture: false,
+        };
+        let format = Sink::Format {
+            skip: 0,
+            printed: 0,
+        };
+        self.check_interp(path, format, &interp, stmt);
+    }
+
     /// A function: skipped if it is a test, else its `#[instrument]`s are checked and its body
     /// is walked with its name as context.
     fn function_item(
@@ -488,7 +548,29 @@ pub(crate) fn may_reach_a_sink(text: &str) -> bool {
     {
         return true;
     }
-    has_trigger_word(bytes) || has_attribute(bytes)
+    has_trigger_word(bytes) || has_attribute(bytes) || has_panic_value(bytes)
+}
+
+/// Whether `bytes` may panic with a message that is a value: `panic_any(..)`, or `expect(`
+/// (`expect_err(`) followed by anything but a string literal.
+fn has_panic_value(bytes: &[u8]) -> bool {
+    if memchr::memmem::find(bytes, b"panic_any").is_some() {
+        return true;
+    }
+    memchr::memmem::find_iter(bytes, b"expect").any(|at| {
+        let rest = &bytes[at + b"expect".len()..];
+        let rest = rest.strip_prefix(b"_err").unwrap_or(rest);
+        let Some(open) = rest.iter().position(|&b| !is_rust_space(b)) else {
+            return false;
+        };
+        if rest[open] != b'(' {
+            return false;
+        }
+        rest[open + 1..]
+            .iter()
+            .find(|&&b| !is_rust_space(b))
+            .is_some_and(|&b| b != b'"')
+    })
 }
 
 /// The words of every sink that is not a macro call (a writer, `log::logger().log`, a
@@ -571,7 +653,7 @@ pub(crate) fn neutral_macros(text: &str) -> Option<Vec<&str>> {
             names.push(name);
         }
     }
-    if has_trigger_word(bytes) || has_attribute(bytes) {
+    if has_trigger_word(bytes) || has_attribute(bytes) || has_panic_value(bytes) {
         return None;
     }
     // `.expect(&format!(..))` panics with the message it formats.
