@@ -391,12 +391,9 @@ fn fragment_len(kind: Frag, input: &[TokenTree], steps: &mut usize) -> Option<us
         Frag::Meta => syn_len::<syn::Meta>(input, steps),
         Frag::Vis => syn_len::<syn::Visibility>(input, steps),
         Frag::Stmt => syn_len::<syn::Stmt>(input, steps),
-        Frag::Pat => {
-            *steps += input.len();
-            parsed_len(input, |s| {
-                syn::Pat::parse_multi_with_leading_vert(s).map(drop)
-            })
-        }
+        Frag::Pat => parsed_len(input, steps, |s| {
+            syn::Pat::parse_multi_with_leading_vert(s).map(drop)
+        }),
     }
 }
 
@@ -404,13 +401,84 @@ fn syn_len<T: syn::parse::Parse + ToTokens>(
     input: &[TokenTree],
     steps: &mut usize,
 ) -> Option<usize> {
-    *steps += input.len();
-    parsed_len(input, |s| s.parse::<T>().map(drop))
+    parsed_len(input, steps, |s| s.parse::<T>().map(drop))
+}
+
+/// Charges `steps` for a parse of `input`, counted deep (see [`deep_len`]); `false` once the
+/// budget is spent.
+fn charge(input: &[TokenTree], steps: &mut usize) -> bool {
+    *steps += deep_len(input, MAX_STEPS + 1 - (*steps).min(MAX_STEPS));
+    *steps <= MAX_STEPS
+}
+
+/// How many tokens `input` holds, groups' contents included, counted up to `cap`: what a parse
+/// of it may read. A group counted as one token let each arm of a macro re-parse a call's
+/// 40,000-element array for one step (2,000 arms: 100 s).
+fn deep_len(input: &[TokenTree], cap: usize) -> usize {
+    let mut n = 0usize;
+    let mut stack: Vec<TokenStream> = Vec::new();
+    for tt in input {
+        n += 1;
+        if let TokenTree::Group(g) = tt {
+            stack.push(g.stream());
+        }
+        while let Some(ts) = stack.pop() {
+            for inner in ts {
+                n += 1;
+                if n >= cap {
+                    return n;
+                }
+                if let TokenTree::Group(g) = inner {
+                    stack.push(g.stream());
+                }
+            }
+        }
+        if n >= cap {
+            return n;
+        }
+    }
+    n
 }
 
 /// Parses a prefix of `input` with `f` and returns how many token trees it took.
-fn parsed_len(input: &[TokenTree], f: impl Fn(ParseStream) -> syn::Result<()>) -> Option<usize> {
+///
+/// The tokens before the first `,` or `;` outside a group are tried first, alone: a fragment
+/// that is all of them is what a parse of the whole input takes too (no fragment goes on past a
+/// separator it did not need), and a call of n arguments then costs each of them its own
+/// length, not the rest of the call (400 arguments, each parsed with the 800 tokens after it,
+/// made one call quadratic). A fragment that needs the separator (`|a, b| a + b`, `Map<K, V>`)
+/// fails that try and is parsed from the whole input.
+fn parsed_len(
+    input: &[TokenTree],
+    steps: &mut usize,
+    f: impl Fn(ParseStream) -> syn::Result<()>,
+) -> Option<usize> {
     if input.is_empty() {
+        return None;
+    }
+    if let Some(k) = input
+        .iter()
+        .position(|t| matches!(t, TokenTree::Punct(p) if matches!(p.as_char(), ',' | ';')))
+        .filter(|&k| k > 0 && k < input.len())
+    {
+        if !charge(&input[..k], steps) {
+            return None;
+        }
+        let head: TokenStream = input[..k].iter().cloned().collect();
+        let whole = (|s: ParseStream| {
+            f(s)?;
+            if s.is_empty() {
+                Ok(())
+            } else {
+                Err(s.error("more"))
+            }
+        })
+        .parse2(head);
+        if whole.is_ok() {
+            return Some(k);
+        }
+    }
+    if !charge(input, steps) {
         return None;
     }
     let ts: TokenStream = input.iter().cloned().collect();
@@ -626,6 +694,31 @@ mod tests {
         let d = def("($($a:expr),+ $(,)?) => { [$($a),+] }");
         assert_eq!(expand(&d, "1, 2,").unwrap(), "[1 ,2]"); // `expr`s are invisible groups
         assert_eq!(expand(&d, ""), Err(ExpandError::NoMatch));
+    }
+
+    #[test]
+    fn a_fragment_costs_its_own_length() {
+        // 2,000 arguments: each parsed alone, not with the rest of the call after it.
+        let d = def("($first:expr $(, $e:expr)*) => { f($first) }");
+        let call = vec!["x"; 2_000].join(", ");
+        assert_eq!(expand(&d, &call).unwrap(), "f (x)");
+        // A fragment that needs the separator is parsed from the whole input.
+        let d = def("($c:expr ; $t:ty) => { g($c) }");
+        assert_eq!(
+            expand(&d, "|a, b| a + b ; Map<K, V>").unwrap(),
+            "g (| a , b | a + b)"
+        );
+        // A group is as long as what it holds: arms that each parse a 40,000-element array
+        // spend the budget, and the call is refused rather than re-parsed by every arm.
+        let mut arms = String::new();
+        for i in 0..50 {
+            arms.push_str("($a:expr ; k");
+            arms.push_str(&i.to_string());
+            arms.push_str(") => { f($a) };");
+        }
+        let d = def(&arms);
+        let call = format!("[{}] ; x", vec!["x"; 40_000].join(", "));
+        assert_eq!(expand(&d, &call), Err(ExpandError::Limit));
     }
 
     #[test]
