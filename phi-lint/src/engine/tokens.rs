@@ -256,9 +256,15 @@ fn has_fat_arrow(tokens: &TokenStream) -> bool {
     })
 }
 
-/// Identifiers that mark a sink that is not a macro call.
+/// Identifiers that mark a sink that is not a macro call: a writer, a `Record`, an
+/// OpenTelemetry attribute, a panic's message.
 fn is_log_ident(id: &proc_macro2::Ident) -> bool {
     [
+        "KeyValue",
+        "set_attribute",
+        "expect",
+        "expect_err",
+        "panic_any",
         "record",
         "instrument",
         "write_all",

@@ -182,6 +182,17 @@ impl<'ast> Visit<'ast> for Linter<'_> {
                 (m.method.span().start(), m.paren_token.span.close().end()),
             );
         }
+        // `span.set_attribute("enduser.id", v)` (tracing-opentelemetry's span extension, and
+        // OpenTelemetry's own span with a key and a value).
+        if m.method == "set_attribute"
+            && m.args.len() == 2
+            && let Expr::Lit(ExprLit {
+                lit: Lit::Str(key), ..
+            }) = &m.args[0]
+        {
+            let span = (m.receiver.span_start(), m.paren_token.span.close().end());
+            self.attribute(".set_attribute", &key.value(), &m.args[1], span);
+        }
         if m.method == "record"
             && m.args.len() == 2
             && let Expr::Lit(ExprLit {
@@ -232,6 +243,25 @@ impl<'ast> Visit<'ast> for Linter<'_> {
     }
 
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        // `KeyValue::new("enduser.id", v)`: an OpenTelemetry attribute, which exists only to be
+        // exported with a span, an event, a metric or a resource.
+        if let Expr::Path(f) = &*c.func
+            && c.args.len() == 2
+            && is_key_value_new(&f.path)
+        {
+            let key = match &c.args[0] {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(k), ..
+                }) => k.value(),
+                other => crate::grammar::tokens_text(other),
+            };
+            self.attribute(
+                "KeyValue::new",
+                &key,
+                &c.args[1],
+                (c.func.span_start(), c.paren_token.span.close().end()),
+            );
+        }
         // `std::panic::panic_any(msg)` panics with its argument as the message.
         if let Expr::Path(f) = &*c.func
             && f.path
@@ -288,6 +318,24 @@ impl<'ast> Visit<'ast> for Linter<'_> {
 }
 
 impl Linter<'_> {
+    /// An OpenTelemetry attribute's value under `key`, judged as a span field is.
+    fn attribute(
+        &mut self,
+        path: &str,
+        key: &str,
+        value: &Expr,
+        span: (proc_macro2::LineColumn, proc_macro2::LineColumn),
+    ) {
+        self.statements += 1;
+        let stmt = self.statement(span);
+        let interp = Interp {
+            field: key.into(),
+            value: Value::Expr(Box::new(value.clone())),
+            err_capture: false,
+        };
+        self.check_interp(path, Sink::RecordAll, &interp, stmt);
+    }
+
     /// A panic's message that is a value, not a literal or a `format!`: it is printed as a
     /// format argument would be.
     fn panic_message(
@@ -576,7 +624,9 @@ fn has_panic_value(bytes: &[u8]) -> bool {
 /// The words of every sink that is not a macro call (a writer, `log::logger().log`, a
 /// `Record` built with `.args(..)`, `span.record`), of `#[instrument]`, `macro_rules!` and
 /// suppression comments. Case matters to Rust, so both cases are listed where both occur.
-const TRIGGER_WORDS: [&str; 11] = [
+const TRIGGER_WORDS: [&str; 13] = [
+    "KeyValue",
+    "set_attribute",
     "write",
     "log",
     "record",
@@ -836,6 +886,12 @@ fn formatted_message(arg: &Expr) -> Option<&syn::Macro> {
         Expr::Macro(m) if crate::grammar::macro_named(&m.mac, &["format"]) => Some(&m.mac),
         _ => None,
     }
+}
+
+/// `KeyValue::new` (`opentelemetry::KeyValue::new`).
+fn is_key_value_new(path: &syn::Path) -> bool {
+    let n = path.segments.len();
+    n >= 2 && path.segments[n - 1].ident == "new" && path.segments[n - 2].ident == "KeyValue"
 }
 
 #[cfg(test)]
