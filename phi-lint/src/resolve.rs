@@ -602,7 +602,7 @@ fn has_cfg(attrs: &[Attribute]) -> bool {
 }
 
 /// `#[cfg(test)]`, also inside `all(..)`.
-fn is_cfg_test(attrs: &[Attribute]) -> bool {
+pub(crate) fn is_cfg_test(attrs: &[Attribute]) -> bool {
     attrs.iter().any(|a| {
         a.path().is_ident("cfg")
             && match &a.meta {

@@ -732,6 +732,23 @@ pub(crate) fn index_file(rel: &str, file: &syn::File) -> FileIndex {
 
 fn items(list: &[Item], out: &mut FileIndex) {
     for item in list {
+        // Test code is not in the build: its types (a test module's own `struct User { id:
+        // u64 }`) must not make the shipped ones ambiguous.
+        let attrs = match item {
+            Item::Struct(x) => &x.attrs,
+            Item::Enum(x) => &x.attrs,
+            Item::Type(x) => &x.attrs,
+            Item::Const(x) => &x.attrs,
+            Item::Static(x) => &x.attrs,
+            Item::Fn(x) => &x.attrs,
+            Item::Impl(x) => &x.attrs,
+            Item::Mod(x) => &x.attrs,
+            Item::Use(x) => &x.attrs,
+            _ => &Vec::new(),
+        };
+        if crate::resolve::is_cfg_test(attrs) {
+            continue;
+        }
         match item {
             Item::Struct(s) => {
                 let (fields, tuple) = match &s.fields {
