@@ -111,10 +111,27 @@ pub(super) fn is_stream(mut e: &Expr, locals: &[String]) -> bool {
                 });
                 if c.args.len() == 1 && last.ident == "new" && wraps {
                     &c.args[0]
+                } else if c.args.len() == 2 && last.ident == "with_capacity" && wraps {
+                    // `BufWriter::with_capacity(1024, io::stdout())`
+                    &c.args[1]
                 } else {
                     return false;
                 }
             }
+            // `if to_err { &mut io::stderr() } else { &mut io::stdout() }`, a `match` choosing
+            // the writer, a block ending in one: a stream if any branch is.
+            Expr::If(i) => {
+                let then = i.then_branch.stmts.last();
+                return matches!(then, Some(syn::Stmt::Expr(t, None)) if is_stream(t, locals))
+                    || i.else_branch
+                        .as_ref()
+                        .is_some_and(|(_, e)| is_stream(e, locals));
+            }
+            Expr::Match(m) => return m.arms.iter().any(|a| is_stream(&a.body, locals)),
+            Expr::Block(b) => match b.block.stmts.last() {
+                Some(syn::Stmt::Expr(t, None)) => t,
+                _ => return false,
+            },
             Expr::Path(p) => {
                 return p
                     .path
