@@ -501,7 +501,33 @@ impl Classifier<'_> {
             }
             Expr::Index(i) => match self.denied_key(std::iter::once(&*i.index)) {
                 Some(why) => Err(unsafe_at(core, why)),
-                None => self.check(&i.expr, cx),
+                None => {
+                    self.check(&i.expr, cx)?;
+                    // An entry of a table compiled into the program is chosen by its index,
+                    // which it gives away (`MONTHS[p.birth_month as usize]`,
+                    // `LABELS[p.diagnosis as usize]`): the index decides, as a range's bounds
+                    // do. A literal key or a range of a collection's elements does not.
+                    let table = |p: &syn::ExprPath| {
+                        p.path.segments.last().is_some_and(|s| {
+                            with_str(&s.ident, |n| {
+                                is_constant_name(n)
+                                    || (p.path.segments.len() == 1
+                                        && cx
+                                            .scope
+                                            .lookup(n)
+                                            .is_some_and(|b| b.origin == Origin::Safe))
+                            })
+                        })
+                    };
+                    match (peel(&i.expr), peel(&i.index)) {
+                        (Expr::Path(p), Expr::Path(_) | Expr::Field(_) | Expr::MethodCall(_))
+                            if table(p) =>
+                        {
+                            self.check(&i.index, cx)
+                        }
+                        _ => Ok(()),
+                    }
+                }
             },
             Expr::Macro(m) => self.macro_call(core, &m.mac, cx),
             _ => Err(unsafe_at(core, Why::Unknown)),
