@@ -372,6 +372,20 @@ impl Classifier<'_> {
                     return Ok(());
                 };
                 with_str(&last.ident, |name| {
+                    // A `static` holding run-time data (`static LAST_EMAIL: Mutex<String>`) is
+                    // not compiled text: it is judged by its name and type as any value.
+                    // A table or byte string (`&[u8]`, `[&str; 12]`) is compiled text.
+                    if is_constant_name(name)
+                        && let Some(ty) = self.types.constant(name)
+                        && !matches!(ty, crate::types::Ty::Slice(_))
+                        && matches!(
+                            self.fact_ty(ty),
+                            Fact::Text(_) | Fact::Composite(_) | Fact::Error | Fact::Unknown
+                        )
+                    {
+                        let fact = self.fact_ty(ty);
+                        return self.leaf(core, &to_snake(name), fact, cx);
+                    }
                     if is_constant_name(name) || starts_upper(name) {
                         return Ok(());
                     }
