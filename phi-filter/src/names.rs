@@ -156,8 +156,9 @@ pub const DEFAULT_DENY_STEMS: &[&str] = &[
     "_jwt_",
     "bearer",
     "_otp_",
-    // the HTTP `Authorization` header's value is a credential
-    "_authorization_",
+    // the HTTP `Authorization` header's value is a credential (an `authorization_id` or a
+    // prior authorization's status is not)
+    "authorization_header",
 ];
 
 /// Compounds that contain a deny stem but name something other than a person: the name of a
@@ -192,6 +193,8 @@ const OTHER_NOT_PERSONAL_COMPOUNDS: &[&str] = &[
     "bucket_name",
     "host_name",
     "hostname",
+    // OpenTelemetry's `service.name`: the name of the program
+    "service_name",
     "max_age",
     // a number of tokens (of text, or of credentials) is a count, not a credential
     "token_count",
@@ -801,7 +804,6 @@ mod tests {
             "first_name",
             "date_of_birth",
             "patient_namespace",
-            "authorization",
             "authorization_header",
             "platelet_count",
             "template_email",
@@ -828,6 +830,8 @@ mod tests {
             "boilerplate",
             "remember_me",
             "microphone",
+            "authorization_id",
+            "authorization_status",
             "author",
         ];
         for n in not_denied {
