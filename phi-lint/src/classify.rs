@@ -401,6 +401,11 @@ impl Classifier<'_> {
                     if segs.len() == 1
                         && let Some(b) = cx.scope.lookup(name)
                     {
+                        // A name the configuration allows is an explicit decision, whatever the
+                        // local was bound to (`allow = ["listen_addr"]`).
+                        if matches!(self.classify_name(name), NameVerdict::AllowedByConfig) {
+                            return Ok(());
+                        }
                         return match &b.origin {
                             Origin::Safe => Ok(()),
                             Origin::Tainted(why) => Err(unsafe_at(
@@ -449,6 +454,18 @@ impl Classifier<'_> {
                         // The time since a person's date is their age (`dob.elapsed()`): the
                         // receiver's names decide, as for any value.
                         if DURATIONS.contains(&method) {
+                            // An `Instant` is the process's own monotonic clock, never a
+                            // person's date (`url_timer.elapsed().as_millis()`).
+                            let mut r = &*m.receiver;
+                            loop {
+                                if ty_of(r, cx.scope, &self.types).name() == Some("Instant") {
+                                    return Ok(());
+                                }
+                                match peel(r) {
+                                    Expr::MethodCall(inner) => r = &inner.receiver,
+                                    _ => break,
+                                }
+                            }
                             return self.chain_stems(&m.receiver, core, cx);
                         }
                         if PREDICATES.contains(&method) {
@@ -467,6 +484,12 @@ impl Classifier<'_> {
                     }
                     match self.fact(core, cx) {
                         f if f.proves_class() => Ok(()),
+                        // A method declared to return a number, bool or fieldless enum is
+                        // judged by its name and that type, as a field of that type is
+                        // (`self.patient_repo.count_active(t)` returning `usize`).
+                        f @ (Fact::Integer | Fact::Float | Fact::Bool | Fact::FieldlessEnum(_)) => {
+                            self.leaf(core, method, f, cx)
+                        }
                         _ => {
                             // What a method makes of a value with a deny stem
                             // (`p.email.split_once('@')`) comes from that value.
@@ -646,7 +669,8 @@ impl Classifier<'_> {
                 && p.path.segments.len() == 1
                 && let Some(b) = with_str(&p.path.segments[0].ident, |n| cx.scope.lookup(n))
                 && let Origin::Tainted(why) = &b.origin
-                && !matches!(**why, Why::Refuted { .. } | Why::NoClass { .. })
+                && !matches!(**why, Why::Refuted { .. })
+                && !why.is_no_class()
             {
                 let local = p.path.segments[0].ident.to_string();
                 return Err(unsafe_at(at, Why::bound(&local, &self.taint_of(why, None))));
@@ -728,14 +752,37 @@ impl Classifier<'_> {
     /// is called (`let user_id = q.get("email")`).
     fn denied_key<'a>(&self, args: impl IntoIterator<Item = &'a Expr>) -> Option<Why> {
         args.into_iter().find_map(|a| {
-            let Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(s),
-                ..
-            }) = peel(a)
-            else {
-                return None;
+            let key = match peel(a) {
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => s.value(),
+                // The HTTP headers that carry credentials, by their `http::header` names.
+                Expr::Path(p) => {
+                    let last = p.path.segments.last()?.ident.to_string();
+                    return matches!(
+                        last.as_str(),
+                        "AUTHORIZATION" | "PROXY_AUTHORIZATION" | "COOKIE" | "SET_COOKIE"
+                    )
+                    .then(|| {
+                        let name = last.to_lowercase();
+                        Why::Denied {
+                            stem: name.clone(),
+                            name,
+                        }
+                    });
+                }
+                _ => return None,
             };
-            let key = s.value();
+            // The HTTP `Authorization` header's value is a credential.
+            if key.eq_ignore_ascii_case("authorization")
+                || key.eq_ignore_ascii_case("proxy-authorization")
+            {
+                return Some(Why::Denied {
+                    stem: key.to_lowercase(),
+                    name: key,
+                });
+            }
             let is_key = (1..=64).contains(&key.len())
                 && key.starts_with(|c: char| c.is_ascii_alphabetic())
                 && key

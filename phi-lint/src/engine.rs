@@ -778,6 +778,7 @@ fn collect(
             seen: HashMap::new(),
             statements: 0,
             statement_spans: suppressed.then(Vec::new),
+            otel: text.contains("opentelemetry"),
             skipped: Vec::new(),
             modules: Vec::new(),
             test_modules: Vec::new(),
@@ -937,6 +938,9 @@ pub(crate) struct Linter<'a> {
     statements: usize,
     /// Where every statement is, when the file has suppressions (see [`Linter::statement`]).
     statement_spans: Option<Vec<(Pos, Pos)>>,
+    /// Whether the file names OpenTelemetry: its `KeyValue`s and `set_attribute` calls are
+    /// attributes of an exported span, not a DOM element's or a project's own.
+    otel: bool,
     /// Line ranges of test code that was not linted.
     skipped: Vec<(u32, u32)>,
     /// Inline modules enclosing the current item (`mod a { mod b { .. } }`).

@@ -82,7 +82,6 @@ pub fn serve_with(
         if let (Some(telemetry), Some(nonce)) = (&options.telemetry, &options.marker) {
             telemetry.marker(nonce, MarkerKind::Start);
         }
-        // phi-lint: allow(phi::interpolation, reason = "the address this server's own listener is bound to, never a client's")
         tracing::info!(subject_count, listen_addr = %listen_addr, "answers serving");
         if let Some(nonce) = &options.marker {
             nonce.emit(MarkerKind::Start).map_err(|e| ServeError::Io {

@@ -477,18 +477,18 @@ pub(super) fn reexported_sinks(items: &[syn::Item], depth: usize, out: &mut Vec<
     }
 }
 
-/// The name of the project's macro a call path may name: the path's last segment, through
-/// modules and crates (`crate::logging::audit!`, `super::logging::audit!`, `common::audit!`,
-/// the 2018 idioms for a `macro_rules!` made public with `pub(crate) use` or
-/// `#[macro_export]`). Not a path into `std`, `core`, `tracing` or `log`, whose macros are
-/// those crates' own.
+/// The name of the project's macro a call path may name: a bare name, or the last segment of
+/// a path from the crate's root or a module of it (`crate::logging::audit!`,
+/// `super::logging::audit!`, `self::audit!`, the 2018 idiom for a `macro_rules!` made public
+/// with `pub(crate) use`). A path from another crate (`anyhow::ensure!`, `tokio::select!`,
+/// `common::audit!`) names that crate's macro, which may share a name with one of the
+/// project's: it is not expanded with it.
 fn project_macro_name(path: &str) -> Option<&str> {
-    let path = path.strip_prefix("::").unwrap_or(path);
     let Some((first, _)) = path.split_once("::") else {
         return Some(path);
     };
-    if matches!(first, "std" | "core" | "alloc" | "tracing" | "log") {
-        return None;
+    if matches!(first, "crate" | "$crate" | "self" | "super") {
+        return path.rsplit("::").next();
     }
-    path.rsplit("::").next()
+    None
 }

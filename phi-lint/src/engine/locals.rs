@@ -365,7 +365,10 @@ impl Linter<'_> {
                         Some("Ok") if matches!(origin, Origin::Tainted(why) if why.is_result_error()) => {
                             (resolved.arg(0), &Origin::Unknown)
                         }
-                        Some("Some" | "Ok") => (resolved.arg(0), origin),
+                        // The value in a `Some` or an `Ok` of a value in no safe class is judged
+                        // by the name it is bound to, as the error in an `Err` is judged as an
+                        // error: a verdict's rule must not turn on how the value was reached.
+                        Some("Some" | "Ok") => (resolved.arg(0), part_origin),
                         // The error of a safe result (`args.status()`) is not safe; the error of
                         // a result in no safe class is judged as an error.
                         Some("Err") => (
@@ -461,18 +464,54 @@ impl Linter<'_> {
         }
     }
 
-    /// `f(&mut msg, p)`: each local lent mutably among `all` (a call's receiver and
-    /// arguments) is only as safe as every other value among them.
+    /// `f(&mut msg, p)`: each text local lent mutably among `all` (a call's receiver and
+    /// arguments) is only as safe as every other value among them. A number, a duration or
+    /// anything else whose type says more (`count_lines(&mut line_count, input)`) is an
+    /// out-parameter of its own type, judged by its name. Each value's origin is judged once:
+    /// a call of thousands of `&mut` arguments costs their number, not its square.
     pub(super) fn lent(&mut self, all: &[&Expr]) {
-        for &a in all {
+        // The first two values that are not safe: a lent local is not judged by itself.
+        let mut tainting: Vec<(usize, Origin)> = Vec::with_capacity(2);
+        for (j, &e) in all.iter().enumerate() {
+            let origin = self.classifier.origin(e, &self.scope);
+            if origin != Origin::Safe {
+                tainting.push((j, origin));
+                if tainting.len() == 2 {
+                    break;
+                }
+            }
+        }
+        if tainting.is_empty() {
+            return;
+        }
+        for (i, &a) in all.iter().enumerate() {
             let Expr::Reference(r) = a else { continue };
-            if r.mutability.is_none() {
+            let Expr::Path(p) = crate::classify::peel(&r.expr) else {
+                continue;
+            };
+            if r.mutability.is_none() || p.path.segments.len() != 1 {
                 continue;
             }
-            for &other in all {
-                if !std::ptr::eq(other, a) {
-                    self.mutated(&r.expr, Some(other));
-                }
+            let name = p.path.segments[0].ident.to_string();
+            let Some(b) = self.scope.lookup(&name) else {
+                continue;
+            };
+            // An out-parameter named in a safe class (`&mut elapsed`, `&mut total`) holds
+            // that class, as a buffer (`&mut msg`, `&mut line`) does not.
+            if b.origin != Origin::Safe
+                || !matches!(
+                    self.classifier.fact_ty(&b.ty),
+                    Fact::Text(_) | Fact::Composite(_) | Fact::Unknown
+                )
+                || matches!(
+                    self.classifier.classify_name(&name),
+                    phi_filter::names::NameVerdict::Allowed(_)
+                )
+            {
+                continue;
+            }
+            if let Some((_, origin)) = tainting.iter().find(|(j, _)| *j != i) {
+                self.scope.set_origin(&name, origin.clone());
             }
         }
     }

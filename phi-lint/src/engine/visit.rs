@@ -184,7 +184,8 @@ impl<'ast> Visit<'ast> for Linter<'_> {
         }
         // `span.set_attribute("enduser.id", v)` (tracing-opentelemetry's span extension, and
         // OpenTelemetry's own span with a key and a value).
-        if m.method == "set_attribute"
+        if self.otel
+            && m.method == "set_attribute"
             && m.args.len() == 2
             && let Expr::Lit(ExprLit {
                 lit: Lit::Str(key), ..
@@ -245,7 +246,8 @@ impl<'ast> Visit<'ast> for Linter<'_> {
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         // `KeyValue::new("enduser.id", v)`: an OpenTelemetry attribute, which exists only to be
         // exported with a span, an event, a metric or a resource.
-        if let Expr::Path(f) = &*c.func
+        if self.otel
+            && let Expr::Path(f) = &*c.func
             && c.args.len() == 2
             && is_key_value_new(&f.path)
         {
@@ -344,6 +346,26 @@ impl Linter<'_> {
         arg: &Expr,
         span: (proc_macro2::LineColumn, proc_macro2::LineColumn),
     ) {
+        // Text compiled in (`include_str!`, `concat!`, `env!`), and a value whose type is not
+        // text: a project's own `expect(delim)` of a token kind is no panic message.
+        if let Expr::Macro(m) = crate::classify::peel(arg)
+            && crate::grammar::macro_named(
+                &m.mac,
+                &["include_str", "concat", "env", "stringify", "option_env"],
+            )
+        {
+            return;
+        }
+        let ty = crate::types::ty_of(arg, &self.scope, &self.classifier.types);
+        if !matches!(
+            self.classifier.fact_ty(&ty),
+            crate::types::Fact::Text(_)
+                | crate::types::Fact::Composite(_)
+                | crate::types::Fact::Error
+                | crate::types::Fact::Unknown
+        ) {
+            return;
+        }
         self.statements += 1;
         let stmt = self.statement(span);
         let interp = Interp {
