@@ -406,7 +406,10 @@ fn class_of_snake(n: &str) -> Option<NameClass> {
     if ["count", "total", "len", "size", "bytes", "idx", "indent"]
         .iter()
         .any(|w| exact_or_suffix(w))
-        || matches!(n, "attempt" | "attempts" | "retries" | "limit" | "index")
+        || matches!(n, "attempt" | "limit" | "index")
+        // `max_attempts`, `retries` (a `suicide_attempts` is denied by no stem, but
+        // `suicide_attempt_count` already passed as a count: this opens no new hole)
+        || ["attempts", "retries"].iter().any(|w| exact_or_suffix(w))
         // `Iterator::size_hint`'s bounds on how many items are left.
         || n == "size_hint"
         || n.ends_with("_size_hint")
@@ -708,6 +711,8 @@ mod tests {
     #[test]
     fn classes() {
         let cases: &[(&str, Option<NameClass>)] = &[
+            ("max_attempts", Some(NameClass::Count)),
+            ("db_retries", Some(NameClass::Count)),
             ("id", Some(NameClass::OpaqueId)),
             ("user_id", Some(NameClass::OpaqueId)),
             ("trace_ids", Some(NameClass::OpaqueId)),

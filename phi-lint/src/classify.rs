@@ -215,7 +215,7 @@ const PRESERVING: &[&str] = &[
     "braced",
 ];
 /// Zero-argument methods whose result is a count, whatever the receiver holds.
-const COUNTS: &[&str] = &["len", "count", "capacity"];
+const COUNTS: &[&str] = &["len", "count", "capacity", "rows_affected"];
 /// Zero-argument methods whose result is a bool about the receiver: `r.hiv_test.is_some()` says
 /// whether a test was done, as an `is_pregnant` says a health fact. Safe only under a name of a
 /// safe class, as any bool.
