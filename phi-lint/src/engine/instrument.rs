@@ -3,7 +3,6 @@
 //! and `ret` record the error and the return value unless their types are safe.
 
 use phi_filter::names::{NameClass, NameVerdict, to_snake};
-use proc_macro2::LineColumn;
 use syn::spanned::Spanned;
 use syn::{FnArg, GenericArgument, Pat, PathArguments, ReturnType, Type};
 
@@ -142,41 +141,15 @@ impl Linter<'_> {
                 Pat::Ident(pi) => {
                     let name = pi.ident.to_string();
                     let name = name.trim_start_matches("r#");
-                    if !recorded(name) {
-                        return;
-                    }
                     // An argument is a span field: a pseudonymized one records a keyed token.
-                    if self.classifier.names.pseudonymizes(name) {
+                    if !recorded(name) || self.classifier.names.pseudonymizes(name) {
                         return;
                     }
-                    // Name and type decide together, as for a value an event logs: a type that
-                    // proves a class passes under any name, and `user_id: &str` is free text
-                    // under an id name.
                     let ty = crate::types::Ty::from_syn(&pt.ty, self.self_ty.as_deref());
-                    let fact = self.classifier.fact_ty(&ty);
-                    let message = match self.classifier.decide(name, fact, None) {
-                        Ok(()) => return,
-                        Err(Why::Unknown) if self.type_is_safe(&pt.ty) => return,
-                        Err(Why::Unknown) => {
-                            rules::instrument_arg::recorded(name, &self.shown(&*pt.ty))
-                        }
-                        Err(Why::Denied { name: n, stem }) if n == name => {
-                            rules::instrument_arg::denied(name, &stem)
-                        }
-                        Err(why) => format!("argument {}", why.message(name)),
-                    };
-                    let at: (LineColumn, LineColumn) =
-                        (pi.ident.span().start(), pi.ident.span().end());
-                    self.push(
-                        Rule::InstrumentArg,
-                        at,
-                        MACRO,
-                        name,
-                        name.to_owned(),
-                        name.to_owned(),
-                        message,
-                        stmt,
-                    );
+                    self.recorded_name(&pi.ident, name, &ty, stmt, |lint| {
+                        (!lint.type_is_safe(&pt.ty))
+                            .then(|| rules::instrument_arg::recorded(name, &lint.shown(&*pt.ty)))
+                    });
                 }
                 // tracing-attributes records each name the pattern binds, with `Debug`, and
                 // `skip(..)` names those names (`State(state): State<App>` is `skip(state)`).
@@ -194,29 +167,49 @@ impl Linter<'_> {
                             .scope
                             .lookup(name)
                             .map_or(crate::types::Ty::Unknown, |b| b.ty.clone());
-                        let fact = self.classifier.fact_ty(&ty);
-                        let message = match self.classifier.decide(name, fact, None) {
-                            Ok(()) => continue,
-                            Err(Why::Unknown) => rules::instrument_arg::destructured(name),
-                            Err(Why::Denied { name: n, stem }) if n == name => {
-                                rules::instrument_arg::denied(name, &stem)
-                            }
-                            Err(why) => format!("argument {}", why.message(name)),
-                        };
-                        self.push(
-                            Rule::InstrumentArg,
-                            (ident.span().start(), ident.span().end()),
-                            MACRO,
-                            name,
-                            name.to_owned(),
-                            name.to_owned(),
-                            message,
-                            stmt,
-                        );
+                        self.recorded_name(ident, name, &ty, stmt, |_| {
+                            Some(rules::instrument_arg::destructured(name))
+                        });
                     }
                 }
             },
         }
+    }
+
+    /// One name `#[instrument]` records, of type `ty`, judged by name and type together as a
+    /// value an event logs is: a type that proves a class passes under any name, and
+    /// `user_id: &str` is free text under an id name. `unknown` gives the message of a name in
+    /// no safe class, or `None` when something else (a declared type) makes it safe.
+    fn recorded_name(
+        &mut self,
+        ident: &syn::Ident,
+        name: &str,
+        ty: &crate::types::Ty,
+        stmt: (crate::Pos, crate::Pos),
+        unknown: impl FnOnce(&Self) -> Option<String>,
+    ) {
+        let fact = self.classifier.fact_ty(ty);
+        let message = match self.classifier.decide(name, fact, None) {
+            Ok(()) => return,
+            Err(Why::Unknown) => match unknown(self) {
+                Some(m) => m,
+                None => return,
+            },
+            Err(Why::Denied { name: n, stem }) if n == name => {
+                rules::instrument_arg::denied(name, &stem)
+            }
+            Err(why) => format!("argument {}", why.message(name)),
+        };
+        self.push(
+            Rule::InstrumentArg,
+            (ident.span().start(), ident.span().end()),
+            MACRO,
+            name,
+            name.to_owned(),
+            name.to_owned(),
+            message,
+            stmt,
+        );
     }
 
     /// A node's source text, or its tokens when the source is not at hand.
