@@ -716,6 +716,8 @@ fn collect(
     // A file of suppressions records where each statement is, to give each suppression its
     // one statement; a function taken over would not say.
     let suppressed = text.contains("phi-lint:");
+    // Searched once per file, not once per chunk of a file cut into chunks.
+    let otel = text.contains("opentelemetry");
     // A first lint that stopped keeping findings recorded its functions' findings cut short.
     let reuse = match pass {
         Pass::Final(Some(first))
@@ -778,7 +780,7 @@ fn collect(
             seen: HashMap::new(),
             statements: 0,
             statement_spans: suppressed.then(Vec::new),
-            otel: text.contains("opentelemetry"),
+            otel,
             skipped: Vec::new(),
             modules: Vec::new(),
             test_modules: Vec::new(),
