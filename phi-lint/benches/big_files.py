@@ -93,6 +93,29 @@ def one_line(write, size):
     return n
 
 
+def empty_fns(write, size):
+    """`fn aN() {}` on a line each: the smallest items, each a name in the type index."""
+    write("pub fn leak(p: &Patient) { tracing::info!(\"{}\", p.name); }\n" + PATIENT)
+    return fill(write, size, lambda i: f"fn a{i}() {{}}\n")
+
+
+def empty_fns_line(write, size):
+    """The same functions, all on one line after the leak: a minified file of small items."""
+    write("pub fn leak(p: &Patient) { tracing::info!(\"{}\", p.name); }\n" + PATIENT)
+    n = fill(write, size, lambda i: f"fn a{i}() {{}}")
+    write("\n")
+    return n
+
+
+def flat(piece):
+    """A generator of a leak, then `piece(i)` up to the size: many items of one small kind."""
+    def gen(write, size):
+        write("pub fn leak(p: &Patient) { tracing::info!(\"{}\", p.name); }\n" + PATIENT)
+        return fill(write, size, piece)
+
+    return gen
+
+
 def module(write, size):
     """`quiet_infos` inside one `pub mod generated { ... }`: one item larger than a chunk."""
     write("pub mod generated {\n    use super::User;\n")
@@ -309,6 +332,11 @@ SHAPES = {
     "static-chain": (static_chain, 4 * MB, "4 MB, one `static` built by a chain of calls of blocks that log"),
     "big-enum": (big_enum, 5 * MB, "5 MB, one `enum` of variants and one logging function"),
     "many-defs": (many_definitions, 250_000, "0.25 MB, files each defining `m!`, and 20 calls of it"),
+    "empty-fns": (empty_fns, 5 * MB, "5 MB of `fn aN() {}`, a line each, and one leak"),
+    "empty-fns-line": (empty_fns_line, 5 * MB, "5 MB of `fn aN() {}` on one line, after one leak"),
+    "aliases": (flat(lambda i: f"type T{i} = u8;\n"), 5 * MB, "5 MB of `type TN = u8;` and one leak"),
+    "unit-structs": (flat(lambda i: f"struct S{i};\n"), 5 * MB, "5 MB of `struct SN;` and one leak"),
+    "uses": (flat(lambda i: f"use a{i}::b;\n"), 5 * MB, "5 MB of `use aN::b;` and one leak"),
 }
 
 

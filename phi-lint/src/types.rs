@@ -18,7 +18,7 @@ use compact_str::{CompactString, ToCompactString};
 /// random seed (foldhash), several times faster than the standard `SipHash` on short keys.
 pub(crate) type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
-use syn::{FnArg, GenericArgument, Item, PathArguments, ReturnType, Type};
+use syn::{GenericArgument, Item, PathArguments, ReturnType, Type};
 
 mod facts;
 mod infer;
@@ -28,7 +28,7 @@ pub(crate) use infer::{Binding, Origin, Scope, element, ty_of};
 
 /// A type as the index keeps it: references, `Box`, `Arc`, `Rc` and `Cow` peeled, paths cut to
 /// their last segment, generic arguments kept.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub(crate) enum Ty {
     /// A named type: `Uuid`, `Option<Uuid>`, `HashMap<String, u32>`, `u64`, `str`.
     Named(CompactString, Vec<Ty>),
@@ -132,7 +132,7 @@ impl Ty {
 }
 
 /// What a type name is defined as.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum TypeDef {
     /// A struct: its named fields, or its positional fields (`.0`) for a tuple struct.
     Struct {
@@ -149,15 +149,16 @@ pub(crate) enum TypeDef {
     Alias(Ty),
 }
 
-/// A function's signature.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What the index keeps of a function's signature: its return type, the type of a call's
+/// value. Parameter types are read from the function's own tree when its body is walked; no
+/// lookup across functions asks for them, so the index does not hold them.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct FnSig {
-    pub(crate) params: Vec<(String, Ty)>,
     pub(crate) ret: Ty,
 }
 
 /// What `use a::B as C` renames `C` to: `B`, and the crate `a` if it is another one.
-type Rename = (String, Option<String>);
+type Rename = (CompactString, Option<CompactString>);
 
 /// One file's contribution to the index, in the order found. Each definition is shared: the
 /// file's own index, its worker's and the merged one hold the same `Arc`, not a copy each (a
@@ -166,13 +167,13 @@ type Rename = (String, Option<String>);
 pub(crate) struct FileIndex {
     /// The crate the file belongs to: its path up to the last `src/` (`crates/auth`), or `""`.
     krate: String,
-    types: Vec<(String, Arc<TypeDef>)>,
-    fns: Vec<(String, Arc<FnSig>)>,
+    types: Vec<(Key, Arc<TypeDef>)>,
+    fns: Vec<(Key, Arc<FnSig>)>,
     /// Keyed `Type::method`.
-    methods: Vec<(String, Arc<FnSig>)>,
-    consts: Vec<(String, Arc<Ty>)>,
+    methods: Vec<(Key, Arc<FnSig>)>,
+    consts: Vec<(Key, Arc<Ty>)>,
     /// `use a::B as C` gives `(C, (B, Some(a)))`, with `None` for `crate`, `self`, `super`.
-    renames: Vec<(String, Arc<Rename>)>,
+    renames: Vec<(Key, Arc<Rename>)>,
 }
 
 impl FileIndex {
@@ -188,7 +189,7 @@ impl FileIndex {
             .chain(fns)
             .chain(rest)
             .chain(renames)
-            .map(String::as_str)
+            .map(Key::as_str)
             .collect()
     }
 
@@ -216,8 +217,8 @@ enum Entry<T> {
 /// unambiguous, so two `User`s in two crates each resolve in their own crate).
 #[derive(Debug)]
 struct Table<T> {
-    global: Map<String, Entry<T>>,
-    by_crate: Map<String, Map<String, Entry<T>>>,
+    global: Map<Key, Entry<T>>,
+    by_crate: Map<String, Map<Key, Entry<T>>>,
 }
 
 impl<T> Default for Table<T> {
@@ -229,7 +230,7 @@ impl<T> Default for Table<T> {
     }
 }
 
-fn insert<T: PartialEq>(map: &mut Map<String, Entry<T>>, k: String, v: Arc<T>) {
+fn insert<T: PartialEq>(map: &mut Map<Key, Entry<T>>, k: Key, v: Arc<T>) {
     use std::collections::hash_map::Entry as E;
     match map.entry(k) {
         E::Vacant(e) => {
@@ -245,7 +246,7 @@ fn insert<T: PartialEq>(map: &mut Map<String, Entry<T>>, k: String, v: Arc<T>) {
 
 /// Merges `e` into `map`'s entry for `k`: two different definitions, or an ambiguous one, make
 /// the name ambiguous. The result does not depend on the order of the merges.
-fn merge_entry<T: PartialEq>(map: &mut Map<String, Entry<T>>, k: String, e: Entry<T>) {
+fn merge_entry<T: PartialEq>(map: &mut Map<Key, Entry<T>>, k: Key, e: Entry<T>) {
     use std::collections::hash_map::Entry as E;
     match map.entry(k) {
         E::Vacant(slot) => {
@@ -262,7 +263,7 @@ fn merge_entry<T: PartialEq>(map: &mut Map<String, Entry<T>>, k: String, e: Entr
 impl<T: PartialEq + Clone> Table<T> {
     /// Takes in every entry of `other`, as if its definitions had been added one by one.
     fn absorb(&mut self, other: Table<T>) {
-        fn into<T: PartialEq>(map: &mut Map<String, Entry<T>>, other: Map<String, Entry<T>>) {
+        fn into<T: PartialEq>(map: &mut Map<Key, Entry<T>>, other: Map<Key, Entry<T>>) {
             map.reserve(other.len());
             for (k, e) in other {
                 merge_entry(map, k, e);
@@ -279,7 +280,26 @@ impl<T: PartialEq + Clone> Table<T> {
         }
     }
 
-    fn add(&mut self, krate: &str, k: String, v: Arc<T>) {
+    /// Makes room for `n` more names in crate `krate` and the workspace at once: a table that
+    /// grows one name at a time holds its old and new storage together at each doubling.
+    fn reserve(&mut self, krate: &str, n: usize, global: bool) {
+        if n == 0 {
+            return;
+        }
+        if global {
+            self.global.reserve(n);
+        }
+        match self.by_crate.get_mut(krate) {
+            Some(m) => m.reserve(n),
+            None => {
+                let mut m = Map::default();
+                m.reserve(n);
+                self.by_crate.insert(krate.to_owned(), m);
+            }
+        }
+    }
+
+    fn add(&mut self, krate: &str, k: Key, v: Arc<T>) {
         let own = match self.by_crate.get_mut(krate) {
             Some(m) => m,
             None => self.by_crate.entry(krate.to_owned()).or_default(),
@@ -290,7 +310,7 @@ impl<T: PartialEq + Clone> Table<T> {
 
     /// Adds to crate `krate`'s table only: for an index of one crate, where the workspace-wide
     /// table would hold the same entries.
-    fn add_own(&mut self, krate: &str, k: String, v: Arc<T>) {
+    fn add_own(&mut self, krate: &str, k: Key, v: Arc<T>) {
         let own = match self.by_crate.get_mut(krate) {
             Some(m) => m,
             None => self.by_crate.entry(krate.to_owned()).or_default(),
@@ -425,6 +445,11 @@ impl TypeIndex {
     /// Adds one file's definitions, as [`merge`](Self::merge) does.
     pub(crate) fn add_file(&mut self, f: FileIndex) {
         let k = f.krate.as_str();
+        self.types.reserve(k, f.types.len(), true);
+        self.fns.reserve(k, f.fns.len(), true);
+        self.methods.reserve(k, f.methods.len(), true);
+        self.consts.reserve(k, f.consts.len(), true);
+        self.renames.reserve(k, f.renames.len(), true);
         for (n, v) in f.types {
             self.types.add(k, n, v);
         }
@@ -477,6 +502,11 @@ impl TypeIndex {
     pub(crate) fn of_file(f: &FileIndex) -> TypeIndex {
         let mut out = TypeIndex::default();
         let k = f.krate.as_str();
+        out.types.reserve(k, f.types.len(), false);
+        out.fns.reserve(k, f.fns.len(), false);
+        out.methods.reserve(k, f.methods.len(), false);
+        out.consts.reserve(k, f.consts.len(), false);
+        out.renames.reserve(k, f.renames.len(), false);
         for (n, v) in &f.types {
             out.types.add_own(k, n.clone(), v.clone());
         }
@@ -720,17 +750,44 @@ fn exact<T>(items: impl Iterator<Item = T>) -> Vec<T> {
     out
 }
 
+/// A name in the index: most are short enough to be held inline, without an allocation of
+/// their own.
+type Key = CompactString;
+
+/// One copy of each distinct definition while a file is indexed: `fn a1() {}` … `fn
+/// a100000() {}` share one signature, and `type T1 = u8;` … one alias, so the index of a file of
+/// many small items holds a name and a pointer for each, not a definition each.
+#[derive(Default)]
+struct Shared {
+    defs: std::collections::HashSet<Arc<TypeDef>, foldhash::fast::RandomState>,
+    sigs: std::collections::HashSet<Arc<FnSig>, foldhash::fast::RandomState>,
+    tys: std::collections::HashSet<Arc<Ty>, foldhash::fast::RandomState>,
+}
+
+/// The shared copy of `v` in `set`, added if it is new.
+fn share<T: std::hash::Hash + Eq>(
+    set: &mut std::collections::HashSet<Arc<T>, foldhash::fast::RandomState>,
+    v: T,
+) -> Arc<T> {
+    if let Some(a) = set.get(&v) {
+        return Arc::clone(a);
+    }
+    let a = Arc::new(v);
+    set.insert(Arc::clone(&a));
+    a
+}
+
 /// Indexes the items of one parsed file (bodies are not entered: the index is about items).
 pub(crate) fn index_file(rel: &str, file: &syn::File) -> FileIndex {
     let mut out = FileIndex {
         krate: crate_of(rel).to_owned(),
         ..FileIndex::default()
     };
-    items(&file.items, &mut out);
+    items(&file.items, &mut out, &mut Shared::default());
     out
 }
 
-fn items(list: &[Item], out: &mut FileIndex) {
+fn items(list: &[Item], out: &mut FileIndex, shared: &mut Shared) {
     for item in list {
         // Test code is not in the build: its types (a test module's own `struct User { id:
         // u64 }`) must not make the shipped ones ambiguous.
@@ -772,8 +829,8 @@ fn items(list: &[Item], out: &mut FileIndex) {
                     syn::Fields::Unit => (Vec::new(), true),
                 };
                 out.types.push((
-                    s.ident.to_string(),
-                    Arc::new(TypeDef::Struct { fields, tuple }),
+                    s.ident.to_compact_string(),
+                    share(&mut shared.defs, TypeDef::Struct { fields, tuple }),
                 ));
             }
             Item::Enum(e) => {
@@ -794,23 +851,26 @@ fn items(list: &[Item], out: &mut FileIndex) {
                         }),
                 );
                 out.types.push((
-                    e.ident.to_string(),
-                    Arc::new(TypeDef::Enum { fieldless, fields }),
+                    e.ident.to_compact_string(),
+                    share(&mut shared.defs, TypeDef::Enum { fieldless, fields }),
                 ));
             }
             Item::Type(t) => out.types.push((
-                t.ident.to_string(),
-                Arc::new(TypeDef::Alias(Ty::from_syn(&t.ty, None))),
+                t.ident.to_compact_string(),
+                share(&mut shared.defs, TypeDef::Alias(Ty::from_syn(&t.ty, None))),
             )),
-            Item::Const(c) => out
-                .consts
-                .push((c.ident.to_string(), Arc::new(Ty::of_item(&c.ty)))),
-            Item::Static(s) => out
-                .consts
-                .push((s.ident.to_string(), Arc::new(Ty::of_item(&s.ty)))),
-            Item::Fn(f) => out
-                .fns
-                .push((f.sig.ident.to_string(), Arc::new(signature(&f.sig, None)))),
+            Item::Const(c) => out.consts.push((
+                c.ident.to_compact_string(),
+                share(&mut shared.tys, Ty::of_item(&c.ty)),
+            )),
+            Item::Static(s) => out.consts.push((
+                s.ident.to_compact_string(),
+                share(&mut shared.tys, Ty::of_item(&s.ty)),
+            )),
+            Item::Fn(f) => out.fns.push((
+                f.sig.ident.to_compact_string(),
+                share(&mut shared.sigs, signature(&f.sig, None)),
+            )),
             Item::Impl(i) => {
                 let Type::Path(p) = &*i.self_ty else { continue };
                 let Some(self_ty) = p.path.segments.last().map(|s| s.ident.to_string()) else {
@@ -819,15 +879,15 @@ fn items(list: &[Item], out: &mut FileIndex) {
                 for it in &i.items {
                     if let syn::ImplItem::Fn(f) = it {
                         out.methods.push((
-                            format!("{self_ty}::{}", f.sig.ident),
-                            Arc::new(signature(&f.sig, Some(&self_ty))),
+                            compact_str::format_compact!("{self_ty}::{}", f.sig.ident),
+                            share(&mut shared.sigs, signature(&f.sig, Some(&self_ty))),
                         ));
                     }
                 }
             }
             Item::Mod(m) => {
                 if let Some((_, inner)) = &m.content {
-                    items(inner, out);
+                    items(inner, out, shared);
                 }
             }
             Item::Use(u) => renames(&u.tree, out),
@@ -861,8 +921,11 @@ fn renames(tree: &syn::UseTree, out: &mut FileIndex) {
             }
             syn::UseTree::Rename(r) if r.ident != "self" => {
                 out.renames.push((
-                    r.rename.to_string(),
-                    Arc::new((r.ident.to_string(), from.and_then(|f| f.0.clone()))),
+                    r.rename.to_compact_string(),
+                    Arc::new((
+                        r.ident.to_compact_string(),
+                        from.and_then(|f| f.0.as_deref().map(CompactString::from)),
+                    )),
                 ));
             }
             syn::UseTree::Group(g) => g.items.iter().for_each(|t| walk(t, from, out)),
@@ -872,23 +935,13 @@ fn renames(tree: &syn::UseTree, out: &mut FileIndex) {
     walk(tree, None, out);
 }
 
-/// A signature's parameter and return types, `Self` resolved to the impl's type.
+/// What the index keeps of a signature: its return type, `Self` resolved to the impl's type.
 pub(crate) fn signature(sig: &syn::Signature, self_ty: Option<&str>) -> FnSig {
-    // Sized to the parameters: collected from a filter, a one-parameter list would take room
-    // for four, and an index holds one per function.
-    let mut params = Vec::with_capacity(sig.inputs.len());
-    params.extend(sig.inputs.iter().filter_map(|a| match a {
-        FnArg::Typed(t) => match &*t.pat {
-            syn::Pat::Ident(id) => Some((id.ident.to_string(), Ty::from_syn(&t.ty, self_ty))),
-            _ => None,
-        },
-        FnArg::Receiver(_) => self_ty.map(|s| ("self".to_owned(), Ty::named(s))),
-    }));
     let ret = match &sig.output {
         ReturnType::Default => Ty::Tuple(Vec::new()),
         ReturnType::Type(_, t) => Ty::from_syn(t, self_ty),
     };
-    FnSig { params, ret }
+    FnSig { ret }
 }
 
 #[cfg(test)]

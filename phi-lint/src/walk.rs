@@ -390,8 +390,8 @@ mod tests {
             (
                 "src/lib.rs",
                 "#[macro_use]\nmod shadow;\n\
-                 fn plain() -> u8 { 1 }\n\
-                 fn neutral() -> String { format!(\"{}\", 1) }\n\
+                 fn plain() -> u8 { let a_body_long_enough_to_be_worth_blanking_as_a_quiet_one_when_scanned = 0; 1 }\n\
+                 fn neutral() -> String { let a_body_long_enough_to_be_worth_blanking_when_scanned = 0; format!(\"{}\", 1) }\n\
                  fn shadowed(p: &P) { shout!(p.name) }\n\
                  fn wrapped(p: &P) { audit!(\"{}\", p.name) }\n\
                  fn loud(p: &P) { tracing::info!(a = %p.name) }\n",
@@ -400,7 +400,10 @@ mod tests {
                 "src/shadow.rs",
                 "macro_rules! shout { ($e:expr) => { $e } }\n",
             ),
-            ("other/loose.rs", "fn alone() -> u8 { 2 }\n"),
+            (
+                "other/loose.rs",
+                "fn alone() -> u8 { let a_body_long_enough_to_be_worth_blanking_as_a_quiet_one_when_scanned = 0; 2 }\n",
+            ),
         ];
         for (rel, text) in files {
             let path = dir.path().join(rel);
@@ -416,8 +419,17 @@ mod tests {
                     .collect()
             })
         };
-        assert_eq!(bodies("src/lib.rs"), ["1", "format!(\"{}\", 1)"]);
-        assert_eq!(bodies("other/loose.rs"), ["2"]);
+        assert_eq!(
+            bodies("src/lib.rs"),
+            [
+                "let a_body_long_enough_to_be_worth_blanking_as_a_quiet_one_when_scanned = 0; 1",
+                "let a_body_long_enough_to_be_worth_blanking_when_scanned = 0; format!(\"{}\", 1)"
+            ]
+        );
+        assert_eq!(
+            bodies("other/loose.rs"),
+            ["let a_body_long_enough_to_be_worth_blanking_as_a_quiet_one_when_scanned = 0; 2"]
+        );
         assert!(bodies("src/shadow.rs").is_empty());
     }
 
