@@ -233,6 +233,13 @@ const DURATIONS: &[&str] = &[
     "subsec_micros",
     "subsec_nanos",
 ];
+/// Methods whose result is the time between their receiver and their argument.
+const SINCE: &[&str] = &[
+    "duration_since",
+    "checked_duration_since",
+    "saturating_duration_since",
+    "signed_duration_since",
+];
 /// Zero-argument methods whose result is a status code.
 const STATUSES: &[&str] = &["status", "code", "status_code", "as_u16_status"];
 /// Methods that reach into an error's message or chain.
@@ -479,6 +486,12 @@ impl Classifier<'_> {
                         let fact = self.fact(core, cx);
                         return self.leaf(core, method, fact, cx);
                     }
+                    // The time between a person's date and another is their age
+                    // (`now.duration_since(p.dob)`): the argument's names decide as well as the
+                    // receiver's, unless it is an `Instant`, the process's own clock.
+                    if SINCE.contains(&method) {
+                        self.chain_stems(core, core, cx)?;
+                    }
                     if self.is_safe_function(method) {
                         return Ok(());
                     }
@@ -701,6 +714,16 @@ impl Classifier<'_> {
             };
             if let Some(why) = key {
                 return Err(unsafe_at(at, why));
+            }
+            // `SystemTime::now().duration_since(p.dob)`: an age, along the chain too.
+            if let Expr::MethodCall(m) = cur
+                && with_str(&m.method, |n| SINCE.contains(&n))
+            {
+                for a in &m.args {
+                    if ty_of(a, cx.scope, &self.types).name() != Some("Instant") {
+                        self.chain_stems(a, at, cx)?;
+                    }
+                }
             }
             cur = match cur {
                 Expr::Field(f) => peel(&f.base),

@@ -145,42 +145,15 @@ impl<'ast> Visit<'ast> for Linter<'_> {
         }
         self.note_closure_args(m);
         self.mutating_call(m);
-        // `.expect(&format!(..))`: the message is built before the call and panics with it, as
-        // `panic!(..)` would print it (clippy's `expect_fun_call` is about this very shape).
         if (m.method == "expect" || m.method == "expect_err")
             && m.args.len() == 1
-            && let Some(mac) = formatted_message(&m.args[0])
-        {
-            self.visit_expr(&m.receiver);
-            let span = (mac.path.span_start(), mac.delimiter_end());
-            self.sink_call(
-                ".expect",
-                Sink::Format {
-                    skip: 0,
-                    printed: 0,
-                },
-                mac.tokens.clone(),
-                span,
-            );
-            return;
-        }
-        // `.expect(&msg)`, `.expect(&p.email)`: any message that is not a literal is printed
-        // by the panic as it is.
-        if (m.method == "expect" || m.method == "expect_err")
-            && m.args.len() == 1
-            && !matches!(
-                crate::classify::peel(&m.args[0]),
-                Expr::Lit(ExprLit {
-                    lit: Lit::Str(_),
-                    ..
-                })
-            )
-        {
-            self.panic_message(
-                ".expect",
+            && self.expect_message(
                 &m.args[0],
                 (m.method.span().start(), m.paren_token.span.close().end()),
-            );
+            )
+        {
+            self.visit_expr(&m.receiver);
+            return;
         }
         // `span.set_attribute("enduser.id", v)` (tracing-opentelemetry's span extension, and
         // OpenTelemetry's own span with a key and a value).
@@ -264,6 +237,18 @@ impl<'ast> Visit<'ast> for Linter<'_> {
                 (c.func.span_start(), c.paren_token.span.close().end()),
             );
         }
+        // `Option::expect(found, &msg)`: the method called by its path.
+        if let Expr::Path(f) = &*c.func
+            && c.args.len() == 2
+            && is_ufcs_expect(&f.path)
+            && self.expect_message(
+                &c.args[1],
+                (c.func.span_start(), c.paren_token.span.close().end()),
+            )
+        {
+            self.visit_expr(&c.args[0]);
+            return;
+        }
         // `std::panic::panic_any(msg)` panics with its argument as the message.
         if let Expr::Path(f) = &*c.func
             && f.path
@@ -336,6 +321,42 @@ impl Linter<'_> {
             err_capture: false,
         };
         self.check_interp(path, Sink::RecordAll, &interp, stmt);
+    }
+
+    /// The message of `.expect(msg)` (or `Option::expect(o, msg)`), which the panic prints:
+    /// `&format!(..)` is checked as the format it is, and returns `true` (its arguments are
+    /// walked; the caller walks the rest). Any other message but a string literal (`&msg`,
+    /// `&p.email`) is checked as the value it is, and the call is walked as usual.
+    fn expect_message(
+        &mut self,
+        msg: &Expr,
+        span: (proc_macro2::LineColumn, proc_macro2::LineColumn),
+    ) -> bool {
+        // `.expect(&format!(..))`: the message is built before the call and panics with it, as
+        // `panic!(..)` would print it (clippy's `expect_fun_call` is about this very shape).
+        if let Some(mac) = formatted_message(msg) {
+            let span = (mac.path.span_start(), mac.delimiter_end());
+            self.sink_call(
+                ".expect",
+                Sink::Format {
+                    skip: 0,
+                    printed: 0,
+                },
+                mac.tokens.clone(),
+                span,
+            );
+            return true;
+        }
+        if !matches!(
+            crate::classify::peel(msg),
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(_),
+                ..
+            })
+        ) {
+            self.panic_message(".expect", msg, span);
+        }
+        false
     }
 
     /// A panic's message that is a value, not a literal or a `format!`: it is printed as a
@@ -619,6 +640,17 @@ pub(crate) fn may_reach_a_sink(text: &str) -> bool {
         return true;
     }
     has_trigger_word(bytes) || has_attribute(bytes) || has_panic_value(bytes)
+}
+
+/// `Option::expect`, `Result::expect_err`, `std::option::Option::expect`: the panicking
+/// methods called by their path.
+fn is_ufcs_expect(path: &syn::Path) -> bool {
+    let mut rev = path.segments.iter().rev();
+    rev.next()
+        .is_some_and(|s| s.ident == "expect" || s.ident == "expect_err")
+        && rev
+            .next()
+            .is_some_and(|s| s.ident == "Option" || s.ident == "Result")
 }
 
 /// Whether `bytes` may panic with a message that is a value: `panic_any(..)`, or `expect(`

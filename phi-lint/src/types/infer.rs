@@ -260,7 +260,9 @@ fn ty_depth(e: &Expr, scope: &Scope, index: &Types<'_>, depth: u8) -> Ty {
                 "is_empty" | "is_some" | "is_none" | "is_ok" | "is_err" | "contains" => {
                     return Ty::named("bool");
                 }
-                "elapsed" | "duration_since" => return Ty::named("Duration"),
+                "elapsed" | "duration_since" | "saturating_duration_since" => {
+                    return Ty::named("Duration");
+                }
                 _ => {}
             }
             let recv = index.resolve(&rec(&m.receiver));
