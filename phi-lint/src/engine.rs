@@ -33,7 +33,7 @@ mod tokens;
 mod two_phase;
 mod visit;
 
-pub(crate) use visit::{may_reach_a_sink, neutral_macros};
+pub(crate) use visit::{may_reach_a_sink, neutral_macros, renames_otel_key};
 mod writers;
 
 /// Stack size of the lint's worker threads.
@@ -718,6 +718,7 @@ fn collect(
     let suppressed = text.contains("phi-lint:");
     // Searched once per file, not once per chunk of a file cut into chunks.
     let otel = text.contains("opentelemetry");
+    let otel_renamed = otel && visit::renames_otel_key(text);
     // A first lint that stopped keeping findings recorded its functions' findings cut short.
     let reuse = match pass {
         Pass::Final(Some(first))
@@ -781,6 +782,7 @@ fn collect(
             statements: 0,
             statement_spans: suppressed.then(Vec::new),
             otel,
+            otel_renamed,
             skipped: Vec::new(),
             modules: Vec::new(),
             test_modules: Vec::new(),
@@ -943,6 +945,9 @@ pub(crate) struct Linter<'a> {
     /// Whether the file names OpenTelemetry: its `KeyValue`s and `set_attribute` calls are
     /// attributes of an exported span, not a DOM element's or a project's own.
     otel: bool,
+    /// Whether the file also renames OpenTelemetry's `Key` or `KeyValue`: every body is
+    /// walked, since one that builds an attribute under the new name holds no sink's word.
+    otel_renamed: bool,
     /// Line ranges of test code that was not linted.
     skipped: Vec<(u32, u32)>,
     /// Inline modules enclosing the current item (`mod a { mod b { .. } }`).

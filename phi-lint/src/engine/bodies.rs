@@ -114,6 +114,33 @@ pub(super) fn blank(text: &str, bodies: &[QuietBody]) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
+thread_local! {
+    /// Whether the text being parsed renames OpenTelemetry's `Key` or `KeyValue`, so that no
+    /// body of it is quiet (see [`renames_otel_key`](super::renames_otel_key)).
+    static WALK_ALL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether a body's or initializer's text cannot reach a sink, so the parse may empty it.
+fn quiet_text(t: &str) -> bool {
+    !WALK_ALL.get() && !may_reach_a_sink(t)
+}
+
+/// Sets [`WALK_ALL`] for one parse, and clears it after, however the parse ends.
+struct WalkAll;
+
+impl WalkAll {
+    fn set(text: &str) -> WalkAll {
+        WALK_ALL.set(text.contains("opentelemetry") && super::renames_otel_key(text));
+        WalkAll
+    }
+}
+
+impl Drop for WalkAll {
+    fn drop(&mut self) {
+        WALK_ALL.set(false);
+    }
+}
+
 /// The parse, and the bodies it left empty: the byte offsets of each one's `{` and past its `}`.
 /// The body whose `{` is at byte `keep` is never emptied: it is a run of a function body cut
 /// into runs, whose statements the next runs need even when this run cannot log.
@@ -121,6 +148,7 @@ fn parse_emptying(
     text: &str,
     keep: Option<usize>,
 ) -> syn::Result<(syn::File, Vec<(usize, usize)>)> {
+    let _walk_all = WalkAll::set(text);
     let content = text.strip_prefix('\u{feff}').unwrap_or(text);
     // A shebang line does not lex as tokens, and syn strips it: it becomes spaces, so that the
     // rest goes through the bodies and bounds below with every position kept (until 2026-12-07
@@ -224,7 +252,7 @@ fn quiet_group(
         return None;
     }
     let inside = text.text().get(open..end)?;
-    if open >= end || may_reach_a_sink(inside) {
+    if open >= end || !quiet_text(inside) {
         return None;
     }
     emptied.push((open, end));
@@ -704,7 +732,7 @@ fn initializer(
     let quiet = text
         .text()
         .get(start..end)
-        .is_some_and(|t| start < end && !may_reach_a_sink(t));
+        .is_some_and(|t| start < end && quiet_text(t));
     let kept = |tt: &TokenTree| matches!(tt, TokenTree::Group(g) if keep == Some(text.offset(g.span().start())));
     if quiet && !init.iter().any(kept) {
         // The whole expression becomes `{}`, which parses wherever an expression may: emptying

@@ -135,7 +135,8 @@ impl Linter<'_> {
     pub(super) fn nested(&mut self, tokens: TokenStream) {
         // Most macros (`vec!`, `format!`, `matches!`) hold no logging call: a cheap token walk
         // decides whether a parse is worth it.
-        if !may_log(&tokens) {
+        // A renamed OpenTelemetry `KeyValue` (`Kv::new(..)`) is no word of a sink.
+        if !self.otel_renamed && !may_log(&tokens) {
             return;
         }
         // A `=>` outside any group (`tokio::select!` arms) parses as no expression list, no
@@ -261,6 +262,7 @@ fn has_fat_arrow(tokens: &TokenStream) -> bool {
 fn is_log_ident(id: &proc_macro2::Ident) -> bool {
     [
         "KeyValue",
+        "Key",
         "set_attribute",
         "expect",
         "expect_err",

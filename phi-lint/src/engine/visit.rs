@@ -167,6 +167,27 @@ impl<'ast> Visit<'ast> for Linter<'_> {
             let span = (m.receiver.span_start(), m.paren_token.span.close().end());
             self.attribute(".set_attribute", &key.value(), &m.args[1], span);
         }
+        // `Key::new("enduser.id").string(v)`: OpenTelemetry's other way to build an attribute
+        // (`i64`, `f64`, `bool` and `array` as well).
+        if self.otel
+            && m.args.len() == 1
+            && ["string", "i64", "f64", "bool", "array"]
+                .iter()
+                .any(|k| m.method == k)
+            && let Expr::Call(k) = crate::classify::peel(&m.receiver)
+            && let Expr::Path(f) = &*k.func
+            && k.args.len() == 1
+            && self.is_otel_path(&f.path, "Key", &["new", "from_static_str", "from"])
+        {
+            let key = match crate::classify::peel(&k.args[0]) {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(k), ..
+                }) => k.value(),
+                other => crate::grammar::tokens_text(other),
+            };
+            let span = (m.receiver.span_start(), m.paren_token.span.close().end());
+            self.attribute("Key::new", &key, &m.args[0], span);
+        }
         if m.method == "record"
             && m.args.len() == 2
             && let Expr::Lit(ExprLit {
@@ -222,7 +243,7 @@ impl<'ast> Visit<'ast> for Linter<'_> {
         if self.otel
             && let Expr::Path(f) = &*c.func
             && c.args.len() == 2
-            && is_key_value_new(&f.path)
+            && self.is_otel_path(&f.path, "KeyValue", &["new"])
         {
             let key = match &c.args[0] {
                 Expr::Lit(ExprLit {
@@ -305,6 +326,21 @@ impl<'ast> Visit<'ast> for Linter<'_> {
 }
 
 impl Linter<'_> {
+    /// Whether `path` names `ty::f` for one of `fns` (`KeyValue::new`,
+    /// `opentelemetry::KeyValue::new`), through the file's renames (`Kv::new` after `use
+    /// opentelemetry::KeyValue as Kv;`).
+    fn is_otel_path(&self, path: &syn::Path, ty: &str, fns: &[&str]) -> bool {
+        let text = path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect::<Vec<_>>()
+            .join("::");
+        let text = self.imports.resolve(&text).unwrap_or(text);
+        let mut rev = text.rsplit("::");
+        rev.next().is_some_and(|f| fns.contains(&f)) && rev.next() == Some(ty)
+    }
+
     /// An OpenTelemetry attribute's value under `key`, judged as a span field is.
     fn attribute(
         &mut self,
@@ -449,6 +485,7 @@ impl Linter<'_> {
                 b.brace_token.span.open().start(),
                 b.brace_token.span.close().end(),
             )
+            && !self.otel_renamed
             && !may_reach_a_sink(text)
         {
             return;
@@ -679,7 +716,7 @@ fn has_panic_value(bytes: &[u8]) -> bool {
 /// `Record` built with `.args(..)`, `span.record`), of `#[instrument]`, `macro_rules!` and
 /// suppression comments. Case matters to Rust, so both cases are listed where both occur.
 const TRIGGER_WORDS: [&str; 13] = [
-    "KeyValue",
+    "Key",
     "set_attribute",
     "write",
     "log",
@@ -943,9 +980,19 @@ fn formatted_message(arg: &Expr) -> Option<&syn::Macro> {
 }
 
 /// `KeyValue::new` (`opentelemetry::KeyValue::new`).
-fn is_key_value_new(path: &syn::Path) -> bool {
-    let n = path.segments.len();
-    n >= 2 && path.segments[n - 1].ident == "new" && path.segments[n - 2].ident == "KeyValue"
+/// Whether `text` renames OpenTelemetry's `Key` or `KeyValue` (`use opentelemetry::KeyValue
+/// as Kv;`): a body that builds one under the new name holds none of the words a sink is known
+/// by, so no body of such a file may be skipped as quiet.
+pub(crate) fn renames_otel_key(text: &str) -> bool {
+    memchr::memmem::find_iter(text.as_bytes(), b"Key").any(|at| {
+        let rest = &text.as_bytes()[at + 3..];
+        let rest = rest.strip_prefix(b"Value").unwrap_or(rest);
+        let trimmed = rest.trim_ascii_start();
+        trimmed.len() < rest.len()
+            && trimmed
+                .strip_prefix(b"as")
+                .is_some_and(|r| r.first().is_some_and(|&b| is_rust_space(b)))
+    })
 }
 
 #[cfg(test)]
