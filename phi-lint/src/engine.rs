@@ -1292,8 +1292,7 @@ impl Linter<'_> {
             return Some(sink);
         }
         let last = path.rsplit("::").next().unwrap_or(path);
-        (matches!(last, "write" | "writeln")
-            && writers::writes_to_std_stream(tokens, &self.std_streams))
+        (matches!(last, "write" | "writeln") && self.writes_to_std_stream(tokens))
         .then_some(Sink::Format {
             skip: 1,
             printed: 0,

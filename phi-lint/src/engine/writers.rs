@@ -60,14 +60,54 @@ fn mentions_stream(tokens: TokenStream, locals: &[String]) -> bool {
 
 /// Whether the first argument of a `write!` (its destination) is stdout or stderr.
 pub(super) fn writes_to_std_stream(tokens: &TokenStream, locals: &[String]) -> bool {
+    writes_to(tokens, locals, |e| is_stream(e, locals))
+}
+
+/// Whether the destination of a `write!` (its first argument) is a stream by `is`, or, if it is
+/// no expression, names one.
+fn writes_to(tokens: &TokenStream, locals: &[String], is: impl Fn(&Expr) -> bool) -> bool {
     let dest: TokenStream = tokens
         .clone()
         .into_iter()
         .take_while(|tt| !matches!(tt, TokenTree::Punct(p) if p.as_char() == ','))
         .collect();
     match syn::parse2::<Expr>(dest.clone()) {
-        Ok(e) => is_stream(&e, locals),
+        Ok(e) => is(&e),
         Err(_) => mentions_stream(dest, locals),
+    }
+}
+
+/// Whether a type the index resolved is a stream, or holds one (`Stderr`,
+/// `BufWriter<Stdout>`, `Mutex<StderrLock<'static>>`).
+fn ty_is_stream(ty: &crate::types::Ty, depth: usize) -> bool {
+    const MAX_TYPE_DEPTH: usize = 8;
+    match ty {
+        crate::types::Ty::Named(n, args) => {
+            ["Stdout", "Stderr", "StdoutLock", "StderrLock"].contains(&n.as_str())
+                || (depth < MAX_TYPE_DEPTH && args.iter().any(|a| ty_is_stream(a, depth + 1)))
+        }
+        _ => false,
+    }
+}
+
+/// The writer under `&`, `&mut`, `*`, parentheses and `.lock()`, `.unwrap()`, `.expect(..)`,
+/// `.by_ref()`, `.as_mut()` and `.borrow_mut()`.
+fn writer_of(mut e: &Expr) -> &Expr {
+    loop {
+        e = match e {
+            Expr::Reference(r) => &r.expr,
+            Expr::Paren(p) => &p.expr,
+            Expr::Group(g) => &g.expr,
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => &u.expr,
+            Expr::MethodCall(m)
+                if ["lock", "unwrap", "expect", "by_ref", "as_mut", "borrow_mut"]
+                    .iter()
+                    .any(|n| m.method == n) =>
+            {
+                &m.receiver
+            }
+            _ => return e,
+        };
     }
 }
 
@@ -147,6 +187,25 @@ pub(super) fn is_stream(mut e: &Expr, locals: &[String]) -> bool {
 }
 
 impl Linter<'_> {
+    /// Whether `e` is stdout or stderr ([`is_stream`]), or a field whose declared type is one
+    /// (`self.err.write_all(..)` with `err: io::Stderr`).
+    pub(super) fn is_std_stream(&self, e: &Expr) -> bool {
+        if is_stream(e, &self.std_streams) {
+            return true;
+        }
+        let field = writer_of(e);
+        matches!(field, Expr::Field(_))
+            && ty_is_stream(
+                &crate::types::ty_of(field, &self.scope, &self.classifier.types),
+                0,
+            )
+    }
+
+    /// Whether a `write!`'s destination is stdout or stderr, by [`is_std_stream`](Self::is_std_stream).
+    pub(super) fn writes_to_std_stream(&self, tokens: &TokenStream) -> bool {
+        writes_to(tokens, &self.std_streams, |e| self.is_std_stream(e))
+    }
+
     /// `let mut w = stderr();`, `let out = io::stdout().lock();`: `w` and `out` are streams
     /// from here on; a `let` that rebinds a stream's name to something else ends that.
     pub(super) fn note_local(&mut self, l: &syn::Local) {
@@ -159,7 +218,7 @@ impl Linter<'_> {
         let stream = ty.is_some_and(|t| type_is_stream(t, 0))
             || l.init
                 .as_ref()
-                .is_some_and(|i| is_stream(&i.expr, &self.std_streams));
+                .is_some_and(|i| self.is_std_stream(&i.expr));
         self.std_streams.retain(|s| *s != name);
         if stream {
             self.std_streams.push(name);
@@ -175,7 +234,7 @@ impl Linter<'_> {
         // Only for a sink: a receiver's span is a walk of all its tokens, and every one-argument
         // method call comes here.
         let span = || (m.receiver.span().start(), m.paren_token.span.close().end());
-        if is_write_method(&m.method) && is_stream(&m.receiver, &self.std_streams) {
+        if is_write_method(&m.method) && self.is_std_stream(&m.receiver) {
             self.written(&m.method.to_string(), &m.args[0], span());
         } else if m.method == "args" && builds_record(&m.receiver) {
             self.written_to(RECORD, "log::Record::args", &m.args[0], span());
@@ -196,7 +255,7 @@ impl Linter<'_> {
         };
         if c.args.len() != 2
             || !is_write_method(&last.ident)
-            || !is_stream(&c.args[0], &self.std_streams)
+            || !self.is_std_stream(&c.args[0])
         {
             return false;
         }
