@@ -783,6 +783,7 @@ fn collect(
             statement_spans: suppressed.then(Vec::new),
             otel,
             otel_renamed,
+            main_result: false,
             skipped: Vec::new(),
             modules: Vec::new(),
             test_modules: Vec::new(),
@@ -948,6 +949,10 @@ pub(crate) struct Linter<'a> {
     /// Whether the file also renames OpenTelemetry's `Key` or `KeyValue`: every body is
     /// walked, since one that builds an attribute under the new name holds no sink's word.
     otel_renamed: bool,
+    /// Whether the walk is in a program's `main` that returns a `Result`: the error it
+    /// returns is printed to stderr on exit, so `bail!(..)`, `anyhow!(..)`, `eyre!(..)`,
+    /// `ensure!(.., ..)` and `.context(..)` messages are print sinks there.
+    main_result: bool,
     /// Line ranges of test code that was not linted.
     skipped: Vec<(u32, u32)>,
     /// Inline modules enclosing the current item (`mod a { mod b { .. } }`).
@@ -1292,6 +1297,25 @@ impl Linter<'_> {
             return Some(sink);
         }
         let last = path.rsplit("::").next().unwrap_or(path);
+        // In a `main` that returns a `Result`, an error built by `bail!`/`anyhow!`/`eyre!` is
+        // printed to stderr when it is returned.
+        if self.main_result {
+            match last {
+                "bail" | "anyhow" | "eyre" | "format_err" => {
+                    return Some(Sink::Format {
+                        skip: 0,
+                        printed: 0,
+                    });
+                }
+                "ensure" => {
+                    return Some(Sink::Format {
+                        skip: 1,
+                        printed: 0,
+                    });
+                }
+                _ => {}
+            }
+        }
         (matches!(last, "write" | "writeln") && self.writes_to_std_stream(tokens))
         .then_some(Sink::Format {
             skip: 1,

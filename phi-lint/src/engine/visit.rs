@@ -167,6 +167,23 @@ impl<'ast> Visit<'ast> for Linter<'_> {
             let span = (m.receiver.span_start(), m.paren_token.span.close().end());
             self.attribute(".set_attribute", &key.value(), &m.args[1], span);
         }
+        // `.context(format!(..))?` in `main`: the message is printed with the error on exit.
+        if self.main_result
+            && m.args.len() == 1
+            && ["context", "with_context", "wrap_err", "wrap_err_with"]
+                .iter()
+                .any(|k| m.method == k)
+        {
+            let msg = match crate::classify::peel(&m.args[0]) {
+                Expr::Closure(c) => &*c.body,
+                other => other,
+            };
+            let span = (m.method.span().start(), m.paren_token.span.close().end());
+            if self.error_message_in_main(msg, span) {
+                self.visit_expr(&m.receiver);
+                return;
+            }
+        }
         // `Key::new("enduser.id").string(v)`: OpenTelemetry's other way to build an attribute
         // (`i64`, `f64`, `bool` and `array` as well).
         if self.otel
@@ -395,6 +412,39 @@ impl Linter<'_> {
         false
     }
 
+    /// The message of an error `main` returns (`.context(msg)`): `format!(..)` is checked as
+    /// the format it is and returns `true` (its arguments are walked); any other message but a
+    /// string literal is checked as the value it is.
+    fn error_message_in_main(
+        &mut self,
+        msg: &Expr,
+        span: (proc_macro2::LineColumn, proc_macro2::LineColumn),
+    ) -> bool {
+        if let Some(mac) = formatted_message(msg) {
+            let span = (mac.path.span_start(), mac.delimiter_end());
+            self.sink_call(
+                "main's error",
+                Sink::Format {
+                    skip: 0,
+                    printed: 0,
+                },
+                mac.tokens.clone(),
+                span,
+            );
+            return true;
+        }
+        if !matches!(
+            crate::classify::peel(msg),
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(_),
+                ..
+            })
+        ) {
+            self.panic_message("main's error", msg, span);
+        }
+        false
+    }
+
     /// A panic's message that is a value, not a literal or a `format!`: it is printed as a
     /// format argument would be.
     fn panic_message(
@@ -450,6 +500,13 @@ impl Linter<'_> {
             self.skipped.push(lines());
             return;
         }
+        // A program's `main` returning a `Result`: an error it returns is printed to stderr
+        // with `Debug` when the program exits.
+        let main = sig.ident == "main"
+            && self.context.is_empty()
+            && self.modules.is_empty()
+            && matches!(sig.output, syn::ReturnType::Type(..));
+        let outer_main = std::mem::replace(&mut self.main_result, main);
         self.context.push(sig.ident.to_string());
         // The parameters are in scope for `#[instrument(fields(..))]` as for the body.
         self.enter_fn(sig);
@@ -466,6 +523,7 @@ impl Linter<'_> {
         let params = super::writers::stream_params(sig);
         let outer = std::mem::replace(&mut self.std_streams, params);
         self.walk_body(body, walk);
+        self.main_result = outer_main;
         self.exit_fn();
         self.std_streams = outer;
         self.context.pop();

@@ -115,6 +115,7 @@ default_config_fixtures! {
     errors => "errors.rs",
     instrument => "instrument.rs",
     print => "print.rs",
+    errors_main_returns => "main_errors.rs",
     renamed_imports => "renamed_imports.rs",
     instrument_under_cfg_attr => "cfg_attr.rs",
     macro_rules_at_call_sites => "macro_calls.rs",
