@@ -82,6 +82,19 @@ impl Ty {
         }
     }
 
+    /// `dyn Trait` for the first trait of `bounds`.
+    fn of_trait(bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>) -> Ty {
+        bounds
+            .iter()
+            .find_map(|b| match b {
+                syn::TypeParamBound::Trait(t) => t.path.segments.last(),
+                _ => None,
+            })
+            .map_or(Ty::Unknown, |s| {
+                Ty::Named(compact_str::format_compact!("{DYN}{}", s.ident), Vec::new())
+            })
+    }
+
     pub(crate) fn from_syn(t: &Type, self_ty: Option<&str>) -> Ty {
         match t {
             // `&'static str`: text compiled into the program, kept apart from `&str`.
@@ -97,6 +110,10 @@ impl Ty {
             Type::Slice(s) => Ty::Slice(Box::new(Ty::from_syn(&s.elem, self_ty))),
             Type::Array(a) => Ty::Slice(Box::new(Ty::from_syn(&a.elem, self_ty))),
             Type::Tuple(t) => Ty::Tuple(t.elems.iter().map(|e| Ty::from_syn(e, self_ty)).collect()),
+            // `dyn Source`, `impl Source`: named for the trait, whose methods the index keeps
+            // as `dyn Source::method`; the value itself proves nothing (see `facts`).
+            Type::TraitObject(t) => Ty::of_trait(&t.bounds),
+            Type::ImplTrait(t) => Ty::of_trait(&t.bounds),
             Type::Path(p) if p.qself.is_none() => {
                 let Some(last) = p.path.segments.last() else {
                     return Ty::Unknown;
@@ -130,6 +147,10 @@ impl Ty {
         }
     }
 }
+
+/// How the index names a trait object or `impl Trait` (`dyn Source`), and the trait's methods
+/// (`dyn Source::user_id`).
+pub(crate) const DYN: &str = "dyn ";
 
 /// What a type name is defined as.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -801,6 +822,7 @@ fn items(list: &[Item], out: &mut FileIndex, shared: &mut Shared) {
             Item::Impl(x) => &x.attrs,
             Item::Mod(x) => &x.attrs,
             Item::Use(x) => &x.attrs,
+            Item::Trait(x) => &x.attrs,
             _ => &Vec::new(),
         };
         if crate::resolve::is_cfg_test(attrs) {
@@ -881,6 +903,17 @@ fn items(list: &[Item], out: &mut FileIndex, shared: &mut Shared) {
                         out.methods.push((
                             compact_str::format_compact!("{self_ty}::{}", f.sig.ident),
                             share(&mut shared.sigs, signature(&f.sig, Some(&self_ty))),
+                        ));
+                    }
+                }
+            }
+            // A trait's methods, for calls on `dyn Trait` and `impl Trait` values.
+            Item::Trait(t) => {
+                for it in &t.items {
+                    if let syn::TraitItem::Fn(f) = it {
+                        out.methods.push((
+                            compact_str::format_compact!("{DYN}{}::{}", t.ident, f.sig.ident),
+                            share(&mut shared.sigs, signature(&f.sig, None)),
                         ));
                     }
                 }

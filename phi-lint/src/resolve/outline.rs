@@ -89,6 +89,11 @@ impl ItemNames {
         }
         let miss = miss.trim_start_matches(crate::types::FOREIGN);
         match miss.rsplit_once("::") {
+            // A trait's method (`dyn Source::user_id`): the trait is an item.
+            Some((ty, method)) if ty.starts_with(crate::types::DYN) => {
+                let ty = &ty[crate::types::DYN.len()..];
+                self.items.contains(bare(ty)) && self.items.contains(bare(method))
+            }
             Some((ty, method)) => {
                 let ty = ty.rsplit("::").next().unwrap_or(ty);
                 self.impls.contains(bare(ty)) && self.items.contains(bare(method))

@@ -121,6 +121,8 @@ fn fact_depth(ty: &Ty, index: &Types<'_>, depth: u8) -> Fact {
             Some(TypeDef::Struct { .. } | TypeDef::Enum { .. })
         );
     match name {
+        // A trait object proves nothing of its own (`Box<dyn Error>` is judged by its name).
+        n if n.starts_with(super::DYN) => return Fact::Unknown,
         STATIC_STR => return Fact::Constant,
         "Uuid" | "Ulid" | "TraceId" | "SpanId" => return Fact::Id,
         "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64" | "i128"

@@ -513,6 +513,16 @@ fn types_resolve_across_files_and_crates() {
         "crates/c/src/lib.rs",
         "fn g(t: &Thing) { tracing::info!(id = %t.id); }\n",
     );
+    // A trait in another file of the crate judges calls on a `dyn` of it.
+    write(
+        "crates/api/src/session.rs",
+        "pub trait Session { fn login_id(&self) -> String; fn request_id(&self) -> Uuid; }\n",
+    );
+    write(
+        "crates/api/src/handler.rs",
+        "fn h(s: &dyn Session) {\n    tracing::info!(request_id = %s.request_id());\n    \
+         tracing::info!(login_id = %s.login_id());\n}\n",
+    );
     let scan = phi_lint::Scan::new(&[dir.path().to_path_buf()], None).expect("scan");
     let result = phi_lint::lint(&scan);
     assert!(result.errors.is_empty(), "{:?}", result.errors);
@@ -523,11 +533,18 @@ fn types_resolve_across_files_and_crates() {
         .collect();
     assert_eq!(
         found,
-        vec![(
-            "crates/api/src/lib.rs".to_owned(),
-            4,
-            "self.user.user_id".to_owned()
-        )],
+        vec![
+            (
+                "crates/api/src/handler.rs".to_owned(),
+                3,
+                "s.login_id()".to_owned()
+            ),
+            (
+                "crates/api/src/lib.rs".to_owned(),
+                4,
+                "self.user.user_id".to_owned()
+            )
+        ],
         "{}",
         render(&result.findings)
     );
