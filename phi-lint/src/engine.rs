@@ -793,6 +793,7 @@ fn collect(
             expansion: None,
             expanded: 0,
             std_streams: Vec::new(),
+            handed: Vec::new(),
             macro_defs: Vec::new(),
             macro_names: Vec::new(),
             wanted: HashSet::new(),
@@ -816,6 +817,12 @@ fn collect(
             linter.imports.push_renames(s.renames.clone());
         }
         linter.imports.push(file.items.iter());
+        if ["stdout", "stderr", "Stdout", "Stderr"]
+            .iter()
+            .any(|w| chunk_text.contains(w))
+        {
+            linter.handed = writers::streamed_params(file);
+        }
         if chunk_text.contains("macro_rules") || !foreign.is_empty() {
             linter.collect_macros(file, foreign);
         }
@@ -971,6 +978,9 @@ pub(crate) struct Linter<'a> {
     expanded: usize,
     /// Locals and parameters of the current function bound to stdout or stderr.
     std_streams: Vec<String>,
+    /// The functions of this file (or chunk) handed a standard stream, by name and argument
+    /// index (see [`writers::streamed_params`]): that parameter is a stream in their bodies.
+    handed: Vec<(String, usize)>,
     /// The `macro_rules!` this file defines, for the files that call them.
     /// The names of every `macro_rules!` of the file, logging or not.
     macro_names: Vec<String>,
@@ -1316,11 +1326,12 @@ impl Linter<'_> {
                 _ => {}
             }
         }
-        (matches!(last, "write" | "writeln") && self.writes_to_std_stream(tokens))
-        .then_some(Sink::Format {
-            skip: 1,
-            printed: 0,
-        })
+        (matches!(last, "write" | "writeln") && self.writes_to_std_stream(tokens)).then_some(
+            Sink::Format {
+                skip: 1,
+                printed: 0,
+            },
+        )
     }
 }
 

@@ -520,7 +520,8 @@ impl Linter<'_> {
                 self.instrument(attr, meta, sig);
             }
         }
-        let params = super::writers::stream_params(sig);
+        let mut params = super::writers::stream_params(sig);
+        params.extend(super::writers::handed_streams(sig, &self.handed));
         let outer = std::mem::replace(&mut self.std_streams, params);
         self.walk_body(body, walk);
         self.main_result = outer_main;

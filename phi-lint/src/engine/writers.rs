@@ -216,9 +216,7 @@ impl Linter<'_> {
         let Pat::Ident(pi) = pat else { return };
         let name = pi.ident.to_string();
         let stream = ty.is_some_and(|t| type_is_stream(t, 0))
-            || l.init
-                .as_ref()
-                .is_some_and(|i| self.is_std_stream(&i.expr));
+            || l.init.as_ref().is_some_and(|i| self.is_std_stream(&i.expr));
         self.std_streams.retain(|s| *s != name);
         if stream {
             self.std_streams.push(name);
@@ -253,10 +251,7 @@ impl Linter<'_> {
         let Some(last) = p.path.segments.last() else {
             return false;
         };
-        if c.args.len() != 2
-            || !is_write_method(&last.ident)
-            || !self.is_std_stream(&c.args[0])
-        {
+        if c.args.len() != 2 || !is_write_method(&last.ident) || !self.is_std_stream(&c.args[0]) {
             return false;
         }
         let span = (c.func.span().start(), c.paren_token.span.close().end());
@@ -305,6 +300,94 @@ pub(super) fn stream_params(sig: &syn::Signature) -> Vec<String> {
             FnArg::Receiver(_) => None,
         })
         .collect()
+}
+
+/// The parameters of `sig` that a call in the same file hands a standard stream
+/// (`emit(&mut io::stderr(), p)` makes `w` of `fn emit<W: Write>(w: &mut W, ..)` a stream).
+pub(super) fn handed_streams(sig: &syn::Signature, streamed: &[(String, usize)]) -> Vec<String> {
+    if streamed.is_empty() {
+        return Vec::new();
+    }
+    streamed
+        .iter()
+        .filter(|(name, _)| sig.ident == name)
+        .filter_map(|&(_, i)| match sig.inputs.iter().nth(i)? {
+            FnArg::Typed(pt) => match &*pt.pat {
+                Pat::Ident(pi) => Some(pi.ident.to_string()),
+                _ => None,
+            },
+            FnArg::Receiver(_) => None,
+        })
+        .collect()
+}
+
+/// Every call in `file` that hands a function a standard stream, as the function's name and
+/// the argument's index among its parameters (`self` counted for a method call): a stream
+/// written as a call (`io::stderr()`, `stdout().lock()`), or a local or parameter bound to one
+/// in the calling function. A helper that writes to a writer it is given prints when it is
+/// given stdout or stderr; its body is linted with that parameter as a stream (by name, so a
+/// function of the same name elsewhere in the file is too).
+pub(super) fn streamed_params(file: &syn::File) -> Vec<(String, usize)> {
+    #[derive(Default)]
+    struct Calls {
+        locals: Vec<String>,
+        out: Vec<(String, usize)>,
+    }
+    impl Calls {
+        fn function(&mut self, sig: &syn::Signature, walk: impl FnOnce(&mut Self)) {
+            let outer = std::mem::replace(&mut self.locals, stream_params(sig));
+            walk(self);
+            self.locals = outer;
+        }
+        fn note(&mut self, name: String, i: usize) {
+            if !self.out.iter().any(|(n, k)| *n == name && *k == i) {
+                self.out.push((name, i));
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Calls {
+        fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+            self.function(&f.sig, |this| syn::visit::visit_item_fn(this, f));
+        }
+        fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+            self.function(&f.sig, |this| syn::visit::visit_impl_item_fn(this, f));
+        }
+        fn visit_local(&mut self, l: &'ast syn::Local) {
+            syn::visit::visit_local(self, l);
+            let pat = match &l.pat {
+                Pat::Type(t) => &*t.pat,
+                other => other,
+            };
+            if let (Pat::Ident(pi), Some(init)) = (pat, &l.init)
+                && is_stream(&init.expr, &self.locals)
+            {
+                self.locals.push(pi.ident.to_string());
+            }
+        }
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            syn::visit::visit_expr_call(self, c);
+            if let Expr::Path(p) = &*c.func
+                && let Some(last) = p.path.segments.last()
+            {
+                for (i, a) in c.args.iter().enumerate() {
+                    if is_stream(a, &self.locals) {
+                        self.note(last.ident.to_string(), i);
+                    }
+                }
+            }
+        }
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            syn::visit::visit_expr_method_call(self, m);
+            for (i, a) in m.args.iter().enumerate() {
+                if is_stream(a, &self.locals) {
+                    self.note(m.method.to_string(), i + 1);
+                }
+            }
+        }
+    }
+    let mut calls = Calls::default();
+    calls.visit_file(file);
+    calls.out
 }
 
 fn is_write_method(id: &proc_macro2::Ident) -> bool {
