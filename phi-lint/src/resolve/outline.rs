@@ -1456,7 +1456,20 @@ const MAX_SPLIT_DEPTH: usize = 8;
 /// everything in one `pub mod … { }` or one long function, whose tree would otherwise be
 /// parsed, and held, whole. A function whose body's inside is one of `quiet` (byte ranges
 /// that will be blanked before parsing) is not cut: its body is empty by then.
+#[cfg(test)]
 pub(crate) fn chunk_specs(text: &str, target: usize, quiet: &[(usize, usize)]) -> Vec<ChunkSpec> {
+    chunk_specs_with(text, (target, target), quiet)
+}
+
+/// [`chunk_specs`] with items cut into chunks of about `targets.0` and function bodies into
+/// runs of about `targets.1`: a run carries the locals and closures of the runs before it, so
+/// shorter runs cost more than they save.
+pub(crate) fn chunk_specs_with(
+    text: &str,
+    targets: (usize, usize),
+    quiet: &[(usize, usize)],
+) -> Vec<ChunkSpec> {
+    let (target, run_target) = targets;
     let mut out = Vec::new();
     let top = Nest {
         lines_before: 0,
@@ -1465,6 +1478,7 @@ pub(crate) fn chunk_specs(text: &str, target: usize, quiet: &[(usize, usize)]) -
     let split = Splitter {
         text,
         target,
+        run_target,
         quiet,
     };
     for (range, lines_before) in chunks(text, target) {
@@ -1641,6 +1655,8 @@ impl Nest {
 struct Splitter<'a> {
     text: &'a str,
     target: usize,
+    /// The size of a function body's runs.
+    run_target: usize,
     quiet: &'a [(usize, usize)],
 }
 
@@ -1720,7 +1736,7 @@ impl Splitter<'_> {
                 if self.quiet.binary_search(&(open + 1, close)).is_ok() {
                     return false;
                 }
-                let runs = statement_runs(body, self.target);
+                let runs = statement_runs(body, self.run_target);
                 if runs.len() < 2 {
                     return false;
                 }
