@@ -82,12 +82,25 @@ impl Ty {
         }
     }
 
-    /// `dyn Trait` for the first trait of `bounds`.
+    /// `dyn Trait` for the first trait of `bounds` that is not an auto or marker trait
+    /// (`dyn Send + Session` is a `dyn Session`).
     fn of_trait(bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>) -> Ty {
+        const MARKERS: &[&str] = &[
+            "Send",
+            "Sync",
+            "Unpin",
+            "Sized",
+            "UnwindSafe",
+            "RefUnwindSafe",
+        ];
         bounds
             .iter()
             .find_map(|b| match b {
-                syn::TypeParamBound::Trait(t) => t.path.segments.last(),
+                syn::TypeParamBound::Trait(t) => t
+                    .path
+                    .segments
+                    .last()
+                    .filter(|s| !MARKERS.iter().any(|m| s.ident == m)),
                 _ => None,
             })
             .map_or(Ty::Unknown, |s| {
@@ -147,6 +160,11 @@ impl Ty {
         }
     }
 }
+
+/// The longest type or trait name whose methods the index keeps: each method's key holds the
+/// name, so 1,000 methods of a trait named by 1,000 characters took 1.24 GB for 5 MB of source.
+/// A longer name is no real type's; calls on it fall back to the name rules.
+const MAX_KEYED_TYPE_NAME: usize = 64;
 
 /// How the index names a trait object or `impl Trait` (`dyn Source`), and the trait's methods
 /// (`dyn Source::user_id`).
@@ -210,7 +228,7 @@ impl FileIndex {
             .chain(fns)
             .chain(rest)
             .chain(renames)
-            .map(Key::as_str)
+            .map(|k| &**k)
             .collect()
     }
 
@@ -771,9 +789,15 @@ fn exact<T>(items: impl Iterator<Item = T>) -> Vec<T> {
     out
 }
 
-/// A name in the index: most are short enough to be held inline, without an allocation of
-/// their own.
-type Key = CompactString;
+/// A name in the index, shared by every table that holds it (the file's, its crate's and the
+/// workspace's): a method's key holds its type's name too (`dyn Session::login_id`), and a copy
+/// in each table cost 40 times the source of a trait of many one-line methods.
+type Key = Arc<str>;
+
+/// The index's key for a name.
+fn key(name: impl std::fmt::Display) -> Key {
+    Arc::from(name.to_string())
+}
 
 /// One copy of each distinct definition while a file is indexed: `fn a1() {}` … `fn
 /// a100000() {}` share one signature, and `type T1 = u8;` … one alias, so the index of a file of
@@ -851,7 +875,7 @@ fn items(list: &[Item], out: &mut FileIndex, shared: &mut Shared) {
                     syn::Fields::Unit => (Vec::new(), true),
                 };
                 out.types.push((
-                    s.ident.to_compact_string(),
+                    key(&s.ident),
                     share(&mut shared.defs, TypeDef::Struct { fields, tuple }),
                 ));
             }
@@ -873,24 +897,22 @@ fn items(list: &[Item], out: &mut FileIndex, shared: &mut Shared) {
                         }),
                 );
                 out.types.push((
-                    e.ident.to_compact_string(),
+                    key(&e.ident),
                     share(&mut shared.defs, TypeDef::Enum { fieldless, fields }),
                 ));
             }
             Item::Type(t) => out.types.push((
-                t.ident.to_compact_string(),
+                key(&t.ident),
                 share(&mut shared.defs, TypeDef::Alias(Ty::from_syn(&t.ty, None))),
             )),
-            Item::Const(c) => out.consts.push((
-                c.ident.to_compact_string(),
-                share(&mut shared.tys, Ty::of_item(&c.ty)),
-            )),
-            Item::Static(s) => out.consts.push((
-                s.ident.to_compact_string(),
-                share(&mut shared.tys, Ty::of_item(&s.ty)),
-            )),
-            Item::Fn(f) => out.fns.push((
-                f.sig.ident.to_compact_string(),
+            Item::Const(c) => out
+                .consts
+                .push((key(&c.ident), share(&mut shared.tys, Ty::of_item(&c.ty)))),
+            Item::Static(s) => out
+                .consts
+                .push((key(&s.ident), share(&mut shared.tys, Ty::of_item(&s.ty)))),
+            Item::Fn(f) if returns_value(&f.sig) => out.fns.push((
+                key(&f.sig.ident),
                 share(&mut shared.sigs, signature(&f.sig, None)),
             )),
             Item::Impl(i) => {
@@ -898,21 +920,28 @@ fn items(list: &[Item], out: &mut FileIndex, shared: &mut Shared) {
                 let Some(self_ty) = p.path.segments.last().map(|s| s.ident.to_string()) else {
                     continue;
                 };
+                if self_ty.len() > MAX_KEYED_TYPE_NAME {
+                    continue;
+                }
                 for it in &i.items {
-                    if let syn::ImplItem::Fn(f) = it {
+                    if let syn::ImplItem::Fn(f) = it
+                        && returns_value(&f.sig)
+                    {
                         out.methods.push((
-                            compact_str::format_compact!("{self_ty}::{}", f.sig.ident),
+                            key(format_args!("{self_ty}::{}", f.sig.ident)),
                             share(&mut shared.sigs, signature(&f.sig, Some(&self_ty))),
                         ));
                     }
                 }
             }
             // A trait's methods, for calls on `dyn Trait` and `impl Trait` values.
-            Item::Trait(t) => {
+            Item::Trait(t) if t.ident.to_string().len() <= MAX_KEYED_TYPE_NAME => {
                 for it in &t.items {
-                    if let syn::TraitItem::Fn(f) = it {
+                    if let syn::TraitItem::Fn(f) = it
+                        && returns_value(&f.sig)
+                    {
                         out.methods.push((
-                            compact_str::format_compact!("{DYN}{}::{}", t.ident, f.sig.ident),
+                            key(format_args!("{DYN}{}::{}", t.ident, f.sig.ident)),
                             share(&mut shared.sigs, signature(&f.sig, None)),
                         ));
                     }
@@ -954,7 +983,7 @@ fn renames(tree: &syn::UseTree, out: &mut FileIndex) {
             }
             syn::UseTree::Rename(r) if r.ident != "self" => {
                 out.renames.push((
-                    r.rename.to_compact_string(),
+                    key(&r.rename),
                     Arc::new((
                         r.ident.to_compact_string(),
                         from.and_then(|f| f.0.as_deref().map(CompactString::from)),
@@ -966,6 +995,17 @@ fn renames(tree: &syn::UseTree, out: &mut FileIndex) {
         }
     }
     walk(tree, None, out);
+}
+
+/// Whether a function returns a value: one that returns `()` is not indexed, since a call to
+/// it has nothing to log, and a file of `fn aN() {}` would keep an entry for each. A call of
+/// that name then resolves to another definition of it, if there is one: if the call was to the
+/// function returning `()`, what it logs is `()`.
+fn returns_value(sig: &syn::Signature) -> bool {
+    match &sig.output {
+        ReturnType::Default => false,
+        ReturnType::Type(_, t) => !matches!(&**t, Type::Tuple(t) if t.elems.is_empty()),
+    }
 }
 
 /// What the index keeps of a signature: its return type, `Self` resolved to the impl's type.

@@ -430,7 +430,7 @@ mod tests {
             index("a/src/y.rs", "type Result<T> = std::result::Result<T, E2>;"),
             index(
                 "b/src/z.rs",
-                "pub struct Page; fn helper() {} impl Page { fn n() {} }",
+                "pub struct Page; fn helper() -> u8 { 0 } impl Page { fn n() -> u8 { 0 } }",
             ),
             index(
                 "c/src/w.rs",
