@@ -715,14 +715,22 @@ impl Classifier<'_> {
             if let Some(why) = key {
                 return Err(unsafe_at(at, why));
             }
-            // `SystemTime::now().duration_since(p.dob)`: an age, along the chain too.
-            if let Expr::MethodCall(m) = cur
-                && with_str(&m.method, |n| SINCE.contains(&n))
-            {
-                for a in &m.args {
-                    if ty_of(a, cx.scope, &self.types).name() != Some("Instant") {
-                        self.chain_stems(a, at, cx)?;
-                    }
+            // `SystemTime::now().duration_since(p.dob)`: an age, along the chain too, and called
+            // by its path (`SystemTime::duration_since(&now, p.dob)`).
+            let since_args = match cur {
+                Expr::MethodCall(m) if with_str(&m.method, |n| SINCE.contains(&n)) => Some(&m.args),
+                Expr::Call(c)
+                    if matches!(&*c.func, Expr::Path(p) if p.path.segments.last()
+                        .is_some_and(|s| with_str(&s.ident, |n| SINCE.contains(&n)))) =>
+                {
+                    Some(&c.args)
+                }
+                _ => None,
+            };
+            for a in since_args.into_iter().flatten() {
+                let ty = self.types.resolve(&ty_of(a, cx.scope, &self.types));
+                if ty.name() != Some("Instant") {
+                    self.chain_stems(a, at, cx)?;
                 }
             }
             cur = match cur {

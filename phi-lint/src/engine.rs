@@ -33,7 +33,7 @@ mod tokens;
 mod two_phase;
 mod visit;
 
-pub(crate) use visit::{may_reach_a_sink, neutral_macros, renames_otel_key};
+pub(crate) use visit::{is_main_body, may_reach_a_sink, neutral_macros, renames_otel_key};
 mod writers;
 
 /// Stack size of the lint's worker threads.
@@ -429,6 +429,9 @@ fn parse_chunk(
     let keep = chunk
         .body_run()
         .and_then(|r| chunk.wrap.as_ref()?.in_last_header(r.open));
+    // Whether the whole file renames an OpenTelemetry `KeyValue`: the chunk holding a call
+    // under the new name may not hold the rename.
+    let _walk_all = bodies::WalkAll::set(text);
     match blanked {
         Some(b) => {
             let inside: Vec<(usize, usize)> = quiet

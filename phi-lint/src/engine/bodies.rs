@@ -125,19 +125,21 @@ fn quiet_text(t: &str) -> bool {
     !WALK_ALL.get() && !may_reach_a_sink(t)
 }
 
-/// Sets [`WALK_ALL`] for one parse, and clears it after, however the parse ends.
-struct WalkAll;
+/// Sets [`WALK_ALL`] for one parse if `text` (a chunk's, or its whole file's) renames an
+/// OpenTelemetry `KeyValue`, and restores what it was after, however the parse ends.
+pub(super) struct WalkAll(bool);
 
 impl WalkAll {
-    fn set(text: &str) -> WalkAll {
-        WALK_ALL.set(text.contains("opentelemetry") && super::renames_otel_key(text));
-        WalkAll
+    pub(super) fn set(text: &str) -> WalkAll {
+        let outer = WALK_ALL.get();
+        WALK_ALL.set(outer || (text.contains("opentelemetry") && super::renames_otel_key(text)));
+        WalkAll(outer)
     }
 }
 
 impl Drop for WalkAll {
     fn drop(&mut self) {
-        WALK_ALL.set(false);
+        WALK_ALL.set(self.0);
     }
 }
 
@@ -252,7 +254,7 @@ fn quiet_group(
         return None;
     }
     let inside = text.text().get(open..end)?;
-    if open >= end || !quiet_text(inside) {
+    if open >= end || !quiet_text(inside) || super::is_main_body(text.text(), open) {
         return None;
     }
     emptied.push((open, end));
@@ -1318,7 +1320,7 @@ fn neutral() -> String { format!("{}", vec![1].len()) }
 
     #[test]
     fn errors_and_shebangs_are_syn_s() {
-        let shebang = "#!/usr/bin/env run-cargo-script\nfn main() { let a = 1; }\n";
+        let shebang = "#!/usr/bin/env run-cargo-script\nfn quiet() { let a = 1; }\n";
         assert_eq!(
             parse_file(shebang, None)
                 .expect("parses")

@@ -191,17 +191,8 @@ impl<'ast> Visit<'ast> for Linter<'_> {
             && ["string", "i64", "f64", "bool", "array"]
                 .iter()
                 .any(|k| m.method == k)
-            && let Expr::Call(k) = crate::classify::peel(&m.receiver)
-            && let Expr::Path(f) = &*k.func
-            && k.args.len() == 1
-            && self.is_otel_path(&f.path, "Key", &["new", "from_static_str", "from"])
+            && let Some(key) = self.otel_key(&m.receiver)
         {
-            let key = match crate::classify::peel(&k.args[0]) {
-                Expr::Lit(ExprLit {
-                    lit: Lit::Str(k), ..
-                }) => k.value(),
-                other => crate::grammar::tokens_text(other),
-            };
             let span = (m.receiver.span_start(), m.paren_token.span.close().end());
             self.attribute("Key::new", &key, &m.args[0], span);
         }
@@ -278,7 +269,7 @@ impl<'ast> Visit<'ast> for Linter<'_> {
         // `Option::expect(found, &msg)`: the method called by its path.
         if let Expr::Path(f) = &*c.func
             && c.args.len() == 2
-            && is_ufcs_expect(&f.path)
+            && self.is_ufcs_expect(f)
             && self.expect_message(
                 &c.args[1],
                 (c.func.span_start(), c.paren_token.span.close().end()),
@@ -343,6 +334,51 @@ impl<'ast> Visit<'ast> for Linter<'_> {
 }
 
 impl Linter<'_> {
+    /// The key of an OpenTelemetry `Key` value: `Key::new("k")` (`from_static_str`, `from`) gives
+    /// `k`; any other value the index types as a `Key` (`let k = Key::new(..)`, a `const NAME:
+    /// Key`) gives its own text.
+    fn otel_key(&self, recv: &Expr) -> Option<String> {
+        let mut e = recv;
+        while let Expr::Paren(p) = e {
+            e = &p.expr;
+        }
+        if let Expr::Call(k) = e
+            && let Expr::Path(f) = &*k.func
+            && k.args.len() == 1
+            && self.is_otel_path(&f.path, "Key", &["new", "from_static_str", "from"])
+        {
+            return Some(match crate::classify::peel(&k.args[0]) {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(k), ..
+                }) => k.value(),
+                other => crate::grammar::tokens_text(other),
+            });
+        }
+        let ty = crate::types::ty_of(e, &self.scope, &self.classifier.types);
+        (self.classifier.types.resolve(&ty).name() == Some("Key"))
+            .then(|| crate::grammar::tokens_text(e))
+    }
+
+    /// `Option::expect`, `Result::expect_err`, `std::option::Option::expect`,
+    /// `<Option<u8>>::expect` and a renamed `Option` (`use std::option::Option as Opt;`): the
+    /// panicking methods called by their path.
+    fn is_ufcs_expect(&self, f: &syn::ExprPath) -> bool {
+        let Some(last) = f.path.segments.last() else {
+            return false;
+        };
+        if last.ident != "expect" && last.ident != "expect_err" {
+            return false;
+        }
+        let owner = |id: &str| id == "Option" || id == "Result";
+        if let Some(q) = &f.qself {
+            return f.path.segments.len() == 1
+                && matches!(&*q.ty, syn::Type::Path(t)
+                    if t.path.segments.last().is_some_and(|s| owner(&s.ident.to_string())));
+        }
+        self.is_otel_path(&f.path, "Option", &["expect", "expect_err"])
+            || self.is_otel_path(&f.path, "Result", &["expect", "expect_err"])
+    }
+
     /// Whether `path` names `ty::f` for one of `fns` (`KeyValue::new`,
     /// `opentelemetry::KeyValue::new`), through the file's renames (`Kv::new` after `use
     /// opentelemetry::KeyValue as Kv;`).
@@ -545,6 +581,7 @@ impl Linter<'_> {
                 b.brace_token.span.close().end(),
             )
             && !self.otel_renamed
+            && !self.main_result
             && !may_reach_a_sink(text)
         {
             return;
@@ -738,17 +775,6 @@ pub(crate) fn may_reach_a_sink(text: &str) -> bool {
     has_trigger_word(bytes) || has_attribute(bytes) || has_panic_value(bytes)
 }
 
-/// `Option::expect`, `Result::expect_err`, `std::option::Option::expect`: the panicking
-/// methods called by their path.
-fn is_ufcs_expect(path: &syn::Path) -> bool {
-    let mut rev = path.segments.iter().rev();
-    rev.next()
-        .is_some_and(|s| s.ident == "expect" || s.ident == "expect_err")
-        && rev
-            .next()
-            .is_some_and(|s| s.ident == "Option" || s.ident == "Result")
-}
-
 /// Whether `bytes` may panic with a message that is a value: `panic_any(..)`, or `expect(`
 /// (`expect_err(`) followed by anything but a string literal.
 fn has_panic_value(bytes: &[u8]) -> bool {
@@ -756,6 +782,10 @@ fn has_panic_value(bytes: &[u8]) -> bool {
         return true;
     }
     memchr::memmem::find_iter(bytes, b"expect").any(|at| {
+        // `Result::expect(r, ..)`: the message is the second argument.
+        if bytes[..at].ends_with(b"::") {
+            return true;
+        }
         let rest = &bytes[at + b"expect".len()..];
         let rest = rest.strip_prefix(b"_err").unwrap_or(rest);
         let Some(open) = rest.iter().position(|&b| !is_rust_space(b)) else {
@@ -1039,6 +1069,31 @@ fn formatted_message(arg: &Expr) -> Option<&syn::Macro> {
 }
 
 /// `KeyValue::new` (`opentelemetry::KeyValue::new`).
+/// Whether the body whose `{` is at byte `open` of `text` is a function named `main`'s: a
+/// program's `main` that returns a `Result` prints the error it returns, so its body is never
+/// skipped as quiet, whatever it calls (`.context(p.email.clone())?` holds no sink's word).
+pub(crate) fn is_main_body(text: &str, open: usize) -> bool {
+    let Some(before) = text.get(..open) else {
+        return false;
+    };
+    let mut from = open.saturating_sub(512);
+    while !before.is_char_boundary(from) {
+        from += 1;
+    }
+    let window = &before[from..];
+    let Some(at) = window.rfind("main") else {
+        return false;
+    };
+    let (head, tail) = (&window[..at], &window[at + 4..]);
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    tail.starts_with(|c: char| c.is_whitespace() || c == '(')
+        && !tail.contains(['{', '}', ';'])
+        && head
+            .trim_end()
+            .strip_suffix("fn")
+            .is_some_and(|h| head.len() > head.trim_end().len() && !h.ends_with(ident))
+}
+
 /// Whether `text` renames OpenTelemetry's `Key` or `KeyValue` (`use opentelemetry::KeyValue
 /// as Kv;`): a body that builds one under the new name holds none of the words a sink is known
 /// by, so no body of such a file may be skipped as quiet.
@@ -1058,6 +1113,28 @@ pub(crate) fn renames_otel_key(text: &str) -> bool {
 mod tests {
     use super::{item_attrs, last_token, may_reach_a_sink, skipped_lines};
     use syn::spanned::Spanned;
+
+    #[test]
+    fn main_bodies_are_found_by_their_signature() {
+        use super::is_main_body;
+        for text in [
+            "fn main() {",
+            "fn main() -> anyhow::Result<()> {",
+            "#[tokio::main]\nasync fn main() -> Result<(), Box<dyn Error>> {",
+            "pub fn  main ( ) {",
+        ] {
+            assert!(is_main_body(text, text.len() - 1), "{text}");
+        }
+        for text in [
+            "fn domain() {",
+            "fn main_loop() {",
+            "fn main() {}\nfn other() {",
+            "fn main();\nfn f() {",
+            "let main = 1; {",
+        ] {
+            assert!(!is_main_body(text, text.len() - 1), "{text}");
+        }
+    }
 
     #[test]
     fn skipped_lines_are_the_items_span() {

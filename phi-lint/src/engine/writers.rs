@@ -91,7 +91,7 @@ fn ty_is_stream(ty: &crate::types::Ty, depth: usize) -> bool {
 }
 
 /// The writer under `&`, `&mut`, `*`, parentheses and `.lock()`, `.unwrap()`, `.expect(..)`,
-/// `.by_ref()`, `.as_mut()` and `.borrow_mut()`.
+/// `.by_ref()`, `.as_mut()`, `.borrow_mut()` and a lock's `.write()`.
 fn writer_of(mut e: &Expr) -> &Expr {
     loop {
         e = match e {
@@ -102,7 +102,8 @@ fn writer_of(mut e: &Expr) -> &Expr {
             Expr::MethodCall(m)
                 if ["lock", "unwrap", "expect", "by_ref", "as_mut", "borrow_mut"]
                     .iter()
-                    .any(|n| m.method == n) =>
+                    .any(|n| m.method == n)
+                    || (m.method == "write" && m.args.is_empty()) =>
             {
                 &m.receiver
             }
@@ -194,9 +195,10 @@ impl Linter<'_> {
             return true;
         }
         let field = writer_of(e);
+        let types = &self.classifier.types;
         matches!(field, Expr::Field(_))
             && ty_is_stream(
-                &crate::types::ty_of(field, &self.scope, &self.classifier.types),
+                &types.resolve(&crate::types::ty_of(field, &self.scope, types)),
                 0,
             )
     }

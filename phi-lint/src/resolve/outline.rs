@@ -1077,6 +1077,7 @@ pub(crate) fn outline_with(text: &str, min_quiet: usize) -> Result<Outline, Boun
                         let body = &text[open..lx.i];
                         if body.len() >= min_quiet
                             && body.is_ascii()
+                            && !crate::engine::is_main_body(text, open)
                             && let Some(macros) = crate::engine::neutral_macros(body)
                         {
                             quiet_body = true;

@@ -478,6 +478,33 @@ fn safe_types_are_safe_under_any_name() {
 }
 
 #[test]
+fn a_renamed_key_value_is_followed_in_every_chunk_of_a_large_file() {
+    // The rename is in the first chunk; the call, in a body no word of a sink is in, is in the
+    // last one of a file cut into chunks.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut text = String::from(
+        "use opentelemetry::KeyValue as Kv;\npub struct Patient { pub email: String }\n",
+    );
+    for i in 0..5000 {
+        let _ = writeln!(
+            text,
+            "pub fn filler{i}(a: u32) -> u32 {{ a.wrapping_mul({i}) ^ 0x55 }}"
+        );
+    }
+    text.push_str(
+        "pub fn leak(p: &Patient) -> Kv { Kv::new(\"enduser.email\", p.email.clone()) }\n",
+    );
+    assert!(text.len() > 300_000);
+    std::fs::create_dir_all(dir.path().join("src")).expect("mkdir");
+    std::fs::write(dir.path().join("src/lib.rs"), &text).expect("write");
+    let scan = phi_lint::Scan::new(&[dir.path().to_path_buf()], None).expect("scan");
+    let result = phi_lint::lint(&scan);
+    assert!(result.errors.is_empty(), "{:?}", result.errors);
+    let found: Vec<&str> = result.findings.iter().map(|f| &*f.expr).collect();
+    assert_eq!(found, ["p.email.clone()"], "{}", render(&result.findings));
+}
+
+#[test]
 fn types_resolve_across_files_and_crates() {
     let dir = tempfile::tempdir().expect("tempdir");
     let write = |rel: &str, text: &str| {
