@@ -469,6 +469,12 @@ fn inside_headers<'f>(
                     _ => None,
                 };
             }
+            [syn::Item::Trait(t)] if level + 2 == headers => {
+                return match &t.items[..] {
+                    [syn::TraitItem::Fn(f)] => f.default.as_ref(),
+                    _ => None,
+                };
+            }
             _ => return None,
         }
     }
