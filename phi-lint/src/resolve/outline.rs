@@ -53,7 +53,7 @@ pub(crate) struct Outline {
 /// The shortest body, braces included, recorded as quiet. Blanking a shorter one saves its
 /// parse less than its record costs: a file of 200,000 `fn aN() {}` kept 10 MB of records
 /// for 2.9 MB of source. A body left unrecorded is parsed and walked like any other.
-const MIN_QUIET_BODY: usize = 64;
+const MIN_QUIET_BODY: usize = 16;
 
 /// A function body whose inside the lint's parse may blank (see [`Outline::quiet_bodies`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
