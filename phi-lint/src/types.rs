@@ -796,7 +796,8 @@ type Key = Arc<str>;
 
 /// The index's key for a name.
 fn key(name: impl std::fmt::Display) -> Key {
-    Arc::from(name.to_string())
+    // Formatted into an inline buffer first: one allocation, the key's own.
+    Arc::from(name.to_compact_string().as_str())
 }
 
 /// One copy of each distinct definition while a file is indexed: `fn a1() {}` … `fn
