@@ -1081,7 +1081,7 @@ pub(crate) fn is_main_body(text: &str, open: usize) -> bool {
         from += 1;
     }
     let window = &before[from..];
-    let Some(at) = window.rfind("main") else {
+    let Some(at) = memchr::memmem::rfind(window.as_bytes(), b"main") else {
         return false;
     };
     let (head, tail) = (&window[..at], &window[at + 4..]);
