@@ -84,7 +84,9 @@ impl Ty {
 
     /// `dyn Trait` for the first trait of `bounds` that is not an auto or marker trait
     /// (`dyn Send + Session` is a `dyn Session`).
-    fn of_trait(bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>) -> Ty {
+    pub(crate) fn of_trait(
+        bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>,
+    ) -> Ty {
         const MARKERS: &[&str] = &[
             "Send",
             "Sync",

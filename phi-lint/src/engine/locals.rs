@@ -107,6 +107,7 @@ impl Linter<'_> {
     pub(super) fn enter_fn(&mut self, sig: &syn::Signature) {
         let self_ty = self.self_ty.clone();
         self.scope.enter_fn(self_ty.clone());
+        let bounded = trait_bounded(&sig.generics);
         for input in &sig.inputs {
             match input {
                 FnArg::Receiver(_) => self.scope.push(Binding {
@@ -115,7 +116,14 @@ impl Linter<'_> {
                     origin: Origin::Unknown,
                 }),
                 FnArg::Typed(t) => {
-                    let ty = Ty::from_syn(&t.ty, self_ty.as_deref());
+                    let mut ty = Ty::from_syn(&t.ty, self_ty.as_deref());
+                    // `s: &S` with `S: Session`: the trait's methods type its calls.
+                    if let Ty::Named(n, args) = &ty
+                        && args.is_empty()
+                        && let Some((_, tr)) = bounded.iter().find(|(g, _)| g == n.as_str())
+                    {
+                        ty = tr.clone();
+                    }
                     self.bind_pat(&t.pat, &Origin::Unknown, ty);
                 }
             }
@@ -685,4 +693,31 @@ fn is_constant_pat(p: &Pat) -> bool {
 /// `&mut x`: a value lent mutably.
 pub(super) fn is_lent(e: &Expr) -> bool {
     matches!(e, Expr::Reference(r) if r.mutability.is_some())
+}
+
+/// The type parameters of `generics` bounded by a trait (`S: Session`, `where S: Session`), each
+/// with its trait as a `dyn` type (see [`Ty::of_trait`]).
+fn trait_bounded(generics: &syn::Generics) -> Vec<(String, Ty)> {
+    let mut out = Vec::new();
+    for p in &generics.params {
+        if let syn::GenericParam::Type(t) = p {
+            let ty = Ty::of_trait(&t.bounds);
+            if !ty.is_unknown() {
+                out.push((t.ident.to_string(), ty));
+            }
+        }
+    }
+    for pred in generics.where_clause.iter().flat_map(|w| &w.predicates) {
+        if let syn::WherePredicate::Type(pt) = pred
+            && let syn::Type::Path(p) = &pt.bounded_ty
+            && let Some(id) = p.path.get_ident()
+            && !out.iter().any(|(g, _)| id == g)
+        {
+            let ty = Ty::of_trait(&pt.bounds);
+            if !ty.is_unknown() {
+                out.push((id.to_string(), ty));
+            }
+        }
+    }
+    out
 }
