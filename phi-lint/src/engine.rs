@@ -249,6 +249,9 @@ pub(crate) struct Parsed {
     chunks: Vec<Chunk>,
     /// For a file of more than one chunk: what parsing a chunk again needs.
     streamed: Option<Box<Streamed>>,
+    /// Whether the file renames an OpenTelemetry `KeyValue`, so that no body of any of its
+    /// chunks is emptied (searched once per file: once per chunk was quadratic).
+    walk_all: bool,
 }
 
 /// A run of whole top-level items of a file (or of an inline module's items, see
@@ -403,7 +406,7 @@ impl Parsed {
                         .as_ref()
                         .map_or((None, &[][..]), |s| (s.blanked.as_deref(), &s.quiet[..]));
                     Tree::Fresh(
-                        parse_chunk(&self.text, blanked, quiet, chunk)
+                        parse_chunk(&self.text, blanked, quiet, chunk, self.walk_all)
                             .expect("this chunk of this text parsed when the file was read"),
                     )
                 }
@@ -423,6 +426,7 @@ fn parse_chunk(
     blanked: Option<&str>,
     quiet: &[(usize, usize)],
     chunk: &Chunk,
+    walk_all: bool,
 ) -> syn::Result<syn::File> {
     let range = &chunk.range;
     // A run of a body cut into runs keeps its statements even where it cannot log.
@@ -431,7 +435,7 @@ fn parse_chunk(
         .and_then(|r| chunk.wrap.as_ref()?.in_last_header(r.open));
     // Whether the whole file renames an OpenTelemetry `KeyValue`: the chunk holding a call
     // under the new name may not hold the rename.
-    let _walk_all = bodies::WalkAll::set(text);
+    let _walk_all = bodies::WalkAll::force(walk_all);
     match blanked {
         Some(b) => {
             let inside: Vec<(usize, usize)> = quiet
@@ -504,6 +508,7 @@ fn parse_text(rel: &str, text: String) -> Result<Parsed, FileError> {
 /// [`parse_text`], blanking first the quiet function bodies the resolver's outline found
 /// (`quiet`: byte ranges of their insides, see `bodies::parse_blanking`).
 fn parse_quiet(rel: &str, text: String, quiet: &[QuietBody]) -> Result<Parsed, FileError> {
+    let walk_all = text.contains("opentelemetry") && visit::renames_otel_key(&text);
     let blanked = if quiet.is_empty() {
         None
     } else {
@@ -533,7 +538,7 @@ fn parse_quiet(rel: &str, text: String, quiet: &[QuietBody]) -> Result<Parsed, F
             file: None,
         };
         let lines_before = chunk.lines_before;
-        let file = parse_chunk(&text, blanked.as_deref(), &quiet, &chunk);
+        let file = parse_chunk(&text, blanked.as_deref(), &quiet, &chunk, walk_all);
         // A file that is not a file of items may be one `include!` reads in expression
         // position (`let n: u32 = include!("n.in");`): its statements are judged as a body.
         // It is one chunk (at most `CHUNK_BYTES`), so syn's whole tree of it is bounded too; a
@@ -598,6 +603,7 @@ fn parse_quiet(rel: &str, text: String, quiet: &[QuietBody]) -> Result<Parsed, F
         rel: rel.to_owned(),
         text,
         chunks,
+        walk_all,
         streamed: if many {
             Some(Box::new(Streamed {
                 blanked,

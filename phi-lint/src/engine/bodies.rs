@@ -131,8 +131,13 @@ pub(super) struct WalkAll(bool);
 
 impl WalkAll {
     pub(super) fn set(text: &str) -> WalkAll {
+        WalkAll::force(text.contains("opentelemetry") && super::renames_otel_key(text))
+    }
+
+    /// Sets it if `on` (a whole file's answer, found once for all its chunks).
+    pub(super) fn force(on: bool) -> WalkAll {
         let outer = WALK_ALL.get();
-        WALK_ALL.set(outer || (text.contains("opentelemetry") && super::renames_otel_key(text)));
+        WALK_ALL.set(outer || on);
         WalkAll(outer)
     }
 }
