@@ -914,7 +914,9 @@ fn items(list: &[Item], out: &mut FileIndex, shared: &mut Shared) {
             Item::Static(s) => out
                 .consts
                 .push((key(&s.ident), share(&mut shared.tys, Ty::of_item(&s.ty)))),
-            Item::Fn(f) if returns_value(&f.sig) => out.fns.push((
+            // A free function is indexed whatever it returns: two of one name make a call of
+            // that name ambiguous, which a closure or an import of the name may be.
+            Item::Fn(f) => out.fns.push((
                 key(&f.sig.ident),
                 share(&mut shared.sigs, signature(&f.sig, None)),
             )),
@@ -1000,10 +1002,10 @@ fn renames(tree: &syn::UseTree, out: &mut FileIndex) {
     walk(tree, None, out);
 }
 
-/// Whether a function returns a value: one that returns `()` is not indexed, since a call to
-/// it has nothing to log, and a file of `fn aN() {}` would keep an entry for each. A call of
-/// that name then resolves to another definition of it, if there is one: if the call was to the
-/// function returning `()`, what it logs is `()`.
+/// Whether a method returns a value: one that returns `()` is not indexed, since a call to it
+/// has nothing to log, and a trait of one-line methods would keep an entry for each. A method
+/// is looked up by its receiver's type, so no other definition answers for it. (A free function
+/// is indexed either way: see `items`.)
 fn returns_value(sig: &syn::Signature) -> bool {
     match &sig.output {
         ReturnType::Default => false,

@@ -391,7 +391,19 @@ impl Linter<'_> {
             .join("::");
         let text = self.imports.resolve(&text).unwrap_or(text);
         let mut rev = text.rsplit("::");
-        rev.next().is_some_and(|f| fns.contains(&f)) && rev.next() == Some(ty)
+        if !rev.next().is_some_and(|f| fns.contains(&f)) {
+            return false;
+        }
+        // `type Kv = KeyValue;`: an alias the index knows.
+        rev.next().is_some_and(|owner| {
+            owner == ty
+                || self
+                    .classifier
+                    .types
+                    .resolve(&crate::types::Ty::named(owner))
+                    .name()
+                    == Some(ty)
+        })
     }
 
     /// An OpenTelemetry attribute's value under `key`, judged as a span field is.
@@ -1081,17 +1093,19 @@ pub(crate) fn is_main_body(text: &str, open: usize) -> bool {
         from += 1;
     }
     let window = &before[from..];
-    let Some(at) = memchr::memmem::rfind(window.as_bytes(), b"main") else {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    // The last `fn` keyword before the body is its signature's (`-> Result<(), [u8; 4]>` and a
+    // path through `my_domain` are part of it).
+    let Some(kw) = memchr::memmem::rfind_iter(window.as_bytes(), b"fn").find(|&at| {
+        !window[..at].ends_with(ident) && window[at + 2..].starts_with(|c: char| c.is_whitespace())
+    }) else {
         return false;
     };
-    let (head, tail) = (&window[..at], &window[at + 4..]);
-    let ident = |c: char| c.is_alphanumeric() || c == '_';
-    tail.starts_with(|c: char| c.is_whitespace() || c == '(')
-        && !tail.contains(['{', '}', ';'])
-        && head
-            .trim_end()
-            .strip_suffix("fn")
-            .is_some_and(|h| head.len() > head.trim_end().len() && !h.ends_with(ident))
+    let after = window[kw + 2..].trim_start();
+    after.strip_prefix("main").is_some_and(|rest| {
+        rest.starts_with(|c: char| c.is_whitespace() || c == '(')
+            && !window[kw..].contains(['{', '}'])
+    })
 }
 
 /// Whether `text` renames OpenTelemetry's `Key` or `KeyValue` (`use opentelemetry::KeyValue
@@ -1102,10 +1116,17 @@ pub(crate) fn renames_otel_key(text: &str) -> bool {
         let rest = &text.as_bytes()[at + 3..];
         let rest = rest.strip_prefix(b"Value").unwrap_or(rest);
         let trimmed = rest.trim_ascii_start();
-        trimmed.len() < rest.len()
+        // `use opentelemetry::KeyValue as Kv;`
+        let renamed = trimmed.len() < rest.len()
             && trimmed
                 .strip_prefix(b"as")
-                .is_some_and(|r| r.first().is_some_and(|&b| is_rust_space(b)))
+                .is_some_and(|r| r.first().is_some_and(|&b| is_rust_space(b)));
+        // `type Kv = opentelemetry::KeyValue;`: the path before it follows an `=`.
+        let aliased = trimmed.first() == Some(&b';')
+            && text.as_bytes()[..at].iter().rev().find(|&&b| {
+                !(b.is_ascii_alphanumeric() || b == b'_' || b == b':' || is_rust_space(b))
+            }) == Some(&b'=');
+        renamed || aliased
     })
 }
 
@@ -1122,6 +1143,8 @@ mod tests {
             "fn main() -> anyhow::Result<()> {",
             "#[tokio::main]\nasync fn main() -> Result<(), Box<dyn Error>> {",
             "pub fn  main ( ) {",
+            "fn main() -> Result<(), my_domain::Error>\n{",
+            "fn main() -> Result<(), [u8; 4]> // main: fails; see docs\n{",
         ] {
             assert!(is_main_body(text, text.len() - 1), "{text}");
         }
@@ -1131,6 +1154,7 @@ mod tests {
             "fn main() {}\nfn other() {",
             "fn main();\nfn f() {",
             "let main = 1; {",
+            "fn main() {}\nfn domain() {",
         ] {
             assert!(!is_main_body(text, text.len() - 1), "{text}");
         }
