@@ -828,6 +828,7 @@ fn collect(
             wanted: HashSet::new(),
             scope: Scope::default(),
             self_ty: None,
+            impl_bounds: Vec::new(),
             closures: Vec::new(),
             local_closures: Vec::new(),
             replayed: 0,
@@ -1020,6 +1021,9 @@ pub(crate) struct Linter<'a> {
     scope: Scope,
     /// The `Self` type of the enclosing `impl`.
     self_ty: Option<String>,
+    /// The type parameters of the enclosing `impl` bounded by a trait (see
+    /// `locals::trait_bounded`).
+    impl_bounds: Vec<(String, crate::types::Ty)>,
     /// Closures whose parameters are bound to a method receiver's elements.
     closures: Vec<locals::ClosureSource>,
     /// Closures bound to locals, judged again at their calls.

@@ -107,7 +107,8 @@ impl Linter<'_> {
     pub(super) fn enter_fn(&mut self, sig: &syn::Signature) {
         let self_ty = self.self_ty.clone();
         self.scope.enter_fn(self_ty.clone());
-        let bounded = trait_bounded(&sig.generics);
+        let mut bounded = trait_bounded(&sig.generics);
+        bounded.extend(self.impl_bounds.iter().cloned());
         for input in &sig.inputs {
             match input {
                 FnArg::Receiver(_) => self.scope.push(Binding {
@@ -697,7 +698,7 @@ pub(super) fn is_lent(e: &Expr) -> bool {
 
 /// The type parameters of `generics` bounded by a trait (`S: Session`, `where S: Session`), each
 /// with its trait as a `dyn` type (see [`Ty::of_trait`]).
-fn trait_bounded(generics: &syn::Generics) -> Vec<(String, Ty)> {
+pub(super) fn trait_bounded(generics: &syn::Generics) -> Vec<(String, Ty)> {
     let mut out = Vec::new();
     for p in &generics.params {
         if let syn::GenericParam::Type(t) = p {

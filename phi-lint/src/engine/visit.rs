@@ -105,7 +105,13 @@ impl<'ast> Visit<'ast> for Linter<'_> {
         self.context
             .push(name.clone().unwrap_or_else(|| "impl".into()));
         let outer = std::mem::replace(&mut self.self_ty, name);
+        // `impl<S: Session> H<S>`: its methods' parameters of type `S` use `Session`'s methods.
+        let bounds = std::mem::replace(
+            &mut self.impl_bounds,
+            super::locals::trait_bounded(&i.generics),
+        );
         visit::visit_item_impl(self, i);
+        self.impl_bounds = bounds;
         self.self_ty = outer;
         self.context.pop();
     }
