@@ -153,7 +153,8 @@ impl<'ast> Visit<'ast> for Linter<'_> {
         self.mutating_call(m);
         if (m.method == "expect" || m.method == "expect_err")
             && m.args.len() == 1
-            && self.expect_message(
+            && self.printed_message(
+                ".expect",
                 &m.args[0],
                 (m.method.span().start(), m.paren_token.span.close().end()),
             )
@@ -185,7 +186,7 @@ impl<'ast> Visit<'ast> for Linter<'_> {
                 other => other,
             };
             let span = (m.method.span().start(), m.paren_token.span.close().end());
-            if self.error_message_in_main(msg, span) {
+            if self.printed_message("main's error", msg, span) {
                 self.visit_expr(&m.receiver);
                 return;
             }
@@ -276,7 +277,8 @@ impl<'ast> Visit<'ast> for Linter<'_> {
         if let Expr::Path(f) = &*c.func
             && c.args.len() == 2
             && self.is_ufcs_expect(f)
-            && self.expect_message(
+            && self.printed_message(
+                ".expect",
                 &c.args[1],
                 (c.func.span_start(), c.paren_token.span.close().end()),
             )
@@ -430,21 +432,22 @@ impl Linter<'_> {
         self.check_interp(path, Sink::RecordAll, &interp, stmt);
     }
 
-    /// The message of `.expect(msg)` (or `Option::expect(o, msg)`), which the panic prints:
-    /// `&format!(..)` is checked as the format it is, and returns `true` (its arguments are
-    /// walked; the caller walks the rest). Any other message but a string literal (`&msg`,
-    /// `&p.email`) is checked as the value it is, and the call is walked as usual.
-    fn expect_message(
+    /// A message that is printed as it is: a panic's (`.expect(msg)`, `Option::expect(o, msg)`,
+    /// under `path` `.expect`) or that of an error `main` returns (`.context(msg)`, under
+    /// `main's error`). `&format!(..)` is checked as the format it is, and returns `true` (its
+    /// arguments are walked; the caller walks the rest): clippy's `expect_fun_call` is about
+    /// this very shape. Any other message but a string literal (`&msg`, `&p.email`) is checked
+    /// as the value it is, and the call is walked as usual.
+    fn printed_message(
         &mut self,
+        path: &str,
         msg: &Expr,
         span: (proc_macro2::LineColumn, proc_macro2::LineColumn),
     ) -> bool {
-        // `.expect(&format!(..))`: the message is built before the call and panics with it, as
-        // `panic!(..)` would print it (clippy's `expect_fun_call` is about this very shape).
         if let Some(mac) = formatted_message(msg) {
             let span = (mac.path.span_start(), mac.delimiter_end());
             self.sink_call(
-                ".expect",
+                path,
                 Sink::Format {
                     skip: 0,
                     printed: 0,
@@ -461,40 +464,7 @@ impl Linter<'_> {
                 ..
             })
         ) {
-            self.panic_message(".expect", msg, span);
-        }
-        false
-    }
-
-    /// The message of an error `main` returns (`.context(msg)`): `format!(..)` is checked as
-    /// the format it is and returns `true` (its arguments are walked); any other message but a
-    /// string literal is checked as the value it is.
-    fn error_message_in_main(
-        &mut self,
-        msg: &Expr,
-        span: (proc_macro2::LineColumn, proc_macro2::LineColumn),
-    ) -> bool {
-        if let Some(mac) = formatted_message(msg) {
-            let span = (mac.path.span_start(), mac.delimiter_end());
-            self.sink_call(
-                "main's error",
-                Sink::Format {
-                    skip: 0,
-                    printed: 0,
-                },
-                mac.tokens.clone(),
-                span,
-            );
-            return true;
-        }
-        if !matches!(
-            crate::classify::peel(msg),
-            Expr::Lit(ExprLit {
-                lit: Lit::Str(_),
-                ..
-            })
-        ) {
-            self.panic_message("main's error", msg, span);
+            self.panic_message(path, msg, span);
         }
         false
     }
